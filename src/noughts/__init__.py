@@ -1,0 +1,48 @@
+"""noughts: a fast, exact tic-tac-toe-family engine.
+
+>>> from noughts import Position, choose_move
+>>> choose_move(Position("X../.O./...")).outcome
+'draw'
+"""
+
+from noughts.engine import MoveEval, MoveResult, choose_move, evaluate_moves
+from noughts.errors import (
+    BoardError,
+    GameOverError,
+    IllegalMoveError,
+    NoughtsError,
+    TooLargeError,
+    VariantError,
+)
+from noughts.geometry import Bitboard, Geometry
+from noughts.position import GameResult, Mark, Position
+from noughts.search.solver import analyze, best_move, can_solve, solve
+from noughts.values import Outcome, Value
+from noughts.variants import variant
+
+__version__ = "0.1.0"
+
+__all__ = [
+    "Bitboard",
+    "BoardError",
+    "GameOverError",
+    "GameResult",
+    "Geometry",
+    "IllegalMoveError",
+    "Mark",
+    "MoveEval",
+    "MoveResult",
+    "NoughtsError",
+    "Outcome",
+    "Position",
+    "TooLargeError",
+    "Value",
+    "VariantError",
+    "analyze",
+    "best_move",
+    "can_solve",
+    "choose_move",
+    "evaluate_moves",
+    "solve",
+    "variant",
+]

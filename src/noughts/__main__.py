@@ -1,0 +1,5 @@
+"""``python -m noughts`` runs the command line."""
+
+from noughts.cli import main
+
+raise SystemExit(main())

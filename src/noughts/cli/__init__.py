@@ -1,0 +1,87 @@
+"""The ``noughts`` command line: one small module per command, imported only when run.
+
+Start-up stays lean: the parser is plain :mod:`argparse`, and each command module
+imports its heavy dependencies (the web stack, Rich) inside its ``run`` function.
+Bad input prints one line on stderr and exits with status 2, never a traceback.
+"""
+
+from __future__ import annotations
+
+import argparse
+import importlib
+import sys
+from collections.abc import Sequence
+from typing import Protocol, cast
+
+__all__ = ["main", "COMMANDS", "fail"]
+
+COMMANDS: dict[str, tuple[str, str]] = {
+    # name: (module under noughts.cli, one-line help)
+    "move": ("engine_commands", "the engine's move for a board"),
+    "analyze": ("engine_commands", "every legal move with its value"),
+    "solve": ("engine_commands", "the exact value of a variant's empty board"),
+    "stats": ("stats_commands", "position and game counts of a small variant"),
+    "tree": ("stats_commands", "the complete decision tree of a small variant"),
+    "serve": ("serve_command", "serve the web page and the move API"),
+    "play": ("play_command", "play in the terminal"),
+    "arena": ("arena_commands", "bot-vs-bot matches with statistics"),
+    "replay": ("arena_commands", "print a saved arena game move by move"),
+}
+
+
+class CommandModule(Protocol):
+    def add_arguments(self, name: str, parser: argparse.ArgumentParser) -> None: ...
+
+    def run(self, name: str, args: argparse.Namespace) -> int: ...
+
+
+class UsageError(Exception):
+    """Bad command-line input: printed as one line, exit status 2."""
+
+
+def fail(message: str) -> UsageError:
+    """An error to raise from a command: ``raise fail("unknown variant 'x'")``."""
+    return UsageError(message)
+
+
+class _Parser(argparse.ArgumentParser):
+    def error(self, message: str) -> None:  # type: ignore[override]  # raises instead
+        raise UsageError(message)
+
+
+def _load(name: str) -> CommandModule:
+    module_name, _ = COMMANDS[name]
+    return cast(CommandModule, importlib.import_module(f"noughts.cli.{module_name}"))
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    """Run the command line; returns the exit status."""
+    args_list = list(sys.argv[1:] if argv is None else argv)
+    parser = _Parser(prog="noughts", description="A fast, exact tic-tac-toe-family engine.")
+    sub = parser.add_subparsers(dest="command", metavar="COMMAND")
+    chosen = args_list[0] if args_list and args_list[0] in COMMANDS else None
+    for name, (_, help_text) in COMMANDS.items():
+        command_parser = sub.add_parser(name, help=help_text)
+        if name == chosen:
+            _load(name).add_arguments(name, command_parser)
+    try:
+        args = parser.parse_args(args_list)
+        if args.command is None:
+            parser.print_help()
+            return 2
+        return _load(args.command).run(args.command, args)
+    except UsageError as error:
+        print(f"noughts: error: {error}", file=sys.stderr)
+        return 2
+    except ValueError as error:  # every NoughtsError is a ValueError naming the problem
+        print(f"noughts: error: {error}", file=sys.stderr)
+        return 2
+    except KeyboardInterrupt:
+        print("noughts: interrupted", file=sys.stderr)
+        return 130
+    except BrokenPipeError:
+        return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())

@@ -1,0 +1,130 @@
+"""Board notation: board strings and the 4x4 backend seed's ``numX``/``numO`` bitmasks.
+
+A board string lists cells row-major with ``X``, ``O`` and ``.``; ``/`` between rows,
+``|`` between layers and whitespace are accepted and ignored on input.
+
+>>> from noughts.variants import variant
+>>> g = variant("3x3")
+>>> x, o = parse_board("X.O/.X./..O", g)
+>>> x, o
+(17, 260)
+>>> format_board(x, o, g)
+'X.O/.X./..O'
+>>> to_bitmasks(x, o) == {"numX": 17, "numO": 260}
+True
+"""
+
+from __future__ import annotations
+
+from noughts.errors import BoardError
+from noughts.geometry import Bitboard, Geometry, scan_forward
+
+__all__ = ["parse_board", "format_board", "draw_grid", "check_bitmasks", "to_bitmasks"]
+
+_IGNORED = set("/|") | set(" \t\r\n")
+_MARKS = {"X": "x", "O": "o", ".": "empty"}
+
+
+def parse_board(text: str, geometry: Geometry) -> tuple[Bitboard, Bitboard]:
+    """The X and O bitboards of a board string (no check of counts or lines here).
+
+    >>> from noughts.variants import variant
+    >>> parse_board("xo", variant("3x3"))
+    Traceback (most recent call last):
+    ...
+    noughts.errors.BoardError: board 'xo' has 2 cells but 3x3 has 9
+    """
+    if not isinstance(text, str):
+        raise BoardError(f"a board must be a string, not {type(text).__name__}")
+    x = o = 0
+    cell = 0
+    for char in text:
+        if char in _IGNORED:
+            continue
+        upper = char.upper()
+        if upper not in _MARKS:
+            raise BoardError(
+                f"unexpected character {char!r} in board {_short(text)!r}: use X, O and ."
+            )
+        if cell < geometry.cells:
+            if upper == "X":
+                x |= 1 << cell
+            elif upper == "O":
+                o |= 1 << cell
+        cell += 1
+    if cell != geometry.cells:
+        raise BoardError(
+            f"board {_short(text)!r} has {cell} cells but {geometry.name} has {geometry.cells}"
+        )
+    return x, o
+
+
+def _short(text: str, limit: int = 80) -> str:
+    return text if len(text) <= limit else text[: limit - 3] + "..."
+
+
+def format_board(x: Bitboard, o: Bitboard, geometry: Geometry) -> str:
+    """The board string: rows joined by ``/``, 3-D layers by ``|``.
+
+    >>> from noughts.variants import variant
+    >>> format_board(1, 2, variant("2x2x2"))
+    'XO/..|../..'
+    """
+    rows_per_layer = geometry.shape[-2]
+    cols = geometry.shape[-1]
+    rows = []
+    for start in range(0, geometry.cells, cols):
+        cells = range(start, start + cols)
+        rows.append("".join("X" if x >> c & 1 else "O" if o >> c & 1 else "." for c in cells))
+    if geometry.dims == 2:
+        return "/".join(rows)
+    layers = [
+        "/".join(rows[i : i + rows_per_layer]) for i in range(0, len(rows), rows_per_layer)
+    ]
+    return "|".join(layers)
+
+
+def draw_grid(x: Bitboard, o: Bitboard, geometry: Geometry) -> str:
+    """A plain-text grid, one row a line; 3-D layers side by side.
+
+    >>> from noughts.variants import variant
+    >>> print(draw_grid(0b100010001, 0b000000110, variant("3x3")))
+    X O O
+    . X .
+    . . X
+    """
+    layers = format_board(x, o, geometry).split("|")
+    grids = [[" ".join(row) for row in layer.split("/")] for layer in layers]
+    return "\n".join("   ".join(parts) for parts in zip(*grids, strict=True))
+
+
+def check_bitmasks(num_x: int, num_o: int, geometry: Geometry) -> None:
+    """Raise :class:`BoardError` unless both masks are non-negative ints inside the board.
+
+    >>> from noughts.variants import variant
+    >>> check_bitmasks(1 << 9, 0, variant("3x3"))
+    Traceback (most recent call last):
+    ...
+    noughts.errors.BoardError: bits outside the board: numX has bit 9 set but 3x3 has cells 0-8
+    """
+    for label, value in (("numX", num_x), ("numO", num_o)):
+        if isinstance(value, bool) or not isinstance(value, int):
+            raise BoardError(f"{label} must be an integer bitmask, not {value!r}")
+        if value < 0:
+            raise BoardError(f"{label} must be a non-negative bitmask, got {value}")
+        outside = value & ~geometry.full
+        if outside:
+            bit = next(scan_forward(outside))
+            raise BoardError(
+                f"bits outside the board: {label} has bit {bit} set but "
+                f"{geometry.name} has cells 0-{geometry.cells - 1}"
+            )
+    overlap = num_x & num_o
+    if overlap:
+        cells = ", ".join(str(c) for c in scan_forward(overlap))
+        raise BoardError(f"overlapping marks: cell(s) {cells} hold both X and O")
+
+
+def to_bitmasks(x: Bitboard, o: Bitboard) -> dict[str, int]:
+    """The seed backend's request fields for a position's marks."""
+    return {"numX": x, "numO": o}
