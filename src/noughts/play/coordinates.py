@@ -1,0 +1,163 @@
+"""Cell names people type: ``5`` on 3x3, ``b3`` on larger boards, ``2b3`` on cubes.
+
+Three schemes, chosen by the board (:func:`scheme_of`):
+
+* ``numbers`` -- 2-D boards of at most 9 cells (3x3): cells numbered 1-9 row by row
+  from the top left, as on a phone keypad turned upside down and in the seed games::
+
+      1 2 3
+      4 5 6
+      7 8 9
+
+* ``chess`` -- other 2-D boards: a file letter for the column (``a`` on the left) and a
+  rank number for the row, **counted from the bottom as in chess**. On 4x4 the top-left
+  cell is ``a4`` and the bottom-right ``d1``.
+* ``layers`` -- 3-D boards (Qubic): the layer number (1 = cell indices 0..n*n-1, drawn
+  leftmost) before the chess name of the square inside the layer, so ``2b3`` is layer 2,
+  file b, rank 3.
+
+Parsing ignores case and spaces; a bad name raises :class:`~noughts.errors.IllegalMoveError`
+saying what is wrong.
+
+>>> from noughts.variants import variant
+>>> cell_name(variant("3x3"), 4), parse_cell(variant("3x3"), "5")
+('5', 4)
+>>> cell_name(variant("4x4"), 0), cell_name(variant("4x4"), 15), parse_cell(variant("4x4"), "B3")
+('a4', 'd1', 5)
+>>> cell_name(variant("qubic"), 16 + 4 + 1), parse_cell(variant("qubic"), "2b3")
+('2b3', 21)
+>>> parse_cell(variant("4x4"), "e1")
+Traceback (most recent call last):
+...
+noughts.errors.IllegalMoveError: e1 is off the board: files run a-d
+"""
+
+from __future__ import annotations
+
+import re
+from typing import Literal
+
+from noughts.errors import IllegalMoveError
+from noughts.geometry import Geometry
+
+__all__ = ["Scheme", "scheme_of", "cell_name", "parse_cell", "describe_scheme", "FILES"]
+
+Scheme = Literal["numbers", "chess", "layers"]
+"""How cells are named on a board."""
+
+FILES = "abcdefghijklmnopqrstuvwxyz"
+"""File letters, leftmost column first."""
+
+_NUMBER = re.compile(r"^\d+$")
+_SQUARE = re.compile(r"^([a-z])(\d+)$")
+_LAYERED = re.compile(r"^(\d)([a-z])(\d+)$")
+
+
+def scheme_of(geometry: Geometry) -> Scheme:
+    """The naming scheme of a board.
+
+    >>> from noughts.variants import variant
+    >>> [scheme_of(variant(v)) for v in ("3x3", "4x4k3", "7x6k4", "4x4x4")]
+    ['numbers', 'chess', 'chess', 'layers']
+    """
+    if geometry.dims == 3:
+        return "layers"
+    return "numbers" if geometry.cells <= 9 else "chess"
+
+
+def _square_name(geometry: Geometry, row: int, col: int) -> str:
+    rows = geometry.shape[-2]
+    return f"{FILES[col]}{rows - row}"
+
+
+def cell_name(geometry: Geometry, cell: int) -> str:
+    """The name of cell index ``cell`` (row-major, top-left first) on ``geometry``.
+
+    >>> from noughts.variants import variant
+    >>> [cell_name(variant("4x4k3"), c) for c in (0, 3, 12)]
+    ['a4', 'd4', 'a1']
+    >>> cell_name(variant("3x3x3"), 26)
+    '3c1'
+    """
+    if not 0 <= cell < geometry.cells:
+        raise IllegalMoveError(f"cell {cell} is off the board ({geometry.name})")
+    scheme = scheme_of(geometry)
+    if scheme == "numbers":
+        return str(cell + 1)
+    coords = geometry.coords(cell)
+    square = _square_name(geometry, coords[-2], coords[-1])
+    if scheme == "layers":
+        return f"{coords[0] + 1}{square}"
+    return square
+
+
+def describe_scheme(geometry: Geometry) -> str:
+    """How to name a cell on ``geometry``, for help texts and error messages.
+
+    >>> from noughts.variants import variant
+    >>> describe_scheme(variant("3x3"))
+    'a cell number 1-9'
+    >>> describe_scheme(variant("4x4"))
+    'a square like b3 (file a-d, rank 1-4 counted from the bottom)'
+    >>> describe_scheme(variant("qubic"))
+    'a layer and square like 2b3 (layer 1-4, file a-d, rank 1-4 counted from the bottom)'
+    """
+    scheme = scheme_of(geometry)
+    if scheme == "numbers":
+        return f"a cell number 1-{geometry.cells}"
+    rows, cols = geometry.shape[-2], geometry.shape[-1]
+    squares = f"file a-{FILES[cols - 1]}, rank 1-{rows} counted from the bottom"
+    if scheme == "layers":
+        return f"a layer and square like 2b3 (layer 1-{geometry.shape[0]}, {squares})"
+    return f"a square like b3 ({squares})"
+
+
+def parse_cell(geometry: Geometry, text: str) -> int:
+    """The cell index named by ``text`` (case and spaces ignored).
+
+    Raises :class:`IllegalMoveError` with a one-line reason for a name that is not a
+    cell name at all or that lies off the board. Whether the cell is free is the
+    position's business, not this function's.
+
+    >>> from noughts.variants import variant
+    >>> parse_cell(variant("3x3"), "10")
+    Traceback (most recent call last):
+    ...
+    noughts.errors.IllegalMoveError: 10 is off the board: cells are numbered 1-9
+    >>> parse_cell(variant("qubic"), "b3")
+    Traceback (most recent call last):
+    ...
+    noughts.errors.IllegalMoveError: 'b3' is not a move: type a layer and square like 2b3 ...
+    """
+    name = "".join(text.split()).lower()
+    scheme = scheme_of(geometry)
+    if scheme == "numbers" and _NUMBER.match(name):
+        number = int(name)
+        if not 1 <= number <= geometry.cells:
+            raise IllegalMoveError(
+                f"{name} is off the board: cells are numbered 1-{geometry.cells}"
+            )
+        return number - 1
+    if scheme == "chess" and (match := _SQUARE.match(name)):
+        return _square_cell(geometry, name, 0, match.group(1), match.group(2))
+    if scheme == "layers" and (match := _LAYERED.match(name)):
+        layer = int(match.group(1))
+        layers = geometry.shape[0]
+        if not 1 <= layer <= layers:
+            raise IllegalMoveError(f"{name} is off the board: layers run 1-{layers}")
+        return _square_cell(geometry, name, layer - 1, match.group(2), match.group(3))
+    shown = text.strip()
+    raise IllegalMoveError(f"{shown!r} is not a move: type {describe_scheme(geometry)}")
+
+
+def _square_cell(geometry: Geometry, name: str, layer: int, file: str, rank_text: str) -> int:
+    rows, cols = geometry.shape[-2], geometry.shape[-1]
+    col = FILES.index(file)
+    if col >= cols:
+        raise IllegalMoveError(f"{name} is off the board: files run a-{FILES[cols - 1]}")
+    rank = int(rank_text)
+    if not 1 <= rank <= rows:
+        raise IllegalMoveError(f"{name} is off the board: ranks run 1-{rows}")
+    row = rows - rank
+    coords = (layer, row, col) if geometry.dims == 3 else (row, col)
+    return geometry.cell(coords)

@@ -1,0 +1,289 @@
+"""The prompt loop of ``noughts play``: read a move or a command, answer, draw the board.
+
+At a terminal it prompts with :func:`input` (line editing works) and draws in colour; in
+a pipe it reads standard input line by line, echoes each line after the prompt, and
+writes plain text, so a game can be scripted and its transcript read back. Commands:
+a cell name, ``u`` undo, ``h`` hint, ``a`` analysis, ``b`` board, ``?`` help, ``q`` quit.
+End of input and Ctrl-C end the game with a one-line summary.
+"""
+
+from __future__ import annotations
+
+import sys
+import time
+from collections.abc import Callable
+from dataclasses import dataclass
+from typing import TextIO, TypeVar
+
+from rich.console import Console
+from rich.markup import escape
+
+from noughts.engine import MoveEval, MoveResult
+from noughts.errors import IllegalMoveError
+from noughts.play.coordinates import cell_name, describe_scheme, parse_cell
+from noughts.play.render import MARK_STYLES, board_text
+from noughts.play.session import Session, describe_value
+from noughts.position import Mark
+
+__all__ = ["Terminal", "GameLoop", "EXIT_OK", "EXIT_INTERRUPTED"]
+
+EXIT_OK = 0
+EXIT_INTERRUPTED = 130
+"""Exit status after Ctrl-C (128 + SIGINT, as shells expect); the summary is still printed."""
+
+_Advice = TypeVar("_Advice", MoveResult, list[MoveEval])
+
+COMMANDS_HELP = "u undo · h hint · a analysis · b board · ? help · q quit"
+
+
+@dataclass
+class Terminal:
+    """Where the game reads lines and draws: a Rich console and an input stream.
+
+    ``interactive`` is true when both ends are a terminal: then the prompt goes through
+    :func:`input`; otherwise lines are read from ``stdin`` and echoed after the prompt.
+    """
+
+    console: Console
+    stdin: TextIO
+    interactive: bool
+
+    @classmethod
+    def standard(cls) -> Terminal:
+        """The process's own terminal or pipes (colour only when stdout is a terminal)."""
+        console = Console(highlight=False, soft_wrap=True)
+        interactive = sys.stdin.isatty() and console.is_terminal
+        return cls(console, sys.stdin, interactive)
+
+    @property
+    def unicode(self) -> bool:
+        return self.console.encoding.lower().startswith("utf")
+
+    def say(self, markup: str) -> None:
+        self.console.print(markup)
+
+    def read(self, prompt: str) -> str | None:
+        """One line of input after ``prompt`` (Rich markup); ``None`` at end of input."""
+        if self.interactive:
+            try:
+                return self.console.input(prompt)
+            except EOFError:
+                self.console.print()
+                return None
+        self.console.print(prompt, end="")
+        self.console.file.flush()
+        line = self.stdin.readline()
+        if not line:
+            self.console.print()
+            return None
+        line = line.rstrip("\r\n")
+        self.console.print(escape(line))
+        return line
+
+
+class GameLoop:
+    """Runs one :class:`Session` on a :class:`Terminal` until the game ends or is left."""
+
+    def __init__(self, session: Session, terminal: Terminal, *, delay: float = 0.0) -> None:
+        self.session = session
+        self.terminal = terminal
+        self.delay = delay
+        self._commands: dict[str, Callable[[], bool]] = {}
+        for names, handler in (
+            (("u", "undo"), self._undo),
+            (("h", "hint"), self._hint),
+            (("a", "analysis", "analyse", "analyze"), self._analysis),
+            (("b", "board"), self._board),
+            (("?", "help"), self._help),
+            (("q", "quit", "exit"), self._quit),
+        ):
+            for name in names:
+                self._commands[name] = handler
+
+    # -- the loop -----------------------------------------------------------------------
+    def run(self) -> int:
+        """Play until the end; returns the exit status (0, or 130 after Ctrl-C)."""
+        try:
+            self._introduce()
+            self._board()
+            while not self.session.is_over:
+                if self.session.seat.is_ai:
+                    self._ai_turn()
+                    continue
+                line = self.terminal.read(self._prompt())
+                if line is None:
+                    self._summary("end of input")
+                    return EXIT_OK
+                if not self._handle(line.strip()):
+                    self._summary("you quit")
+                    return EXIT_OK
+        except KeyboardInterrupt:
+            self.terminal.console.print()
+            self._summary("interrupted")
+            return EXIT_INTERRUPTED
+        self._summary()
+        return EXIT_OK
+
+    def _handle(self, line: str) -> bool:
+        """Act on one input line; False means quit."""
+        if not line:
+            return True
+        command = self._commands.get(line.lower())
+        if command is not None:
+            return command()
+        self._human_move(line)
+        return True
+
+    # -- turns --------------------------------------------------------------------------
+    def _human_move(self, text: str) -> None:
+        session = self.session
+        geometry = session.geometry
+        try:
+            cell = parse_cell(geometry, text)
+        except IllegalMoveError as error:
+            self._complain(str(error))
+            return
+        position = session.position
+        if position.occupied >> cell & 1:
+            holder = "X" if position.x >> cell & 1 else "O"
+            self._complain(f"{cell_name(geometry, cell)} is taken by {holder}: pick an empty cell")
+            return
+        mark = session.to_move
+        session.play(cell)
+        if session.humans == 2:
+            self.terminal.say(f"{self._mark(mark)} plays {cell_name(geometry, cell)}")
+        self._board()
+
+    def _ai_turn(self) -> None:
+        session = self.session
+        mark, seat = session.to_move, session.seat
+        if self.terminal.interactive:
+            with self.terminal.console.status(f"{self._mark(mark)} ({seat}) is thinking…"):
+                result = session.ai_move()
+        else:
+            result = session.ai_move()
+        self.terminal.say(
+            f"{self._mark(mark)} ({seat}) plays [bold]{self._name(result.move)}[/]"
+            f"[dim] · {escape(self._effort(result))}[/]"
+        )
+        self._board()
+        if self.delay and session.humans == 0 and not session.is_over:
+            time.sleep(self.delay)
+
+    # -- commands -----------------------------------------------------------------------
+    def _undo(self) -> bool:
+        taken = self.session.undo()
+        if not taken:
+            self._complain("nothing to undo")
+            return True
+        names = ", ".join(self._name(cell) for cell in taken)
+        self.terminal.say(f"Took back {names}.")
+        self._board()
+        return True
+
+    def _hint(self) -> bool:
+        if (advice := self._advise(self.session.hint)) is not None:
+            self.terminal.say(
+                f"Hint for {self._mark(self.session.to_move)}: play "
+                f"[bold]{self._name(advice.move)}[/] ({escape(describe_value(advice))})"
+            )
+        return True
+
+    def _analysis(self) -> bool:
+        evals = self._advise(self.session.analysis)
+        if evals is None:
+            return True
+        groups: dict[str, list[str]] = {}
+        for value in evals:
+            groups.setdefault(describe_value(value), []).append(self._name(value.move))
+        self.terminal.say(f"Moves for {self._mark(self.session.to_move)}, best first:")
+        for label, names in groups.items():
+            self.terminal.say(f"  {escape(label)}: {' '.join(names)}")
+        return True
+
+    def _advise(self, ask: Callable[[], _Advice]) -> _Advice | None:
+        """Run a hint or an analysis; say why in one line if the search is missing."""
+        try:
+            return ask()
+        except ImportError:
+            self._complain("this board needs the anytime search, which is not installed")
+            return None
+
+    def _board(self) -> bool:
+        console = self.terminal.console
+        console.print(
+            board_text(
+                self.session.position,
+                last_move=self.session.last_move,
+                unicode=self.terminal.unicode,
+                width=console.width,
+            )
+        )
+        return True
+
+    def _help(self) -> bool:
+        scheme = escape(describe_scheme(self.session.geometry))
+        self.terminal.say(f"Type {scheme}, or a command: {COMMANDS_HELP}")
+        if self.session.humans == 1:
+            self.terminal.say("Undo takes back your last move and the AI's reply.")
+        return True
+
+    def _quit(self) -> bool:
+        return False
+
+    # -- text ---------------------------------------------------------------------------
+    def _introduce(self) -> None:
+        session = self.session
+        seats = ", ".join(
+            f"{self._mark(mark)}: {self._seat_label(mark)}" for mark in ("X", "O")
+        )
+        first = session.position.to_move
+        self.terminal.say(
+            f"[bold]noughts[/] {session.geometry.name} ({session.geometry.k} in a row) · "
+            f"{seats} · {self._mark(first)} moves first"
+        )
+        if session.humans:
+            self.terminal.say(
+                f"[dim]Type {escape(describe_scheme(session.geometry))}, "
+                f"or {COMMANDS_HELP}[/]"
+            )
+
+    def _seat_label(self, mark: Mark) -> str:
+        seat = self.session.seats[mark]
+        if seat.is_ai:
+            return str(seat)
+        return "you" if self.session.humans == 1 else "player"
+
+    def _prompt(self) -> str:
+        mark = self.session.to_move
+        if self.session.humans == 1:
+            return f"Your move ({self._mark(mark)}): "
+        return f"{self._mark(mark)} to move: "
+
+    def _summary(self, reason: str | None = None) -> None:
+        session = self.session
+        moves = " ".join(self._name(cell) for cell in session.moves) or "none"
+        count = session.ply
+        plural = "move" if count == 1 else "moves"
+        if reason is None:
+            headline = f"[bold]Game over: {escape(session.result_text())}[/]"
+        else:
+            headline = f"[bold]Game stopped ({reason}): {escape(session.result_text())}[/]"
+        self.terminal.say(f"{headline} after {count} {plural}. Moves: {moves}")
+
+    def _complain(self, reason: str) -> None:
+        self.terminal.say(f"[red]{escape(reason)}[/]")
+
+    def _mark(self, mark: Mark) -> str:
+        return f"[{MARK_STYLES[mark]}]{mark}[/]"
+
+    def _name(self, cell: int) -> str:
+        return cell_name(self.session.geometry, cell)
+
+    def _effort(self, result: MoveResult) -> str:
+        seconds = result.elapsed_ms / 1000
+        parts = [describe_value(result)]
+        if not result.proven and result.depth is not None:
+            parts.append(f"depth {result.depth}")
+        parts.append(f"{seconds:.2f} s")
+        return ", ".join(parts)

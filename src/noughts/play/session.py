@@ -1,0 +1,234 @@
+"""One game in progress: who sits at each mark, the moves so far, undo, hints and analysis.
+
+A :class:`Session` knows nothing about terminals; the prompt loop asks it whose turn it
+is, plays the human's moves, lets the AI move, and takes moves back.
+
+>>> from noughts.variants import variant
+>>> game = Session(variant("3x3"), {"X": Seat.human(), "O": Seat.ai(10)})
+>>> game.play(4).ply, game.to_move, game.seat.is_ai
+(1, 'O', True)
+>>> game.ai_move().move in (0, 2, 6, 8)  # only a corner holds the draw
+True
+>>> taken = game.undo()   # takes back our move and the AI's reply
+>>> taken[0], len(taken), game.position.ply
+(4, 2, 0)
+"""
+
+from __future__ import annotations
+
+import importlib
+import random
+from dataclasses import dataclass
+
+from noughts.engine import MAX_LEVEL, MoveEval, MoveResult, choose_move, evaluate_moves
+from noughts.errors import NoughtsError
+from noughts.geometry import Geometry
+from noughts.position import Mark, Position
+from noughts.search.solver import can_solve
+
+__all__ = ["Seat", "Session", "describe_value", "DEFAULT_TIME_LIMIT"]
+
+DEFAULT_TIME_LIMIT = 1.0
+"""Seconds per AI move (and per hint) where the board is too large to solve exactly."""
+
+
+@dataclass(frozen=True)
+class Seat:
+    """Who plays a mark: a human, or the engine at a level (0 weakest .. 10 strongest)."""
+
+    level: int | None = None
+
+    @classmethod
+    def human(cls) -> Seat:
+        return cls(None)
+
+    @classmethod
+    def ai(cls, level: int = MAX_LEVEL) -> Seat:
+        if isinstance(level, bool) or not 0 <= level <= MAX_LEVEL:
+            raise NoughtsError(f"level must be an integer from 0 to {MAX_LEVEL}, not {level!r}")
+        return cls(level)
+
+    @property
+    def is_ai(self) -> bool:
+        return self.level is not None
+
+    def __str__(self) -> str:
+        return "human" if self.level is None else f"AI level {self.level}"
+
+
+def describe_value(value: MoveEval | MoveResult) -> str:
+    """A move's value in words, for the player who makes it.
+
+    >>> describe_value(MoveEval(move=0, coords=(0, 0), proven=True, outcome="win", plies=3))
+    'win in 3'
+    >>> describe_value(MoveEval(move=0, coords=(0, 0), proven=True, outcome="draw", plies=8))
+    'draw'
+    >>> describe_value(MoveEval(move=0, coords=(0, 0), proven=False, score=0.25))
+    'score +0.25 (not proven)'
+    """
+    if value.proven and value.outcome is not None:
+        if value.outcome == "draw" or value.plies is None:
+            return value.outcome
+        return f"{value.outcome} in {value.plies}"
+    if value.score is None:
+        return "unknown"
+    return f"score {value.score:+.2f} (not proven)"
+
+
+class Session:
+    """A game between two seats; X and O, with ``first`` moving first.
+
+    ``time_limit`` bounds each AI move, hint and analysis on boards too large to solve;
+    ``seed`` makes the AI's choices (levels below 10) repeatable.
+    """
+
+    def __init__(
+        self,
+        geometry: Geometry,
+        seats: dict[Mark, Seat],
+        *,
+        first: Mark = "X",
+        time_limit: float = DEFAULT_TIME_LIMIT,
+        seed: int | None = None,
+    ) -> None:
+        if set(seats) != {"X", "O"}:
+            raise NoughtsError("a game needs a seat for X and a seat for O")
+        if time_limit <= 0:
+            raise NoughtsError(f"the time per move must be positive, not {time_limit}")
+        self.geometry = geometry
+        self.seats = dict(seats)
+        self.time_limit = time_limit
+        self.seed = seed
+        self._rng = random.Random(seed)
+        self.history: list[Position] = [Position("", geometry, first=first)]
+        self.moves: list[int] = []
+
+    # -- state ------------------------------------------------------------------------
+    @property
+    def position(self) -> Position:
+        return self.history[-1]
+
+    @property
+    def to_move(self) -> Mark:
+        return self.position.to_move
+
+    @property
+    def seat(self) -> Seat:
+        """The seat whose turn it is."""
+        return self.seats[self.to_move]
+
+    @property
+    def ply(self) -> int:
+        return len(self.moves)
+
+    @property
+    def last_move(self) -> int | None:
+        return self.moves[-1] if self.moves else None
+
+    @property
+    def is_over(self) -> bool:
+        return self.position.is_over
+
+    @property
+    def humans(self) -> int:
+        return sum(1 for seat in self.seats.values() if not seat.is_ai)
+
+    def result_text(self) -> str:
+        """``'X wins'``, ``'draw'`` or ``'O to move'`` (with who sits there when it matters).
+
+        >>> from noughts.variants import variant
+        >>> Session(variant("3x3"), {"X": Seat.human(), "O": Seat.ai()}).result_text()
+        'X to move (you)'
+        """
+        position = self.position
+        winner = position.winner
+        if winner is not None:
+            return f"{winner} wins{self._whose(winner)}"
+        if position.is_over:
+            return "draw"
+        return f"{position.to_move} to move{self._whose(position.to_move)}"
+
+    def _whose(self, mark: Mark) -> str:
+        seat = self.seats[mark]
+        if self.humans == 1:
+            return " (you)" if not seat.is_ai else " (the AI)"
+        if self.humans == 0:
+            return f" ({seat})"
+        return ""
+
+    # -- moves ------------------------------------------------------------------------
+    def play(self, cell: int) -> Position:
+        """Play ``cell`` for the side to move; an illegal move raises and changes nothing."""
+        position = self.position.play(cell)
+        self.history.append(position)
+        self.moves.append(cell)
+        return position
+
+    def ai_move(self) -> MoveResult:
+        """Let the seat to move (an AI) choose and play its move; returns its choice."""
+        level = self.seat.level
+        if level is None:
+            raise NoughtsError(f"{self.to_move} is played by a human, not the AI")
+        seed = self._rng.randrange(2**32) if self.seed is not None else None
+        result = choose_move(
+            self.position, level=level, time_limit=self.time_limit, seed=seed
+        )
+        self.play(result.move)
+        return result
+
+    def undo(self) -> list[int]:
+        """Take back moves: the last human move and the AI replies after it.
+
+        With two humans one move goes back; with none, the last move. Returns the moves
+        taken back, oldest first (empty when there is nothing a human could take back).
+        """
+        if not self.moves:
+            return []
+        if self.humans != 1:
+            return self._pop(1)
+        human_moves = [
+            index for index, before in enumerate(self.history[:-1])
+            if not self.seats[before.to_move].is_ai
+        ]
+        if not human_moves:
+            return []
+        return self._pop(len(self.moves) - human_moves[-1])
+
+    def _pop(self, count: int) -> list[int]:
+        taken = self.moves[-count:]
+        del self.moves[-count:]
+        del self.history[-count:]
+        return taken
+
+    # -- advice -----------------------------------------------------------------------
+    def hint(self) -> MoveResult:
+        """The best move for the side to move, with its value (the engine at level 10)."""
+        return choose_move(self.position, time_limit=self.time_limit)
+
+    def analysis(self) -> list[MoveEval]:
+        """Every legal move with its value for the side to move, best first."""
+        evals = evaluate_moves(self.position, time_limit=self.time_limit)
+        return sorted(evals, key=_strength, reverse=True)
+
+    def check_engine(self) -> None:
+        """Raise :class:`ImportError` now if a search the AI seats need is not installed.
+
+        Levels below 10 need :mod:`noughts.levels`; level 10 on a board too large to
+        solve needs the anytime search. (Hints and analysis check when asked.)
+        """
+        levels = {seat.level for seat in self.seats.values() if seat.level is not None}
+        if any(level < MAX_LEVEL for level in levels):
+            importlib.import_module("noughts.levels")
+        if MAX_LEVEL in levels and not can_solve(self.position):
+            importlib.import_module("noughts.search.anytime")
+
+
+def _strength(value: MoveEval) -> tuple[int, float]:
+    """A sort key: proven wins (sooner first), heuristic scores, draws, losses (later first)."""
+    if value.proven and value.outcome == "win":
+        return (3, -(value.plies or 0))
+    if value.proven and value.outcome == "loss":
+        return (0, value.plies or 0)
+    if value.proven:
+        return (1, 0.0)
+    return (1, value.score or 0.0)
