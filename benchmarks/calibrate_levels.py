@@ -1,0 +1,129 @@
+"""Calibrate the difficulty ladder: every level against the level below it, per variant.
+
+Prints a table per variant (wins/draws/losses of the higher level, score with its 95%
+interval, Elo difference with its interval, and the ladder's cumulative Elo with level 0
+at 0) and writes ``benchmarks/results/levels_<variant>.json``.
+
+    nice -n 10 python benchmarks/calibrate_levels.py --variant 3x3 --games 2000
+    nice -n 10 python benchmarks/calibrate_levels.py --variant qubic --games 200 --time 0.2
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+import time
+from pathlib import Path
+
+from noughts.arena import run_match
+from noughts.ratings import EloRow, elo_table
+
+RESULTS = Path(__file__).parent / "results"
+
+
+def _fmt(value: float | None, pattern: str = "{:+.0f}") -> str:
+    return "inf" if value is None else pattern.format(value)
+
+
+def calibrate(
+    variant: str,
+    games: int,
+    time_limit: float | None,
+    workers: int,
+    seed: int,
+    openings: int,
+    levels: list[int],
+) -> dict[str, object]:
+    """Run the adjacent-level matches of ``variant`` and return the ladder as data."""
+    rows = []
+    results: dict[tuple[int, int], tuple[int, int, int]] = {}
+    names = [f"level:{level}" for level in range(0, 11)]
+    for level in levels:
+        started = time.perf_counter()
+        match = run_match(
+            f"level:{level}",
+            f"level:{level - 1}",
+            variant=variant,
+            games=games,
+            time_limit=time_limit,
+            workers=workers,
+            seed=seed + level,
+            openings=openings,
+        )
+        pair = match.pairs[0]
+        stats = pair.stats
+        results[(level, level - 1)] = pair.total
+        row = {
+            "higher": level,
+            "lower": level - 1,
+            "games": stats.games,
+            "wins": stats.wins,
+            "draws": stats.draws,
+            "losses": stats.losses,
+            "score": stats.score,
+            "score_ci95": list(stats.score_ci95),
+            "elo": stats.elo,
+            "elo_ci95": list(stats.elo_ci95),
+            "clears_50": stats.score_ci95[0] > 0.5,
+            "failures": pair.failures,
+            "mean_move_ms": list(pair.mean_move_ms),
+            "seconds": time.perf_counter() - started,
+        }
+        rows.append(row)
+        print(
+            f"{variant:6} L{level} v L{level - 1}: +{stats.wins} ={stats.draws} -{stats.losses}"
+            f"  score {stats.score:.3f} [{stats.score_ci95[0]:.3f}, {stats.score_ci95[1]:.3f}]"
+            f"  elo {_fmt(stats.elo)} [{_fmt(stats.elo_ci95[0])}, {_fmt(stats.elo_ci95[1])}]"
+            f"  {'ok' if row['clears_50'] else '--'}  {row['seconds']:.0f} s",
+            flush=True,
+        )
+    table: list[EloRow] = elo_table(names, results, anchor=0) if results else []
+    played = {n for pair in results for n in pair}
+    ladder = [
+        {"player": r.name, "elo": r.elo, "ci95": r.ci95}
+        for r in sorted(table, key=lambda r: int(r.name.split(":")[1]))
+        if int(r.name.split(":")[1]) in played
+    ]
+    print(f"\n{variant} ladder (maximum-likelihood Elo, level 0 = 0, one virtual draw per pair):")
+    for entry in ladder:
+        print(f"  {entry['player']:9} {entry['elo']:+7.0f} ± {entry['ci95']:.0f}")
+    return {
+        "variant": variant,
+        "games_per_pair": games,
+        "time": time_limit,
+        "openings": openings,
+        "seed": seed,
+        "pairs": rows,
+        "ladder": ladder,
+        "command": " ".join(sys.argv),
+    }
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--variant", default="3x3")
+    parser.add_argument("--games", type=int, default=1000)
+    parser.add_argument("--time", type=float, default=None, help="think time for level 10")
+    parser.add_argument("--workers", type=int, default=2)
+    parser.add_argument("--seed", type=int, default=2026)
+    parser.add_argument("--openings", type=int, default=0)
+    parser.add_argument("--levels", default="1-10", help="higher levels to test, e.g. 1-10 or 9,10")
+    parser.add_argument("--out", default=None, help="result file (default under results/)")
+    args = parser.parse_args()
+    if "-" in args.levels:
+        low, high = (int(x) for x in args.levels.split("-"))
+        levels = list(range(low, high + 1))
+    else:
+        levels = [int(x) for x in args.levels.split(",")]
+    data = calibrate(
+        args.variant, args.games, args.time, args.workers, args.seed, args.openings, levels
+    )
+    RESULTS.mkdir(exist_ok=True)
+    out = Path(args.out) if args.out else RESULTS / f"levels_{args.variant}.json"
+    out.write_text(json.dumps(data, indent=2) + "\n")
+    print(f"wrote {out}")
+
+
+if __name__ == "__main__":
+    main()

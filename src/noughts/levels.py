@@ -1,0 +1,346 @@
+"""Difficulty levels 0-10: opponents that make the mistakes people make.
+
+Level 0 plays at random and level 10 is the engine at full strength (perfect wherever
+the exact solver applies). In between, a level plays like a person who looks a few
+plies ahead and sometimes stops looking too early. Before each move the player draws
+how far it looks, stage by stage, and each stage is noticed with a probability that
+grows with the level:
+
+1. a win on the spot (missing it is the classic "didn't see my own line"),
+2. the opponent's threat that must be blocked (missing it is a late block),
+3. a fork of its own: a move that makes two threats at once,
+4. the opponent's fork coming next move (missing it is "missing the fork"),
+5. and deeper: each further stage looks two plies more (a shallow plan stops here).
+
+The first stage it misses ends its look-ahead (the *horizon*, in plies). Moves whose
+outcome it can see within the horizon are taken (wins, fastest first) or avoided
+(losses); among the rest it prefers the move its line-count heuristic likes, blurred
+by noise that shrinks with the level. Up to four plies the outcomes come from exact
+tactics (immediate wins, blocks, forks) on every board; beyond that from the exact
+solver where the board is solvable, or from a node-limited anytime search elsewhere.
+
+Randomness comes only from ``seed``: the same seed gives the same move.
+
+>>> from noughts.position import Position
+>>> fork = Position("X../.O./..X")       # O to move; only an edge square holds
+>>> [level_move(fork, 10 - 1, seed=s).move for s in range(3)] == [1, 1, 1]
+False
+>>> level_move(Position("XX./OO./..."), 9, seed=1).move   # wins on the spot
+2
+>>> PRESETS["impossible"], preset_level("Medium")
+(10, 5)
+"""
+
+from __future__ import annotations
+
+import importlib
+import random
+import time
+from dataclasses import dataclass
+
+from noughts.engine import MAX_LEVEL, MoveResult
+from noughts.errors import NoughtsError
+from noughts.geometry import Bitboard, Geometry, scan_forward
+from noughts.position import Position
+from noughts.search import solver
+
+__all__ = [
+    "PRESETS",
+    "LevelProfile",
+    "profile",
+    "preset_level",
+    "level_move",
+    "move_heuristics",
+]
+
+PRESETS: dict[str, int] = {"easy": 2, "medium": 5, "hard": 8, "impossible": 10}
+"""Named difficulty presets for the page and the CLI, mapped to levels."""
+
+
+@dataclass(frozen=True)
+class LevelProfile:
+    """How a level plays.
+
+    ``notice`` holds the probabilities of noticing each stage (win now, block, own fork,
+    opponent's fork, then each deeper two-ply stage); ``noise`` blurs the heuristic
+    among moves whose outcome lies beyond the horizon; ``deep_nodes`` is the node budget
+    of the anytime search used past four plies on boards the solver cannot finish.
+    """
+
+    level: int
+    notice: tuple[float, float, float, float, float]
+    noise: float
+    deep_nodes: int
+
+
+_PROFILES: dict[int, LevelProfile] = {
+    # level: (win now, block, own fork, stop fork, each deeper stage), noise, deep nodes
+    1: LevelProfile(1, (0.25, 0.15, 0.05, 0.05, 0.05), 3.00, 200),
+    2: LevelProfile(2, (0.40, 0.25, 0.10, 0.08, 0.10), 2.00, 300),
+    3: LevelProfile(3, (0.55, 0.40, 0.20, 0.15, 0.15), 1.50, 500),
+    4: LevelProfile(4, (0.65, 0.55, 0.30, 0.25, 0.25), 1.20, 800),
+    5: LevelProfile(5, (0.75, 0.65, 0.40, 0.35, 0.35), 1.00, 1200),
+    6: LevelProfile(6, (0.82, 0.75, 0.50, 0.45, 0.45), 0.80, 2000),
+    7: LevelProfile(7, (0.88, 0.82, 0.60, 0.55, 0.55), 0.60, 3000),
+    8: LevelProfile(8, (0.93, 0.88, 0.70, 0.65, 0.65), 0.45, 5000),
+    9: LevelProfile(9, (0.97, 0.93, 0.80, 0.75, 0.75), 0.30, 8000),
+}
+
+_WIN = 1000.0
+"""Perceived score of a visible win in 0 plies; a win in ``p`` scores ``_WIN - p``."""
+
+
+def profile(level: int) -> LevelProfile:
+    """The profile of ``level`` (1-9; 0 is random play and 10 the full engine).
+
+    >>> profile(5).notice[1]
+    0.8
+    """
+    if level not in _PROFILES:
+        raise NoughtsError(f"levels 1 to 9 have profiles, not {level!r}")
+    return _PROFILES[level]
+
+
+def preset_level(name: str) -> int:
+    """The level of a named preset (case-insensitive).
+
+    >>> preset_level("easy")
+    2
+    >>> preset_level("brutal")
+    Traceback (most recent call last):
+    ...
+    noughts.errors.NoughtsError: unknown preset 'brutal': expected easy, medium, hard or impossible
+    """
+    key = name.strip().lower() if isinstance(name, str) else name
+    if key not in PRESETS:
+        raise NoughtsError(
+            f"unknown preset {name!r}: expected easy, medium, hard or impossible"
+        )
+    return PRESETS[key]
+
+
+def level_move(
+    position: Position,
+    level: int,
+    *,
+    time_limit: float | None = None,
+    nodes: int | None = None,
+    seed: int | None = None,
+) -> MoveResult:
+    """The move a player of ``level`` (0-9) makes, with what it saw in ``depth`` plies.
+
+    ``outcome``/``plies`` are set (and ``proven``) when the chosen move's outcome lay
+    within the player's horizon; ``score`` is the perceived score.
+    """
+    if isinstance(level, bool) or not isinstance(level, int) or not 0 <= level < MAX_LEVEL:
+        raise NoughtsError(f"level_move plays levels 0 to {MAX_LEVEL - 1}, not {level!r}")
+    if position.is_over:
+        from noughts.engine import choose_move
+
+        return choose_move(position)  # raises the engine's GameOverError
+    start = time.perf_counter()
+    rng = random.Random(seed)
+    moves = list(position.legal_moves)
+    if level == 0:
+        move = rng.choice(moves)
+        return _result(position, move, level, start, horizon=0, score=None, nodes=0)
+    prof = profile(level)
+    horizon = _draw_horizon(prof, rng, position.empty.bit_count())
+    return _play(position, prof, horizon, rng, time_limit, nodes, start)
+
+
+def _draw_horizon(prof: LevelProfile, rng: random.Random, empty: int) -> int:
+    """Plies the player looks ahead this move: stop at the first stage it misses."""
+    horizon = 0
+    for chance in prof.notice[:4]:
+        if rng.random() >= chance:
+            return horizon
+        horizon += 1
+    while horizon < empty and rng.random() < prof.notice[4]:
+        horizon += 2
+    return horizon
+
+
+def _play(
+    position: Position,
+    prof: LevelProfile,
+    horizon: int,
+    rng: random.Random,
+    time_limit: float | None,
+    nodes: int | None,
+    start: float,
+) -> MoveResult:
+    geometry = position.geometry
+    me, opp = (position.x, position.o) if position.to_move == "X" else (position.o, position.x)
+    if horizon > 4 and not solver.can_solve(position):
+        deep = _deep_move(position, prof, time_limit, nodes, rng)
+        if deep is not None:
+            return _result(position, deep, prof.level, start, horizon, None, 0)
+        horizon = 4
+    heuristics = move_heuristics(me, opp, geometry)
+    top = max(heuristics.values()) or 1.0
+    perceived: dict[int, tuple[float, str | None, int | None]] = {}
+    if horizon > 4:
+        for entry in solver.analyze(position):
+            value = entry.value
+            if value.outcome.value != "draw" and value.plies <= horizon:
+                outcome = value.outcome.value
+                sign = 1 if outcome == "win" else -1
+                perceived[entry.move] = (sign * (_WIN - value.plies), outcome, value.plies)
+    elif horizon > 0:
+        perceived = _tactics(me, opp, geometry, horizon)
+    best_move, best_score = -1, -2 * _WIN
+    for move in scan_forward(position.empty):
+        if move in perceived:
+            score = perceived[move][0]
+        else:
+            score = heuristics[move] / top + rng.gauss(0.0, prof.noise)
+        if score > best_score:
+            best_move, best_score = move, score
+    seen = perceived.get(best_move)
+    return _result(
+        position,
+        best_move,
+        prof.level,
+        start,
+        horizon,
+        best_score,
+        len(heuristics),
+        outcome=seen[1] if seen else None,
+        plies=seen[2] if seen else None,
+    )
+
+
+def _deep_move(
+    position: Position,
+    prof: LevelProfile,
+    time_limit: float | None,
+    nodes: int | None,
+    rng: random.Random,
+) -> int | None:
+    """The anytime search's move under the level's node budget, if that search exists."""
+    try:
+        anytime = importlib.import_module("noughts.search.anytime")
+    except ImportError:
+        return None
+    budget = prof.deep_nodes if nodes is None else min(nodes, prof.deep_nodes)
+    found = anytime.anytime_move(
+        position, time_limit=time_limit, nodes=budget, seed=rng.getrandbits(32)
+    )
+    move: int = found.move
+    return move
+
+
+# -- tactics: exact outcomes up to four plies, on any board --------------------------------
+def _completions(marks: Bitboard, blockers: Bitboard, lines: tuple[Bitboard, ...], k: int) -> int:
+    """Cells that complete a line of ``marks`` (lines free of ``blockers``), as a bitboard."""
+    cells = 0
+    for line in lines:
+        if not line & blockers and (line & marks).bit_count() == k - 1:
+            cells |= line & ~marks
+    return cells
+
+
+def _tactics(
+    me: Bitboard, opp: Bitboard, geometry: Geometry, horizon: int
+) -> dict[int, tuple[float, str | None, int | None]]:
+    """Outcomes within ``horizon`` (1-4) plies: win in 1 or 3, loss in 2 or 4."""
+    lines, through, k = geometry.lines, geometry.lines_through, geometry.k
+    empty = geometry.full & ~(me | opp)
+    opp_wins = _completions(opp, me, lines, k) & empty
+    my_wins = _completions(me, opp, lines, k) & empty
+    found: dict[int, tuple[float, str | None, int | None]] = {}
+    for move in scan_forward(empty):
+        bit = 1 << move
+        if my_wins & bit:
+            found[move] = (_WIN - 1, "win", 1)
+            continue
+        if horizon < 2:
+            continue
+        if opp_wins & ~bit:
+            found[move] = (-_WIN + 2, "loss", 2)
+            continue
+        if horizon < 3:
+            continue
+        mine = me | bit
+        left = empty & ~bit
+        threats = (my_wins | _completions(mine, opp, through[move], k)) & left
+        if threats.bit_count() >= 2:
+            found[move] = (_WIN - 3, "win", 3)
+            continue
+        if horizon >= 4 and _opponent_forks(mine, opp, left, threats, geometry):
+            found[move] = (-_WIN + 4, "loss", 4)
+    return found
+
+
+def _opponent_forks(
+    me: Bitboard, opp: Bitboard, empty: Bitboard, my_threats: Bitboard, geometry: Geometry
+) -> bool:
+    """True if the opponent (to move) has a reply that makes an unstoppable double threat."""
+    through, k = geometry.lines_through, geometry.k
+    replies = my_threats if my_threats else empty  # a threat of ours must be blocked
+    base = _completions(opp, me, geometry.lines, k)
+    for reply in scan_forward(replies):
+        bit = 1 << reply
+        theirs = opp | bit
+        left = empty & ~bit
+        if (my_threats & ~bit) & left:
+            continue  # we still win on the spot
+        wins = (base | _completions(theirs, me, through[reply], k)) & left
+        if wins.bit_count() >= 2:
+            return True
+    return False
+
+
+def move_heuristics(me: Bitboard, opp: Bitboard, geometry: Geometry) -> dict[int, float]:
+    """The 4x4x4 seed's balanced line count as a per-move gain, for every empty cell.
+
+    A move adds ``3 * 4**m`` for each of its lines holding ``m`` of our marks and none
+    of the opponent's, and ``4**n`` for each line it spoils that held ``n`` of theirs.
+
+    >>> g = Position().geometry
+    >>> h = move_heuristics(0, 0, g)
+    >>> h[4] > h[0] > h[1]       # centre, then corners, then edges
+    True
+    """
+    gains: dict[int, float] = {}
+    empty = geometry.full & ~(me | opp)
+    for cell in scan_forward(empty):
+        gain = 0.0
+        for line in geometry.lines_through[cell]:
+            mine = line & me
+            theirs = line & opp
+            if not theirs:
+                gain += 3 * 4 ** mine.bit_count()
+            if not mine:
+                gain += 4 ** theirs.bit_count()
+        gains[cell] = gain
+    return gains
+
+
+def _result(
+    position: Position,
+    move: int,
+    level: int,
+    start: float,
+    horizon: int,
+    score: float | None,
+    nodes: int,
+    *,
+    outcome: str | None = None,
+    plies: int | None = None,
+) -> MoveResult:
+    return MoveResult(
+        move=move,
+        coords=position.geometry.coords(move),
+        proven=outcome is not None,
+        outcome=outcome,
+        plies=plies,
+        score=score,
+        depth=horizon,
+        pv=(move,),
+        nodes=nodes,
+        elapsed_ms=(time.perf_counter() - start) * 1000,
+        method="level",
+        level=level,
+    )

@@ -1,0 +1,293 @@
+"""Players: anything with a ``name`` and a ``move(position)`` method, and how to name them.
+
+A player's ``move`` returns a cell (``int``) or a :class:`~noughts.engine.MoveResult`
+carrying its value, depth and nodes. The arena builds a fresh player for every game
+from a :class:`PlayerSpec`, seeded, so the same seed gives the same games.
+
+Player specs on the command line:
+
+=========================  =========================================================
+``random``                 uniformly random legal moves (the same as ``level:0``)
+``level:N``                engine level ``N`` (0-10); presets ``easy``, ``medium``,
+                           ``hard``, ``impossible`` (also as ``level:hard``)
+``seed-qubic[:D[:STYLE]]`` the 4x4x4 seed's bot: depth ``D`` (default 3), style
+                           ``balanced`` (default), ``aggressive`` or ``defensive``
+``seed-4x4``               the 4x4 backend seed's region bot
+``seed-random``            the seed-style random bot
+``module:callable``        any importable callable ``f(position) -> move``, a player
+                           object, or a class/factory building one
+=========================  =========================================================
+
+>>> from noughts.position import Position
+>>> spec = parse_player("level:hard")
+>>> spec.name
+'level:8'
+>>> player = spec.create(seed=1)
+>>> move_of(player.move(Position("XX./OO./...")))
+2
+>>> parse_player("level:11")
+Traceback (most recent call last):
+...
+noughts.errors.NoughtsError: bad player 'level:11': level must be an integer from 0 to 10
+"""
+
+from __future__ import annotations
+
+import importlib
+import inspect
+import random
+from collections.abc import Callable
+from dataclasses import dataclass
+from typing import Any, Protocol, runtime_checkable
+
+from noughts.engine import MAX_LEVEL, MoveResult, choose_move
+from noughts.errors import NoughtsError
+from noughts.levels import PRESETS
+from noughts.position import Position
+
+__all__ = [
+    "Player",
+    "PlayerSpec",
+    "RandomPlayer",
+    "LevelPlayer",
+    "CallablePlayer",
+    "parse_player",
+    "as_spec",
+    "move_of",
+]
+
+MoveAnswer = int | MoveResult
+
+
+@runtime_checkable
+class Player(Protocol):
+    """What the arena plays: a name and a move for any position where the game goes on."""
+
+    name: str
+
+    def move(self, position: Position) -> MoveAnswer: ...
+
+
+def move_of(answer: object) -> object:
+    """The cell of a player's answer (an ``int`` or anything with ``.move``), unchecked.
+
+    >>> move_of(4), move_of(choose_move(Position("XX./OO./...")))
+    (4, 2)
+    """
+    if isinstance(answer, int):
+        return answer
+    return getattr(answer, "move", answer)
+
+
+class RandomPlayer:
+    """Uniformly random legal moves from a seeded generator."""
+
+    def __init__(self, seed: int | None = None, name: str = "random") -> None:
+        self.name = name
+        self._rng = random.Random(seed)
+
+    def move(self, position: Position) -> int:
+        return self._rng.choice(list(position.legal_moves))
+
+
+class LevelPlayer:
+    """The engine at ``level`` (0-10); ``time_limit``/``nodes`` bound its searches."""
+
+    def __init__(
+        self,
+        level: int,
+        seed: int | None = None,
+        *,
+        time_limit: float | None = None,
+        nodes: int | None = None,
+    ) -> None:
+        self.name = f"level:{level}"
+        self.level = level
+        self.time_limit = time_limit
+        self.nodes = nodes
+        self._rng = random.Random(seed)
+
+    def move(self, position: Position) -> MoveResult:
+        return choose_move(
+            position,
+            level=self.level,
+            time_limit=self.time_limit,
+            nodes=self.nodes,
+            seed=self._rng.getrandbits(63),
+        )
+
+
+class CallablePlayer:
+    """A plain function ``f(position) -> move`` wrapped as a player."""
+
+    def __init__(self, function: Callable[[Position], Any], name: str) -> None:
+        self.name = name
+        self._function = function
+
+    def move(self, position: Position) -> Any:
+        return self._function(position)
+
+
+class _BotPlayer:
+    """A bot from :mod:`noughts.bots` whatever its move method is called."""
+
+    def __init__(self, bot: Any, name: str) -> None:
+        self.name = name
+        self._bot = bot
+        for method in ("move", "choose_move", "choose", "best_move", "get_move"):
+            if callable(getattr(bot, method, None)):
+                self._method: Callable[[Position], Any] = getattr(bot, method)
+                break
+        else:
+            if not callable(bot):
+                raise NoughtsError(f"{name}: the bot has no move method")
+            self._method = bot
+
+    def move(self, position: Position) -> Any:
+        return self._method(position)
+
+
+@dataclass(frozen=True)
+class PlayerSpec:
+    """A named recipe for a player: ``create(seed, time_limit)`` builds a fresh one."""
+
+    name: str
+    factory: Callable[[int | None, float | None], Player]
+
+    def create(self, seed: int | None = None, time_limit: float | None = None) -> Player:
+        """A new player, seeded."""
+        return self.factory(seed, time_limit)
+
+
+def _level_spec(level: int) -> PlayerSpec:
+    return PlayerSpec(
+        f"level:{level}",
+        lambda seed, time_limit: LevelPlayer(level, seed, time_limit=time_limit),
+    )
+
+
+def _parse_level(text: str) -> int:
+    if text.lower() in PRESETS:
+        return PRESETS[text.lower()]
+    if not text.isdigit() or not 0 <= int(text) <= MAX_LEVEL:
+        raise ValueError(f"level must be an integer from 0 to {MAX_LEVEL}")
+    return int(text)
+
+
+def _bots() -> Any:
+    try:
+        return importlib.import_module("noughts.bots")
+    except ImportError as error:
+        raise ValueError(f"the seed-style bots are not available ({error})") from None
+
+
+def _seed_qubic_spec(parts: list[str]) -> PlayerSpec:
+    if len(parts) > 2:
+        raise ValueError("expected seed-qubic[:DEPTH[:STYLE]]")
+    depth_text = parts[0] if parts else "3"
+    if not depth_text.isdigit() or not 1 <= int(depth_text) <= 6:
+        raise ValueError("the depth must be an integer from 1 to 6")
+    depth = int(depth_text)
+    style = parts[1].lower() if len(parts) > 1 else "balanced"
+    if style not in ("balanced", "aggressive", "defensive"):
+        raise ValueError("the style must be balanced, aggressive or defensive")
+    name = f"seed-qubic:{depth}" + (f":{style}" if style != "balanced" else "")
+
+    def build(seed: int | None, time_limit: float | None) -> Player:
+        bot = _bots().SeedQubicBot(depth, style, seed)
+        return _BotPlayer(bot, name)
+
+    return PlayerSpec(name, build)
+
+
+def _simple_bot_spec(name: str, class_name: str) -> PlayerSpec:
+    def build(seed: int | None, time_limit: float | None) -> Player:
+        return _BotPlayer(getattr(_bots(), class_name)(seed), name)
+
+    return PlayerSpec(name, build)
+
+
+def _import_spec(text: str) -> PlayerSpec:
+    module_name, _, attribute = text.partition(":")
+    try:
+        target: Any = importlib.import_module(module_name)
+    except ImportError as error:
+        raise ValueError(f"cannot import module {module_name!r} ({error})") from None
+    for part in attribute.split("."):
+        if not hasattr(target, part):
+            raise ValueError(f"module {module_name!r} has no attribute {attribute!r}")
+        target = getattr(target, part)
+    return as_spec(target, name=text)
+
+
+def parse_player(text: str) -> PlayerSpec:
+    """The player named by a command-line spec (see the module docstring)."""
+    if not isinstance(text, str) or not text.strip():
+        raise NoughtsError(f"a player spec is a non-empty string, not {text!r}")
+    spec = text.strip()
+    head, _, rest = spec.partition(":")
+    key = head.lower()
+    try:
+        if key == "random" and not rest:
+            return PlayerSpec("random", lambda seed, time_limit: RandomPlayer(seed))
+        if key in PRESETS and not rest:
+            return _level_spec(PRESETS[key])
+        if key == "level":
+            return _level_spec(_parse_level(rest))
+        if key == "seed-qubic":
+            return _seed_qubic_spec(rest.split(":") if rest else [])
+        if key == "seed-4x4" and not rest:
+            return _simple_bot_spec("seed-4x4", "SeedRegionsBot")
+        if key == "seed-random" and not rest:
+            return _simple_bot_spec("seed-random", "RandomBot")
+        if rest:
+            return _import_spec(spec)
+    except ValueError as error:
+        raise NoughtsError(f"bad player {spec!r}: {error}") from None
+    raise NoughtsError(
+        f"unknown player {spec!r}: expected random, level:N, easy/medium/hard/impossible, "
+        "seed-qubic[:D[:STYLE]], seed-4x4, seed-random or module:callable"
+    )
+
+
+def as_spec(player: object, *, name: str | None = None) -> PlayerSpec:
+    """A spec from a spec string, a spec, a player object, a player class or a function.
+
+    A class (or a factory function with a ``seed`` parameter) is called with
+    ``seed=...`` for every game; a player object is shared by every game.
+
+    >>> as_spec(lambda position: 0, name="first-cell").create().name
+    'first-cell'
+    """
+    if isinstance(player, PlayerSpec):
+        return player
+    if isinstance(player, str):
+        return parse_player(player)
+    label = name or getattr(player, "name", None) or getattr(player, "__name__", "player")
+    label = str(label)
+    if isinstance(player, Player) and not inspect.isclass(player):
+        shared = player
+        return PlayerSpec(label, lambda seed, time_limit: shared)
+    if inspect.isclass(player) or _takes_seed(player):
+        maker: Any = player
+
+        def build(seed: int | None, time_limit: float | None) -> Player:
+            built = maker(seed=seed)
+            if isinstance(built, Player):
+                return built
+            return _BotPlayer(built, label)
+
+        return PlayerSpec(label, build)
+    if callable(player):
+        function: Any = player
+        return PlayerSpec(label, lambda seed, time_limit: CallablePlayer(function, label))
+    raise NoughtsError(f"not a player: {player!r} has no move method and is not callable")
+
+
+def _takes_seed(function: object) -> bool:
+    if not callable(function):
+        return False
+    try:
+        return "seed" in inspect.signature(function).parameters
+    except (TypeError, ValueError):
+        return False
