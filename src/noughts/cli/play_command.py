@@ -154,9 +154,7 @@ def run(name: str, args: argparse.Namespace) -> int:
         mark: Seat.human() if level is None else Seat.ai(level)
         for mark, level in setup.levels.items()
     }
-    session = Session(
-        geometry, seats, first=setup.first, time_limit=args.time, seed=args.seed
-    )
+    session = Session(geometry, seats, first=setup.first, time_limit=args.time, seed=args.seed)
     try:
         session.check_engine()
     except ImportError as error:

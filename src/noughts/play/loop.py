@@ -234,9 +234,7 @@ class GameLoop:
     # -- text ---------------------------------------------------------------------------
     def _introduce(self) -> None:
         session = self.session
-        seats = ", ".join(
-            f"{self._mark(mark)}: {self._seat_label(mark)}" for mark in ("X", "O")
-        )
+        seats = ", ".join(f"{self._mark(mark)}: {self._seat_label(mark)}" for mark in ("X", "O"))
         first = session.position.to_move
         self.terminal.say(
             f"[bold]noughts[/] {session.geometry.name} ({session.geometry.k} in a row) · "
@@ -244,8 +242,7 @@ class GameLoop:
         )
         if session.humans:
             self.terminal.say(
-                f"[dim]Type {escape(describe_scheme(session.geometry))}, "
-                f"or {COMMANDS_HELP}[/]"
+                f"[dim]Type {escape(describe_scheme(session.geometry))}, or {COMMANDS_HELP}[/]"
             )
 
     def _seat_label(self, mark: Mark) -> str:

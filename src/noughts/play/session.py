@@ -170,9 +170,7 @@ class Session:
         if level is None:
             raise NoughtsError(f"{self.to_move} is played by a human, not the AI")
         seed = self._rng.randrange(2**32) if self.seed is not None else None
-        result = choose_move(
-            self.position, level=level, time_limit=self.time_limit, seed=seed
-        )
+        result = choose_move(self.position, level=level, time_limit=self.time_limit, seed=seed)
         self.play(result.move)
         return result
 
@@ -187,7 +185,8 @@ class Session:
         if self.humans != 1:
             return self._pop(1)
         human_moves = [
-            index for index, before in enumerate(self.history[:-1])
+            index
+            for index, before in enumerate(self.history[:-1])
             if not self.seats[before.to_move].is_ai
         ]
         if not human_moves:

@@ -1,0 +1,319 @@
+"""``noughts play`` driven as a person would: through a pipe and through a pseudo-terminal."""
+
+from __future__ import annotations
+
+import argparse
+import io
+import os
+import random
+import re
+import subprocess
+import sys
+
+import pexpect
+import pytest
+
+from noughts.engine import choose_move, evaluate_moves
+from noughts.play.coordinates import cell_name
+from noughts.play.session import Seat, Session, describe_value
+from noughts.position import Position
+from noughts.variants import variant
+
+ANSI = re.compile(r"\x1b\[[0-9;?]*[A-Za-z]")
+ALL_CELLS_3X3 = "".join(f"{n}\n" for n in range(1, 10))
+"""Fed in a loop, the human always plays the first free cell: taken cells are refused."""
+
+
+def play(*options: str, stdin: str = "") -> subprocess.CompletedProcess[str]:
+    """Run ``noughts play`` with ``stdin`` piped in; text output, no terminal anywhere."""
+    env = {**os.environ, "COLUMNS": "100"}
+    return subprocess.run(
+        [sys.executable, "-m", "noughts", "play", *options],
+        input=stdin,
+        capture_output=True,
+        text=True,
+        timeout=60,
+        env=env,
+        check=False,
+    )
+
+
+def spawn(*options: str, term: str = "dumb") -> pexpect.spawn:
+    """``noughts play`` on a pseudo-terminal (``TERM=dumb`` keeps Rich's output plain)."""
+    env = {**os.environ, "TERM": term}
+    env.pop("NO_COLOR", None)
+    return pexpect.spawn(
+        sys.executable,
+        ["-m", "noughts", "play", *options],
+        env=env,
+        encoding="utf-8",
+        timeout=30,
+        dimensions=(50, 100),
+    )
+
+
+def summary_line(output: str) -> str:
+    lines = [line for line in output.splitlines() if line.startswith("Game ")]
+    assert lines, output
+    return lines[-1]
+
+
+def played_moves(output: str) -> list[str]:
+    return summary_line(output).split("Moves: ")[1].split()
+
+
+# -- through a pipe ----------------------------------------------------------------------
+@pytest.mark.parametrize("first", ["you", "ai"])
+def test_piped_full_game_against_level_10_never_ends_in_a_human_win(first: str) -> None:
+    result = play("--first", first, stdin=ALL_CELLS_3X3)
+    assert result.returncode == 0, result.stderr
+    summary = summary_line(result.stdout)
+    assert summary.startswith("Game over: ")
+    assert "(you)" not in summary  # "X wins (you)" would be a human win
+    moves = played_moves(result.stdout)
+    assert len(set(moves)) == len(moves) >= 5
+    # the moves really make the game the summary reports
+    position = Position()
+    if first == "ai":
+        position = Position(first="X")
+    for move in moves:
+        position = position.play(int(move) - 1)
+    assert position.is_over
+    assert ("draw" in summary) == (position.winner is None)
+    assert "\x1b" not in result.stdout  # plain text in a pipe
+
+
+def test_piped_game_prints_the_board_after_each_move() -> None:
+    result = play(stdin="5\n")
+    boards = [line for line in result.stdout.splitlines() if line.startswith("───")]
+    # the empty board, after our move, after the AI's reply: two rules each
+    assert len(boards) == 6
+    assert "[X]" in result.stdout  # our move marked as the last move
+    assert re.search(r"O \(AI level 10\) plays [1379]", result.stdout)  # a corner holds
+    assert summary_line(result.stdout).startswith("Game stopped (end of input)")
+
+
+def test_invalid_inputs_get_one_line_each_and_the_prompt_again() -> None:
+    result = play(stdin="5\n5\nfoo\n0\n10\n\n  q  \n")
+    assert result.returncode == 0, result.stderr
+    out = result.stdout
+    assert "5 is taken by X: pick an empty cell" in out
+    assert "'foo' is not a move: type a cell number 1-9" in out
+    assert "0 is off the board: cells are numbered 1-9" in out
+    assert "10 is off the board: cells are numbered 1-9" in out
+    # every bad line is followed by a fresh prompt, and the game goes on to quit cleanly
+    assert out.count("Your move (X): ") == 7
+    assert summary_line(out).startswith("Game stopped (you quit): X to move (you) after 2 moves")
+
+
+def test_undo_takes_back_the_human_move_and_the_ai_reply() -> None:
+    result = play(stdin="5\nu\nu\n9\n")
+    out = result.stdout
+    match = re.search(r"Took back 5, (\d)\.", out)
+    assert match, out
+    assert "nothing to undo" in out  # the second undo finds an empty board
+    moves = played_moves(out)
+    assert moves[0] == "9" and len(moves) == 2  # the game restarted from the empty board
+
+
+def test_hint_and_analysis_agree_with_the_engine() -> None:
+    # two players: X 1, O 4, X 2 -> O must block at 3
+    result = play("--two-players", stdin="1\n4\n2\nh\na\n")
+    out = result.stdout
+    position = Position().play(0).play(3).play(1)
+    best = choose_move(position)
+    assert best.move == 2
+    assert f"Hint for O: play 3 ({describe_value(best)})" in out
+    evals = evaluate_moves(position)
+    worst = min(evals, key=lambda e: (e.outcome != "loss", -(e.plies or 0)))
+    assert "Moves for O, best first:" in out
+    analysis = out.split("Moves for O, best first:")[1].splitlines()[1:]
+    groups = [line.split(":")[1].split() for line in analysis if line.startswith("  ")]
+    listed = [name for group in groups for name in group]
+    assert sorted(listed) == sorted(cell_name(position.geometry, e.move) for e in evals)
+    assert analysis[0].split(":")[1].split()[0] == "3"
+    assert f"{worst.outcome} in {worst.plies}" in out
+
+
+def test_watch_level_10_against_itself_draws_3x3() -> None:
+    result = play("--watch")
+    assert result.returncode == 0, result.stderr
+    assert summary_line(result.stdout).startswith("Game over: draw after 9 moves")
+
+
+def test_ai_moves_first_with_the_mark_it_is_given() -> None:
+    result = play("--first", "ai", "--mark", "O", stdin="q\n")
+    assert "X: AI level 10, O: you · X moves first" in result.stdout
+    assert result.stdout.index("X (AI level 10) plays") < result.stdout.index("Your move (O)")
+    result = play("--first", "ai", "--mark", "X", stdin="q\n")
+    assert "X: you, O: AI level 10 · O moves first" in result.stdout
+    assert result.stdout.index("O (AI level 10) plays") < result.stdout.index("Your move (X)")
+    result = play("--first", "you", "--mark", "O", stdin="5\nq\n")
+    assert "X: AI level 10, O: you · O moves first" in result.stdout
+    assert played_moves(result.stdout)[0] == "5"
+
+
+def test_qubic_accepts_layer_coordinates_and_highlights_the_winning_line() -> None:
+    # X fills file a, rank 1 of layer 1 across the four files; O plays in layer 3
+    script = "1a1\n3a1\n1b1\n3b1\n1c1\n3c1\n1d1\n"
+    result = play("--variant", "qubic", "--two-players", stdin=script)
+    out = result.stdout
+    assert "layer 1" in out and "layer 4" in out
+    assert summary_line(out).startswith("Game over: X wins after 7 moves. Moves: 1a1 3a1")
+    final = out.split("X plays 1d1")[1]
+    assert final.count("*X*") == 4 and "*O*" not in final
+    bottom_rank = next(line for line in final.splitlines() if line.startswith("1 "))
+    layers = re.split(r"\s{3,}", bottom_rank.strip())
+    assert layers == ["1 *X**X**X**X*", "1  ·  ·  ·  ·", "1  O  O  O  ·", "1  ·  ·  ·  ·"]
+
+
+def test_chess_coordinates_on_4x4() -> None:
+    result = play("--variant", "4x4", "--two-players", stdin="a1\nd4\nq\n")
+    board = result.stdout.split("O plays d4")[1]
+    rows = [line for line in board.splitlines() if re.match(r"^[1-4] ", line)]
+    assert rows[0].split() == ["4", "·", "·", "·", "[O]", "4"]
+    assert rows[3].split() == ["1", "X", "·", "·", "·", "1"]
+
+
+@pytest.mark.parametrize(
+    ("options", "message"),
+    [
+        (["--level", "11"], "--level: '11' is not a level from 0 to 10"),
+        (["--level", "3,10"], "names 2 levels but this game has 1 AI player"),
+        (["--first", "ai", "--two-players"], "--first is for a game against the AI"),
+        (["--two-players", "--level", "5"], "--level needs an AI player"),
+        (["--variant", "3x3k4"], "unknown variant '3x3k4'"),
+        (["--time", "0"], "--time must be a positive number"),
+        (["--first", "maybe"], "argument --first: invalid choice"),
+        (["--watch", "--two-players"], "not allowed with argument"),
+    ],
+)
+def test_bad_flags_print_one_line_and_exit_2(options: list[str], message: str) -> None:
+    result = play(*options)
+    assert result.returncode == 2
+    assert result.stdout == ""
+    lines = result.stderr.splitlines()
+    assert len(lines) == 1 and lines[0].startswith("noughts: error: ")
+    assert message in lines[0]
+
+
+# -- through a pseudo-terminal -------------------------------------------------------------
+def test_terminal_game_against_level_10_ends_without_a_human_win() -> None:
+    child = spawn()
+    cells = iter(range(1, 10))
+    while True:
+        index = child.expect([r"Your move \(X\): ", r"Game over: (.*) after"])
+        if index == 1:
+            break
+        child.sendline(str(next(cells)))
+    verdict = child.match.group(1)
+    child.expect(pexpect.EOF)
+    child.close()
+    assert child.exitstatus == 0
+    assert verdict in ("draw", "O wins (the AI)")
+
+
+def test_terminal_undo_hint_and_invalid_input_recover() -> None:
+    child = spawn()
+    child.expect(r"Your move \(X\): ")
+    child.sendline("1")
+    child.expect(r"O \(AI level 10\) plays (\d)")
+    reply = child.match.group(1)
+    assert reply == "5"  # the only reply to a corner that does not lose
+    child.expect(r"Your move \(X\): ")
+    child.sendline("1")
+    child.expect("1 is taken by X: pick an empty cell")
+    child.expect(r"Your move \(X\): ")
+    child.sendline("h")
+    child.expect(r"Hint for X: play (\d) \((\w+)")
+    assert child.match.group(2) == "draw"
+    child.expect(r"Your move \(X\): ")
+    child.sendline("u")
+    child.expect(r"Took back 1, 5\.")
+    child.expect(r"Your move \(X\): ")
+    child.sendline("q")
+    child.expect(r"Game stopped \(you quit\): X to move \(you\) after 0 moves")
+    child.expect(pexpect.EOF)
+    child.close()
+    assert child.exitstatus == 0
+
+
+def test_ctrl_c_and_end_of_input_exit_cleanly_with_a_summary() -> None:
+    child = spawn()
+    child.expect(r"Your move \(X\): ")
+    child.sendline("5")
+    child.expect(r"Your move \(X\): ")
+    child.sendintr()
+    child.expect(r"Game stopped \(interrupted\): X to move \(you\) after 2 moves\. Moves: 5 \d")
+    child.expect(pexpect.EOF)
+    assert "Traceback" not in (child.before or "")
+    child.close()
+    assert child.exitstatus == 130
+
+    child = spawn("--two-players")
+    child.expect(r"X to move: ")
+    child.sendeof()
+    child.expect(r"Game stopped \(end of input\): X to move after 0 moves")
+    child.expect(pexpect.EOF)
+    child.close()
+    assert child.exitstatus == 0
+
+
+def test_a_colour_terminal_gets_styles_and_the_same_text() -> None:
+    child = spawn(term="xterm-256color")
+    transcript = io.StringIO()
+    child.logfile_read = transcript
+    child.expect(r"Your move")
+    child.sendline("5")
+    child.expect(r"plays")
+    child.expect(r"Your move")
+    child.sendline("q")
+    child.expect(pexpect.EOF)
+    child.close()
+    raw = transcript.getvalue()
+    assert "\x1b[" in raw  # styled
+    plain = ANSI.sub("", raw)
+    assert "\x1b" not in plain
+    assert "│ X │" in plain and "[O]" in plain  # our move, and the AI's reply bracketed
+    assert "Game stopped (you quit)" in plain
+
+
+# -- the session and option planning without a terminal ------------------------------------
+def test_session_undo_with_the_ai_first_and_between_two_players() -> None:
+    game = Session(variant("3x3"), {"X": Seat.ai(10), "O": Seat.human()})
+    game.ai_move()
+    assert game.undo() == []  # the AI's opening is not ours to take back
+    game.play(next(iter(game.position.legal_moves)))
+    game.ai_move()
+    taken = game.undo()
+    assert len(taken) == 2 and game.ply == 1
+    pair = Session(variant("3x3"), {"X": Seat.human(), "O": Seat.human()})
+    pair.play(0)
+    pair.play(4)
+    assert pair.undo() == [4] and pair.to_move == "O"
+
+
+def test_plan_game_honours_first_and_mark() -> None:
+    from noughts.cli import UsageError
+    from noughts.cli.play_command import plan_game
+
+    def plan(**options: object) -> tuple[dict[str, int | None], str]:
+        defaults: dict[str, object] = {
+            "watch": False,
+            "two_players": False,
+            "level": None,
+            "first": None,
+            "mark": None,
+        }
+        setup = plan_game(argparse.Namespace(**{**defaults, **options}), random.Random(1))
+        return dict(setup.levels), setup.first
+
+    assert plan() == ({"X": None, "O": 10}, "X")
+    assert plan(first="ai") == ({"O": None, "X": 10}, "X")
+    assert plan(mark="O") == ({"O": None, "X": 10}, "O")
+    assert plan(first="ai", mark="O", level="4") == ({"O": None, "X": 4}, "X")
+    assert plan(watch=True, level="3,10") == ({"X": 3, "O": 10}, "X")
+    firsts = {plan(first="random", mark="RANDOM")[1] for _ in range(1)}
+    assert firsts <= {"X", "O"}
+    with pytest.raises(UsageError):
+        plan(watch=True, mark="X")
