@@ -3,18 +3,18 @@
 Level 0 plays at random and level 10 is the engine at full strength (perfect wherever
 the exact solver applies). In between, a level plays like a person who looks a few
 plies ahead and sometimes stops looking too early. Before each move the player draws
-how far it looks, stage by stage, and each stage is noticed with a probability that
-grows with the level:
+how far it looks, stage by stage, and each stage is noticed (independently) with a probability
+that grows with the level:
 
 1. a win on the spot (missing it is the classic "didn't see my own line"),
 2. the opponent's threat that must be blocked (missing it is a late block),
 3. a fork of its own: a move that makes two threats at once,
 4. the opponent's fork coming next move (missing it is "missing the fork"),
-5. and deeper: each further stage looks two plies more (a shallow plan stops here).
+5. and deeper: each further stage looks two plies more (a shallow plan stops at the
+   first one it misses).
 
-The first stage it misses ends its look-ahead (the *horizon*, in plies). Moves whose
-outcome it can see within the horizon are taken (wins, fastest first) or avoided
-(losses); among the rest it prefers the move its line-count heuristic likes, blurred
+Moves whose outcome it notices are taken (wins, fastest first) or avoided (losses);
+among the rest it prefers the move its line-count heuristic likes, blurred
 by noise that shrinks with the level. Up to four plies the outcomes come from exact
 tactics (immediate wins, blocks, forks) on every board; beyond that from the exact
 solver where the board is solvable, or from a node-limited anytime search elsewhere.
@@ -22,9 +22,9 @@ solver where the board is solvable, or from a node-limited anytime search elsewh
 Randomness comes only from ``seed``: the same seed gives the same move.
 
 >>> from noughts.position import Position
->>> fork = Position("X../.O./..X")       # O to move; only an edge square holds
->>> [level_move(fork, 10 - 1, seed=s).move for s in range(3)] == [1, 1, 1]
-False
+>>> trap = Position("X../.O./..X")    # O to move: a corner loses to a fork, an edge holds
+>>> sorted({level_move(trap, 9, seed=s).move for s in range(20)})   # level 9 mostly sees it
+[1, 2, 3, 5, 7]
 >>> level_move(Position("XX./OO./..."), 9, seed=1).move   # wins on the spot
 2
 >>> PRESETS["impossible"], preset_level("Medium")
@@ -75,15 +75,15 @@ class LevelProfile:
 
 _PROFILES: dict[int, LevelProfile] = {
     # level: (win now, block, own fork, stop fork, each deeper stage), noise, deep nodes
-    1: LevelProfile(1, (0.25, 0.15, 0.05, 0.05, 0.05), 3.00, 200),
-    2: LevelProfile(2, (0.40, 0.25, 0.10, 0.08, 0.10), 2.00, 300),
-    3: LevelProfile(3, (0.55, 0.40, 0.20, 0.15, 0.15), 1.50, 500),
-    4: LevelProfile(4, (0.65, 0.55, 0.30, 0.25, 0.25), 1.20, 800),
-    5: LevelProfile(5, (0.75, 0.65, 0.40, 0.35, 0.35), 1.00, 1200),
-    6: LevelProfile(6, (0.82, 0.75, 0.50, 0.45, 0.45), 0.80, 2000),
-    7: LevelProfile(7, (0.88, 0.82, 0.60, 0.55, 0.55), 0.60, 3000),
-    8: LevelProfile(8, (0.93, 0.88, 0.70, 0.65, 0.65), 0.45, 5000),
-    9: LevelProfile(9, (0.97, 0.93, 0.80, 0.75, 0.75), 0.30, 8000),
+    1: LevelProfile(1, (0.15, 0.10, 0.03, 0.03, 0.03), 4.00, 200),
+    2: LevelProfile(2, (0.30, 0.20, 0.08, 0.06, 0.08), 2.50, 300),
+    3: LevelProfile(3, (0.45, 0.33, 0.15, 0.12, 0.12), 1.80, 500),
+    4: LevelProfile(4, (0.58, 0.45, 0.22, 0.18, 0.18), 1.40, 800),
+    5: LevelProfile(5, (0.68, 0.56, 0.30, 0.26, 0.25), 1.10, 1200),
+    6: LevelProfile(6, (0.77, 0.66, 0.39, 0.34, 0.33), 0.90, 2000),
+    7: LevelProfile(7, (0.85, 0.75, 0.48, 0.43, 0.42), 0.70, 3000),
+    8: LevelProfile(8, (0.91, 0.84, 0.58, 0.53, 0.52), 0.50, 5000),
+    9: LevelProfile(9, (0.96, 0.92, 0.70, 0.65, 0.65), 0.35, 8000),
 }
 
 _WIN = 1000.0
@@ -93,8 +93,8 @@ _WIN = 1000.0
 def profile(level: int) -> LevelProfile:
     """The profile of ``level`` (1-9; 0 is random play and 10 the full engine).
 
-    >>> profile(5).notice[1]
-    0.8
+    >>> profile(5).notice[1]     # blocks a single threat 65% of the time
+    0.65
     """
     if level not in _PROFILES:
         raise NoughtsError(f"levels 1 to 9 have profiles, not {level!r}")
@@ -127,10 +127,10 @@ def level_move(
     nodes: int | None = None,
     seed: int | None = None,
 ) -> MoveResult:
-    """The move a player of ``level`` (0-9) makes, with what it saw in ``depth`` plies.
+    """The move a player of ``level`` (0-9) makes; ``depth`` is how far it looked.
 
-    ``outcome``/``plies`` are set (and ``proven``) when the chosen move's outcome lay
-    within the player's horizon; ``score`` is the perceived score.
+    ``outcome``/``plies`` are set (and ``proven``) when the player saw the chosen move's
+    outcome; ``score`` is the perceived score.
     """
     if isinstance(level, bool) or not isinstance(level, int) or not 0 <= level < MAX_LEVEL:
         raise NoughtsError(f"level_move plays levels 0 to {MAX_LEVEL - 1}, not {level!r}")
@@ -140,31 +140,40 @@ def level_move(
         return choose_move(position)  # raises the engine's GameOverError
     start = time.perf_counter()
     rng = random.Random(seed)
-    moves = list(position.legal_moves)
     if level == 0:
-        move = rng.choice(moves)
-        return _result(position, move, level, start, horizon=0, score=None, nodes=0)
+        move = rng.choice(list(position.legal_moves))
+        return _result(position, move, level, start, 0, None, 0)
     prof = profile(level)
-    horizon = _draw_horizon(prof, rng, position.empty.bit_count())
-    return _play(position, prof, horizon, rng, time_limit, nodes, start)
+    sight = _draw_sight(prof, rng, position.empty.bit_count())
+    return _play(position, prof, sight, rng, time_limit, nodes, start)
 
 
-def _draw_horizon(prof: LevelProfile, rng: random.Random, empty: int) -> int:
-    """Plies the player looks ahead this move: stop at the first stage it misses."""
-    horizon = 0
-    for chance in prof.notice[:4]:
-        if rng.random() >= chance:
-            return horizon
-        horizon += 1
+@dataclass(frozen=True)
+class _Sight:
+    """What the player notices this move: stages 1-4 and how many plies past them."""
+
+    stages: tuple[bool, bool, bool, bool]
+    horizon: int
+
+    def sees(self, plies: int) -> bool:
+        if plies <= 4:
+            return self.stages[plies - 1]
+        return plies <= self.horizon
+
+
+def _draw_sight(prof: LevelProfile, rng: random.Random, empty: int) -> _Sight:
+    """Draw each stage independently; the deep look-ahead goes on two plies at a time."""
+    a, b, c, d = (rng.random() < chance for chance in prof.notice[:4])
+    horizon = 4
     while horizon < empty and rng.random() < prof.notice[4]:
         horizon += 2
-    return horizon
+    return _Sight((a, b, c, d), horizon if horizon > 4 else 0)
 
 
 def _play(
     position: Position,
     prof: LevelProfile,
-    horizon: int,
+    sight: _Sight,
     rng: random.Random,
     time_limit: float | None,
     nodes: int | None,
@@ -172,23 +181,23 @@ def _play(
 ) -> MoveResult:
     geometry = position.geometry
     me, opp = (position.x, position.o) if position.to_move == "X" else (position.o, position.x)
-    if horizon > 4 and not solver.can_solve(position):
+    depth = sight.horizon or sum(sight.stages)
+    if sight.horizon and not solver.can_solve(position):
         deep = _deep_move(position, prof, time_limit, nodes, rng)
         if deep is not None:
-            return _result(position, deep, prof.level, start, horizon, None, 0)
-        horizon = 4
+            return _result(position, deep, prof.level, start, depth, None, 0)
     heuristics = move_heuristics(me, opp, geometry)
     top = max(heuristics.values()) or 1.0
     perceived: dict[int, tuple[float, str | None, int | None]] = {}
-    if horizon > 4:
+    if sight.horizon and solver.can_solve(position):
         for entry in solver.analyze(position):
             value = entry.value
-            if value.outcome.value != "draw" and value.plies <= horizon:
-                outcome = value.outcome.value
+            outcome = value.outcome.value
+            if outcome != "draw" and sight.sees(value.plies):
                 sign = 1 if outcome == "win" else -1
                 perceived[entry.move] = (sign * (_WIN - value.plies), outcome, value.plies)
-    elif horizon > 0:
-        perceived = _tactics(me, opp, geometry, horizon)
+    elif any(sight.stages):
+        perceived = _tactics(me, opp, geometry, sight)
     best_move, best_score = -1, -2 * _WIN
     for move in scan_forward(position.empty):
         if move in perceived:
@@ -203,7 +212,7 @@ def _play(
         best_move,
         prof.level,
         start,
-        horizon,
+        depth,
         best_score,
         len(heuristics),
         outcome=seen[1] if seen else None,
@@ -242,33 +251,35 @@ def _completions(marks: Bitboard, blockers: Bitboard, lines: tuple[Bitboard, ...
 
 
 def _tactics(
-    me: Bitboard, opp: Bitboard, geometry: Geometry, horizon: int
+    me: Bitboard, opp: Bitboard, geometry: Geometry, sight: _Sight
 ) -> dict[int, tuple[float, str | None, int | None]]:
-    """Outcomes within ``horizon`` (1-4) plies: win in 1 or 3, loss in 2 or 4."""
+    """The outcomes the player notices among win in 1, loss in 2, win in 3, loss in 4."""
     lines, through, k = geometry.lines, geometry.lines_through, geometry.k
     empty = geometry.full & ~(me | opp)
     opp_wins = _completions(opp, me, lines, k) & empty
     my_wins = _completions(me, opp, lines, k) & empty
+    win_now, block, fork, stop_fork = sight.stages
     found: dict[int, tuple[float, str | None, int | None]] = {}
     for move in scan_forward(empty):
         bit = 1 << move
         if my_wins & bit:
-            found[move] = (_WIN - 1, "win", 1)
-            continue
-        if horizon < 2:
+            if win_now:
+                found[move] = (_WIN - 1, "win", 1)
             continue
         if opp_wins & ~bit:
-            found[move] = (-_WIN + 2, "loss", 2)
+            if block:
+                found[move] = (-_WIN + 2, "loss", 2)
             continue
-        if horizon < 3:
+        if not (fork or stop_fork):
             continue
         mine = me | bit
         left = empty & ~bit
         threats = (my_wins | _completions(mine, opp, through[move], k)) & left
         if threats.bit_count() >= 2:
-            found[move] = (_WIN - 3, "win", 3)
+            if fork:
+                found[move] = (_WIN - 3, "win", 3)
             continue
-        if horizon >= 4 and _opponent_forks(mine, opp, left, threats, geometry):
+        if stop_fork and _opponent_forks(mine, opp, left, threats, geometry):
             found[move] = (-_WIN + 4, "loss", 4)
     return found
 
