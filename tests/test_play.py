@@ -24,9 +24,15 @@ ALL_CELLS_3X3 = "".join(f"{n}\n" for n in range(1, 10))
 """Fed in a loop, the human always plays the first free cell: taken cells are refused."""
 
 
+def clean_environment() -> dict[str, str]:
+    """This process's environment without the variables that force Rich's colours on or off."""
+    forcing = {"NO_COLOR", "FORCE_COLOR", "TTY_COMPATIBLE", "TTY_INTERACTIVE", "COLUMNS"}
+    return {key: value for key, value in os.environ.items() if key not in forcing}
+
+
 def play(*options: str, stdin: str = "") -> subprocess.CompletedProcess[str]:
     """Run ``noughts play`` with ``stdin`` piped in; text output, no terminal anywhere."""
-    env = {**os.environ, "COLUMNS": "100"}
+    env = {**clean_environment(), "COLUMNS": "100"}
     return subprocess.run(
         [sys.executable, "-m", "noughts", "play", *options],
         input=stdin,
@@ -40,8 +46,7 @@ def play(*options: str, stdin: str = "") -> subprocess.CompletedProcess[str]:
 
 def spawn(*options: str, term: str = "dumb") -> pexpect.spawn:
     """``noughts play`` on a pseudo-terminal (``TERM=dumb`` keeps Rich's output plain)."""
-    env = {**os.environ, "TERM": term}
-    env.pop("NO_COLOR", None)
+    env = {**clean_environment(), "TERM": term}
     return pexpect.spawn(
         sys.executable,
         ["-m", "noughts", "play", *options],
@@ -207,10 +212,17 @@ def test_terminal_game_against_level_10_ends_without_a_human_win() -> None:
             break
         child.sendline(str(next(cells)))
     verdict = child.match.group(1)
+    assert verdict in ("draw", "O wins (the AI)")
+    # a finished game at a terminal offers a new one; the board starts empty again
+    child.expect(r"u undo · n new game · q quit: ")
+    child.sendline("n")
+    child.expect(r" 7 │ 8 │ 9\r\nYour move \(X\): ")
+    child.sendline("q")
+    child.expect(r"Game stopped \(you quit\): X to move \(you\) after 0 moves")
+    child.expect(r"Games finished: 1 \((AI won|drawn) 1\)")
     child.expect(pexpect.EOF)
     child.close()
     assert child.exitstatus == 0
-    assert verdict in ("draw", "O wins (the AI)")
 
 
 def test_terminal_undo_hint_and_invalid_input_recover() -> None:

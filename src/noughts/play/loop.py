@@ -88,6 +88,7 @@ class GameLoop:
         self.session = session
         self.terminal = terminal
         self.delay = delay
+        self._results: list[str] = []
         self._commands: dict[str, Callable[[], bool]] = {}
         for names, handler in (
             (("u", "undo"), self._undo),
@@ -102,27 +103,69 @@ class GameLoop:
 
     # -- the loop -----------------------------------------------------------------------
     def run(self) -> int:
-        """Play until the end; returns the exit status (0, or 130 after Ctrl-C)."""
+        """Play until the end; returns the exit status (0, or 130 after Ctrl-C).
+
+        At a terminal with a human playing, a finished game offers undo, a new game or
+        quit; in a pipe the program ends with the game.
+        """
         try:
             self._introduce()
             self._board()
-            while not self.session.is_over:
-                if self.session.seat.is_ai:
-                    self._ai_turn()
-                    continue
-                line = self.terminal.read(self._prompt())
-                if line is None:
-                    self._summary("end of input")
-                    return EXIT_OK
-                if not self._handle(line.strip()):
-                    self._summary("you quit")
-                    return EXIT_OK
+            while True:
+                stopped = self._play_out()
+                if stopped is not None:
+                    self._summary(stopped)
+                    break
+                self._summary()
+                self._record()
+                if not self._after_game():
+                    break
         except KeyboardInterrupt:
             self.terminal.console.print()
             self._summary("interrupted")
             return EXIT_INTERRUPTED
-        self._summary()
         return EXIT_OK
+
+    def _play_out(self) -> str | None:
+        """Turns until the game ends (``None``) or the human leaves (the reason)."""
+        while not self.session.is_over:
+            if self.session.seat.is_ai:
+                self._ai_turn()
+                continue
+            line = self.terminal.read(self._prompt())
+            if line is None:
+                return "end of input"
+            if not self._handle(line.strip()):
+                return "you quit"
+        return None
+
+    def _after_game(self) -> bool:
+        """At a terminal, offer undo or a new game; True to play on."""
+        if not (self.terminal.interactive and self.session.humans):
+            return False
+        while True:
+            line = self.terminal.read("[dim]u undo · n new game · q quit[/]: ")
+            choice = (line or "q").strip().lower()
+            if choice in ("q", "quit", "exit", ""):
+                return False
+            if choice in ("u", "undo"):
+                self._results.pop()
+                self._undo()
+                return True
+            if choice in ("n", "new"):
+                self.session.restart()
+                self._board()
+                return True
+            self._complain(f"{choice!r}: type u, n or q")
+
+    def _record(self) -> None:
+        winner = self.session.position.winner
+        if winner is None:
+            self._results.append("drawn")
+        elif self.session.humans == 1:
+            self._results.append("you won" if not self.session.seats[winner].is_ai else "AI won")
+        else:
+            self._results.append(f"{winner} won")
 
     def _handle(self, line: str) -> bool:
         """Act on one input line; False means quit."""
@@ -267,6 +310,12 @@ class GameLoop:
         else:
             headline = f"[bold]Game stopped ({reason}): {escape(session.result_text())}[/]"
         self.terminal.say(f"{headline} after {count} {plural}. Moves: {moves}")
+        if reason is not None and self._results:
+            tally = ", ".join(
+                f"{label} {self._results.count(label)}"
+                for label in dict.fromkeys(sorted(self._results))
+            )
+            self.terminal.say(f"Games finished: {len(self._results)} ({escape(tally)})")
 
     def _complain(self, reason: str) -> None:
         self.terminal.say(f"[red]{escape(reason)}[/]")

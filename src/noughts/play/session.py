@@ -193,6 +193,11 @@ class Session:
             return []
         return self._pop(len(self.moves) - human_moves[-1])
 
+    def restart(self) -> None:
+        """Back to the empty board, same seats and first player, for another game."""
+        del self.history[1:]
+        self.moves.clear()
+
     def _pop(self, count: int) -> list[int]:
         taken = self.moves[-count:]
         del self.moves[-count:]
