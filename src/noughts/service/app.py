@@ -1,0 +1,54 @@
+"""The FastAPI application factory: the move API, the web page and the seed drop-in.
+
+>>> from fastapi.testclient import TestClient
+>>> client = TestClient(create_app())
+>>> client.post("/api/v1/move", json={"board": "XX./OO./..."}).json()["move"]
+2
+>>> client.post("/", json={"numX": 0, "numO": 0, "isX": True}).json()
+[1, 1]
+"""
+
+from __future__ import annotations
+
+from fastapi import FastAPI
+from fastapi.staticfiles import StaticFiles
+
+from noughts.service.middleware import BodySizeLimit, CorsDispatch
+from noughts.service.moves import MoveService
+from noughts.service.problems import SEED_PATH, install_error_handlers
+from noughts.service.routes import api, site, web_directory
+from noughts.service.settings import Settings
+
+__all__ = ["create_app"]
+
+DESCRIPTION = """\
+Moves and analyses for the tic-tac-toe family (3x3, 4x4 with 3 in a row, 4x4, 4x4x4 Qubic
+and any m x n board with k in a row): exact wherever the game can be solved on the spot,
+time-bounded elsewhere. Positions are board strings (`X.O/.X./...`) or the 4x4 backend
+seed's `numX`/`numO` bitmasks. Errors are `{"detail": "<what is wrong>"}`.
+"""
+
+
+def create_app(settings: Settings | None = None) -> FastAPI:
+    """A new app with its own cache and search slots; ``settings`` default to the environment."""
+    from noughts import __version__
+
+    settings = settings or Settings()
+    app = FastAPI(
+        title="noughts move service",
+        version=__version__,
+        description=DESCRIPTION,
+        docs_url="/docs",
+        redoc_url=None,
+    )
+    app.state.settings = settings
+    app.state.service = MoveService(settings)
+    install_error_handlers(app)
+    app.include_router(api)
+    app.include_router(site)
+    web = web_directory()
+    if web.is_dir():
+        app.mount("/static", StaticFiles(directory=web), name="static")
+    app.add_middleware(BodySizeLimit, max_bytes=settings.max_body_bytes, open_paths=[SEED_PATH])
+    app.add_middleware(CorsDispatch, origins=settings.cors_origins, open_paths=[SEED_PATH])
+    return app

@@ -1,0 +1,153 @@
+"""The move cache: recent answers by canonical position, shared by symmetric positions.
+
+The 4x4 backend seed kept "a cache of previous moves for a specified amount of time";
+this is that cache, bounded in size and age (:class:`cachetools.TTLCache`). Keys are the
+canonical image of a position under the board's symmetries, so the eight rotations and
+reflections of a 3x3 position share one entry; answers are stored for the canonical
+position and mapped back through the symmetry on the way out.
+
+>>> from noughts.position import Position
+>>> view = SymmetricView.of(Position("..X/.../..."))
+>>> view.canonical.board, view.to_original(0)
+('X../.../...', 2)
+>>> cache = MoveCache(maxsize=10, ttl_s=60)
+>>> key = cache_key("move", view.canonical, level=10)
+>>> cache.get(key, budget_ms=100) is None
+True
+>>> cache.put(key, "answer", searched_ms=100, exact=True)
+>>> cache.get(key, budget_ms=5000), cache.hits, cache.misses
+('answer', 1, 1)
+"""
+
+from __future__ import annotations
+
+import threading
+from collections.abc import Hashable
+from dataclasses import dataclass
+from typing import Generic, TypeVar
+
+from cachetools import TTLCache
+
+from noughts.geometry import Geometry
+from noughts.position import Position
+from noughts.variants import NAMED_VARIANTS, variant
+
+__all__ = ["MoveCache", "SymmetricView", "cache_key", "shares_symmetries", "CacheKey"]
+
+T = TypeVar("T")
+
+CacheKey = tuple[Hashable, ...]
+
+SYMMETRY_MAX_CELLS = 25
+"""Boards up to this size (and the named variants) share cache entries across symmetries.
+
+Larger boards can have thousands of symmetries (8x8 has 1,536, 1x19 more than 5,000),
+which cost more to enumerate than they save, so they are cached position by position.
+"""
+
+_SHARED = frozenset(variant(name) for name in NAMED_VARIANTS)
+
+
+def shares_symmetries(geometry: Geometry) -> bool:
+    """True if positions on ``geometry`` are cached under their canonical image.
+
+    >>> shares_symmetries(variant("4x4x4")), shares_symmetries(variant("8x8"))
+    (True, False)
+    """
+    return geometry in _SHARED or geometry.cells <= SYMMETRY_MAX_CELLS
+
+
+def symmetries_ready(geometry: Geometry) -> bool:
+    """True if canonicalising on ``geometry`` is cheap now (its symmetry tables are built)."""
+    if not shares_symmetries(geometry):
+        return True
+    built = getattr(geometry, "__dict__", {})
+    return "symmetries" in built and "_transform_tables" in built
+
+
+@dataclass(frozen=True)
+class SymmetricView:
+    """A position, its canonical image, and the way back from the image's cells."""
+
+    original: Position
+    canonical: Position
+    inverse: tuple[int, ...]
+    """``inverse[cell]`` is the original cell that the canonical ``cell`` came from."""
+
+    @classmethod
+    def of(cls, position: Position) -> SymmetricView:
+        """The canonical view (the identity for boards that do not share entries)."""
+        geometry = position.geometry
+        if not shares_symmetries(geometry):
+            return cls(position, position, tuple(range(geometry.cells)))
+        _, _, symmetry = geometry.canonical(position.x, position.o)
+        inverse = geometry.symmetries[geometry.inverse_symmetries[symmetry]]
+        return cls(position, position.transform(symmetry), inverse)
+
+    def to_original(self, cell: int) -> int:
+        """The original board's cell for a cell of the canonical board."""
+        return self.inverse[cell]
+
+
+def cache_key(kind: str, canonical: Position, *, level: int) -> CacheKey:
+    """The key of an answer of ``kind`` ("move", "analyze") for a canonical position."""
+    return (kind, canonical.variant, canonical.x, canonical.o, canonical.to_move, level)
+
+
+@dataclass(frozen=True)
+class _Entry(Generic[T]):
+    value: T
+    searched_ms: int
+    exact: bool
+
+
+class MoveCache(Generic[T]):
+    """A thread-safe TTL cache of engine answers with hit and miss counters.
+
+    Exact answers serve every request. A time-bounded (not proven) answer serves only
+    requests whose budget is no larger than the one it was searched with, so a cached
+    answer is never weaker than a fresh search would be. ``maxsize=0`` turns caching off.
+    """
+
+    def __init__(self, maxsize: int, ttl_s: float) -> None:
+        self.maxsize = maxsize
+        self.ttl_s = ttl_s
+        self._entries: TTLCache[CacheKey, _Entry[T]] | None = (
+            TTLCache(maxsize=maxsize, ttl=ttl_s) if maxsize > 0 else None
+        )
+        self._lock = threading.Lock()
+        self.hits = 0
+        self.misses = 0
+
+    def get(self, key: CacheKey, *, budget_ms: int) -> T | None:
+        """The cached answer for ``key`` good enough for ``budget_ms``, counting the lookup."""
+        with self._lock:
+            entry = self._entries.get(key) if self._entries is not None else None
+            if entry is not None and (entry.exact or entry.searched_ms >= budget_ms):
+                self.hits += 1
+                return entry.value
+            self.misses += 1
+            return None
+
+    def put(self, key: CacheKey, value: T, *, searched_ms: int, exact: bool) -> None:
+        """Store an answer; an exact one is never replaced by a time-bounded one."""
+        if self._entries is None:
+            return
+        with self._lock:
+            old = self._entries.get(key)
+            if old is not None and (old.exact or old.searched_ms > searched_ms) and not exact:
+                return
+            self._entries[key] = _Entry(value, searched_ms, exact)
+
+    def __len__(self) -> int:
+        with self._lock:
+            if self._entries is None:
+                return 0
+            self._entries.expire()
+            return len(self._entries)
+
+    @property
+    def hit_rate(self) -> float | None:
+        """Hits over lookups, or ``None`` before the first lookup."""
+        total = self.hits + self.misses
+        return self.hits / total if total else None

@@ -1,0 +1,118 @@
+"""ASGI middleware: the request body size limit and CORS (open for the seed drop-in).
+
+Both are plain ASGI (no per-request task or body copy on the common path), so they cost
+next to nothing on small JSON requests.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Sequence
+
+from starlette.middleware.cors import CORSMiddleware
+from starlette.types import ASGIApp, Message, Receive, Scope, Send
+
+__all__ = ["BodySizeLimit", "CorsDispatch"]
+
+_BODY_METHODS = frozenset({"POST", "PUT", "PATCH"})
+
+
+async def _send_json(
+    send: Send, status: int, detail: str, extra: Sequence[tuple[bytes, bytes]]
+) -> None:
+    body = json.dumps({"detail": detail}).encode()
+    headers = [
+        (b"content-type", b"application/json"),
+        (b"content-length", str(len(body)).encode()),
+        *extra,
+    ]
+    await send({"type": "http.response.start", "status": status, "headers": headers})
+    await send({"type": "http.response.body", "body": body})
+
+
+class BodySizeLimit:
+    """Answer 413 to a request whose body is larger than ``max_bytes``.
+
+    A declared ``Content-Length`` is checked before anything is read; a body without one
+    (chunked) is read up to the limit and handed on only if it fits.
+    """
+
+    def __init__(self, app: ASGIApp, max_bytes: int, open_paths: Sequence[str] = ()) -> None:
+        self.app = app
+        self.max_bytes = max_bytes
+        self.open_paths = frozenset(open_paths)
+
+    def _cors(self, scope: Scope) -> list[tuple[bytes, bytes]]:
+        return [(b"access-control-allow-origin", b"*")] if scope["path"] in self.open_paths else []
+
+    async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
+        if scope["type"] != "http":
+            await self.app(scope, receive, send)
+            return
+        headers = dict(scope["headers"])
+        declared = headers.get(b"content-length")
+        if declared is not None:
+            text = declared.decode("latin-1").strip()
+            if not text.isdigit():
+                await _send_json(send, 400, f"invalid Content-Length {text!r}", self._cors(scope))
+                return
+            if int(text) > self.max_bytes:
+                await _send_json(send, 413, self._too_large(int(text)), self._cors(scope))
+                return
+            await self.app(scope, receive, send)
+            return
+        if scope["method"] not in _BODY_METHODS:
+            await self.app(scope, receive, send)
+            return
+        chunks: list[bytes] = []
+        size = 0
+        while True:
+            message = await receive()
+            if message["type"] != "http.request":  # the client went away
+                return
+            chunk = message.get("body", b"")
+            size += len(chunk)
+            if size > self.max_bytes:
+                await _send_json(send, 413, self._too_large(size, at_least=True), self._cors(scope))
+                return
+            chunks.append(chunk)
+            if not message.get("more_body", False):
+                break
+        body = b"".join(chunks)
+        delivered = False
+
+        async def replay() -> Message:
+            nonlocal delivered
+            if delivered:
+                return await receive()
+            delivered = True
+            return {"type": "http.request", "body": body, "more_body": False}
+
+        await self.app(scope, replay, send)
+
+    def _too_large(self, size: int, *, at_least: bool = False) -> str:
+        amount = f"more than {self.max_bytes}" if at_least else str(size)
+        return f"request body too large: {amount} bytes; the limit is {self.max_bytes} bytes"
+
+
+class CorsDispatch:
+    """CORS with the configured origins, except on ``open_paths`` where any origin may call."""
+
+    def __init__(
+        self, app: ASGIApp, origins: Sequence[str], open_paths: Sequence[str] = ()
+    ) -> None:
+        common = {
+            "allow_methods": ["GET", "POST", "OPTIONS"],
+            "allow_headers": ["*"],
+            "expose_headers": ["Retry-After"],
+            "max_age": 600,
+        }
+        self.configured = CORSMiddleware(app, allow_origins=list(origins), **common)  # type: ignore[arg-type]
+        self.open = CORSMiddleware(app, allow_origins=["*"], **common)  # type: ignore[arg-type]
+        self.open_paths = frozenset(open_paths)
+
+    async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
+        if scope["type"] == "http" and scope["path"] in self.open_paths:
+            await self.open(scope, receive, send)
+        else:
+            await self.configured(scope, receive, send)

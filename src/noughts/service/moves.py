@@ -1,0 +1,322 @@
+"""The service's engine calls: the cache first, then a bounded, deadlined search.
+
+Policy, for a request with a budget of ``B`` ms (its ``time_ms``, capped by the server):
+
+- Level 10 on a board the exact solver can finish: solve exactly, computed on the
+  canonical position and cached (symmetric positions share the entry; the move is mapped
+  back). If the solve is not done ``B`` minus a reserve (a quarter of ``B``, at most
+  250 ms) after the request arrived, it is stopped and the anytime search answers in
+  the reserve instead (``method`` ``anytime``, counted as a fallback). The solver's table
+  keeps what the stopped solve learnt, so asking again gets further.
+- Level 10 elsewhere (Qubic, big boards): the anytime search with the budget. Its answers
+  are cached too, but serve only requests with a budget no larger than the one they were
+  searched with. A request that gives a ``seed`` bypasses the cache there.
+- Levels below 10 are never cached: their mistakes are random by design.
+- Every answer comes by ``B`` + 100 ms; a search still running then is stopped.
+
+>>> import asyncio
+>>> from noughts.position import Position
+>>> from noughts.service.settings import Settings
+>>> service = MoveService(Settings())
+>>> answer = asyncio.run(service.move(Position("XX./OO./..."), level=10, time_ms=None, seed=None))
+>>> answer.result.move, answer.result.outcome, answer.cached
+(2, 'win', False)
+>>> again = asyncio.run(service.move(Position(".OX/.OX/..."), level=10, time_ms=None, seed=None))
+>>> again.result.move, again.cached  # the same entry, mapped back through the rotation
+(8, True)
+"""
+
+from __future__ import annotations
+
+import importlib
+import time
+from collections.abc import Callable
+from dataclasses import dataclass, replace
+from typing import Any, cast
+
+from noughts.engine import MAX_LEVEL, MoveEval, MoveResult, choose_move, evaluate_moves
+from noughts.position import Position
+from noughts.search import solver
+from noughts.service.cache import (
+    MoveCache,
+    SymmetricView,
+    cache_key,
+    shares_symmetries,
+    symmetries_ready,
+)
+from noughts.service.runner import DeadlineExceededError, EngineRunner
+from noughts.service.settings import Settings
+
+__all__ = [
+    "MoveService",
+    "MoveAnswer",
+    "Analysis",
+    "EngineUnavailableError",
+    "EngineOverrunError",
+    "GRACE_S",
+]
+
+GRACE_S = 0.1
+"""Every answer comes no later than the budget plus this."""
+
+_HARD_MARGIN_S = 0.08
+"""A search is stopped this long after the budget (the rest of the grace is for the reply)."""
+
+_MAX_RESERVE_S = 0.25
+"""At most this much of the budget is kept back for the fallback of a slow exact solve."""
+
+
+class EngineUnavailableError(Exception):
+    """The engine part a request needs is not installed (HTTP 501)."""
+
+
+class EngineOverrunError(Exception):
+    """The engine gave no answer within the budget plus the grace (HTTP 503)."""
+
+
+@dataclass(frozen=True)
+class MoveAnswer:
+    """A move for ``position`` (in its own orientation) and how it was obtained."""
+
+    position: Position
+    result: MoveResult
+    cached: bool
+    budget_ms: int
+
+
+@dataclass(frozen=True)
+class Analysis:
+    """Every legal move of ``position`` with its value."""
+
+    position: Position
+    moves: tuple[MoveEval, ...]
+    nodes: int | None
+    elapsed_ms: float
+    cached: bool
+    budget_ms: int
+
+
+@dataclass(frozen=True)
+class _Clock:
+    start: float
+    budget_ms: int
+
+    @property
+    def end(self) -> float:
+        """When the budget runs out."""
+        return self.start + self.budget_ms / 1000
+
+    @property
+    def hard_deadline(self) -> float:
+        return self.end + _HARD_MARGIN_S
+
+    @property
+    def exact_deadline(self) -> float:
+        """When a slow exact solve gives way to the anytime fallback."""
+        return self.end - min(_MAX_RESERVE_S, self.budget_ms / 4000)
+
+    def left(self) -> float:
+        """Seconds of budget left (at least 1 ms, so a search can still answer)."""
+        return max(0.001, self.end - time.monotonic())
+
+
+def _map_eval(evaluation: MoveEval, view: SymmetricView) -> MoveEval:
+    cell = view.to_original(evaluation.move)
+    return replace(evaluation, move=cell, coords=view.original.coords(cell))
+
+
+def _map_result(result: MoveResult, view: SymmetricView) -> MoveResult:
+    """``result`` for the canonical position, seen on the original board."""
+    if view.canonical is view.original:
+        return result
+    cells = view.original.geometry.cells
+    move = view.to_original(result.move)
+    return replace(
+        result,
+        move=move,
+        coords=view.original.coords(move),
+        pv=tuple(view.to_original(c) if 0 <= c < cells else c for c in result.pv),
+        moves=tuple(_map_eval(m, view) for m in result.moves),
+    )
+
+
+def _engine_module(name: str, purpose: str) -> Any:
+    try:
+        return importlib.import_module(name)
+    except ImportError as error:
+        raise EngineUnavailableError(
+            f"{purpose} is not available in this installation ({name} is missing)"
+        ) from error
+
+
+def _unavailable(error: ImportError) -> EngineUnavailableError:
+    missing = error.name or "an engine module"
+    return EngineUnavailableError(
+        f"this installation lacks {missing}, which this request needs"
+    )
+
+
+def _is_engine_import(error: ImportError) -> bool:
+    return (error.name or "").startswith("noughts")
+
+
+class MoveService:
+    """Moves and analyses for the HTTP routes: cache, search slots and deadlines."""
+
+    def __init__(self, settings: Settings) -> None:
+        self.settings = settings
+        self.moves: MoveCache[MoveResult] = MoveCache(settings.cache_size, settings.cache_ttl_s)
+        self.analyses: MoveCache[tuple[MoveEval, ...]] = MoveCache(
+            settings.cache_size, settings.cache_ttl_s
+        )
+        self.runner = EngineRunner(settings.max_searches, settings.queue_wait_ms / 1000)
+        self.fallbacks = 0
+        self.started_at = time.monotonic()
+
+    # -- moves ----------------------------------------------------------------------------
+    async def move(
+        self, position: Position, *, level: int, time_ms: int | None, seed: int | None
+    ) -> MoveAnswer:
+        """The engine's move for ``position`` within the request's budget."""
+        clock = _Clock(time.monotonic(), self.settings.budget_ms(time_ms))
+        exact = level == MAX_LEVEL and solver.can_solve(position)
+        cacheable = level == MAX_LEVEL and (seed is None or exact)
+        view: SymmetricView | None = None
+        if cacheable and symmetries_ready(position.geometry):
+            view = SymmetricView.of(position)
+            hit = self.moves.get(cache_key("move", view.canonical, level=level),
+                                 budget_ms=clock.budget_ms)
+            if hit is not None:
+                return MoveAnswer(position, _map_result(hit, view), True, clock.budget_ms)
+
+        def search() -> tuple[MoveResult, SymmetricView | None, bool]:
+            nonlocal view
+            if cacheable and view is None:
+                view = SymmetricView.of(position)
+                hit = self.moves.get(cache_key("move", view.canonical, level=level),
+                                     budget_ms=clock.budget_ms)
+                if hit is not None:
+                    return hit, view, True
+            target = view.canonical if view is not None else position
+            limit = None if exact else clock.left()
+            return choose_move(target, level=level, time_limit=limit, seed=seed), view, False
+
+        deadline = clock.exact_deadline if exact else clock.hard_deadline
+        try:
+            result, used_view, cached = await self._run(search, deadline)
+        except DeadlineExceededError:
+            if not exact:
+                raise self._overrun(clock) from None
+            self.fallbacks += 1
+            result, used_view, cached = await self._anytime_fallback(position, clock, seed)
+        if cacheable and used_view is not None and not cached:
+            self.moves.put(
+                cache_key("move", used_view.canonical, level=level),
+                result,
+                searched_ms=clock.budget_ms,
+                exact=result.method == "exact",
+            )
+        if used_view is not None:
+            result = _map_result(result, used_view)
+        return MoveAnswer(position, result, cached, clock.budget_ms)
+
+    async def _anytime_fallback(
+        self, position: Position, clock: _Clock, seed: int | None
+    ) -> tuple[MoveResult, SymmetricView | None, bool]:
+        anytime = _engine_module("noughts.search.anytime", "the anytime search")
+        anytime_move = cast(Callable[..., MoveResult], anytime.anytime_move)
+
+        def search() -> tuple[MoveResult, SymmetricView | None, bool]:
+            return anytime_move(position, time_limit=clock.left(), seed=seed), None, False
+
+        try:
+            found: tuple[MoveResult, SymmetricView | None, bool]
+            found = await self._run(search, clock.hard_deadline, admit=False)
+        except DeadlineExceededError:
+            raise self._overrun(clock) from None
+        return found
+
+    # -- analyses -------------------------------------------------------------------------
+    async def analyze(self, position: Position, *, time_ms: int | None) -> Analysis:
+        """Every legal move's value for ``position`` within the request's budget."""
+        clock = _Clock(time.monotonic(), self.settings.budget_ms(time_ms))
+        exact = solver.can_solve(position)
+        view: SymmetricView | None = None
+        if exact and symmetries_ready(position.geometry):
+            view = SymmetricView.of(position)
+            hit = self.analyses.get(cache_key("analyze", view.canonical, level=MAX_LEVEL),
+                                    budget_ms=clock.budget_ms)
+            if hit is not None:
+                moves = tuple(sorted((_map_eval(m, view) for m in hit), key=lambda m: m.move))
+                return Analysis(position, moves, 0, 0.0, True, clock.budget_ms)
+
+        def search() -> tuple[tuple[MoveEval, ...], int | None, float, SymmetricView | None]:
+            nonlocal view
+            if exact and view is None and shares_symmetries(position.geometry):
+                view = SymmetricView.of(position)
+            target = view.canonical if view is not None else position
+            counter = solver.solver_for(target.geometry)
+            nodes_before = counter.nodes
+            began = time.perf_counter()
+            limit = None if exact else clock.left()
+            moves = tuple(evaluate_moves(target, time_limit=limit))
+            elapsed = (time.perf_counter() - began) * 1000
+            nodes = counter.nodes - nodes_before if exact else None
+            return moves, nodes, elapsed, view
+
+        deadline = clock.exact_deadline if exact else clock.hard_deadline
+        try:
+            moves, nodes, elapsed, used_view = await self._run(search, deadline)
+        except DeadlineExceededError:
+            if not exact:
+                raise self._overrun(clock) from None
+            self.fallbacks += 1
+            moves, nodes, elapsed, used_view = await self._evaluate_fallback(position, clock)
+        if exact and used_view is not None and all(m.proven for m in moves):
+            self.analyses.put(
+                cache_key("analyze", used_view.canonical, level=MAX_LEVEL),
+                moves,
+                searched_ms=clock.budget_ms,
+                exact=True,
+            )
+        if used_view is not None:
+            moves = tuple(_map_eval(m, used_view) for m in moves)
+        moves = tuple(sorted(moves, key=lambda m: m.move))
+        return Analysis(position, moves, nodes, elapsed, False, clock.budget_ms)
+
+    async def _evaluate_fallback(
+        self, position: Position, clock: _Clock
+    ) -> tuple[tuple[MoveEval, ...], int | None, float, SymmetricView | None]:
+        anytime = _engine_module("noughts.search.anytime", "the anytime search")
+        anytime_evaluate = cast(Callable[..., list[MoveEval]], anytime.anytime_evaluate)
+
+        def search() -> tuple[tuple[MoveEval, ...], int | None, float, SymmetricView | None]:
+            began = time.perf_counter()
+            moves = tuple(anytime_evaluate(position, time_limit=clock.left()))
+            return moves, None, (time.perf_counter() - began) * 1000, None
+
+        try:
+            found: tuple[tuple[MoveEval, ...], int | None, float, SymmetricView | None]
+            found = await self._run(search, clock.hard_deadline, admit=False)
+        except DeadlineExceededError:
+            raise self._overrun(clock) from None
+        return found
+
+    # -- plumbing -------------------------------------------------------------------------
+    async def _run(self, work: Callable[[], Any], deadline: float, *, admit: bool = True) -> Any:
+        try:
+            return await self.runner.run(work, deadline=deadline, admit=admit)
+        except ImportError as error:
+            if _is_engine_import(error):
+                raise _unavailable(error) from error
+            raise
+
+    def _overrun(self, clock: _Clock) -> EngineOverrunError:
+        return EngineOverrunError(
+            f"the engine found no move within the budget of {clock.budget_ms} ms; "
+            "try again (work done so far is kept) or give a larger time_ms"
+        )
+
+    @property
+    def uptime_s(self) -> float:
+        return time.monotonic() - self.started_at

@@ -1,0 +1,231 @@
+"""The HTTP routes: the JSON API under /api/v1, health, the page, and the seed drop-in."""
+
+from __future__ import annotations
+
+import json
+from functools import lru_cache
+from pathlib import Path
+from typing import Annotated, Any
+
+from fastapi import APIRouter, Depends, Request
+from fastapi.responses import FileResponse, JSONResponse
+from pydantic import ValidationError
+
+from noughts.position import Mark, Position
+from noughts.search.solver import can_solve
+from noughts.service.conversion import (
+    analyze_response,
+    move_response,
+    position_from_bitmasks,
+    position_from_request,
+)
+from noughts.service.moves import MoveService
+from noughts.service.problems import (
+    SEED_PATH,
+    ProblemError,
+    check_json_content_type,
+    describe_validation_errors,
+)
+from noughts.service.schemas import (
+    AnalyzeRequest,
+    AnalyzeResponse,
+    CacheStats,
+    EngineStats,
+    ErrorResponse,
+    HealthResponse,
+    MoveRequest,
+    MoveResponse,
+    SeedMoveRequest,
+    StatsResponse,
+    VariantInfo,
+    VariantsResponse,
+)
+from noughts.service.settings import Settings
+from noughts.variants import ALIASES, NAMED_VARIANTS, variant
+
+__all__ = ["api", "site", "LISTED_VARIANTS", "SEED_VARIANT"]
+
+LISTED_VARIANTS = (*NAMED_VARIANTS, "3x3x3", "5x5k4", "7x7k5", "15x15k5")
+"""Variants listed at /api/v1/variants (any parseable name is accepted by the POSTs)."""
+
+SEED_VARIANT = "4x4k3"
+"""The 4x4 backend seed's board: 4x4 with 3 in a row."""
+
+
+def _errors(*codes: int) -> dict[int | str, dict[str, Any]]:
+    return {code: {"model": ErrorResponse} for code in codes}
+
+
+_POST_ERRORS = _errors(400, 409, 413, 415, 422, 429, 501, 503)
+
+
+def get_service(request: Request) -> MoveService:
+    service: MoveService = request.app.state.service
+    return service
+
+
+def get_settings(request: Request) -> Settings:
+    settings: Settings = request.app.state.settings
+    return settings
+
+
+ServiceDep = Annotated[MoveService, Depends(get_service)]
+SettingsDep = Annotated[Settings, Depends(get_settings)]
+JsonBody = Depends(check_json_content_type)
+
+api = APIRouter(prefix="/api/v1", tags=["engine"])
+site = APIRouter()
+
+
+@api.post(
+    "/move",
+    response_model=MoveResponse,
+    responses=_POST_ERRORS,
+    dependencies=[JsonBody],
+    summary="The engine's move",
+)
+async def post_move(body: MoveRequest, service: ServiceDep, settings: SettingsDep) -> MoveResponse:
+    """The move for the side to move, its value (proven outcome and plies, or score and
+    depth), the effort behind it, and the board after it."""
+    position = position_from_request(body, max_cells=settings.max_cells)
+    answer = await service.move(position, level=body.level, time_ms=body.time_ms, seed=body.seed)
+    return move_response(answer)
+
+
+@api.post(
+    "/analyze",
+    response_model=AnalyzeResponse,
+    responses=_POST_ERRORS,
+    dependencies=[JsonBody],
+    summary="Every legal move with its value",
+)
+async def post_analyze(
+    body: AnalyzeRequest, service: ServiceDep, settings: SettingsDep
+) -> AnalyzeResponse:
+    """Each legal move's value for the side to move (for the page's hint heat map)."""
+    position = position_from_request(body, max_cells=settings.max_cells)
+    return analyze_response(await service.analyze(position, time_ms=body.time_ms))
+
+
+@lru_cache(maxsize=1)
+def _variants() -> VariantsResponse:
+    aliases: dict[str, list[str]] = {}
+    for alias, name in ALIASES.items():
+        aliases.setdefault(variant(name).name, []).append(alias)
+    infos = []
+    for name in LISTED_VARIANTS:
+        geometry = variant(name)
+        infos.append(
+            VariantInfo(
+                name=geometry.name,
+                aliases=aliases.get(geometry.name, []),
+                shape=list(geometry.shape),
+                k=geometry.k,
+                cells=geometry.cells,
+                lines=len(geometry.lines),
+                exact=can_solve(Position("", geometry)),
+                featured=name in NAMED_VARIANTS,
+            )
+        )
+    return VariantsResponse(variants=infos)
+
+
+@api.get("/variants", response_model=VariantsResponse, summary="Supported variants")
+async def get_variants() -> VariantsResponse:
+    """The variants the page offers and a few more, with their size and whether exact play
+    is available from the empty board."""
+    return _variants()
+
+
+@api.get("/stats", response_model=StatsResponse, summary="Cache and engine counters")
+async def get_stats(service: ServiceDep) -> StatsResponse:
+    """Move-cache hits, misses and size; engine searches started, rejected and stopped."""
+    moves, analyses, runner = service.moves, service.analyses, service.runner
+    hits, misses = moves.hits + analyses.hits, moves.misses + analyses.misses
+    cache = CacheStats(
+        hits=hits,
+        misses=misses,
+        size=len(moves) + len(analyses),
+        maxsize=moves.maxsize + analyses.maxsize,
+        ttl_s=moves.ttl_s,
+        hit_rate=round(hits / (hits + misses), 4) if hits + misses else None,
+    )
+    engine = EngineStats(
+        running=runner.running,
+        max_searches=runner.max_searches,
+        started=runner.started,
+        rejected=runner.rejected,
+        deadline_misses=runner.deadline_misses,
+        fallbacks=service.fallbacks,
+    )
+    return StatsResponse(
+        **cache.model_dump(), cache=cache, engine=engine, uptime_s=round(service.uptime_s, 3)
+    )
+
+
+@site.get("/healthz", response_model=HealthResponse, tags=["service"], summary="Liveness")
+async def get_health() -> HealthResponse:
+    """``{"status": "ok"}`` while the process serves requests."""
+    return HealthResponse(status="ok")
+
+
+def web_directory() -> Path:
+    """The installed web page's directory (``noughts/web``)."""
+    return Path(__file__).resolve().parent.parent / "web"
+
+
+@site.get("/", include_in_schema=False)
+async def get_page() -> FileResponse:
+    """The web page."""
+    index = web_directory() / "index.html"
+    if not index.is_file():
+        raise ProblemError(404, "the web page is not installed (noughts/web/index.html)")
+    return FileResponse(index, media_type="text/html; charset=utf-8")
+
+
+_LENIENT_TYPES = frozenset(
+    {"", "application/json", "text/plain", "application/x-www-form-urlencoded"}
+)
+
+
+@site.post(
+    SEED_PATH,
+    response_model=list[int],
+    responses={
+        200: {"description": "The move as [row, col]", "content": {"application/json": {
+            "example": [1, 1]}}},
+        **_POST_ERRORS,
+    },
+    tags=["seed"],
+    summary="Drop-in for the 4x4 backend seed's clients",
+    openapi_extra={
+        "requestBody": {
+            "required": True,
+            "content": {"application/json": {"schema": SeedMoveRequest.model_json_schema()}},
+        }
+    },
+)
+async def post_seed_move(request: Request, service: ServiceDep) -> JSONResponse:
+    """The seed backend's one POST: ``{"numX", "numO", "isX"}`` on 4x4 with 3 in a row,
+    answered with ``[row, col]`` and ``Access-Control-Allow-Origin: *``. Like the seed's
+    Lambda it reads the body as JSON whatever the declared type (text/plain included)."""
+    media = request.headers.get("content-type", "").split(";", 1)[0].strip().lower()
+    if media not in _LENIENT_TYPES and not media.endswith("+json"):
+        raise ProblemError(415, f"unsupported Content-Type {media!r}: send a JSON body")
+    raw = await request.body()
+    try:
+        data = json.loads(raw)
+    except (ValueError, UnicodeDecodeError) as error:
+        raise ProblemError(400, f"request body is not valid JSON: {error}") from None
+    try:
+        seed_request = SeedMoveRequest.model_validate(data)
+    except ValidationError as error:
+        status, message = describe_validation_errors(list(error.errors()))
+        raise ProblemError(status, message) from None
+    to_move: Mark | None = None
+    if seed_request.isX is not None:
+        to_move = "X" if seed_request.isX else "O"
+    position = position_from_bitmasks(seed_request.numX, seed_request.numO, SEED_VARIANT, to_move)
+    answer = await service.move(position, level=10, time_ms=None, seed=None)
+    row, col = answer.result.coords
+    return JSONResponse([row, col], headers={"Access-Control-Allow-Origin": "*"})

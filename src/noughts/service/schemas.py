@@ -1,0 +1,205 @@
+"""The HTTP API's request and response models (pydantic), kept apart from engine types.
+
+>>> MoveRequest.model_validate({"board": "X../.O./...", "level": 7}).level
+7
+>>> MoveRequest.model_validate({"numX": 1, "numO": 2, "isX": True}).num_x
+1
+"""
+
+from __future__ import annotations
+
+from typing import Literal
+
+from pydantic import BaseModel, ConfigDict, Field, StrictBool, StrictInt
+
+__all__ = [
+    "MoveRequest",
+    "AnalyzeRequest",
+    "SeedMoveRequest",
+    "MoveResponse",
+    "MoveValueOut",
+    "AnalyzeResponse",
+    "VariantInfo",
+    "VariantsResponse",
+    "CacheStats",
+    "EngineStats",
+    "StatsResponse",
+    "HealthResponse",
+    "ErrorResponse",
+]
+
+MAX_BOARD_TEXT = 4096
+"""Longest board string accepted (a 19x19 board with separators fits easily)."""
+
+
+class _PositionFields(BaseModel):
+    """A position: a variant and a board string, or the 4x4 backend seed's bitmasks."""
+
+    model_config = ConfigDict(extra="forbid", populate_by_name=True)
+
+    variant: str = Field(
+        "3x3",
+        max_length=64,
+        description="Variant name: 3x3 (tictactoe), 4x4k3, 4x4, 4x4x4 (qubic), any RxCkK...",
+        examples=["3x3", "4x4k3", "4x4", "4x4x4"],
+    )
+    board: str | None = Field(
+        None,
+        max_length=MAX_BOARD_TEXT,
+        description="Cells row-major with X, O and '.'; '/' between rows, '|' between layers.",
+        examples=["X.O/.X./..."],
+    )
+    num_x: StrictInt | None = Field(
+        None, alias="numX", description="Bitmask of X's cells (bit row*cols + col)."
+    )
+    num_o: StrictInt | None = Field(
+        None, alias="numO", description="Bitmask of O's cells (bit row*cols + col)."
+    )
+    is_x: StrictBool | None = Field(
+        None, alias="isX", description="True if X is to move (settles who moves on equal counts)."
+    )
+    to_move: Literal["X", "O"] | None = Field(
+        None, description="The side to move (settles who moves on equal counts)."
+    )
+    time_ms: StrictInt | None = Field(
+        None, ge=1, le=10**9, description="Search budget in ms (capped by the server)."
+    )
+
+
+class MoveRequest(_PositionFields):
+    """Body of ``POST /api/v1/move``."""
+
+    level: StrictInt = Field(10, ge=0, le=10, description="Playing strength: 0 (weak) to 10.")
+    seed: StrictInt | None = Field(
+        None,
+        ge=-(2**63),
+        le=2**63 - 1,
+        description="Seed for the random choices of levels below 10 (answers are then repeatable).",
+    )
+
+
+class AnalyzeRequest(_PositionFields):
+    """Body of ``POST /api/v1/analyze`` (``level`` is accepted and ignored)."""
+
+    level: StrictInt | None = Field(None, ge=0, le=10, description="Ignored: analysis is level 10.")
+
+
+class SeedMoveRequest(BaseModel):
+    """The 4x4 backend seed's request: bitmasks on 4x4 with 3 in a row."""
+
+    model_config = ConfigDict(extra="ignore")
+
+    numX: StrictInt = Field(description="Bitmask of X's cells, bit row*4 + col.")
+    numO: StrictInt = Field(description="Bitmask of O's cells, bit row*4 + col.")
+    isX: StrictBool | None = Field(None, description="True if the bot plays X (X to move).")
+
+
+class MoveResponse(BaseModel):
+    """The engine's move, its value, the effort behind it and the board after it."""
+
+    variant: str
+    board: str = Field(description="The board before the move.")
+    to_move: Literal["X", "O"]
+    move: int = Field(description="Cell index, row-major from 0.")
+    coords: list[int] = Field(description="[row, col] or [layer, row, col].")
+    proven: bool
+    outcome: Literal["win", "draw", "loss"] | None = Field(
+        description="Proven outcome for the mover, or null when not proven."
+    )
+    plies: int | None = Field(description="Plies to the end under perfect play, when proven.")
+    score: float | None
+    depth: int | None
+    pv: list[int] = Field(description="Principal variation, starting with the move.")
+    nodes: int
+    elapsed_ms: float = Field(description="Time the search took (the original search on a hit).")
+    method: Literal["exact", "anytime", "level"]
+    level: int
+    cached: bool = Field(description="True if the answer came from the move cache.")
+    budget_ms: int = Field(description="The search budget this request was given.")
+    board_after: str
+    game_over: bool
+    winner: Literal["X", "O"] | None
+    winning_line: list[int] = Field(description="Cells of the completed line(s), if any.")
+
+
+class MoveValueOut(BaseModel):
+    """One legal move's value for the player who makes it."""
+
+    move: int
+    coords: list[int]
+    proven: bool
+    outcome: Literal["win", "draw", "loss"] | None
+    plies: int | None
+    score: float | None
+
+
+class AnalyzeResponse(BaseModel):
+    """Every legal move with its value (the page's hint heat map)."""
+
+    variant: str
+    board: str
+    to_move: Literal["X", "O"]
+    moves: list[MoveValueOut]
+    nodes: int | None = Field(description="Solver nodes searched (null when not counted).")
+    elapsed_ms: float
+    cached: bool
+    budget_ms: int
+
+
+class VariantInfo(BaseModel):
+    """A supported variant."""
+
+    name: str
+    aliases: list[str]
+    shape: list[int]
+    k: int
+    cells: int
+    lines: int
+    exact: bool = Field(description="True if the empty board is solved exactly on the spot.")
+    featured: bool = Field(description="One of the variants the web page offers.")
+
+
+class VariantsResponse(BaseModel):
+    variants: list[VariantInfo]
+
+
+class EngineStats(BaseModel):
+    running: int = Field(description="Searches running now (abandoned ones until they stop).")
+    max_searches: int
+    started: int
+    rejected: int = Field(description="Requests answered 429 because every search slot was busy.")
+    deadline_misses: int = Field(description="Searches stopped at their deadline.")
+    fallbacks: int = Field(description="Exact solves that ran out of time and fell back.")
+
+
+class CacheStats(BaseModel):
+    hits: int
+    misses: int
+    size: int
+    maxsize: int
+    ttl_s: float
+    hit_rate: float | None
+
+
+class StatsResponse(BaseModel):
+    """Cache and engine counters since the process started."""
+
+    hits: int
+    misses: int
+    size: int
+    maxsize: int
+    ttl_s: float
+    hit_rate: float | None
+    cache: CacheStats
+    engine: EngineStats
+    uptime_s: float
+
+
+class HealthResponse(BaseModel):
+    status: Literal["ok"]
+
+
+class ErrorResponse(BaseModel):
+    """Every error: one message naming the problem."""
+
+    detail: str

@@ -1,0 +1,76 @@
+"""Service settings, read from ``NOUGHTS_*`` environment variables (pydantic-settings).
+
+>>> settings = Settings(max_time_ms=2000, cors_origins="https://a.example, https://b.example")
+>>> settings.cors_origins
+['https://a.example', 'https://b.example']
+>>> settings.budget_ms(None), settings.budget_ms(60_000), settings.budget_ms(5)
+(1000, 2000, 5)
+"""
+
+from __future__ import annotations
+
+import json
+from typing import Annotated, Any
+
+from pydantic import Field, field_validator, model_validator
+from pydantic_settings import BaseSettings, NoDecode, SettingsConfigDict
+
+__all__ = ["Settings"]
+
+
+class Settings(BaseSettings):
+    """Every knob of the move service; each field ``name`` is read from ``NOUGHTS_NAME``."""
+
+    model_config = SettingsConfigDict(env_prefix="NOUGHTS_", extra="ignore")
+
+    host: str = Field(default="127.0.0.1", description="Address `noughts serve` binds to.")
+    port: int = Field(default=8000, ge=0, le=65535, description="Port `noughts serve` uses.")
+    default_time_ms: int = Field(
+        default=1000, ge=1, description="Search budget of a request that gives no time_ms."
+    )
+    max_time_ms: int = Field(
+        default=5000, ge=1, description="Cap on time_ms; answers come by the budget + 100 ms."
+    )
+    cache_size: int = Field(
+        default=10_000, ge=0, description="Most answers kept in the move cache (0: off)."
+    )
+    cache_ttl_s: float = Field(
+        default=3600.0, gt=0, description="Seconds an answer stays in the move cache."
+    )
+    cors_origins: Annotated[list[str], NoDecode] = Field(
+        default_factory=lambda: ["*"],
+        description="Origins allowed to call /api/v1 from a browser: comma-separated or JSON.",
+    )
+    max_body_bytes: int = Field(
+        default=16_384, ge=64, description="Largest request body accepted (else 413)."
+    )
+    max_searches: int = Field(
+        default=2, ge=1, description="Engine searches at once; more wait, then get 429."
+    )
+    queue_wait_ms: int = Field(
+        default=200, ge=0, description="How long a request waits for a search slot (then 429)."
+    )
+    max_cells: int = Field(
+        default=361, ge=1, description="Largest board (in cells) the service plays (else 400)."
+    )
+
+    @field_validator("cors_origins", mode="before")
+    @classmethod
+    def _split_origins(cls, value: Any) -> Any:
+        if isinstance(value, str):
+            text = value.strip()
+            if text.startswith("["):
+                return json.loads(text)
+            return [part.strip() for part in text.split(",") if part.strip()]
+        return value
+
+    @model_validator(mode="after")
+    def _check_budgets(self) -> Settings:
+        if self.default_time_ms > self.max_time_ms:
+            self.default_time_ms = self.max_time_ms
+        return self
+
+    def budget_ms(self, requested: int | None) -> int:
+        """The search budget for a request: its ``time_ms`` (or the default), capped."""
+        wanted = self.default_time_ms if requested is None else requested
+        return max(1, min(wanted, self.max_time_ms))
