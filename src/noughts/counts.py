@@ -223,6 +223,7 @@ class CountTables:
     def positions_up_to_symmetry(self) -> int:
         """Positions up to symmetry, by Burnside's lemma: the average number of positions
         each symmetry leaves unchanged (such a position is a union of the symmetry's cycles)."""
+        _require_whole_group(self.geometry)
         symmetries = self.geometry.symmetries
         total = self.positions()
         for permutation in symmetries[1:]:
@@ -259,6 +260,14 @@ class CountTables:
         if o_line:
             return x_count == o_count and self.last_moves(o) > 0
         return True
+
+
+def _require_whole_group(geometry: Geometry) -> None:
+    if not geometry.symmetries_complete:
+        raise TooLargeError(
+            f"{geometry.name} has more than {len(geometry.symmetries)} symmetries; counts up "
+            "to symmetry need the whole group"
+        )
 
 
 def _cycles(permutation: tuple[int, ...]) -> list[Bitboard]:
@@ -301,6 +310,7 @@ def walk_up_to_symmetry(geometry: Geometry) -> tuple[int, int]:
             f"{geometry.name} has {cells} cells; games up to symmetry are limited to "
             f"boards of at most {MAX_WALK_CELLS} cells"
         )
+    _require_whole_group(geometry)
     tables = _image_tables(geometry)
     full = geometry.full
     lines_through = geometry.lines_through

@@ -194,7 +194,23 @@ class Geometry:
         >>> len(Geometry((4, 4, 4), 4).symmetries)
         192
         """
-        return tuple(_find_automorphisms(self))
+        return tuple(self._automorphisms[0])
+
+    @property
+    def symmetries_complete(self) -> bool:
+        """False if the group has more than :data:`MAX_SYMMETRIES` elements and
+        :attr:`symmetries` holds only some (degenerate boards such as k = 1 or 2x2x2).
+
+        Any subset still gives sound canonical keys; counting orbits needs them all.
+
+        >>> Geometry((3, 3), 3).symmetries_complete, Geometry((2, 2, 2), 2).symmetries_complete
+        (True, False)
+        """
+        return self._automorphisms[1]
+
+    @cached_property
+    def _automorphisms(self) -> tuple[list[tuple[int, ...]], bool]:
+        return _find_automorphisms(self)
 
     @cached_property
     def _transform_tables(self) -> list[list[list[Bitboard]]]:
@@ -258,8 +274,11 @@ class Geometry:
         return best & self.full, best >> cells, best_symmetry
 
 
-def _find_automorphisms(geometry: Geometry) -> list[tuple[int, ...]]:
-    """All cell permutations that keep collinearity and map the line set onto itself."""
+def _find_automorphisms(geometry: Geometry) -> tuple[list[tuple[int, ...]], bool]:
+    """Cell permutations that keep collinearity and map the line set onto itself.
+
+    Returns them (at most :data:`MAX_SYMMETRIES`) and whether that is all of them.
+    """
     cells = geometry.cells
     line_set = set(geometry.lines)
     collinear = [0] * cells
@@ -286,38 +305,47 @@ def _find_automorphisms(geometry: Geometry) -> list[tuple[int, ...]]:
         placed |= 1 << best
         remaining.remove(best)
 
+    # Each cell's earlier cells it is collinear with: its image must be collinear with
+    # exactly their images among the cells placed so far (and with no other placed image).
+    partners = [
+        [earlier for earlier in order[:depth] if collinear[cell] >> earlier & 1]
+        for depth, cell in enumerate(order)
+    ]
+    line_cells = [list(scan_forward(line)) for line in geometry.lines]
     found: list[tuple[int, ...]] = []
     image = [0] * cells
-    full = geometry.full
 
     def extend(depth: int, used: int) -> None:
-        if len(found) >= MAX_SYMMETRIES:
+        if len(found) > MAX_SYMMETRIES:
             return
         if depth == cells:
-            perm = tuple(image)
-            if all(_map(line, perm) in line_set for line in geometry.lines):
-                found.append(perm)
+            for members in line_cells:
+                mapped = 0
+                for member in members:
+                    mapped |= 1 << image[member]
+                if mapped not in line_set:
+                    return
+            found.append(tuple(image))
             return
         cell = order[depth]
         candidates = same_signature[cell] & ~used
-        for earlier in order[:depth]:
-            if collinear[cell] >> earlier & 1:
-                candidates &= collinear[image[earlier]]
-            else:
-                candidates &= full & ~collinear[image[earlier]]
-            if not candidates:
-                return
-        for target in scan_forward(candidates):
-            image[cell] = target
-            extend(depth + 1, used | (1 << target))
+        wanted = 0
+        for index, earlier in enumerate(partners[depth]):
+            target = image[earlier]
+            wanted |= 1 << target
+            if index < 2:
+                candidates &= collinear[target]
+        while candidates:
+            low = candidates & -candidates
+            candidates ^= low
+            target = low.bit_length() - 1
+            if collinear[target] & used == wanted:
+                image[cell] = target
+                extend(depth + 1, used | low)
 
     extend(0, 0)
+    complete = len(found) <= MAX_SYMMETRIES
+    found = found[:MAX_SYMMETRIES]
     found.sort(key=lambda perm: perm != tuple(range(cells)))
-    return found
+    return found, complete
 
-
-def _map(bb: Bitboard, perm: tuple[int, ...]) -> Bitboard:
-    result = 0
-    for cell in scan_forward(bb):
-        result |= 1 << perm[cell]
-    return result
