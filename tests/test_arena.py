@@ -1,0 +1,140 @@
+"""The arena: repeatable games, broken players lose with the reason, nothing hangs."""
+
+from __future__ import annotations
+
+import json
+import time
+from pathlib import Path
+
+import pytest
+
+from noughts.arena import make_tasks, run_arena, run_match
+from noughts.cli import main
+from noughts.errors import NoughtsError
+from noughts.position import Position
+
+
+class IllegalPlayer:
+    name = "illegal"
+
+    def move(self, position: Position) -> int:
+        return next(iter(scan_occupied(position)), 99)
+
+
+def scan_occupied(position: Position) -> list[int]:
+    return [cell for cell in range(position.geometry.cells) if position.occupied >> cell & 1]
+
+
+class RaisingPlayer:
+    name = "raiser"
+
+    def move(self, position: Position) -> int:
+        raise RuntimeError("my evaluation blew up")
+
+
+class SlowPlayer:
+    name = "slow"
+
+    def move(self, position: Position) -> int:
+        time.sleep(0.3)
+        return next(iter(position.legal_moves))
+
+
+class HangingPlayer:
+    name = "hanger"
+
+    def move(self, position: Position) -> int:
+        time.sleep(3600)
+        return 0
+
+
+def test_same_seed_same_games() -> None:
+    options = {"variant": "3x3", "games": 12, "seed": 11, "openings": 1, "workers": 2}
+    first = run_match("level:4", "level:2", **options)
+    second = run_match("level:4", "level:2", **options)
+    in_process = run_match("level:4", "level:2", **{**options, "workers": 0})
+    moves = [r.moves for r in first.records]
+    assert moves == [r.moves for r in second.records] == [r.moves for r in in_process.records]
+    other_seed = run_match("level:4", "level:2", **{**options, "seed": 12})
+    assert moves != [r.moves for r in other_seed.records]
+
+
+def test_colours_alternate_and_couples_share_openings() -> None:
+    tasks = make_tasks(2, 6, seed=3, openings=2, geometry_name="3x3")
+    assert [t.x for t in tasks] == [0, 1, 0, 1, 0, 1]
+    assert tasks[0].opening == tasks[1].opening and len(tasks[0].opening) == 2
+    assert tasks[0].opening != tasks[2].opening or tasks[2].opening != tasks[4].opening
+
+
+@pytest.mark.parametrize(
+    ("player", "reason"),
+    [
+        (IllegalPlayer(), "played an illegal move: cell"),
+        (RaisingPlayer(), "raised RuntimeError: my evaluation blew up"),
+        (SlowPlayer(), "overran its time: 0.3"),
+    ],
+)
+def test_broken_players_lose_with_the_reason(player: object, reason: str) -> None:
+    result = run_arena(
+        [player, "random"], variant="3x3", games=2, seed=1, workers=1, move_limit=0.2
+    )
+    for record in result.records:
+        loser = "X" if record.result == "O" else "O"
+        assert record.players[loser] == player.name  # type: ignore[attr-defined]
+        assert reason in record.reason
+    assert result.stats.losses == 2
+    assert sum(result.pairs[0].failures.values()) == 2
+
+
+def test_a_hanging_player_is_killed_and_loses() -> None:
+    started = time.monotonic()
+    result = run_arena(
+        [HangingPlayer(), "level:10"],
+        variant="3x3",
+        games=2,
+        workers=2,
+        move_limit=0.3,
+        kill_grace=0.5,
+    )
+    assert time.monotonic() - started < 15
+    assert [r.result for r in result.records] == ["O", "X"]
+    assert all("hanger" in r.players.values() and "was killed" in r.reason for r in result.records)
+
+
+def test_level_ten_never_loses_to_random() -> None:
+    result = run_match("level:10", "random", variant="3x3", games=60, seed=5, workers=2)
+    assert result.stats.losses == 0 and result.stats.wins >= 50
+
+
+def test_round_robin_elo_table() -> None:
+    result = run_arena(["level:10", "random", "level:5"], games=10, seed=2, workers=2)
+    assert len(result.pairs) == 3 and len(result.records) == 30
+    assert result.table[0].name == "level:10" and result.table[-1].name == "random"
+
+
+def test_bad_options() -> None:
+    with pytest.raises(NoughtsError, match="at least two players"):
+        run_arena(["random"])
+    with pytest.raises(NoughtsError, match="games must be at least 1"):
+        run_match("random", "random", games=0)
+
+
+def test_cli_match_json_and_replay(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    summary, games = tmp_path / "m.json", tmp_path / "g.jsonl"
+    code = main(
+        ["arena", "level:10", "random", "--games", "6", "--seed", "4", "--quiet",
+         "--json", str(summary), "--games-out", str(games)]
+    )
+    assert code == 0
+    out = capsys.readouterr().out
+    assert "level:10 first (X)" in out and "Elo difference" in out
+    data = json.loads(summary.read_text())
+    assert data["games"] == 6 and data["losses"] == 0
+    assert data["wins"] + data["draws"] == 6 and len(data["score_ci95"]) == 2
+    lines = [json.loads(line) for line in games.read_text().splitlines()]
+    assert [g["game"] for g in lines] == list(range(6))
+    assert main(["replay", str(games), "--game", "1"]) == 0
+    replay = capsys.readouterr().out
+    assert "1. X random plays cell" in replay and f"result: {lines[1]['result']}" in replay
+    assert main(["replay", str(games), "--game", "9"]) == 2
+    assert "has no game 9" in capsys.readouterr().err

@@ -1,0 +1,119 @@
+"""Player specs and the player protocol."""
+
+from __future__ import annotations
+
+import pytest
+
+from noughts.engine import MoveResult
+from noughts.errors import NoughtsError
+from noughts.players import (
+    LevelPlayer,
+    Player,
+    RandomPlayer,
+    as_spec,
+    move_of,
+    parse_player,
+)
+from noughts.position import Position
+
+
+def first_empty(position: Position) -> int:
+    """A module-level callable for the ``module:callable`` spec."""
+    return next(iter(position.legal_moves))
+
+
+class Seeded:
+    """A player class built with ``seed=`` for every game."""
+
+    def __init__(self, seed: int | None = None) -> None:
+        self.name = f"seeded-{seed}"
+        self.seed = seed
+
+    def move(self, position: Position) -> int:
+        return list(position.legal_moves)[-1]
+
+
+@pytest.mark.parametrize(
+    ("text", "name"),
+    [
+        ("random", "random"),
+        ("level:7", "level:7"),
+        ("level:0", "level:0"),
+        ("impossible", "level:10"),
+        ("level:easy", "level:2"),
+        ("Medium", "level:5"),
+        ("seed-qubic", "seed-qubic:3"),
+        ("seed-qubic:2", "seed-qubic:2"),
+        ("seed-qubic:2:defensive", "seed-qubic:2:defensive"),
+        ("seed-4x4", "seed-4x4"),
+        ("seed-random", "seed-random"),
+        ("noughts.players:RandomPlayer", "noughts.players:RandomPlayer"),
+    ],
+)
+def test_specs_parse_to_names(text: str, name: str) -> None:
+    assert parse_player(text).name == name
+
+
+def test_module_callable_spec_builds_a_player() -> None:
+    player = parse_player("noughts.players:RandomPlayer").create(seed=3)
+    assert isinstance(player, RandomPlayer) and player.move(Position("XO./.../...")) in range(2, 9)
+
+
+@pytest.mark.parametrize(
+    ("text", "message"),
+    [
+        ("level:11", "level must be an integer from 0 to 10"),
+        ("level:x", "level must be an integer"),
+        ("seed-qubic:9", "depth must be an integer from 1 to 6"),
+        ("seed-qubic:2:reckless", "style must be balanced, aggressive or defensive"),
+        ("nobody", "unknown player 'nobody'"),
+        ("no_such_module_xyz:f", "cannot import module 'no_such_module_xyz'"),
+        ("math:no_such_function", "has no attribute 'no_such_function'"),
+        ("", "non-empty string"),
+    ],
+)
+def test_bad_specs_name_the_problem(text: str, message: str) -> None:
+    with pytest.raises(NoughtsError, match=message):
+        parse_player(text)
+
+
+def test_level_players_are_seeded() -> None:
+    def game(seed: int) -> list[int]:
+        player = parse_player("level:3").create(seed=seed)
+        assert isinstance(player, LevelPlayer) and isinstance(player, Player)
+        position, moves = Position(), []
+        while not position.is_over:
+            answer = player.move(position)
+            assert isinstance(answer, MoveResult) and answer.method == "level"
+            moves.append(answer.move)
+            position = position.play(answer.move)
+        return moves
+
+    assert game(1) == game(1)
+    assert len({tuple(game(seed)) for seed in range(8)}) > 4
+
+
+def test_level_ten_player_uses_the_engine() -> None:
+    answer = parse_player("level:10").create(seed=0).move(Position("XX./OO./..."))
+    assert isinstance(answer, MoveResult) and answer.method == "exact" and answer.move == 2
+
+
+def test_random_player_plays_legal_moves() -> None:
+    player = RandomPlayer(seed=4)
+    position = Position("XO./.X./..O")
+    assert {player.move(position) for _ in range(50)} == set(position.legal_moves)
+
+
+def test_python_objects_become_specs() -> None:
+    assert move_of(as_spec(first_empty).create(seed=1).move(Position("X........"))) == 1
+    built = as_spec(Seeded).create(seed=42)
+    assert built.name == "seeded-42" and built.move(Position()) == 8
+    shared = RandomPlayer(seed=1)
+    assert as_spec(shared).create(seed=5) is shared
+    with pytest.raises(NoughtsError, match="not a player"):
+        as_spec(42)
+
+
+def test_move_of_reads_results() -> None:
+    assert move_of(5) == 5
+    assert move_of("nonsense") == "nonsense"  # left for the arena to reject
