@@ -9,6 +9,7 @@ imported only when the command runs.
 from __future__ import annotations
 
 import argparse
+import math
 import random
 from dataclasses import dataclass
 
@@ -33,7 +34,10 @@ def add_arguments(name: str, parser: argparse.ArgumentParser) -> None:
         "--level",
         default=None,
         metavar="L[,L]",
-        help=f"AI strength 0-{MAX_LEVEL} (default {MAX_LEVEL}); with --watch 'X,O' sets both",
+        help=(
+            f"AI strength 0-{MAX_LEVEL} or easy/medium/hard/impossible (default {MAX_LEVEL});"
+            " with --watch 'X,O' sets each side, e.g. 3,10"
+        ),
     )
     parser.add_argument(
         "--first",
@@ -73,6 +77,8 @@ def parse_levels(text: str | None, count: int) -> list[int]:
 
     >>> parse_levels(None, 2), parse_levels("7", 2), parse_levels("3,10", 2)
     ([10, 10], [7, 7], [3, 10])
+    >>> parse_levels("Easy,impossible", 2)
+    [2, 10]
     >>> parse_levels("3,10", 1)
     Traceback (most recent call last):
     ...
@@ -83,9 +89,7 @@ def parse_levels(text: str | None, count: int) -> list[int]:
     parts = [part.strip() for part in text.split(",")]
     levels = []
     for part in parts:
-        if not part.isdigit() or not 0 <= int(part) <= MAX_LEVEL:
-            raise fail(f"--level: {part!r} is not a level from 0 to {MAX_LEVEL}")
-        levels.append(int(part))
+        levels.append(_level(part))
     if len(levels) == 1:
         return levels * count
     if len(levels) != count:
@@ -94,6 +98,21 @@ def parse_levels(text: str | None, count: int) -> list[int]:
             f"--level {text} names {len(levels)} levels but this game has {count} AI {players}"
         )
     return levels
+
+
+def _level(text: str) -> int:
+    """A level number, or a preset name (easy, medium, hard, impossible)."""
+    if text.isdigit() and 0 <= int(text) <= MAX_LEVEL:
+        return int(text)
+    if text.isalpha():
+        from noughts.levels import PRESETS
+
+        if text.lower() in PRESETS:
+            return PRESETS[text.lower()]
+    raise fail(
+        f"--level: {text!r} is not a level from 0 to {MAX_LEVEL} "
+        "nor one of easy, medium, hard, impossible"
+    )
 
 
 @dataclass(frozen=True)
@@ -135,7 +154,8 @@ def plan_game(args: argparse.Namespace, rng: random.Random) -> GameSetup:
     else:
         human = "X" if mark == "X" else "O"
         first_mark = human if first == "you" else other(human)
-    levels: dict[Mark, int | None] = {human: None, other(human): level}
+    marks: tuple[Mark, Mark] = ("X", "O")
+    levels: dict[Mark, int | None] = {mark: None if mark == human else level for mark in marks}
     return GameSetup(levels, first_mark)
 
 
@@ -145,9 +165,9 @@ def run(name: str, args: argparse.Namespace) -> int:
     from noughts.variants import variant
 
     geometry = variant(args.variant)
-    if not args.time > 0:
+    if not (math.isfinite(args.time) and args.time > 0):
         raise fail(f"--time must be a positive number of seconds, not {args.time}")
-    if args.delay is not None and args.delay < 0:
+    if args.delay is not None and not (math.isfinite(args.delay) and args.delay >= 0):
         raise fail(f"--delay must not be negative, not {args.delay}")
     setup = plan_game(args, random.Random(args.seed))
     seats = {

@@ -47,13 +47,15 @@ class Terminal:
     console: Console
     stdin: TextIO
     interactive: bool
+    echo: bool = True
 
     @classmethod
     def standard(cls) -> Terminal:
         """The process's own terminal or pipes (colour only when stdout is a terminal)."""
         console = Console(highlight=False, soft_wrap=True)
-        interactive = sys.stdin.isatty() and console.is_terminal
-        return cls(console, sys.stdin, interactive)
+        stdin_is_terminal = sys.stdin.isatty()
+        interactive = stdin_is_terminal and console.is_terminal
+        return cls(console, sys.stdin, interactive, echo=not stdin_is_terminal)
 
     @property
     def unicode(self) -> bool:
@@ -77,7 +79,7 @@ class Terminal:
             self.console.print()
             return None
         line = line.rstrip("\r\n")
-        self.console.print(escape(line))
+        self.console.print(escape(line) if self.echo else "")
         return line
 
 
@@ -327,9 +329,10 @@ class GameLoop:
         return cell_name(self.session.geometry, cell)
 
     def _effort(self, result: MoveResult) -> str:
+        """What the AI saw and what it cost; a level's private guesses stay private."""
         seconds = result.elapsed_ms / 1000
-        parts = [describe_value(result)]
-        if not result.proven and result.depth is not None:
+        parts = [] if result.method == "level" else [describe_value(result)]
+        if result.method == "anytime" and result.depth is not None:
             parts.append(f"depth {result.depth}")
         parts.append(f"{seconds:.2f} s")
         return ", ".join(parts)
