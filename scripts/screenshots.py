@@ -1,0 +1,152 @@
+"""Screenshots of the web page for the README: one per variant and one phone-sized.
+
+Usage: python scripts/screenshots.py [--url http://127.0.0.1:8000] [--out docs/img]
+
+Without --url it starts `python -m noughts serve` on a free port. It drives Debian's
+Chromium through Playwright (sync API); the browser tests call :func:`capture` too.
+"""
+
+from __future__ import annotations
+
+import argparse
+import contextlib
+import os
+import shutil
+import socket
+import subprocess
+import sys
+import time
+import urllib.request
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+ROOT = Path(__file__).resolve().parents[1]
+CHROMIUM_ARGS = [
+    "--headless",
+    "--no-sandbox",
+    "--disable-gpu",
+    "--disable-quic",
+    "--no-first-run",
+    "--disable-background-networking",
+    "--disable-component-update",
+    "--disable-sync",
+]
+DESKTOP = {"width": 1280, "height": 860}
+PHONE = {"width": 390, "height": 844}
+
+# name -> (address parameters, cells the player clicks, engine's view on?, cell to hover)
+SCENES: dict[str, tuple[dict[str, str], list[int], bool, int | None]] = {
+    "3x3": ({"variant": "3x3"}, [0, 8], True, None),
+    "4x4k3": ({"variant": "4x4k3", "level": "8"}, [5, 10], True, None),
+    "4x4": ({"variant": "4x4", "level": "10"}, [5, 10, 0], False, None),
+    "4x4x4": ({"variant": "4x4x4", "think": "300"}, [21, 42, 0, 63], False, 22),
+}
+
+
+def _wait_idle(page: Any) -> None:
+    page.wait_for_function("document.getElementById('status').dataset.state !== 'thinking'")
+
+
+def _open(page: Any, base_url: str, params: dict[str, str]) -> None:
+    query = "&".join(f"{key}={value}" for key, value in params.items())
+    page.goto(f"{base_url}/?{query}")
+    page.wait_for_selector("html[data-ready]")
+    _wait_idle(page)
+
+
+def _click_empty(page: Any, cell: int) -> None:
+    """Click ``cell`` if it is empty, else the first empty cell after it."""
+    empty = page.eval_on_selector_all(
+        ".cell",
+        "cells => cells.filter(c => !c.classList.contains('taken')).map(c => +c.dataset.cell)",
+    )
+    if not empty:
+        return
+    target = cell if cell in empty else min(empty, key=lambda c: (c < cell, c))
+    page.click(f".cell[data-cell='{target}']")
+    _wait_idle(page)
+
+
+def capture(browser: Any, base_url: str, out_dir: Path) -> list[Path]:
+    """Save one screenshot per variant and a phone-sized finished game; return the paths."""
+    out_dir.mkdir(parents=True, exist_ok=True)
+    saved = []
+    for name, (params, clicks, engine_view, hover) in SCENES.items():
+        context = browser.new_context(viewport=DESKTOP, device_scale_factor=1)
+        page = context.new_page()
+        _open(page, base_url, params)
+        for cell in clicks:
+            _click_empty(page, cell)
+        if engine_view:
+            page.click("label.switch")
+            page.wait_for_selector(".cell.has-heat")
+        if hover is not None:
+            page.hover(f".cell[data-cell='{hover}']")
+        page.wait_for_timeout(450)  # let the marks finish drawing
+        path = out_dir / f"{name}.png"
+        page.screenshot(path=str(path), full_page=True)
+        saved.append(path)
+        context.close()
+
+    # a phone: a finished 3x3 game, the player having walked into a lost position
+    context = browser.new_context(viewport=PHONE, device_scale_factor=2, is_mobile=True)
+    page = context.new_page()
+    _open(page, base_url, {"variant": "3x3"})
+    while page.get_attribute("#status", "data-state") == "playing":
+        _click_empty(page, 0)
+    page.wait_for_timeout(600)
+    path = out_dir / "phone.png"
+    page.screenshot(path=str(path), full_page=False)
+    saved.append(path)
+    context.close()
+    return saved
+
+
+def _free_port() -> int:
+    with socket.socket() as sock:
+        sock.bind(("127.0.0.1", 0))
+        return int(sock.getsockname()[1])
+
+
+@contextlib.contextmanager
+def _server() -> Iterator[str]:
+    port = _free_port()
+    process = subprocess.Popen(
+        [sys.executable, "-m", "noughts", "serve", "--host", "127.0.0.1", "--port", str(port)],
+        cwd=ROOT,
+        env=dict(os.environ),
+    )
+    url = f"http://127.0.0.1:{port}"
+    try:
+        for _ in range(300):
+            with contextlib.suppress(OSError), urllib.request.urlopen(f"{url}/healthz", timeout=2):
+                break
+            time.sleep(0.1)
+        yield url
+    finally:
+        process.terminate()
+        process.wait(timeout=10)
+
+
+def main() -> int:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--url", help="a running noughts server (default: start one)")
+    parser.add_argument("--out", type=Path, default=ROOT / "docs" / "img")
+    args = parser.parse_args()
+    from playwright.sync_api import sync_playwright
+
+    with contextlib.ExitStack() as stack:
+        url = args.url.rstrip("/") if args.url else stack.enter_context(_server())
+        playwright = stack.enter_context(sync_playwright())
+        browser = playwright.chromium.launch(
+            executable_path=shutil.which("chromium"), args=CHROMIUM_ARGS
+        )
+        for path in capture(browser, url, args.out):
+            print(path)
+        browser.close()
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())

@@ -1,0 +1,84 @@
+// The page's only network: the noughts move API (POST /api/v1/move, /api/v1/analyze).
+//
+// The API's base URL comes from ?api=<url> on the page's address, else from
+// <meta name="noughts-api" content="<url>">, else the page's own origin. So the same
+// static files work behind `noughts serve` and pointed at a Lambda deployment.
+
+/** An API failure with a message fit to show a player. */
+export class ApiError extends Error {
+  constructor(message, { status = 0, cancelled = false } = {}) {
+    super(message);
+    this.name = "ApiError";
+    this.status = status;
+    this.cancelled = cancelled;
+  }
+}
+
+/** The API base URL without a trailing slash ("" means this page's origin). */
+export function apiBase(doc = document, href = window.location.href) {
+  const fromQuery = new URL(href).searchParams.get("api");
+  const meta = doc.querySelector('meta[name="noughts-api"]');
+  const base = (fromQuery ?? (meta ? meta.getAttribute("content") : "") ?? "").trim();
+  return base.replace(/\/+$/, "");
+}
+
+function friendly(status, detail) {
+  const said = detail ? ` (${detail})` : "";
+  if (status === 429) return "The engine is busy with other players right now. Please try again in a moment.";
+  if (status === 409) return `The server says this game is already over${said}.`;
+  if (status === 413) return "That request was too large for the server.";
+  if (status >= 400 && status < 500) return `The server could not use this position${said}.`;
+  if (detail) return `The engine could not answer: ${detail}.`.replace(/\.\.$/, ".");
+  return `The server ran into a problem (HTTP ${status}). Please try again.`;
+}
+
+/**
+ * POST a JSON body to `path` under the API base and return the parsed answer.
+ * Rejects with an ApiError carrying a friendly message on a network error, a timeout,
+ * an HTTP error or a non-JSON answer; with `cancelled: true` when `signal` aborts.
+ */
+export async function postJson(base, path, body, { timeoutMs = 15000, signal } = {}) {
+  const controller = new AbortController();
+  let timedOut = false;
+  const timer = setTimeout(() => {
+    timedOut = true;
+    controller.abort();
+  }, timeoutMs);
+  const onAbort = () => controller.abort();
+  if (signal) {
+    if (signal.aborted) controller.abort();
+    else signal.addEventListener("abort", onAbort, { once: true });
+  }
+  let response;
+  try {
+    response = await fetch(`${base}${path}`, {
+      method: "POST",
+      headers: { "Content-Type": "application/json", Accept: "application/json" },
+      body: JSON.stringify(body),
+      signal: controller.signal,
+    });
+  } catch (error) {
+    if (timedOut) {
+      throw new ApiError(`The engine did not answer within ${Math.round(timeoutMs / 1000)} s. Please try again.`);
+    }
+    if (signal && signal.aborted) throw new ApiError("cancelled", { cancelled: true });
+    throw new ApiError("Cannot reach the engine. Check your connection or the API address, then try again.");
+  } finally {
+    clearTimeout(timer);
+    if (signal) signal.removeEventListener("abort", onAbort);
+  }
+  let data = null;
+  try {
+    data = await response.json();
+  } catch {
+    data = null;
+  }
+  if (!response.ok) {
+    const detail = data && typeof data.detail === "string" ? data.detail : "";
+    throw new ApiError(friendly(response.status, detail), { status: response.status });
+  }
+  if (data === null || typeof data !== "object") {
+    throw new ApiError("The engine sent an answer this page cannot read.", { status: response.status });
+  }
+  return data;
+}

@@ -1,0 +1,518 @@
+// The noughts page: play every variant against the engine through its HTTP API.
+//
+// State lives here; the board view draws it (board.js), the API client talks to the
+// server (api.js), the geometry knows lines and board strings (geometry.js), and
+// values.js turns the engine's move values into heat-map labels.
+//
+// Address parameters (all optional): api=<base url>, variant=3x3|4x4k3|4x4|4x4x4,
+// you=X|O, first=you|ai|random, level=0-10, board=<board string> (start from a position;
+// with equal counts `to`=X|O says who moves), think=<ms> (the AI's time per move on
+// boards it cannot solve exactly).
+
+import { ApiError, apiBase, postJson } from "./api.js";
+import { BoardView } from "./board.js";
+import { VARIANTS, boardString, cellName, geometry, other, parseBoard, winningLine } from "./geometry.js";
+import { bestCells, describeMove, heatMap, levelName, LEVEL_STOPS } from "./values.js";
+
+const TALLY_KEY = "noughts.tally.v1";
+const PREFS_KEY = "noughts.prefs.v1";
+const DEFAULT_THINK_MS = 1000;
+
+const $ = (id) => document.getElementById(id);
+
+const params = new URL(window.location.href).searchParams;
+const api = apiBase();
+
+const state = {
+  geo: null,
+  human: "X",
+  ai: "O",
+  firstSetting: "you", // you | ai | random
+  first: "X", // the mark that moved first in this game
+  level: 10,
+  board: [],
+  history: [], // {cell, mark, by: "human" | "ai"}
+  result: null, // null while playing; {winner: "X" | "O" | null, line: [cells] | null}
+  busy: false, // waiting for the AI's move
+  pending: null, // AbortController of the request in flight
+  retry: null, // function to retry the failed request
+  heat: null, // {map, best} for the position on the board, or null
+  heatBoard: "", // board string the heat map belongs to
+  engineView: false,
+  lastAi: null,
+  generation: 0, // bumps on every change that makes answers in flight stale
+};
+
+const view = new BoardView($("board"), (cell) => humanPlay(cell));
+
+// ---------------------------------------------------------------- preferences
+
+function loadJson(key, fallback) {
+  try {
+    const value = JSON.parse(window.localStorage.getItem(key) || "null");
+    return value && typeof value === "object" ? value : fallback;
+  } catch {
+    return fallback;
+  }
+}
+
+function saveJson(key, value) {
+  try {
+    window.localStorage.setItem(key, JSON.stringify(value));
+  } catch {
+    // private mode or storage full: the page works without it
+  }
+}
+
+function savePrefs() {
+  saveJson(PREFS_KEY, {
+    variant: state.geo.name,
+    mark: state.human,
+    first: state.firstSetting,
+    level: state.level,
+    engineView: state.engineView,
+  });
+}
+
+// ---------------------------------------------------------------- game state
+
+function toMove(board = state.board) {
+  const xs = board.filter((m) => m === "X").length;
+  const os = board.filter((m) => m === "O").length;
+  if (xs === os) return state.first;
+  return xs > os ? "O" : "X";
+}
+
+function outcome(board) {
+  const line = winningLine(state.geo, board);
+  if (line) return { winner: board[line[0]], line };
+  if (board.every(Boolean)) return { winner: null, line: null };
+  return null;
+}
+
+function humansTurn() {
+  return !state.result && !state.busy && toMove() === state.human;
+}
+
+function thinkMs() {
+  const asked = Number(params.get("think"));
+  return Number.isFinite(asked) && asked > 0 ? Math.round(asked) : DEFAULT_THINK_MS;
+}
+
+function requestBody(extra = {}) {
+  const body = {
+    variant: state.geo.name,
+    board: boardString(state.geo, state.board),
+    to_move: toMove(),
+    ...extra,
+  };
+  if (state.geo.dims === 3) body.time_ms = thinkMs();
+  return body;
+}
+
+function abortPending() {
+  state.generation += 1;
+  if (state.pending) state.pending.abort();
+  state.pending = null;
+  state.busy = false;
+}
+
+function newGame() {
+  abortPending();
+  hideMessage();
+  const setting = state.firstSetting;
+  const starter = setting === "random" ? (Math.random() < 0.5 ? "you" : "ai") : setting;
+  state.first = starter === "you" ? state.human : state.ai;
+  state.board = new Array(state.geo.cells).fill(null);
+  state.history = [];
+  state.result = null;
+  state.heat = null;
+  state.lastAi = null;
+  renderStats();
+  render();
+  if (!state.result && toMove() === state.ai) aiMove();
+  else afterHumanTurnBegins();
+}
+
+function place(cell, by) {
+  const mark = toMove();
+  state.board[cell] = mark;
+  state.history.push({ cell, mark, by });
+  state.heat = null;
+  state.result = outcome(state.board);
+  if (state.result) recordResult();
+}
+
+function humanPlay(cell) {
+  if (state.result) return say("The game is over. Start a new game, or undo your last move.", true);
+  if (state.busy) return say("Wait for the AI's move.", true);
+  if (toMove() !== state.human) return;
+  if (state.board[cell]) return say(`${cellName(state.geo, cell)} is taken; pick an empty cell.`, true);
+  hideMessage();
+  place(cell, "human");
+  render();
+  if (!state.result) aiMove();
+}
+
+async function aiMove() {
+  const generation = state.generation;
+  const controller = new AbortController();
+  state.pending = controller;
+  state.busy = true;
+  state.retry = null;
+  render();
+  const budget = state.geo.dims === 3 ? thinkMs() : 0;
+  try {
+    const answer = await postJson(api, "/api/v1/move", requestBody({ level: state.level }), {
+      timeoutMs: budget + 20000,
+      signal: controller.signal,
+    });
+    if (generation !== state.generation) return;
+    const cell = answer.move;
+    if (!Number.isInteger(cell) || cell < 0 || cell >= state.geo.cells || state.board[cell]) {
+      throw new ApiError("The engine answered with a move this board cannot take.");
+    }
+    state.busy = false;
+    state.pending = null;
+    state.lastAi = answer;
+    place(cell, "ai");
+    renderStats();
+    render();
+    if (!state.result) afterHumanTurnBegins();
+  } catch (error) {
+    if (generation !== state.generation || error.cancelled) return;
+    state.busy = false;
+    state.pending = null;
+    showError(error, () => aiMove());
+    render();
+  }
+}
+
+function afterHumanTurnBegins() {
+  if (state.engineView && humansTurn()) showHeat(false);
+}
+
+async function showHeat(fromHint) {
+  if (state.result || state.busy) return;
+  const board = boardString(state.geo, state.board);
+  if (state.heat && state.heatBoard === board) {
+    if (fromHint) announceHint();
+    return;
+  }
+  const generation = state.generation;
+  const before = state.history.length;
+  $("hint").setAttribute("aria-busy", "true");
+  try {
+    const answer = await postJson(api, "/api/v1/analyze", requestBody(), {
+      timeoutMs: (state.geo.dims === 3 ? thinkMs() : 0) + 20000,
+    });
+    if (generation !== state.generation || before !== state.history.length) return;
+    const moves = Array.isArray(answer.moves) ? answer.moves : [];
+    state.heat = { map: heatMap(moves), best: bestCells(moves), moves };
+    state.heatBoard = board;
+    hideMessage();
+    render();
+    if (fromHint) announceHint();
+  } catch (error) {
+    if (generation !== state.generation) return;
+    showError(error, () => showHeat(fromHint));
+  } finally {
+    $("hint").removeAttribute("aria-busy");
+  }
+}
+
+function announceHint() {
+  const best = [...state.heat.best];
+  if (!best.length) return;
+  const move = state.heat.moves.find((m) => m.move === best[0]);
+  const value = state.heat.map.get(best[0]);
+  const more = best.length > 1 ? ` (${best.length} moves are as good)` : "";
+  say(`Hint: ${cellName(state.geo, move.move)} — ${value.label}${more}.`, false);
+}
+
+function undo() {
+  if (!state.history.some((h) => h.by === "human")) return;
+  abortPending();
+  hideMessage();
+  const history = state.history;
+  while (history.length && history[history.length - 1].by === "ai") state.board[history.pop().cell] = null;
+  if (history.length && history[history.length - 1].by === "human") state.board[history.pop().cell] = null;
+  state.result = null;
+  state.heat = null;
+  render();
+  afterHumanTurnBegins();
+}
+
+// ---------------------------------------------------------------- tally
+
+function loadTally() {
+  return loadJson(TALLY_KEY, {});
+}
+
+function recordResult() {
+  const tally = loadTally();
+  const entry = { you: 0, ai: 0, draws: 0, ...(tally[state.geo.name] || {}) };
+  if (state.result.winner === state.human) entry.you += 1;
+  else if (state.result.winner === state.ai) entry.ai += 1;
+  else entry.draws += 1;
+  tally[state.geo.name] = entry;
+  saveJson(TALLY_KEY, tally);
+}
+
+function renderTally() {
+  const entry = loadTally()[state.geo.name] || { you: 0, ai: 0, draws: 0 };
+  $("tally-you").textContent = entry.you;
+  $("tally-ai").textContent = entry.ai;
+  $("tally-draws").textContent = entry.draws;
+  const variant = VARIANTS.find((v) => v.name === state.geo.name);
+  $("tally-variant").textContent = `· ${variant ? variant.short : state.geo.name}`;
+}
+
+// ---------------------------------------------------------------- messages
+
+function say(text, isProblem) {
+  const box = $("message");
+  $("message-text").textContent = text;
+  $("retry").hidden = true;
+  box.dataset.kind = isProblem ? "problem" : "info";
+  box.hidden = false;
+}
+
+function showError(error, retry) {
+  const text = error instanceof ApiError ? error.message : "Something went wrong talking to the engine.";
+  say(text, true);
+  $("message").dataset.kind = "error";
+  state.retry = retry;
+  $("retry").hidden = false;
+}
+
+function hideMessage() {
+  $("message").hidden = true;
+  state.retry = null;
+}
+
+// ---------------------------------------------------------------- rendering
+
+function statusText() {
+  const you = `you play ${state.human}`;
+  if (state.result) {
+    const { winner } = state.result;
+    if (winner === state.human) return `You win! Well played (${winner}).`;
+    if (winner === state.ai) return `The AI wins (${winner}). Try again, or undo your last move.`;
+    return "It's a draw.";
+  }
+  if (state.busy) return `The AI (${state.ai}) is thinking…`;
+  if (toMove() === state.human) return `Your turn: ${you}.`;
+  return `The AI (${state.ai}) is to move.`;
+}
+
+function render() {
+  const last = state.history.length ? state.history[state.history.length - 1].cell : null;
+  const heat = state.heat;
+  view.update({
+    board: state.board,
+    lastMove: last,
+    winLine: state.result ? state.result.line : null,
+    heat: heat ? heat.map : null,
+    best: heat ? heat.best : null,
+    playable: humansTurn(),
+  });
+  const status = $("status");
+  const text = statusText();
+  if (status.textContent !== text) status.textContent = text;
+  status.dataset.state = state.result
+    ? state.result.winner === state.human
+      ? "won"
+      : state.result.winner
+        ? "lost"
+        : "draw"
+    : state.busy
+      ? "thinking"
+      : "playing";
+  $("board").classList.toggle("thinking", state.busy);
+  $("undo").disabled = !state.history.some((h) => h.by === "human");
+  $("hint").disabled = !humansTurn();
+  $("legend").hidden = !heat;
+  document.body.classList.toggle("is-3d", state.geo.dims === 3);
+  renderTally();
+}
+
+function renderStats() {
+  const a = state.lastAi;
+  const set = (id, text) => {
+    $(id).textContent = text;
+  };
+  if (!a) {
+    for (const id of ["stat-move", "stat-verdict", "stat-depth", "stat-nodes", "stat-time", "stat-method"]) set(id, "—");
+    return;
+  }
+  set("stat-move", cellName(state.geo, a.move));
+  set("stat-verdict", describeMove(a).label);
+  set("stat-depth", a.depth ?? "—");
+  set("stat-nodes", Number(a.nodes || 0).toLocaleString("en"));
+  set("stat-time", `${Number(a.elapsed_ms || 0).toFixed(a.elapsed_ms < 10 ? 1 : 0)} ms`);
+  set("stat-method", `${a.method || "?"}${a.cached ? " (cached)" : ""} · level ${a.level ?? state.level}`);
+}
+
+// ---------------------------------------------------------------- controls
+
+function buildVariantOptions() {
+  const box = $("variant-options");
+  for (const v of VARIANTS) {
+    const label = document.createElement("label");
+    label.innerHTML = `<input type="radio" name="variant"><span><b></b><small></small></span>`;
+    const input = label.querySelector("input");
+    input.value = v.name;
+    label.querySelector("b").textContent = v.label;
+    label.querySelector("small").textContent = v.detail;
+    box.append(label);
+  }
+}
+
+function buildLevelStops() {
+  const box = $("level-named");
+  for (const [name, value] of LEVEL_STOPS) {
+    const button = document.createElement("button");
+    button.type = "button";
+    button.className = "stop";
+    button.textContent = name;
+    button.dataset.level = String(value);
+    button.addEventListener("click", () => setLevel(value));
+    box.append(button);
+  }
+}
+
+function setLevel(level) {
+  state.level = Math.max(0, Math.min(10, Math.round(level)));
+  $("level").value = String(state.level);
+  $("level").setAttribute("aria-valuetext", `${state.level}, ${levelName(state.level)}`);
+  $("level-value").textContent = `${state.level} · ${levelName(state.level)}`;
+  for (const stop of document.querySelectorAll("#level-named .stop")) {
+    stop.classList.toggle("active", Number(stop.dataset.level) === state.level);
+  }
+  savePrefs();
+}
+
+function setVariant(name) {
+  state.geo = geometry(name);
+  view.setGeometry(state.geo);
+  for (const input of document.querySelectorAll('input[name="variant"]')) input.checked = input.value === state.geo.name;
+}
+
+function checkRadio(name, value) {
+  for (const input of document.querySelectorAll(`input[name="${name}"]`)) input.checked = input.value === value;
+}
+
+function wireControls() {
+  for (const input of document.querySelectorAll('input[name="variant"]')) {
+    input.addEventListener("change", () => {
+      setVariant(input.value);
+      savePrefs();
+      newGame();
+    });
+  }
+  for (const input of document.querySelectorAll('input[name="first"]')) {
+    input.addEventListener("change", () => {
+      state.firstSetting = input.value;
+      savePrefs();
+      newGame();
+    });
+  }
+  for (const input of document.querySelectorAll('input[name="mark"]')) {
+    input.addEventListener("change", () => {
+      state.human = input.value;
+      state.ai = other(input.value);
+      savePrefs();
+      newGame();
+    });
+  }
+  $("level").addEventListener("input", () => setLevel(Number($("level").value)));
+  $("new-game").addEventListener("click", () => newGame());
+  $("undo").addEventListener("click", () => undo());
+  $("hint").addEventListener("click", () => showHeat(true));
+  $("retry").addEventListener("click", () => {
+    const retry = state.retry;
+    hideMessage();
+    if (retry) retry();
+  });
+  $("engine-view").addEventListener("change", () => {
+    state.engineView = $("engine-view").checked;
+    savePrefs();
+    if (state.engineView) afterHumanTurnBegins();
+    else state.heat = null;
+    render();
+  });
+  $("tally-reset").addEventListener("click", () => {
+    const tally = loadTally();
+    delete tally[state.geo.name];
+    saveJson(TALLY_KEY, tally);
+    renderTally();
+  });
+  document.addEventListener("keydown", (event) => {
+    if (event.ctrlKey || event.metaKey || event.altKey) return;
+    const tag = event.target.tagName;
+    if (tag === "INPUT" && event.target.type !== "radio" && event.target.type !== "checkbox") return;
+    const key = event.key.toLowerCase();
+    if (key === "u") undo();
+    else if (key === "h" && humansTurn()) showHeat(true);
+    else if (key === "n") newGame();
+    else return;
+    event.preventDefault();
+  });
+}
+
+// ---------------------------------------------------------------- start
+
+function start() {
+  buildVariantOptions();
+  buildLevelStops();
+  const prefs = loadJson(PREFS_KEY, {});
+  let variantName = params.get("variant") || prefs.variant || "3x3";
+  try {
+    geometry(variantName);
+  } catch {
+    variantName = "3x3";
+  }
+  const mark = (params.get("you") || prefs.mark || "X").toUpperCase() === "O" ? "O" : "X";
+  state.human = mark;
+  state.ai = other(mark);
+  const first = params.get("first") || prefs.first || "you";
+  state.firstSetting = ["you", "ai", "random"].includes(first) ? first : "you";
+  const level = Number(params.get("level") ?? prefs.level ?? 10);
+  state.engineView = Boolean(prefs.engineView);
+  setVariant(variantName);
+  checkRadio("mark", state.human);
+  checkRadio("first", state.firstSetting);
+  $("engine-view").checked = state.engineView;
+  setLevel(Number.isFinite(level) ? level : 10);
+  wireControls();
+
+  let board = null;
+  if (params.get("board")) {
+    try {
+      board = parseBoard(state.geo, params.get("board"));
+    } catch (error) {
+      say(`Could not open that position: ${error.message}.`, true);
+    }
+  }
+  if (board) {
+    const xs = board.filter((m) => m === "X").length;
+    const os = board.filter((m) => m === "O").length;
+    const to = (params.get("to") || "X").toUpperCase() === "O" ? "O" : "X";
+    // who moved first follows from the counts; with equal counts `to` moves next
+    const firstMark = xs === os ? to : xs > os ? "X" : "O";
+    abortPending();
+    state.first = firstMark;
+    state.board = board;
+    state.history = [];
+    state.result = outcome(board);
+    render();
+    if (!state.result && toMove() === state.ai) aiMove();
+    else afterHumanTurnBegins();
+  } else {
+    newGame();
+  }
+  document.documentElement.dataset.ready = "true";
+}
+
+start();

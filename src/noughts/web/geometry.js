@@ -1,0 +1,135 @@
+// Board geometry for the page: cells, coordinates, winning lines and board strings.
+//
+// Mirrors noughts.geometry: cells are numbered row-major from 0; in 3-D
+// cell = layer*n*n + row*n + col. A board string lists cells with X, O and "."
+// with "/" between rows and "|" between layers, as the API expects.
+//
+//   3x3:  0 1 2      4x4x4, layer 0:  0  1  2  3   layer 1: 16 17 18 19 ...
+//         3 4 5                       4  5  6  7
+//         6 7 8                       ...
+
+const NAME_PATTERN = /^(\d+)x(\d+)(?:x(\d+))?(?:k(\d+))?$/;
+const ALIASES = { tictactoe: "3x3", "tic-tac-toe": "3x3", qubic: "4x4x4" };
+
+/** The variants the page offers, with a friendly label. */
+export const VARIANTS = [
+  { name: "3x3", label: "3×3", detail: "classic, 3 in a row", short: "3×3" },
+  { name: "4x4k3", label: "4×4", detail: "3 in a row", short: "4×4, 3 in a row" },
+  { name: "4x4", label: "4×4", detail: "4 in a row", short: "4×4" },
+  { name: "4x4x4", label: "Qubic", detail: "4×4×4, 4 in a row", short: "Qubic" },
+];
+
+function directions(dims) {
+  const result = [];
+  const total = 3 ** dims;
+  for (let code = 0; code < total; code++) {
+    const vector = [];
+    let rest = code;
+    for (let d = 0; d < dims; d++) {
+      vector.unshift((rest % 3) - 1);
+      rest = Math.floor(rest / 3);
+    }
+    const first = vector.find((v) => v !== 0);
+    if (first !== undefined && first > 0) result.push(vector);
+  }
+  return result;
+}
+
+/** A geometry for a variant name such as "3x3", "4x4k3", "4x4x4" or "qubic". */
+export function geometry(name) {
+  const key = String(name).trim().toLowerCase();
+  const match = NAME_PATTERN.exec(ALIASES[key] || key);
+  if (!match) throw new Error(`unknown variant ${JSON.stringify(name)}`);
+  const shape = match.slice(1, 4).filter((s) => s !== undefined).map(Number);
+  const k = match[4] !== undefined ? Number(match[4]) : Math.min(...shape);
+  if (shape.some((s) => s < 1 || s > 19) || k < 1 || k > Math.max(...shape)) {
+    throw new Error(`unknown variant ${JSON.stringify(name)}`);
+  }
+  const dims = shape.length;
+  const cells = shape.reduce((a, b) => a * b, 1);
+  const cellOf = (coords) => coords.reduce((index, c, i) => index * shape[i] + c, 0);
+  const lines = [];
+  const starts = [];
+  for (let cell = 0; cell < cells; cell++) starts.push(coordsOf(cell, shape));
+  for (const start of starts) {
+    for (const dir of directions(dims)) {
+      const end = start.map((s, i) => s + (k - 1) * dir[i]);
+      if (!end.every((e, i) => e >= 0 && e < shape[i])) continue;
+      const line = [];
+      for (let step = 0; step < k; step++) line.push(cellOf(start.map((s, i) => s + step * dir[i])));
+      lines.push(line);
+    }
+  }
+  const linesThrough = Array.from({ length: cells }, () => []);
+  for (const line of lines) for (const cell of line) linesThrough[cell].push(line);
+  const base = shape.join("x");
+  return {
+    name: k === Math.min(...shape) ? base : `${base}k${k}`,
+    shape,
+    k,
+    dims,
+    cells,
+    lines,
+    linesThrough,
+    coords: (cell) => coordsOf(cell, shape),
+    cell: cellOf,
+  };
+}
+
+function coordsOf(cell, shape) {
+  const result = [];
+  for (let i = shape.length - 1; i >= 0; i--) {
+    result.unshift(cell % shape[i]);
+    cell = Math.floor(cell / shape[i]);
+  }
+  return result;
+}
+
+/** A cell's name for people: "row 2, column 3" or "layer 1, row 2, column 3" (1-based). */
+export function cellName(geo, cell) {
+  const c = geo.coords(cell).map((v) => v + 1);
+  if (geo.dims === 3) return `layer ${c[0]}, row ${c[1]}, column ${c[2]}`;
+  return `row ${c[0]}, column ${c[1]}`;
+}
+
+/** The API's board string for an array of "X" | "O" | null. */
+export function boardString(geo, board) {
+  const cols = geo.shape[geo.dims - 1];
+  const rowsPerLayer = geo.shape[geo.dims - 2];
+  const rows = [];
+  for (let start = 0; start < geo.cells; start += cols) {
+    rows.push(board.slice(start, start + cols).map((m) => m || ".").join(""));
+  }
+  if (geo.dims === 2) return rows.join("/");
+  const layers = [];
+  for (let i = 0; i < rows.length; i += rowsPerLayer) layers.push(rows.slice(i, i + rowsPerLayer).join("/"));
+  return layers.join("|");
+}
+
+/** Parse a board string into an array of "X" | "O" | null; throws on a bad string. */
+export function parseBoard(geo, text) {
+  const board = [];
+  for (const ch of String(text)) {
+    if ("/| \t\r\n".includes(ch)) continue;
+    const upper = ch.toUpperCase();
+    if (upper === "X" || upper === "O") board.push(upper);
+    else if (ch === ".") board.push(null);
+    else throw new Error(`unexpected character ${JSON.stringify(ch)} in the board`);
+  }
+  if (board.length !== geo.cells) {
+    throw new Error(`the board has ${board.length} cells but ${geo.name} has ${geo.cells}`);
+  }
+  return board;
+}
+
+/** The first completed line on the board (an array of cells), or null. */
+export function winningLine(geo, board) {
+  for (const line of geo.lines) {
+    const mark = board[line[0]];
+    if (mark && line.every((cell) => board[cell] === mark)) return line;
+  }
+  return null;
+}
+
+/** The other mark. */
+export const other = (mark) => (mark === "X" ? "O" : "X");

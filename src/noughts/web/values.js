@@ -1,0 +1,80 @@
+// Move values as people read them: heat-map labels, the best moves, level names.
+//
+// A move value from the API is {move, proven, outcome, plies, score}: proven values say
+// "win" | "draw" | "loss" (for the player making the move) and plies to the end of the
+// game; unproven ones carry a heuristic score (higher is better for the mover).
+
+/** The named stops of the level slider. */
+export const LEVEL_STOPS = [
+  ["easy", 2],
+  ["medium", 5],
+  ["hard", 8],
+  ["impossible", 10],
+];
+
+/** The name of a level: random (0), easy, medium, hard, impossible (10). */
+export function levelName(level) {
+  if (level <= 0) return "random";
+  if (level <= 3) return "easy";
+  if (level <= 6) return "medium";
+  if (level <= 9) return "hard";
+  return "impossible";
+}
+
+function formatScore(score) {
+  const abs = Math.abs(score);
+  const text = abs >= 100 ? Math.round(abs).toString() : abs >= 10 ? abs.toFixed(1) : abs.toFixed(2);
+  return `${score > 0 ? "+" : score < 0 ? "−" : "±"}${text}`;
+}
+
+/** {text, label, tone} for one move value: short text for the cell, a label for people. */
+export function describeMove(value) {
+  if (value.proven && value.outcome === "win") {
+    return { text: `win ${value.plies}`, label: `win in ${value.plies}`, tone: "win" };
+  }
+  if (value.proven && value.outcome === "loss") {
+    return { text: `loss ${value.plies}`, label: `loss in ${value.plies}`, tone: "loss" };
+  }
+  if (value.proven && value.outcome === "draw") return { text: "draw", label: "draw", tone: "draw" };
+  if (typeof value.score === "number") {
+    const score = formatScore(value.score);
+    return { text: score, label: `score ${score} (not proven)`, tone: "score" };
+  }
+  return { text: "?", label: "unknown", tone: "score" };
+}
+
+/** A number ordering move values, larger is better for the mover. */
+export function rank(value) {
+  if (value.proven && value.outcome === "win") return 1e9 - (value.plies ?? 0);
+  if (value.proven && value.outcome === "loss") return -1e9 + (value.plies ?? 0);
+  if (value.proven) return 0;
+  return typeof value.score === "number" ? Math.max(-1e8, Math.min(1e8, value.score)) : -1e8;
+}
+
+/** Map cell -> {text, label, tone, strength (0-1)} for every move in an analysis. */
+export function heatMap(moves) {
+  const scores = moves.filter((m) => !m.proven && typeof m.score === "number").map((m) => m.score);
+  const low = Math.min(...scores);
+  const high = Math.max(...scores);
+  const longest = Math.max(1, ...moves.filter((m) => m.proven).map((m) => m.plies ?? 1));
+  const map = new Map();
+  for (const m of moves) {
+    const info = describeMove(m);
+    let strength = 1;
+    if (info.tone === "win" || info.tone === "loss") {
+      // quick wins and quick losses are the most vivid
+      strength = 1 - 0.6 * (((m.plies ?? 1) - 1) / Math.max(1, longest - 1));
+    } else if (info.tone === "score") {
+      strength = high > low ? (m.score - low) / (high - low) : 0.5;
+    }
+    map.set(m.move, { ...info, strength: Number(strength.toFixed(3)) });
+  }
+  return map;
+}
+
+/** The set of cells whose value is the best in an analysis. */
+export function bestCells(moves) {
+  if (!moves.length) return new Set();
+  const top = Math.max(...moves.map(rank));
+  return new Set(moves.filter((m) => rank(m) === top).map((m) => m.move));
+}
