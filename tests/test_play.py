@@ -329,3 +329,23 @@ def test_plan_game_honours_first_and_mark() -> None:
     assert firsts <= {"X", "O"}
     with pytest.raises(UsageError):
         plan(watch=True, mark="X")
+
+
+def test_the_same_seed_replays_the_same_game_at_a_lower_level() -> None:
+    pytest.importorskip("noughts.levels")
+    first = play("--level", "3", "--seed", "5", stdin=ALL_CELLS_3X3)
+    again = play("--level", "3", "--seed", "5", stdin=ALL_CELLS_3X3)
+    assert first.returncode == again.returncode == 0, first.stderr
+    assert "O (AI level 3) plays" in first.stdout
+    assert summary_line(first.stdout).startswith("Game over: ")
+    assert played_moves(first.stdout) == played_moves(again.stdout)
+
+
+def test_qubic_against_the_ai_with_a_short_time() -> None:
+    pytest.importorskip("noughts.search.anytime")
+    result = play("--variant", "qubic", "--time", "0.2", stdin="2b3\nh\nq\n")
+    assert result.returncode == 0, result.stderr
+    moves = played_moves(result.stdout)
+    assert moves[0] == "2b3" and len(moves) == 2
+    assert re.fullmatch(r"[1-4][a-d][1-4]", moves[1]) and moves[1] != "2b3"
+    assert re.search(r"Hint for X: play [1-4][a-d][1-4] \(", result.stdout)

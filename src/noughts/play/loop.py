@@ -22,7 +22,7 @@ from noughts.engine import MoveEval, MoveResult
 from noughts.errors import IllegalMoveError
 from noughts.play.coordinates import cell_name, describe_scheme, parse_cell
 from noughts.play.render import MARK_STYLES, board_text
-from noughts.play.session import Session, describe_value
+from noughts.play.session import Session, describe_value, format_score
 from noughts.position import Mark
 
 __all__ = ["Terminal", "GameLoop", "EXIT_OK", "EXIT_INTERRUPTED"]
@@ -32,6 +32,9 @@ EXIT_INTERRUPTED = 130
 """Exit status after Ctrl-C (128 + SIGINT, as shells expect); the summary is still printed."""
 
 _Advice = TypeVar("_Advice", MoveResult, list[MoveEval])
+
+ANALYSIS_PER_LINE = 6
+"""Heuristically valued moves listed per line of an analysis."""
 
 COMMANDS_HELP = "u undo · h hint · a analysis · b board · ? help · q quit"
 
@@ -235,15 +238,27 @@ class GameLoop:
         return True
 
     def _analysis(self) -> bool:
+        """Every move by value, best first: proven values grouped, heuristic scores listed."""
         evals = self._advise(self.session.analysis)
         if evals is None:
             return True
-        groups: dict[str, list[str]] = {}
+        say = self.terminal.say
+        say(f"Moves for {self._mark(self.session.to_move)}, best first:")
+        runs: list[tuple[str, list[MoveEval]]] = []
         for value in evals:
-            groups.setdefault(describe_value(value), []).append(self._name(value.move))
-        self.terminal.say(f"Moves for {self._mark(self.session.to_move)}, best first:")
-        for label, names in groups.items():
-            self.terminal.say(f"  {escape(label)}: {' '.join(names)}")
+            label = describe_value(value) if value.proven else "heuristic scores"
+            if runs and runs[-1][0] == label:
+                runs[-1][1].append(value)
+            else:
+                runs.append((label, [value]))
+        for label, values in runs:
+            if values[0].proven:
+                say(f"  {escape(label)}: {' '.join(self._name(v.move) for v in values)}")
+                continue
+            say(f"  {label}:")
+            entries = [f"{self._name(v.move)} {format_score(v.score or 0.0)}" for v in values]
+            for start in range(0, len(entries), ANALYSIS_PER_LINE):
+                say("    " + "  ".join(entries[start : start + ANALYSIS_PER_LINE]))
         return True
 
     def _advise(self, ask: Callable[[], _Advice]) -> _Advice | None:

@@ -26,7 +26,7 @@ from noughts.geometry import Geometry
 from noughts.position import Mark, Position
 from noughts.search.solver import can_solve
 
-__all__ = ["Seat", "Session", "describe_value", "DEFAULT_TIME_LIMIT"]
+__all__ = ["Seat", "Session", "describe_value", "format_score", "DEFAULT_TIME_LIMIT"]
 
 DEFAULT_TIME_LIMIT = 1.0
 """Seconds per AI move (and per hint) where the board is too large to solve exactly."""
@@ -64,7 +64,7 @@ def describe_value(value: MoveEval | MoveResult) -> str:
     >>> describe_value(MoveEval(move=0, coords=(0, 0), proven=True, outcome="draw", plies=8))
     'draw'
     >>> describe_value(MoveEval(move=0, coords=(0, 0), proven=False, score=0.25))
-    'score +0.25 (not proven)'
+    'heuristic score +0.25'
     """
     if value.proven and value.outcome is not None:
         if value.outcome == "draw" or value.plies is None:
@@ -72,7 +72,18 @@ def describe_value(value: MoveEval | MoveResult) -> str:
         return f"{value.outcome} in {value.plies}"
     if value.score is None:
         return "unknown"
-    return f"score {value.score:+.2f} (not proven)"
+    return f"heuristic score {format_score(value.score)}"
+
+
+def format_score(score: float) -> str:
+    """A heuristic score, signed, without needless decimals.
+
+    >>> format_score(0.25), format_score(-3.0), format_score(412.7)
+    ('+0.25', '-3', '+413')
+    """
+    if float(score).is_integer() or abs(score) >= 100:
+        return f"{score:+.0f}"
+    return f"{score:+.2f}"
 
 
 class Session:
