@@ -1,0 +1,113 @@
+"""The arena experiments of docs/experiments.md, each one an exact ``noughts arena`` command.
+
+Each experiment runs its command (niced), keeps the JSON summary and the games under
+``benchmarks/results/``, and the script prints one table of the results with the
+commands that made them.
+
+    python benchmarks/experiments.py --list
+    python benchmarks/experiments.py seed-balanced-vs-random level10-vs-random-3x3
+    python benchmarks/experiments.py --all
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import shlex
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+RESULTS = Path(__file__).parent / "results"
+
+EXPERIMENTS: dict[str, list[str]] = {
+    # The 4x4x4 seed's three experiments, with our copy of its bots.
+    "seed-balanced-vs-random": [
+        "seed-qubic:3", "seed-random", "--variant", "qubic", "--games", "100", "--seed", "1"
+    ],
+    "seed-balanced-vs-depth2": [
+        "seed-qubic:3", "seed-qubic:2", "--variant", "qubic", "--games", "100", "--seed", "2"
+    ],
+    "seed-balanced-vs-defensive2": [
+        "seed-qubic:3", "seed-qubic:2:defensive", "--variant", "qubic", "--games", "100",
+        "--seed", "3",
+    ],
+    # Level 10 against each seed-style bot on its board, 100 games on each side.
+    "level10-vs-seed-qubic3": [
+        "level:10", "seed-qubic:3", "--variant", "qubic", "--games", "200", "--seed", "4"
+    ],
+    "level10-vs-seed-qubic2-defensive": [
+        "level:10", "seed-qubic:2:defensive", "--variant", "qubic", "--games", "200",
+        "--seed", "5",
+    ],
+    "level10-vs-seed-4x4": [
+        "level:10", "seed-4x4", "--variant", "4x4k3", "--games", "200", "--seed", "6"
+    ],
+    "level10-vs-seed-random-qubic": [
+        "level:10", "seed-random", "--variant", "qubic", "--games", "200", "--seed", "7"
+    ],
+    # 3x3: level 10 against random over 10,000 games: no loss.
+    "level10-vs-random-3x3": [
+        "level:10", "random", "--variant", "3x3", "--games", "10000", "--seed", "8"
+    ],
+}
+
+
+def command_for(name: str, extra: list[str]) -> list[str]:
+    """The full ``noughts arena`` command line of experiment ``name``."""
+    return [
+        "noughts", "arena", *EXPERIMENTS[name], *extra, "--quiet",
+        "--json", str(RESULTS / f"exp_{name}.json"),
+        "--games-out", str(RESULTS / f"exp_{name}.jsonl"),
+    ]
+
+
+def run(name: str, extra: list[str]) -> dict[str, object]:
+    """Run one experiment (niced) and return its JSON summary plus command and time."""
+    command = command_for(name, extra)
+    shown = "nice -n 10 " + shlex.join(command)
+    print(f"$ {shown}", flush=True)
+    started = time.perf_counter()
+    subprocess.run(["nice", "-n", "10", *command], check=True)
+    data: dict[str, object] = json.loads((RESULTS / f"exp_{name}.json").read_text())
+    data["command"] = shown
+    data["seconds"] = round(time.perf_counter() - started, 1)
+    (RESULTS / f"exp_{name}.json").write_text(json.dumps(data, indent=2) + "\n")
+    return data
+
+
+def row(name: str, data: dict[str, object]) -> str:
+    """One line of the summary table."""
+    low, high = data["score_ci95"]  # type: ignore[misc]
+    first, second = data["as_first"], data["as_second"]  # type: ignore[index]
+    return (
+        f"{name:34} +{data['wins']} ={data['draws']} -{data['losses']}"
+        f"  (first +{first['wins']} ={first['draws']} -{first['losses']};"  # type: ignore[index]
+        f" second +{second['wins']} ={second['draws']} -{second['losses']})"  # type: ignore[index]
+        f"  score {data['score']:.3f} [{low:.3f}, {high:.3f}]  {data['seconds']} s"
+    )
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("names", nargs="*", help="experiments to run")
+    parser.add_argument("--all", action="store_true", help="run every experiment")
+    parser.add_argument("--list", action="store_true", help="list the experiments")
+    parser.add_argument("--extra", default="", help="extra arena options, e.g. '--time 0.5'")
+    args = parser.parse_args()
+    if args.list:
+        for name in EXPERIMENTS:
+            print(f"{name:34} {shlex.join(command_for(name, shlex.split(args.extra)))}")
+        return
+    names = list(EXPERIMENTS) if args.all else args.names
+    unknown = [n for n in names if n not in EXPERIMENTS]
+    if unknown or not names:
+        sys.exit(f"unknown or no experiments: {unknown}; see --list")
+    RESULTS.mkdir(exist_ok=True)
+    rows = [row(name, run(name, shlex.split(args.extra))) for name in names]
+    print("\n".join(rows))
+
+
+if __name__ == "__main__":
+    main()
