@@ -62,7 +62,7 @@ class _PositionFields(BaseModel):
         None, description="The side to move (settles who moves on equal counts)."
     )
     time_ms: StrictInt | None = Field(
-        None, ge=1, le=10**9, description="Search budget in ms (capped by the server)."
+        None, ge=1, le=10**9, description="Search budget in ms (clamped to the server's limits)."
     )
 
 

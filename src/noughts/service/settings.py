@@ -4,7 +4,7 @@
 >>> settings.cors_origins
 ['https://a.example', 'https://b.example']
 >>> settings.budget_ms(None), settings.budget_ms(60_000), settings.budget_ms(5)
-(1000, 2000, 5)
+(1000, 2000, 50)
 """
 
 from __future__ import annotations
@@ -27,6 +27,9 @@ class Settings(BaseSettings):
     port: int = Field(default=8000, ge=0, le=65535, description="Port `noughts serve` uses.")
     default_time_ms: int = Field(
         default=1000, ge=1, description="Search budget of a request that gives no time_ms."
+    )
+    min_time_ms: int = Field(
+        default=50, ge=1, description="Floor of time_ms (smaller budgets are raised to it)."
     )
     max_time_ms: int = Field(
         default=5000, ge=1, description="Cap on time_ms; answers come by the budget + 100 ms."
@@ -66,11 +69,11 @@ class Settings(BaseSettings):
 
     @model_validator(mode="after")
     def _check_budgets(self) -> Settings:
-        if self.default_time_ms > self.max_time_ms:
-            self.default_time_ms = self.max_time_ms
+        self.min_time_ms = min(self.min_time_ms, self.max_time_ms)
+        self.default_time_ms = max(self.min_time_ms, min(self.default_time_ms, self.max_time_ms))
         return self
 
     def budget_ms(self, requested: int | None) -> int:
-        """The search budget for a request: its ``time_ms`` (or the default), capped."""
+        """The search budget for a request: its ``time_ms`` (or the default), clamped."""
         wanted = self.default_time_ms if requested is None else requested
-        return max(1, min(wanted, self.max_time_ms))
+        return max(self.min_time_ms, min(wanted, self.max_time_ms))
