@@ -76,7 +76,9 @@ class Geometry:
             raise VariantError(f"a board has 2 or 3 dimensions, not {len(shape)}")
         if any(side < 1 for side in shape):
             raise VariantError(f"every side must be at least 1, got {shape}")
-        if k < 1 or k > max(shape):
+        if k < 1:
+            raise VariantError(f"k={k}: at least 1 mark in a row is needed to win")
+        if k > max(shape):
             raise VariantError(f"k={k} in a row cannot fit on a board of sides {shape}")
         self.shape: tuple[int, ...] = tuple(shape)
         self.k: int = k
@@ -162,7 +164,7 @@ class Geometry:
                     point = tuple(s + step * d for s, d in zip(start, direction, strict=True))
                     mask |= 1 << self.cell(point)
                 lines.append(mask)
-        return lines
+        return list(dict.fromkeys(lines))  # with k = 1 every direction gives the same cell
 
     # -- wins -----------------------------------------------------------------------
     def has_line(self, marks: Bitboard) -> bool:
