@@ -349,3 +349,21 @@ def test_qubic_against_the_ai_with_a_short_time() -> None:
     assert moves[0] == "2b3" and len(moves) == 2
     assert re.fullmatch(r"[1-4][a-d][1-4]", moves[1]) and moves[1] != "2b3"
     assert re.search(r"Hint for X: play [1-4][a-d][1-4] \(", result.stdout)
+
+
+def test_an_ascii_only_output_gets_an_ascii_board() -> None:
+    env = {**clean_environment(), "PYTHONIOENCODING": "ascii"}
+    result = subprocess.run(
+        [sys.executable, "-m", "noughts", "play", "--variant", "4x4k3"],
+        input="b2\nzz\nq\n",
+        capture_output=True,
+        text=True,
+        encoding="ascii",
+        timeout=60,
+        env=env,
+        check=False,
+    )
+    assert result.returncode == 0, result.stderr
+    assert result.stdout.isascii()
+    assert "2  . [X] .  .  2" in result.stdout
+    assert "'zz' is not a move" in result.stdout

@@ -9,6 +9,7 @@ End of input and Ctrl-C end the game with a one-line summary.
 
 from __future__ import annotations
 
+import io
 import sys
 import time
 from collections.abc import Callable
@@ -33,6 +34,8 @@ EXIT_INTERRUPTED = 130
 
 _Advice = TypeVar("_Advice", MoveResult, list[MoveEval])
 
+_ASCII_FALLBACK = str.maketrans({"·": "-", "…": "..."})
+
 ANALYSIS_PER_LINE = 6
 """Heuristically valued moves listed per line of an analysis."""
 
@@ -56,6 +59,8 @@ class Terminal:
     def standard(cls) -> Terminal:
         """The process's own terminal or pipes (colour only when stdout is a terminal)."""
         console = Console(highlight=False, soft_wrap=True)
+        if isinstance(sys.stdin, io.TextIOWrapper):
+            sys.stdin.reconfigure(errors="replace")  # a stray byte is a bad move, not a crash
         stdin_is_terminal = sys.stdin.isatty()
         interactive = stdin_is_terminal and console.is_terminal
         return cls(console, sys.stdin, interactive, echo=not stdin_is_terminal)
@@ -64,25 +69,32 @@ class Terminal:
     def unicode(self) -> bool:
         return self.console.encoding.lower().startswith("utf")
 
+    def fit(self, text: str) -> str:
+        """``text`` with its few non-ASCII characters spelled in ASCII where needed."""
+        if self.unicode:
+            return text
+        text = text.translate(_ASCII_FALLBACK)
+        return text.encode("ascii", "replace").decode("ascii")
+
     def say(self, markup: str) -> None:
-        self.console.print(markup)
+        self.console.print(self.fit(markup))
 
     def read(self, prompt: str) -> str | None:
         """One line of input after ``prompt`` (Rich markup); ``None`` at end of input."""
         if self.interactive:
             try:
-                return self.console.input(prompt)
+                return self.console.input(self.fit(prompt))
             except EOFError:
                 self.console.print()
                 return None
-        self.console.print(prompt, end="")
+        self.console.print(self.fit(prompt), end="")
         self.console.file.flush()
         line = self.stdin.readline()
         if not line:
             self.console.print()
             return None
         line = line.rstrip("\r\n")
-        self.console.print(escape(line) if self.echo else "")
+        self.console.print(self.fit(escape(line)) if self.echo else "")
         return line
 
 
@@ -206,7 +218,8 @@ class GameLoop:
         session = self.session
         mark, seat = session.to_move, session.seat
         if self.terminal.interactive:
-            with self.terminal.console.status(f"{self._mark(mark)} ({seat}) is thinking…"):
+            thinking = self.terminal.fit(f"{self._mark(mark)} ({seat}) is thinking…")
+            with self.terminal.console.status(thinking):
                 result = session.ai_move()
         else:
             result = session.ai_move()
