@@ -38,13 +38,18 @@ _PATTERN = re.compile(r"^(\d+)x(\d+)(?:x(\d+))?(?:k(\d+))?$")
 def variant(name: str) -> Geometry:
     """The geometry named ``name`` (case-insensitive; cached, so geometries are shared).
 
-    >>> variant("3x3") is variant("TicTacToe")
+    >>> variant("3x3") is variant("TicTacToe") and variant("4x4k4") is variant("4x4")
     True
     """
     if not isinstance(name, str):
         raise VariantError(f"a variant name must be a string, not {type(name).__name__}")
     key = name.strip().lower()
-    return _parse(ALIASES.get(key, key))
+    geometry = _parse(ALIASES.get(key, key))
+    # "5x4k4" and "5x4" are one board: share one object (and its cached tables).
+    return _SHARED.setdefault(geometry.name, geometry)
+
+
+_SHARED: dict[str, Geometry] = {}
 
 
 @lru_cache(maxsize=64)
