@@ -140,7 +140,9 @@ class GameLoop:
         except KeyboardInterrupt:
             self.terminal.console.print()
             self._summary("interrupted")
+            self._tally()
             return EXIT_INTERRUPTED
+        self._tally()
         return EXIT_OK
 
     def _play_out(self) -> str | None:
@@ -340,12 +342,16 @@ class GameLoop:
         else:
             headline = f"[bold]Game stopped ({reason}): {escape(session.result_text())}[/]"
         self.terminal.say(f"{headline} after {count} {plural}. Moves: {moves}")
-        if reason is not None and self._results:
+
+    def _tally(self) -> None:
+        """After more than one game, how they ended (a lone finished game has its summary)."""
+        results = self._results
+        unfinished = not self.session.is_over and self.session.ply > 0
+        if len(results) > 1 or (results and (unfinished or self.session.ply == 0)):
             tally = ", ".join(
-                f"{label} {self._results.count(label)}"
-                for label in dict.fromkeys(sorted(self._results))
+                f"{label} {results.count(label)}" for label in dict.fromkeys(sorted(results))
             )
-            self.terminal.say(f"Games finished: {len(self._results)} ({escape(tally)})")
+            self.terminal.say(f"Games finished: {len(results)} ({escape(tally)})")
 
     def _complain(self, reason: str) -> None:
         self.terminal.say(f"[red]{escape(reason)}[/]")
