@@ -1,0 +1,211 @@
+"""The AWS Lambda handler fed realistic API Gateway REST (v1) and HTTP API (v2) events."""
+
+from __future__ import annotations
+
+import base64
+import json
+from typing import Any
+
+import pytest
+
+from noughts.position import Position
+from noughts.service import lambda_handler
+
+SEED_BODY = {"numX": 3, "numO": 48, "isX": True}
+"""X on (0,0), (0,1); O on (1,0), (1,1), X to move on 4x4 with 3 in a row: win at (0,2)."""
+
+
+class LambdaContext:
+    """The attributes Lambda's Python runtime gives a handler's context."""
+
+    function_name = "noughts-move"
+    function_version = "$LATEST"
+    invoked_function_arn = "arn:aws:lambda:eu-west-1:123456789012:function:noughts-move"
+    memory_limit_in_mb = 1024
+    aws_request_id = "52fdfc07-2182-454f-963f-5f0f9a621d72"
+    log_group_name = "/aws/lambda/noughts-move"
+    log_stream_name = "2024/05/01/[$LATEST]abcdef"
+
+    def get_remaining_time_in_millis(self) -> int:
+        return 15_000
+
+
+def rest_event(
+    method: str,
+    path: str,
+    body: str | None = None,
+    *,
+    content_type: str | None = "application/json",
+    base64_body: bool = False,
+) -> dict[str, Any]:
+    """An API Gateway REST API (v1) proxy event, as the `/` and `/{proxy+}` resources send."""
+    headers = {
+        "Accept": "*/*",
+        "Host": "abc123.execute-api.eu-west-1.amazonaws.com",
+        "Origin": "https://game.example",
+        "User-Agent": "Mozilla/5.0",
+        "X-Forwarded-For": "203.0.113.7",
+        "X-Forwarded-Port": "443",
+        "X-Forwarded-Proto": "https",
+    }
+    if content_type is not None:
+        headers["Content-Type"] = content_type
+    encoded = body
+    if body is not None and base64_body:
+        encoded = base64.b64encode(body.encode()).decode()
+    resource = "/" if path == "/" else "/{proxy+}"
+    return {
+        "resource": resource,
+        "path": path,
+        "httpMethod": method,
+        "headers": headers,
+        "multiValueHeaders": {name: [value] for name, value in headers.items()},
+        "queryStringParameters": None,
+        "multiValueQueryStringParameters": None,
+        "pathParameters": None if path == "/" else {"proxy": path.lstrip("/")},
+        "stageVariables": None,
+        "requestContext": {
+            "resourceId": "a1b2c3",
+            "resourcePath": resource,
+            "httpMethod": method,
+            "extendedRequestId": "Y2xhc3NpYz0=",
+            "requestTime": "01/May/2024:12:00:00 +0000",
+            "path": f"/Prod{path}",
+            "accountId": "123456789012",
+            "protocol": "HTTP/1.1",
+            "stage": "Prod",
+            "domainPrefix": "abc123",
+            "requestTimeEpoch": 1714564800000,
+            "requestId": "c6af9ac6-7b61-11e6-9a41-93e8deadbeef",
+            "identity": {"sourceIp": "203.0.113.7", "userAgent": "Mozilla/5.0"},
+            "domainName": "abc123.execute-api.eu-west-1.amazonaws.com",
+            "apiId": "abc123",
+        },
+        "body": encoded,
+        "isBase64Encoded": base64_body,
+    }
+
+
+def http_api_event(
+    method: str,
+    path: str,
+    body: str | None = None,
+    *,
+    content_type: str | None = "application/json",
+    base64_body: bool = False,
+) -> dict[str, Any]:
+    """An API Gateway HTTP API (v2, payload format 2.0) event for the $default route."""
+    headers = {
+        "accept": "*/*",
+        "host": "xyz789.execute-api.eu-west-1.amazonaws.com",
+        "user-agent": "curl/8.5.0",
+        "x-forwarded-for": "198.51.100.4",
+        "x-forwarded-port": "443",
+        "x-forwarded-proto": "https",
+    }
+    if content_type is not None:
+        headers["content-type"] = content_type
+    event: dict[str, Any] = {
+        "version": "2.0",
+        "routeKey": "$default",
+        "rawPath": path,
+        "rawQueryString": "",
+        "headers": headers,
+        "requestContext": {
+            "accountId": "123456789012",
+            "apiId": "xyz789",
+            "domainName": "xyz789.execute-api.eu-west-1.amazonaws.com",
+            "domainPrefix": "xyz789",
+            "http": {
+                "method": method,
+                "path": path,
+                "protocol": "HTTP/1.1",
+                "sourceIp": "198.51.100.4",
+                "userAgent": "curl/8.5.0",
+            },
+            "requestId": "JKJaXmPLvHcESHA=",
+            "routeKey": "$default",
+            "stage": "$default",
+            "time": "01/May/2024:12:00:00 +0000",
+            "timeEpoch": 1714564800000,
+        },
+        "isBase64Encoded": base64_body,
+    }
+    if body is not None:
+        event["body"] = base64.b64encode(body.encode()).decode() if base64_body else body
+    return event
+
+
+def invoke(event: dict[str, Any]) -> tuple[int, dict[str, str], Any]:
+    answer = lambda_handler.handler(event, LambdaContext())
+    headers = {name.lower(): value for name, value in answer["headers"].items()}
+    body = answer["body"]
+    if answer.get("isBase64Encoded"):
+        body = base64.b64decode(body).decode()
+    return answer["statusCode"], headers, json.loads(body) if body else None
+
+
+EVENTS = [pytest.param(rest_event, id="rest-v1"), pytest.param(http_api_event, id="http-v2")]
+
+
+@pytest.mark.parametrize("make_event", EVENTS)
+def test_seed_client_body_gets_row_and_col(make_event: Any) -> None:
+    status, headers, body = invoke(make_event("POST", "/", json.dumps(SEED_BODY)))
+    assert status == 200 and body == [0, 2]
+    assert headers["access-control-allow-origin"] == "*"
+
+
+@pytest.mark.parametrize("make_event", EVENTS)
+def test_base64_encoded_body(make_event: Any) -> None:
+    status, headers, body = invoke(
+        make_event("POST", "/", json.dumps({"numX": 0, "numO": 0, "isX": True}), base64_body=True)
+    )
+    assert status == 200 and headers["access-control-allow-origin"] == "*"
+    row, col = body
+    position = Position("", "4x4k3")
+    from noughts.engine import evaluate_moves
+
+    values = {e.move: e.score for e in evaluate_moves(position)}
+    assert values[row * 4 + col] == max(values.values())
+
+
+@pytest.mark.parametrize("make_event", EVENTS)
+def test_move_api_through_the_handler(make_event: Any) -> None:
+    request = json.dumps({"variant": "3x3", "board": "XX./OO./..."})
+    status, headers, body = invoke(make_event("POST", "/api/v1/move", request, base64_body=True))
+    assert status == 200 and headers["content-type"] == "application/json"
+    assert (body["move"], body["outcome"], body["winner"]) == (2, "win", "X")
+
+
+@pytest.mark.parametrize("make_event", EVENTS)
+def test_wrong_content_type_is_415(make_event: Any) -> None:
+    event = make_event("POST", "/api/v1/move", "board=X../.../...", content_type="text/csv")
+    status, _, body = invoke(event)
+    assert status == 415 and "'text/csv'" in body["detail"]
+
+
+@pytest.mark.parametrize("make_event", EVENTS)
+def test_errors_keep_their_status_and_message(make_event: Any) -> None:
+    status, _, body = invoke(make_event("POST", "/api/v1/move", '{"board": "XXX/OO./..."}'))
+    assert status == 409 and "game is over" in body["detail"]
+    status, headers, body = invoke(make_event("POST", "/", '{"numX": 3, "numO": 3}'))
+    assert status == 400 and "overlapping" in body["detail"]
+    assert headers["access-control-allow-origin"] == "*"
+
+
+@pytest.mark.parametrize("make_event", EVENTS)
+def test_get_endpoints(make_event: Any) -> None:
+    status, _, body = invoke(make_event("GET", "/healthz", content_type=None))
+    assert status == 200 and body == {"status": "ok"}
+    status, _, body = invoke(make_event("GET", "/api/v1/variants", content_type=None))
+    assert status == 200 and body["variants"][0]["name"] == "3x3"
+
+
+def test_handler_module_exposes_the_same_app() -> None:
+    assert lambda_handler.app.state.settings.max_time_ms >= 1
+    from mangum import Mangum
+
+    assert isinstance(lambda_handler.handler, Mangum)
+    assert lambda_handler.handler.app is lambda_handler.app
+    paths = set(lambda_handler.app.openapi()["paths"])
+    assert {"/api/v1/move", "/api/v1/analyze", "/"} <= paths

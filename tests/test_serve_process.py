@@ -1,0 +1,108 @@
+"""A real `noughts serve` process on a free port, spoken to over HTTP, then stopped."""
+
+from __future__ import annotations
+
+import json
+import os
+import signal
+import socket
+import subprocess
+import sys
+import time
+import urllib.error
+import urllib.request
+from collections.abc import Iterator
+from typing import Any
+
+import pytest
+
+
+def free_port() -> int:
+    with socket.socket() as probe:
+        probe.bind(("127.0.0.1", 0))
+        port: int = probe.getsockname()[1]
+        return port
+
+
+def request(
+    url: str, body: bytes | None = None, content_type: str = "application/json"
+) -> tuple[int, dict[str, str], bytes]:
+    headers = {"Content-Type": content_type} if body is not None else {}
+    call = urllib.request.Request(url, data=body, headers=headers)
+    try:
+        with urllib.request.urlopen(call, timeout=10) as response:
+            return response.status, dict(response.headers), response.read()
+    except urllib.error.HTTPError as error:
+        return error.code, dict(error.headers), error.read()
+
+
+@pytest.fixture(scope="module")
+def server() -> Iterator[str]:
+    port = free_port()
+    env = {**os.environ, "NOUGHTS_CACHE_SIZE": "100"}
+    process = subprocess.Popen(
+        [sys.executable, "-m", "noughts", "serve", "--port", str(port), "--log-level", "warning"],
+        stdout=subprocess.PIPE,
+        stderr=subprocess.STDOUT,
+        env=env,
+    )
+    base = f"http://127.0.0.1:{port}"
+    try:
+        deadline = time.monotonic() + 30
+        while True:
+            if process.poll() is not None:
+                output = process.stdout.read().decode() if process.stdout else ""
+                pytest.fail(f"noughts serve exited early with {process.returncode}: {output}")
+            try:
+                if request(f"{base}/healthz")[0] == 200:
+                    break
+            except OSError:
+                pass
+            if time.monotonic() > deadline:
+                pytest.fail("noughts serve did not answer /healthz within 30 s")
+            time.sleep(0.1)
+        yield base
+    finally:
+        process.send_signal(signal.SIGINT)
+        try:
+            process.wait(timeout=10)
+        except subprocess.TimeoutExpired:
+            process.kill()
+            process.wait()
+    assert process.returncode == 0
+
+
+def test_move_over_http(server: str) -> None:
+    body = json.dumps({"variant": "4x4k3", "board": "XX../OO../..../...."}).encode()
+    status, headers, raw = request(f"{server}/api/v1/move", body)
+    answer: dict[str, Any] = json.loads(raw)
+    assert status == 200 and headers["content-type"] == "application/json"
+    assert (answer["move"], answer["outcome"], answer["board_after"]) == (
+        2,
+        "win",
+        "XXX./OO../..../....",
+    )
+
+
+def test_seed_client_over_http(server: str) -> None:
+    body = json.dumps({"numX": 3, "numO": 48, "isX": True}).encode()
+    status, headers, raw = request(f"{server}/", body, content_type="text/plain;charset=UTF-8")
+    assert status == 200 and json.loads(raw) == [0, 2]
+    assert headers["access-control-allow-origin"] == "*"
+
+
+def test_errors_and_stats_over_http(server: str) -> None:
+    status, _, raw = request(f"{server}/api/v1/move", b'{"variant": "3x3k7"}')
+    assert status == 400 and "unknown variant" in json.loads(raw)["detail"]
+    status, _, raw = request(f"{server}/api/v1/stats")
+    stats = json.loads(raw)
+    assert status == 200 and stats["maxsize"] == 200  # moves + analyses, from NOUGHTS_CACHE_SIZE
+    assert stats["misses"] >= 1
+
+
+def test_page_over_http(server: str) -> None:
+    status, headers, raw = request(f"{server}/")
+    if status == 404:
+        pytest.skip("the web page is not installed yet")
+    assert status == 200 and headers["content-type"].startswith("text/html")
+    assert b"<html" in raw.lower()
