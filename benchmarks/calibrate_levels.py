@@ -15,6 +15,7 @@ import json
 import sys
 import time
 from pathlib import Path
+from typing import Any
 
 from noughts.arena import run_match
 from noughts.ratings import EloRow, elo_table
@@ -100,6 +101,28 @@ def calibrate(
     }
 
 
+def markdown(data: dict[str, Any]) -> str:
+    """The ladder of one results file as Markdown tables (for docs/levels.md)."""
+    lines = [
+        "| pairing | games | wins | draws | losses | score [95%] | Elo [95%] | ≥ 55% |",
+        "|---|---:|---:|---:|---:|---|---|:-:|",
+    ]
+    for row in data["pairs"]:
+        low, high = row["score_ci95"]
+        elo_low, elo_high = row["elo_ci95"]
+        lines.append(
+            f"| {row['higher']} v {row['lower']} | {row['games']} | {row['wins']} "
+            f"| {row['draws']} | {row['losses']} | {row['score']:.3f} [{low:.3f}, {high:.3f}] "
+            f"| {_fmt(row['elo'])} [{_fmt(elo_low)}, {_fmt(elo_high)}] "
+            f"| {'yes' if row['score'] >= 0.55 else 'no'}"
+            f"{' (CI > 50%)' if row['clears_50'] else ''} |"
+        )
+    lines += ["", "| level | Elo (level 0 = 0) | ± 95% |", "|---:|---:|---:|"]
+    for entry in data["ladder"]:
+        lines.append(f"| {entry['player'].split(':')[1]} | {entry['elo']:+.0f} | {entry['ci95']:.0f} |")
+    return "\n".join(lines)
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--variant", default="3x3")
@@ -110,7 +133,11 @@ def main() -> None:
     parser.add_argument("--openings", type=int, default=0)
     parser.add_argument("--levels", default="1-10", help="higher levels to test, e.g. 1-10 or 9,10")
     parser.add_argument("--out", default=None, help="result file (default under results/)")
+    parser.add_argument("--markdown", metavar="FILE", help="print a results file as Markdown")
     args = parser.parse_args()
+    if args.markdown:
+        print(markdown(json.loads(Path(args.markdown).read_text())))
+        return
     if "-" in args.levels:
         low, high = (int(x) for x in args.levels.split("-"))
         levels = list(range(low, high + 1))

@@ -59,46 +59,70 @@ PRESETS: dict[str, int] = {"easy": 2, "medium": 5, "hard": 8, "impossible": 10}
 
 @dataclass(frozen=True)
 class LevelProfile:
-    """How a level plays.
+    """How a level plays on a board.
 
     ``notice`` holds the probabilities of noticing each stage (win now, block, own fork,
     opponent's fork, then each deeper two-ply stage); ``noise`` blurs the heuristic
     among moves whose outcome lies beyond the horizon; ``deep_nodes`` is the node budget
     of the anytime search used past four plies on boards the solver cannot finish.
+    ``skill`` is the point of the skill scale (0-9) the level sits at on that board.
     """
 
     level: int
+    skill: float
     notice: tuple[float, float, float, float, float]
     noise: float
     deep_nodes: int
 
 
-_PROFILES: dict[int, LevelProfile] = {
-    # level: (win now, block, own fork, stop fork, each deeper stage), noise, deep nodes
-    1: LevelProfile(1, (0.15, 0.10, 0.03, 0.03, 0.03), 4.00, 200),
-    2: LevelProfile(2, (0.30, 0.20, 0.08, 0.06, 0.08), 2.50, 300),
-    3: LevelProfile(3, (0.45, 0.33, 0.15, 0.12, 0.12), 1.80, 500),
-    4: LevelProfile(4, (0.58, 0.45, 0.22, 0.18, 0.18), 1.40, 800),
-    5: LevelProfile(5, (0.68, 0.56, 0.30, 0.26, 0.25), 1.10, 1200),
-    6: LevelProfile(6, (0.77, 0.66, 0.39, 0.34, 0.33), 0.90, 2000),
-    7: LevelProfile(7, (0.85, 0.75, 0.48, 0.43, 0.42), 0.70, 3000),
-    8: LevelProfile(8, (0.91, 0.84, 0.58, 0.53, 0.52), 0.50, 5000),
-    9: LevelProfile(9, (0.96, 0.92, 0.70, 0.65, 0.65), 0.35, 8000),
+_SKILL_SCALE: tuple[tuple[tuple[float, float, float, float, float], float, int], ...] = (
+    # skill: (win now, block, own fork, stop fork, each deeper stage), noise, deep nodes
+    ((0.00, 0.00, 0.00, 0.00, 0.00), 6.00, 100),  # 0
+    ((0.15, 0.10, 0.03, 0.03, 0.03), 4.00, 200),  # 1
+    ((0.30, 0.20, 0.08, 0.06, 0.08), 2.50, 300),  # 2
+    ((0.45, 0.33, 0.15, 0.12, 0.12), 1.80, 500),  # 3
+    ((0.58, 0.45, 0.22, 0.18, 0.18), 1.40, 800),  # 4
+    ((0.68, 0.56, 0.30, 0.26, 0.25), 1.10, 1200),  # 5
+    ((0.77, 0.66, 0.39, 0.34, 0.33), 0.90, 2000),  # 6
+    ((0.85, 0.75, 0.48, 0.43, 0.42), 0.70, 3000),  # 7
+    ((0.91, 0.84, 0.58, 0.53, 0.52), 0.50, 5000),  # 8
+    ((0.96, 0.92, 0.70, 0.65, 0.65), 0.35, 8000),  # 9
+)
+"""Play at each whole point of the skill scale; points in between interpolate."""
+
+SKILLS: dict[str, tuple[float, ...]] = {
+    # 4x4k3 is an easy first-player win: the top levels all convert it, so the ladder
+    # sits lower on the scale and is spread wider (measured in docs/levels.md).
+    "4x4k3": (0.3, 0.7, 1.2, 1.7, 2.6, 3.4, 4.4, 5.6, 7.0),
 }
+"""Per variant, the skill of levels 1-9 where it differs from the level itself: set by
+measuring the ladder (benchmarks/calibrate_levels.py) so each level beats the one below."""
 
 _WIN = 1000.0
 """Perceived score of a visible win in 0 plies; a win in ``p`` scores ``_WIN - p``."""
 
 
-def profile(level: int) -> LevelProfile:
-    """The profile of ``level`` (1-9; 0 is random play and 10 the full engine).
+def profile(level: int, variant: str = "3x3") -> LevelProfile:
+    """The profile of ``level`` (1-9; 0 is random play and 10 the full engine) on a board.
 
-    >>> profile(5).notice[1]     # blocks a single threat 65% of the time
-    0.65
+    >>> profile(5).notice[1]     # at 3x3, level 5 blocks a single threat 56% of the time
+    0.56
     """
-    if level not in _PROFILES:
+    if isinstance(level, bool) or level not in range(1, MAX_LEVEL):
         raise NoughtsError(f"levels 1 to 9 have profiles, not {level!r}")
-    return _PROFILES[level]
+    skills = SKILLS.get(variant)
+    skill = float(level) if skills is None else skills[level - 1]
+    low = min(int(skill), len(_SKILL_SCALE) - 2)
+    part = skill - low
+    (notice_a, noise_a, nodes_a), (notice_b, noise_b, nodes_b) = _SKILL_SCALE[low : low + 2]
+    a, b, c, d, e = (x + part * (y - x) for x, y in zip(notice_a, notice_b, strict=True))
+    return LevelProfile(
+        level=level,
+        skill=skill,
+        notice=(round(a, 4), round(b, 4), round(c, 4), round(d, 4), round(e, 4)),
+        noise=noise_a + part * (noise_b - noise_a),
+        deep_nodes=round(nodes_a + part * (nodes_b - nodes_a)),
+    )
 
 
 def preset_level(name: str) -> int:
@@ -143,7 +167,7 @@ def level_move(
     if level == 0:
         move = rng.choice(list(position.legal_moves))
         return _result(position, move, level, start, 0, None, 0)
-    prof = profile(level)
+    prof = profile(level, position.variant)
     sight = _draw_sight(prof, rng, position.empty.bit_count())
     return _play(position, prof, sight, rng, time_limit, nodes, start)
 
