@@ -209,3 +209,16 @@ def test_handler_module_exposes_the_same_app() -> None:
     assert lambda_handler.handler.app is lambda_handler.app
     paths = set(lambda_handler.app.openapi()["paths"])
     assert {"/api/v1/move", "/api/v1/analyze", "/"} <= paths
+
+
+def test_docs_behind_a_stage_prefix_find_their_schema() -> None:
+    from mangum import Mangum
+
+    from noughts.service.app import create_app
+    from noughts.service.settings import Settings
+
+    staged = Mangum(create_app(Settings(root_path="/Prod")), lifespan="off")
+    answer = staged(rest_event("GET", "/docs", content_type=None), LambdaContext())
+    assert answer["statusCode"] == 200 and "'/Prod/openapi.json'" in answer["body"]
+    seed = staged(rest_event("POST", "/", json.dumps(SEED_BODY)), LambdaContext())
+    assert seed["statusCode"] == 200 and json.loads(seed["body"]) == [0, 2]

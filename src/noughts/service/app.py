@@ -40,6 +40,7 @@ def create_app(settings: Settings | None = None) -> FastAPI:
         description=DESCRIPTION,
         docs_url="/docs",
         redoc_url=None,
+        root_path=settings.root_path,
     )
     app.state.settings = settings
     app.state.service = MoveService(settings)
