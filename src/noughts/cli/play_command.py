@@ -49,6 +49,7 @@ def add_arguments(name: str, parser: argparse.ArgumentParser) -> None:
         "--mark",
         type=str.upper,
         choices=("X", "O", "RANDOM"),
+        metavar="{X,O,random}",
         default=None,
         help="your mark against the AI (default: whoever moves first plays X)",
     )
