@@ -1,0 +1,332 @@
+"""A mutable board for search: line counts, threats, fork points, evaluation and hashes
+kept up to date move by move (play/undo), so a node costs a few line updates, not a scan.
+
+Sides are numbers: ``0`` is X, ``1`` is O. For each side the board knows
+
+* ``threats[side]``: empty cells that would complete a line now (cell -> lines);
+* ``pot[side]``: empty cells on lines holding ``k-2`` of the side's marks and none of
+  the other's (cell -> lines); a cell on two such lines is a *fork point*: playing it
+  makes two threats at once (``forks[side]`` counts them);
+* ``score``: the line-weight evaluation from X's point of view;
+* ``hashes``: one 64-bit Zobrist hash per board symmetry, packed into one ``int`` (a
+  move costs one big-int XOR): ``key()`` is the plain hash, ``canonical_key()`` the
+  least of them, the same for every symmetric image of a position.
+
+>>> from noughts.position import Position
+>>> from noughts.search.evaluate import line_weights
+>>> b = SearchBoard(Position("XX./.O./...", "3x3"), line_weights(3, "balanced"), 0)
+>>> b.stm, dict(b.threats[0]), dict(b.threats[1])
+(1, {2: 1}, {})
+>>> b.play(2); b.stm, dict(b.threats[1])
+(0, {6: 1})
+>>> b.undo(2); dict(b.threats[0]), b.score
+({2: 1}, 12)
+>>> a = SearchBoard(Position("X" + "." * 63, "qubic"), line_weights(4), 0)
+>>> b = SearchBoard(Position("." * 63 + "X", "qubic"), line_weights(4), 0)
+>>> a.canonical_key()[0] == b.canonical_key()[0], a.key() == b.key()
+(True, False)
+"""
+
+from __future__ import annotations
+
+import random
+from functools import lru_cache
+
+from noughts.geometry import Bitboard, Geometry, scan_forward
+from noughts.position import Position
+from noughts.search.evaluate import LineWeights
+
+__all__ = ["SearchBoard", "Tables", "tables_for", "MAX_HASHED_SYMMETRIES"]
+
+_MASK64 = (1 << 64) - 1
+
+MAX_HASHED_SYMMETRIES = 192
+"""Geometries with more symmetries than this hash the identity only."""
+
+_SYMMETRY_CELL_LIMIT = 125
+"""Above this many cells, only the dihedral symmetries of a square are used (the
+general automorphism search is slow on big boards)."""
+
+
+class Tables:
+    """Per-geometry constant tables: lines, lines through each cell, symmetry hashes."""
+
+    def __init__(self, geometry: Geometry) -> None:
+        self.geometry = geometry
+        self.k = geometry.k
+        self.cells = geometry.cells
+        self.full = geometry.full
+        self.lines: tuple[Bitboard, ...] = geometry.lines
+        index = {line: i for i, line in enumerate(self.lines)}
+        self.through: tuple[tuple[int, ...], ...] = tuple(
+            tuple(index[line] for line in geometry.lines_through[cell])
+            for cell in range(self.cells)
+        )
+        self.perms: tuple[tuple[int, ...], ...] = _symmetries(geometry)
+        self.inverse: tuple[tuple[int, ...], ...] = tuple(_invert(p) for p in self.perms)
+        rng = random.Random(0x5EED ^ self.cells ^ (self.k << 16))
+        base = [[rng.getrandbits(63) for _ in range(self.cells)] for _ in range(2)]
+        # zobrist[side][cell]: the keys of ``side`` on the image of ``cell`` under every
+        # symmetry s, packed 64 bits apiece (s = 0, the identity, in the low bits).
+        self.zobrist: tuple[tuple[int, ...], ...] = tuple(
+            tuple(
+                sum(base[side][perm[cell]] << (64 * s) for s, perm in enumerate(self.perms))
+                for cell in range(self.cells)
+            )
+            for side in range(2)
+        )
+        self.hash_bytes = 8 * len(self.perms)
+        self.near: tuple[Bitboard, ...] = _neighbourhoods(geometry)
+
+
+def _invert(perm: tuple[int, ...]) -> tuple[int, ...]:
+    inverse = [0] * len(perm)
+    for cell, image in enumerate(perm):
+        inverse[image] = cell
+    return tuple(inverse)
+
+
+def _symmetries(geometry: Geometry) -> tuple[tuple[int, ...], ...]:
+    identity = tuple(range(geometry.cells))
+    if geometry.cells <= _SYMMETRY_CELL_LIMIT:
+        perms = geometry.symmetries
+        return perms if len(perms) <= MAX_HASHED_SYMMETRIES else (identity,)
+    if geometry.dims != 2:
+        return (identity,)
+    rows, cols = geometry.shape
+    maps = [lambda r, c: (r, c), lambda r, c: (rows - 1 - r, c),
+            lambda r, c: (r, cols - 1 - c), lambda r, c: (rows - 1 - r, cols - 1 - c)]
+    if rows == cols:
+        maps += [lambda r, c: (c, r), lambda r, c: (cols - 1 - c, r),
+                 lambda r, c: (c, rows - 1 - r), lambda r, c: (cols - 1 - c, rows - 1 - r)]
+    return tuple(
+        tuple(f(cell // cols, cell % cols)[0] * cols + f(cell // cols, cell % cols)[1]
+              for cell in range(geometry.cells))
+        for f in maps
+    )
+
+
+def _neighbourhoods(geometry: Geometry) -> tuple[Bitboard, ...]:
+    """For big 2-D boards: cells within two steps of each cell (candidate moves)."""
+    if geometry.dims != 2 or geometry.cells <= 64:
+        return ()
+    rows, cols = geometry.shape
+    result = []
+    for cell in range(geometry.cells):
+        r, c = divmod(cell, cols)
+        mask = 0
+        for dr in range(-2, 3):
+            for dc in range(-2, 3):
+                rr, cc = r + dr, c + dc
+                if 0 <= rr < rows and 0 <= cc < cols:
+                    mask |= 1 << (rr * cols + cc)
+        result.append(mask)
+    return tuple(result)
+
+
+@lru_cache(maxsize=16)
+def tables_for(geometry: Geometry) -> Tables:
+    """The shared constant tables of ``geometry`` (built once per process)."""
+    return Tables(geometry)
+
+
+class SearchBoard:
+    """The position under search, updated in place by :meth:`play` and :meth:`undo`.
+
+    ``weights`` are seen from ``player`` (0 = X, 1 = O): ``weights.own`` scores that
+    side's lines. ``score`` is always from X's point of view.
+    """
+
+    def __init__(self, position: Position, weights: LineWeights, player: int) -> None:
+        tables = tables_for(position.geometry)
+        self.tables = tables
+        self.k = tables.k
+        self.through = tables.through
+        self.lines = tables.lines
+        self.zobrist = tables.zobrist
+        self.near = tables.near
+        self.hash_bytes = tables.hash_bytes
+        self.bits = [position.x, position.o]
+        self.occupied = position.x | position.o
+        self.empty = tables.full & ~self.occupied
+        self.marks = self.occupied.bit_count()
+        self.stm = 0 if position.to_move == "X" else 1
+        own, opp = weights.own, weights.opp
+        # value[side][m]: signed (X's view) value of a line with m marks of side only.
+        x_weights, o_weights = (own, opp) if player == 0 else (opp, own)
+        self.value = (tuple(x_weights), tuple(-w for w in o_weights))
+        # fork points are worth the same to either side (X's view: +X's, -O's)
+        self.fork_value = (weights.fork, -weights.fork)
+        n_lines = len(self.lines)
+        self.counts = [[0] * n_lines, [0] * n_lines]
+        self.threats: tuple[dict[int, int], dict[int, int]] = ({}, {})
+        self.pot: tuple[dict[int, int], dict[int, int]] = ({}, {})
+        self.forks = [0, 0]
+        self.score = 0
+        self.hashes = 0
+        self._build(position)
+
+    def _build(self, position: Position) -> None:
+        k = self.k
+        for side, marks in enumerate((position.x, position.o)):
+            keys = self.zobrist[side]
+            for cell in scan_forward(marks):
+                self.hashes ^= keys[cell]
+        for i, line in enumerate(self.lines):
+            x = (line & position.x).bit_count()
+            o = (line & position.o).bit_count()
+            self.counts[0][i] = x
+            self.counts[1][i] = o
+            empty = line & ~self.occupied
+            for side, (mine, theirs) in enumerate(((x, o), (o, x))):
+                if theirs:
+                    continue
+                if mine:
+                    self.score += self.value[side][mine]
+                if mine == k - 1:
+                    for cell in scan_forward(empty):
+                        self._add(self.threats[side], cell)
+                elif k >= 3 and mine == k - 2:
+                    for cell in scan_forward(empty):
+                        self._add_pot(side, cell)
+
+    @staticmethod
+    def _add(table: dict[int, int], cell: int) -> None:
+        table[cell] = table.get(cell, 0) + 1
+
+    @staticmethod
+    def _remove(table: dict[int, int], cell: int) -> None:
+        count = table[cell] - 1
+        if count:
+            table[cell] = count
+        else:
+            del table[cell]
+
+    def _add_pot(self, side: int, cell: int) -> None:
+        table = self.pot[side]
+        count = table.get(cell, 0) + 1
+        table[cell] = count
+        if count == 2:
+            self.forks[side] += 1
+            self.score += self.fork_value[side]
+
+    def _remove_pot(self, side: int, cell: int) -> None:
+        table = self.pot[side]
+        count = table[cell] - 1
+        if count:
+            table[cell] = count
+        else:
+            del table[cell]
+        if count == 1:
+            self.forks[side] -= 1
+            self.score -= self.fork_value[side]
+
+    # -- moves ------------------------------------------------------------------------
+    def play(self, cell: int) -> None:
+        """The side to move marks ``cell`` (which must be empty)."""
+        side = self.stm
+        other = 1 - side
+        bit = 1 << cell
+        self.bits[side] |= bit
+        occupied = self.occupied | bit
+        self.occupied = occupied
+        self.empty ^= bit
+        self.marks += 1
+        self.stm = other
+        self.hashes ^= self.zobrist[side][cell]
+        k = self.k
+        mine = self.counts[side]
+        theirs = self.counts[other]
+        my_value = self.value[side]
+        their_value = self.value[other]
+        lines = self.lines
+        delta = 0
+        for i in self.through[cell]:
+            a = mine[i]
+            b = theirs[i]
+            mine[i] = a + 1
+            if b == 0:
+                delta += my_value[a + 1] - my_value[a]
+                if a == k - 1:
+                    self._remove(self.threats[side], cell)
+                elif a == k - 2:
+                    self._add(self.threats[side], (lines[i] & ~occupied).bit_length() - 1)
+                    if k >= 3:
+                        for c in scan_forward((lines[i] & ~occupied) | bit):
+                            self._remove_pot(side, c)
+                elif a == k - 3:
+                    for c in scan_forward(lines[i] & ~occupied):
+                        self._add_pot(side, c)
+            elif a == 0:
+                delta -= their_value[b]
+                if b == k - 1:
+                    self._remove(self.threats[other], cell)
+                elif b == k - 2:
+                    for c in scan_forward((lines[i] & ~occupied) | bit):
+                        self._remove_pot(other, c)
+        self.score += delta  # the fork updates above already adjusted self.score
+
+    def undo(self, cell: int) -> None:
+        """Take back the last move, which was ``cell``."""
+        other = self.stm
+        side = 1 - other
+        bit = 1 << cell
+        occupied = self.occupied
+        self.hashes ^= self.zobrist[side][cell]
+        k = self.k
+        mine = self.counts[side]
+        theirs = self.counts[other]
+        my_value = self.value[side]
+        their_value = self.value[other]
+        lines = self.lines
+        delta = 0
+        for i in self.through[cell]:
+            a = mine[i] - 1
+            b = theirs[i]
+            mine[i] = a
+            if b == 0:
+                delta -= my_value[a + 1] - my_value[a]
+                if a == k - 1:
+                    self._add(self.threats[side], cell)
+                elif a == k - 2:
+                    self._remove(self.threats[side], (lines[i] & ~occupied).bit_length() - 1)
+                    if k >= 3:
+                        for c in scan_forward((lines[i] & ~occupied) | bit):
+                            self._add_pot(side, c)
+                elif a == k - 3:
+                    for c in scan_forward(lines[i] & ~occupied):
+                        self._remove_pot(side, c)
+            elif a == 0:
+                delta += their_value[b]
+                if b == k - 1:
+                    self._add(self.threats[other], cell)
+                elif b == k - 2:
+                    for c in scan_forward((lines[i] & ~occupied) | bit):
+                        self._add_pot(other, c)
+        self.bits[side] ^= bit
+        self.occupied = occupied ^ bit
+        self.empty |= bit
+        self.marks -= 1
+        self.stm = side
+        self.score += delta
+
+    # -- queries ----------------------------------------------------------------------
+    def key(self) -> int:
+        """The Zobrist hash of the position as it stands (cheap)."""
+        return self.hashes & _MASK64
+
+    def canonical_key(self) -> tuple[int, int]:
+        """A hash shared by all symmetric images of the position, and a symmetry ``s``
+        such that the key is the plain hash of the image under ``s`` (about 20 us)."""
+        values = memoryview(self.hashes.to_bytes(self.hash_bytes, "little")).cast("Q").tolist()
+        best = min(values)
+        return best, values.index(best)
+
+    def evaluation(self) -> int:
+        """The evaluation from the side to move's point of view."""
+        return self.score if self.stm == 0 else -self.score
+
+    def position(self, geometry: Geometry, first: str) -> Position:
+        """The current position as an immutable :class:`Position`."""
+        return Position.from_bitboards(self.bits[0], self.bits[1], geometry,
+                                       first="X" if first == "X" else "O")

@@ -1,0 +1,120 @@
+"""Line-count heuristics: how promising a position is when it cannot be searched to the end.
+
+A line (``k`` cells in a row) held by one side only is worth something to that side; a
+line holding both marks is dead. The 4x4x4 seed scores a line with ``m`` marks ``4**m``
+for either side (*balanced*); its *defensive* variant weighs the opponent's lines
+``m * 4**m`` (block before building) and the *aggressive* one weighs its own lines that
+way (build before blocking). Our own evaluation (*strong*) adds the points where two
+lines one mark short of a threat cross: whoever plays there makes two threats at once.
+
+>>> from noughts.position import Position
+>>> weights = line_weights(4, "balanced")
+>>> weights.own, weights.opp
+((0, 4, 16, 64, 256), (0, 4, 16, 64, 256))
+>>> line_weights(4, "defensive").opp
+(0, 4, 32, 192, 1024)
+>>> p = Position("X..." + "." * 60, "qubic")
+>>> evaluate(p, "X", "balanced")  # a corner lies on 7 lines
+28
+>>> evaluate(p, "O", "balanced")
+-28
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Literal
+
+from noughts.errors import NoughtsError
+from noughts.geometry import Geometry
+from noughts.position import Mark, Position
+
+__all__ = ["Style", "STYLES", "LineWeights", "line_weights", "evaluate", "FORK_WEIGHT"]
+
+Style = Literal["balanced", "aggressive", "defensive", "strong"]
+STYLES: tuple[Style, ...] = ("balanced", "aggressive", "defensive", "strong")
+
+FORK_WEIGHT = 3
+"""In the strong style: a fork point (two lines of ``k-2`` crossing on an empty cell) is
+worth this many threat lines' weight to its owner."""
+
+
+@dataclass(frozen=True)
+class LineWeights:
+    """Value of a line held only by one side, by its number of marks (index 0..k).
+
+    ``own`` scores the evaluating player's lines, ``opp`` the opponent's (subtracted);
+    ``fork`` scores each fork point (``0`` outside the strong style).
+    """
+
+    own: tuple[int, ...]
+    opp: tuple[int, ...]
+    fork: int = 0
+
+
+def line_weights(k: int, style: Style = "strong") -> LineWeights:
+    """The line weights of ``style`` for lines of ``k`` cells.
+
+    >>> line_weights(3, "aggressive").own
+    (0, 4, 32, 192)
+    >>> line_weights(4, "strong").fork
+    324
+    """
+    if style not in STYLES:
+        raise NoughtsError(f"unknown evaluation style {style!r}: expected one of {STYLES}")
+    seed = tuple(0 if m == 0 else 4**m for m in range(k + 1))
+    weighted = tuple(m * 4**m for m in range(k + 1))
+    if style == "balanced":
+        return LineWeights(seed, seed)
+    if style == "aggressive":
+        return LineWeights(weighted, seed)
+    if style == "defensive":
+        return LineWeights(seed, weighted)
+    # strong: steeper growth (a line one short of a threat is worth more than four lines
+    # with one mark), plus fork points worth a few threats.
+    steep = tuple(0 if m == 0 else 6**m for m in range(k + 1))
+    threat = steep[k - 1] if k >= 2 else 1
+    return LineWeights(steep, steep, FORK_WEIGHT * threat // 2 if k >= 3 else 0)
+
+
+def _fork_points(geometry: Geometry, mine: int, theirs: int) -> int:
+    """Empty cells lying on two or more lines that hold ``k-2`` of ``mine`` and no ``theirs``."""
+    k = geometry.k
+    if k < 3:
+        return 0
+    seen: dict[int, int] = {}
+    occupied = mine | theirs
+    for line in geometry.lines:
+        if line & theirs or (line & mine).bit_count() != k - 2:
+            continue
+        empty = line & ~occupied
+        while empty:
+            low = empty & -empty
+            seen[low] = seen.get(low, 0) + 1
+            empty ^= low
+    return sum(1 for count in seen.values() if count >= 2)
+
+
+def evaluate(position: Position, player: Mark, style: Style = "strong") -> int:
+    """Heuristic value of ``position`` for ``player`` (positive: good for ``player``).
+
+    Sums the line weights of every line held by one side only; the strong style also
+    counts fork points. Scans every line, so it is meant for display and tests; the
+    searches keep the same sum up to date move by move.
+    """
+    geometry = position.geometry
+    weights = line_weights(geometry.k, style)
+    mine, theirs = (position.x, position.o) if player == "X" else (position.o, position.x)
+    total = 0
+    for line in geometry.lines:
+        own = (line & mine).bit_count()
+        opp = (line & theirs).bit_count()
+        if own and not opp:
+            total += weights.own[own]
+        elif opp and not own:
+            total -= weights.opp[opp]
+    if weights.fork:
+        total += weights.fork * (
+            _fork_points(geometry, mine, theirs) - _fork_points(geometry, theirs, mine)
+        )
+    return total
