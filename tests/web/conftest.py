@@ -1,8 +1,8 @@
 """Browser tests of the web page: a real `noughts serve` and Debian's Chromium via Playwright.
 
-Every test here is skipped, with the reason, when Chromium or Playwright is missing
-(``scripts/test.sh`` installs Chromium). ``NOUGHTS_WEB_TEST_URL`` points the tests at a
-server that is already running instead of starting one.
+Every test here that needs the browser is skipped, with the reason, when Chromium or
+Playwright is missing (``scripts/test.sh`` installs Chromium). ``NOUGHTS_WEB_TEST_URL``
+points the tests at a server that is already running instead of starting one.
 """
 
 from __future__ import annotations
@@ -51,7 +51,9 @@ def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item
         return
     here = Path(__file__).parent
     for item in items:
-        if here in Path(str(item.fspath)).parents:
+        if here not in Path(str(item.fspath)).parents:
+            continue
+        if {"browser", "page", "game"} & set(getattr(item, "fixturenames", ())):
             item.add_marker(pytest.mark.skip(reason=reason))
 
 
@@ -113,6 +115,32 @@ def server_url() -> Iterator[str]:
         return
     with running_server() as url:
         yield url
+
+
+@pytest.fixture(scope="session")
+def static_web_url() -> Iterator[str]:
+    """The page's files (src/noughts/web) served as plain static files, without the API."""
+    port = free_port()
+    process = subprocess.Popen(
+        [sys.executable, "-m", "http.server", str(port), "--bind", "127.0.0.1"],
+        cwd=ROOT / "src" / "noughts" / "web",
+        stdout=subprocess.DEVNULL,
+        stderr=subprocess.DEVNULL,
+    )
+    url = f"http://127.0.0.1:{port}"
+    try:
+        deadline = time.monotonic() + 20
+        while time.monotonic() < deadline:
+            with (
+                contextlib.suppress(OSError),
+                urllib.request.urlopen(f"{url}/index.html", timeout=2),
+            ):
+                break
+            time.sleep(0.1)
+        yield url
+    finally:
+        process.terminate()
+        process.wait(timeout=10)
 
 
 @pytest.fixture(scope="session")

@@ -237,3 +237,18 @@ def test_fits_a_phone_screen(browser: Any, server_url: str) -> None:
         box = page.locator(".cell").last.bounding_box()
         assert box is not None and box["x"] + box["width"] <= 390 and box["width"] >= 30
     context.close()
+
+
+def test_static_files_pointed_at_the_api_with_a_parameter(
+    game: Any, server_url: str, static_web_url: str
+) -> None:
+    """The page's files served by any static server, the API elsewhere (?api=)."""
+    requests: list[str] = []
+    game.page.on("request", lambda request: requests.append(request.url))
+    game.page.goto(f"{static_web_url}/index.html?api={server_url}&variant=3x3&first=you")
+    game.page.wait_for_selector("html[data-ready]")
+    game.play(4)
+    assert game.board().count("O") == 1
+    assert f"{server_url}/api/v1/move" in requests
+    # styled: the fallback found style.css next to the page
+    assert game.page.eval_on_selector(".grid", "e => getComputedStyle(e).display") == "grid"

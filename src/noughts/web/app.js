@@ -302,7 +302,11 @@ function statusText() {
     return "It's a draw.";
   }
   if (state.busy) return `The AI (${state.ai}) is thinking…`;
-  if (toMove() === state.human) return `Your turn: ${you}.`;
+  if (toMove() === state.human) {
+    const last = state.history[state.history.length - 1];
+    const played = last && last.by === "ai" ? `The AI played ${cellName(state.geo, last.cell)}. ` : "";
+    return `${played}Your turn: ${you}.`;
+  }
   return `The AI (${state.ai}) is to move.`;
 }
 
@@ -351,7 +355,9 @@ function renderStats() {
   set("stat-depth", a.depth ?? "—");
   set("stat-nodes", Number(a.nodes || 0).toLocaleString("en"));
   set("stat-time", `${Number(a.elapsed_ms || 0).toFixed(a.elapsed_ms < 10 ? 1 : 0)} ms`);
-  set("stat-method", `${a.method || "?"}${a.cached ? " (cached)" : ""} · level ${a.level ?? state.level}`);
+  const level = a.level ?? state.level;
+  const method = { exact: "exact solver", anytime: "anytime search", level: `level ${level} play` }[a.method];
+  set("stat-method", `${method || a.method || "?"}${a.cached ? " (cached)" : ""}`);
 }
 
 // ---------------------------------------------------------------- controls

@@ -1,0 +1,48 @@
+"""Screenshots of every variant (scripts/screenshots.py) and their place in the README."""
+
+from __future__ import annotations
+
+import importlib.util
+import re
+import struct
+from pathlib import Path
+from typing import Any
+
+ROOT = Path(__file__).resolve().parents[2]
+VARIANTS = ("3x3", "4x4k3", "4x4", "4x4x4")
+
+
+def png_size(path: Path) -> tuple[int, int]:
+    header = path.read_bytes()[:24]
+    assert header[:8] == b"\x89PNG\r\n\x1a\n", f"{path} is not a PNG"
+    width, height = struct.unpack(">II", header[16:24])
+    return width, height
+
+
+def load_script() -> Any:
+    spec = importlib.util.spec_from_file_location(
+        "screenshots", ROOT / "scripts" / "screenshots.py"
+    )
+    assert spec is not None and spec.loader is not None
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return module
+
+
+def test_a_screenshot_of_every_variant(browser: Any, server_url: str, tmp_path: Path) -> None:
+    saved = load_script().capture(browser, server_url, tmp_path)
+    assert [p.name for p in saved] == [f"{name}.png" for name in (*VARIANTS, "phone")]
+    for path in saved[:-1]:
+        width, height = png_size(path)
+        assert width == 1280 and 700 <= height <= 1400, (path.name, width, height)
+    assert png_size(saved[-1]) == (780, 1688)  # 390 x 844 at device scale 2
+
+
+def test_the_readme_shows_the_committed_screenshots() -> None:
+    readme = (ROOT / "README.md").read_text(encoding="utf-8")
+    section = readme.split("<!-- section: web -->", 1)[1].split("<!-- section:", 1)[0]
+    shown = re.findall(r"!\[[^\]]*\]\((docs/img/[^)]+\.png)\)", section)
+    assert {f"docs/img/{name}.png" for name in VARIANTS} <= set(shown)
+    for path in shown:
+        width, height = png_size(ROOT / path)
+        assert width >= 390 and height >= 600
