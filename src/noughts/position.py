@@ -254,13 +254,15 @@ class Position:
             raise IllegalMoveError(
                 f"cell {move} is off the board ({geometry.name} has cells 0-{geometry.cells - 1})"
             )
-        bit = 1 << move
-        if (self.x | self.o) & bit:
-            holder = "X" if self.x & bit else "O"
-            raise IllegalMoveError(f"cell {move} is occupied by {holder}")
         winner = self.winner
         if winner is not None:
             raise GameOverError(f"the game is over: {winner} has won")
+        bit = 1 << move
+        if (self.x | self.o) & bit:
+            if not self.empty:
+                raise GameOverError("the game is over: a draw, the board is full")
+            holder = "X" if self.x & bit else "O"
+            raise IllegalMoveError(f"cell {move} is occupied by {holder}")
         if self.to_move == "X":
             return _make(geometry, self.x | bit, self.o, self.first)
         return _make(geometry, self.x, self.o | bit, self.first)
