@@ -279,7 +279,10 @@ class GameLoop:
     def _advise(self, ask: Callable[[], _Advice]) -> _Advice | None:
         """Run a hint or an analysis; say why in one line if the search is missing."""
         try:
-            return ask()
+            if not self.terminal.interactive:
+                return ask()
+            with self.terminal.console.status(self.terminal.fit("Thinking…")):
+                return ask()
         except ImportError:
             self._complain("this board needs the anytime search, which is not installed")
             return None
