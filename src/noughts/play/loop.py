@@ -31,6 +31,8 @@ __all__ = ["Terminal", "GameLoop", "EXIT_OK", "EXIT_INTERRUPTED"]
 EXIT_OK = 0
 EXIT_INTERRUPTED = 130
 """Exit status after Ctrl-C (128 + SIGINT, as shells expect); the summary is still printed."""
+EXIT_USAGE = 2
+"""Exit status when the game cannot go on: the AI's search is not installed."""
 
 _Advice = TypeVar("_Advice", MoveResult, list[MoveEval])
 
@@ -142,6 +144,10 @@ class GameLoop:
             self._summary("interrupted")
             self._tally()
             return EXIT_INTERRUPTED
+        except ImportError as error:  # a search module of the engine is missing
+            self._complain(f"the AI cannot move: {error}")
+            self._summary("no AI")
+            return EXIT_USAGE
         self._tally()
         return EXIT_OK
 
