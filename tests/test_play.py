@@ -367,3 +367,55 @@ def test_an_ascii_only_output_gets_an_ascii_board() -> None:
     assert result.stdout.isascii()
     assert "2  . [X] .  .  2" in result.stdout
     assert "'zz' is not a move" in result.stdout
+
+
+# -- the loop in-process, with the searches that may not be installed stood in for -----------
+def run_loop(session: Session, lines: str) -> tuple[int, str]:
+    from rich.console import Console
+
+    from noughts.play.loop import GameLoop, Terminal
+
+    out = io.StringIO()
+    console = Console(file=out, width=80, highlight=False, color_system=None)
+    status = GameLoop(session, Terminal(console, io.StringIO(lines), False)).run()
+    return status, out.getvalue()
+
+
+def test_heuristic_analysis_is_listed_by_score_after_proven_wins(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    from noughts.engine import MoveEval
+
+    qubic = variant("qubic")
+
+    def fake_evaluate(position: Position, **_: object) -> list[MoveEval]:
+        return [
+            MoveEval(move=m, coords=qubic.coords(m), proven=m == 5, outcome="win", plies=7)
+            if m == 5
+            else MoveEval(move=m, coords=qubic.coords(m), proven=False, score=m / 100)
+            for m in position.legal_moves
+        ]
+
+    monkeypatch.setattr("noughts.play.session.evaluate_moves", fake_evaluate)
+    game = Session(qubic, {"X": Seat.human(), "O": Seat.human()})
+    status, out = run_loop(game, "a\n")
+    assert status == 0
+    listing = out.split("Moves for X, best first:\n")[1].splitlines()
+    assert listing[0] == "  win in 7: 1b3"
+    assert listing[1] == "  heuristic scores:"
+    assert listing[2].startswith("    4d1 +0.63  4c1 +0.62  ")
+    assert sum(line.count("+0.") for line in listing) == 63
+
+
+def test_a_missing_search_mid_game_ends_with_one_line_and_status_2(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    def missing(*_: object, **__: object) -> None:
+        raise ImportError("No module named 'noughts.search.anytime'")
+
+    monkeypatch.setattr("noughts.play.session.choose_move", missing)
+    game = Session(variant("3x3"), {"X": Seat.human(), "O": Seat.ai(10)})
+    status, out = run_loop(game, "5\n")
+    assert status == 2
+    assert "the AI cannot move: No module named 'noughts.search.anytime'" in out
+    assert summary_line(out) == "Game stopped (no AI): O to move (the AI) after 1 move. Moves: 5"
