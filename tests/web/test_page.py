@@ -71,6 +71,12 @@ def test_winning_line_is_highlighted_and_the_game_is_closed(game: Any) -> None:
     game.cell(empty_cells(board)[0]).click(force=True)
     assert game.board() == board
     assert "over" in game.page.inner_text("#message")
+    # undo reopens the game: the AI's winning move and the player's last move go
+    game.page.click("#undo")
+    assert game.state() == "playing" and "Your turn" in game.status()
+    assert game.page.locator(".cell.win").count() == 0
+    assert game.board().count("O") == board.count("O") - 1
+    assert game.board().count("X") == board.count("X") - 1
 
 
 def test_undo_takes_back_the_move_and_the_reply(game: Any) -> None:

@@ -38,6 +38,8 @@ const state = {
   retry: null, // function to retry the failed request
   heat: null, // {map, best} for the position on the board, or null
   heatBoard: "", // board string the heat map belongs to
+  heatPending: "", // board string of the analysis in flight
+  hintWanted: false, // announce the best move when that analysis lands
   engineView: false,
   lastAi: null,
   generation: 0, // bumps on every change that makes answers in flight stale
@@ -112,6 +114,7 @@ function requestBody(extra = {}) {
 
 function abortPending() {
   state.generation += 1;
+  state.heatPending = "";
   if (state.pending) state.pending.abort();
   state.pending = null;
   state.busy = false;
@@ -199,6 +202,12 @@ async function showHeat(fromHint) {
     if (fromHint) announceHint();
     return;
   }
+  if (state.heatPending === board) {
+    state.hintWanted ||= fromHint; // the analysis in flight will answer the hint
+    return;
+  }
+  state.heatPending = board;
+  state.hintWanted = fromHint;
   const generation = state.generation;
   const before = state.history.length;
   $("hint").setAttribute("aria-busy", "true");
@@ -212,11 +221,12 @@ async function showHeat(fromHint) {
     state.heatBoard = board;
     hideMessage();
     render();
-    if (fromHint) announceHint();
+    if (state.hintWanted) announceHint();
   } catch (error) {
-    if (generation !== state.generation) return;
-    showError(error, () => showHeat(fromHint));
+    if (generation !== state.generation || before !== state.history.length) return;
+    showError(error, () => showHeat(state.hintWanted));
   } finally {
+    if (state.heatPending === board) state.heatPending = "";
     $("hint").removeAttribute("aria-busy");
   }
 }
