@@ -1,0 +1,324 @@
+"""Benchmark the move service (a script, not a test): run ``python benchmarks/bench_service.py``.
+
+Measures, on one uvicorn worker with concurrent keep-alive clients on 127.0.0.1:
+
+- requests/s and p50/p99 latency of ``POST /api/v1/move`` on 3x3 and 4x4k3 (a pool of
+  positions from real games, cache on and off), side by side in the same run with a
+  trivial FastAPI endpoint (target: the move API at >= 50% of the baseline's throughput);
+- import of the Lambda handler module plus its first request (target < 500 ms);
+- resident memory of the idle server (target < 100 MB).
+
+Servers run one at a time, in rounds that alternate, and figures are medians over the
+rounds. The load generator is a minimal asyncio HTTP/1.1 client, so the client costs
+far less than the server. Results go to ``benchmarks/results/service.json``.
+"""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import json
+import os
+import platform
+import random
+import signal
+import socket
+import statistics
+import subprocess
+import sys
+import time
+import urllib.request
+from collections import Counter
+from dataclasses import asdict, dataclass
+from pathlib import Path
+from typing import Any
+
+from noughts.position import Position
+
+ROOT = Path(__file__).resolve().parent.parent
+RESULTS = ROOT / "benchmarks" / "results" / "service.json"
+
+BASELINE_APP = """
+from typing import Any
+import uvicorn
+from fastapi import FastAPI
+app = FastAPI()
+
+@app.post("/trivial")
+async def trivial(body: dict[str, Any]) -> dict[str, bool]:
+    return {"ok": True}
+
+uvicorn.run(app, host="127.0.0.1", port={port}, log_level="warning")
+"""
+
+LAMBDA_PROBE = """
+import json, time
+started, cpu_started = time.perf_counter(), time.process_time()
+from noughts.service import lambda_handler
+imported = time.perf_counter()
+event = {{"version": "2.0", "routeKey": "$default", "rawPath": "/", "rawQueryString": "",
+  "headers": {{"content-type": "application/json", "host": "x.example"}},
+  "requestContext": {{"http": {{"method": "POST", "path": "/", "protocol": "HTTP/1.1",
+  "sourceIp": "198.51.100.4", "userAgent": "bench"}}, "stage": "$default", "requestId": "r",
+  "routeKey": "$default", "accountId": "1", "apiId": "x", "domainName": "x", "time": "",
+  "timeEpoch": 0}},
+  "body": json.dumps({{"numX": 3, "numO": 48, "isX": True}}), "isBase64Encoded": False}}
+answer = lambda_handler.handler(event, None)
+done, cpu_done = time.perf_counter(), time.process_time()
+assert answer["statusCode"] == 200 and json.loads(answer["body"]) == [0, 2], answer
+print(json.dumps({{"import_ms": (imported - started) * 1000, "total_ms": (done - started) * 1000,
+                  "total_cpu_ms": (cpu_done - cpu_started) * 1000}}))
+"""
+
+FASTAPI_FLOOR = """
+import json, time
+started, cpu_started = time.perf_counter(), time.process_time()
+import fastapi
+print(json.dumps({"total_ms": (time.perf_counter() - started) * 1000,
+                  "total_cpu_ms": (time.process_time() - cpu_started) * 1000}))
+"""
+
+
+@dataclass
+class LoadResult:
+    label: str
+    requests: int
+    seconds: float
+    rps: float
+    p50_ms: float
+    p99_ms: float
+    statuses: dict[str, int]
+
+
+def free_port() -> int:
+    with socket.socket() as probe:
+        probe.bind(("127.0.0.1", 0))
+        port: int = probe.getsockname()[1]
+        return port
+
+
+def game_positions(variant: str, count: int, rng: random.Random) -> list[Position]:
+    """Distinct non-final positions from random games (what a page's players send)."""
+    seen: dict[tuple[int, int], Position] = {}
+    while len(seen) < count:
+        position = Position("", variant)
+        while not position.is_over and len(seen) < count:
+            seen.setdefault((position.x, position.o), position)
+            position = position.play(rng.choice(list(position.legal_moves)))
+    return list(seen.values())
+
+
+def http_request(path: str, body: dict[str, Any]) -> bytes:
+    payload = json.dumps(body).encode()
+    head = (
+        f"POST {path} HTTP/1.1\r\nHost: 127.0.0.1\r\nContent-Type: application/json\r\n"
+        f"Content-Length: {len(payload)}\r\n\r\n"
+    )
+    return head.encode() + payload
+
+
+async def _client(
+    port: int, requests: list[bytes], start: int, stop_at: float, warm_until: float,
+    latencies: list[float], statuses: Counter[str],
+) -> None:
+    reader, writer = await asyncio.open_connection("127.0.0.1", port)
+    index = start
+    try:
+        while time.perf_counter() < stop_at:
+            began = time.perf_counter()
+            writer.write(requests[index % len(requests)])
+            index += 1
+            head = await reader.readuntil(b"\r\n\r\n")
+            status = head.split(b" ", 2)[1].decode()
+            length = 0
+            for line in head.split(b"\r\n"):
+                if line.lower().startswith(b"content-length:"):
+                    length = int(line.split(b":", 1)[1])
+            await reader.readexactly(length)
+            if began >= warm_until:
+                latencies.append(time.perf_counter() - began)
+                statuses[status] += 1
+    finally:
+        writer.close()
+
+
+async def _load(port: int, requests: list[bytes], clients: int, seconds: float, warm: float
+                ) -> tuple[list[float], Counter[str], float]:
+    latencies: list[float] = []
+    statuses: Counter[str] = Counter()
+    now = time.perf_counter()
+    warm_until, stop_at = now + warm, now + warm + seconds
+    await asyncio.gather(*(
+        _client(port, requests, i * 7919, stop_at, warm_until, latencies, statuses)
+        for i in range(clients)
+    ))
+    return latencies, statuses, seconds
+
+
+def run_load(label: str, port: int, requests: list[bytes], clients: int, seconds: float,
+             warm: float) -> LoadResult:
+    latencies, statuses, measured = asyncio.run(_load(port, requests, clients, seconds, warm))
+    latencies.sort()
+    count = len(latencies)
+
+    def quantile_ms(q: float) -> float:
+        return latencies[min(count - 1, int(q * count))] * 1000 if count else 0.0
+
+    return LoadResult(label, count, measured, count / measured, quantile_ms(0.5),
+                      quantile_ms(0.99), dict(statuses))
+
+
+def wait_ready(port: int, path: str, timeout: float = 60.0) -> None:
+    deadline = time.monotonic() + timeout
+    while time.monotonic() < deadline:
+        try:
+            with urllib.request.urlopen(f"http://127.0.0.1:{port}{path}", timeout=2):
+                return
+        except OSError:
+            time.sleep(0.1)
+    raise RuntimeError(f"server on port {port} did not come up")
+
+
+def rss_mb(pid: int) -> float:
+    for line in Path(f"/proc/{pid}/status").read_text().splitlines():
+        if line.startswith("VmRSS:"):
+            return int(line.split()[1]) / 1024
+    return float("nan")
+
+
+def stop(process: subprocess.Popen[bytes]) -> None:
+    process.send_signal(signal.SIGINT)
+    try:
+        process.wait(timeout=15)
+    except subprocess.TimeoutExpired:
+        process.kill()
+        process.wait()
+
+
+def start_noughts(port: int, cache_size: int) -> subprocess.Popen[bytes]:
+    env = {**os.environ, "NOUGHTS_CACHE_SIZE": str(cache_size)}
+    process = subprocess.Popen(
+        [sys.executable, "-m", "noughts", "serve", "--port", str(port), "--log-level", "warning"],
+        env=env, stdout=subprocess.DEVNULL,
+    )
+    wait_ready(port, "/healthz")
+    return process
+
+
+def start_baseline(port: int) -> subprocess.Popen[bytes]:
+    process = subprocess.Popen([sys.executable, "-c", BASELINE_APP.replace("{port}", str(port))])
+    deadline = time.monotonic() + 60
+    while time.monotonic() < deadline:
+        try:
+            with socket.create_connection(("127.0.0.1", port), timeout=1):
+                return process
+        except OSError:
+            time.sleep(0.1)
+    raise RuntimeError("baseline server did not come up")
+
+
+def _probe(script: str) -> dict[str, float]:
+    output = subprocess.run([sys.executable, "-c", script], check=True, capture_output=True,
+                            text=True).stdout
+    figures: dict[str, float] = json.loads(output.strip().splitlines()[-1])
+    return figures
+
+
+def lambda_cold_start(runs: int) -> dict[str, Any]:
+    """Handler import + first request, and bare ``import fastapi`` for scale (wall and CPU)."""
+    probes = [_probe(LAMBDA_PROBE.format()) for _ in range(runs)]
+    floors = [_probe(FASTAPI_FLOOR) for _ in range(runs)]
+    return {
+        "import_ms": statistics.median(p["import_ms"] for p in probes),
+        "import_plus_first_ms": statistics.median(p["total_ms"] for p in probes),
+        "import_plus_first_cpu_ms": statistics.median(p["total_cpu_ms"] for p in probes),
+        "import_fastapi_ms": statistics.median(f["total_ms"] for f in floors),
+        "import_fastapi_cpu_ms": statistics.median(f["total_cpu_ms"] for f in floors),
+        "runs": runs,
+        "all_total_ms": [p["total_ms"] for p in probes],
+    }
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--rounds", type=int, default=3)
+    parser.add_argument("--seconds", type=float, default=3.0, help="measured seconds per load")
+    parser.add_argument("--clients", type=int, default=16, help="concurrent connections")
+    parser.add_argument("--positions", type=int, default=300, help="positions per variant")
+    args = parser.parse_args()
+    rng = random.Random(2024)
+    trivial = [http_request("/trivial", {"numX": 1, "numO": 2, "isX": True})]
+    pools = {
+        variant: [http_request("/api/v1/move", {"variant": variant, "numX": p.x, "numO": p.o,
+                                                "to_move": p.to_move})
+                  for p in game_positions(variant, args.positions, rng)]
+        for variant in ("3x3", "4x4k3")
+    }
+    warm = 1.0
+    runs: dict[str, list[LoadResult]] = {}
+    idle_rss: list[float] = []
+    hit_rates: list[float] = []
+    for round_number in range(args.rounds):
+        port = free_port()
+        baseline = start_baseline(port)
+        try:
+            runs.setdefault("trivial FastAPI endpoint", []).append(
+                run_load("trivial", port, trivial, args.clients, args.seconds, warm))
+        finally:
+            stop(baseline)
+        for cache_size, suffix in ((10_000, "cache on"), (0, "cache off")):
+            port = free_port()
+            server = start_noughts(port, cache_size)
+            try:
+                if cache_size:
+                    time.sleep(0.5)
+                    idle_rss.append(rss_mb(server.pid))
+                for variant, pool in pools.items():
+                    label = f"/api/v1/move {variant}, {suffix}"
+                    runs.setdefault(label, []).append(
+                        run_load(label, port, pool, args.clients, args.seconds, warm))
+                if cache_size:
+                    with urllib.request.urlopen(f"http://127.0.0.1:{port}/api/v1/stats") as r:
+                        hit_rates.append(json.load(r)["hit_rate"] or 0.0)
+            finally:
+                stop(server)
+        print(f"round {round_number + 1}/{args.rounds} done", file=sys.stderr)
+    baseline_rps = statistics.median(r.rps for r in runs["trivial FastAPI endpoint"])
+    rows = []
+    print(f"\n{'endpoint':<34}{'req/s':>9}{'vs trivial':>12}{'p50 ms':>9}{'p99 ms':>9}  statuses")
+    for label, results in runs.items():
+        rps = statistics.median(r.rps for r in results)
+        p50 = statistics.median(r.p50_ms for r in results)
+        p99 = statistics.median(r.p99_ms for r in results)
+        statuses: Counter[str] = Counter()
+        for r in results:
+            statuses.update(r.statuses)
+        ratio = rps / baseline_rps
+        rows.append({"endpoint": label, "rps": rps, "ratio": ratio, "p50_ms": p50,
+                     "p99_ms": p99, "statuses": dict(statuses)})
+        print(f"{label:<34}{rps:>9.0f}{ratio:>11.0%}{p50:>9.1f}{p99:>9.1f}  {dict(statuses)}")
+    cold = lambda_cold_start(5)
+    print(f"\nLambda handler import + first request: {cold['import_plus_first_ms']:.0f} ms wall, "
+          f"{cold['import_plus_first_cpu_ms']:.0f} ms CPU (import alone "
+          f"{cold['import_ms']:.0f} ms; median of {cold['runs']} runs; target < 500 ms)")
+    print(f"  for scale, bare `import fastapi`: {cold['import_fastapi_ms']:.0f} ms wall, "
+          f"{cold['import_fastapi_cpu_ms']:.0f} ms CPU")
+    print(f"idle server resident memory: {statistics.median(idle_rss):.1f} MB "
+          f"(median of {len(idle_rss)}; target < 100 MB)")
+    print(f"move cache hit rate over a round (cache on): {statistics.median(hit_rates):.1%}")
+    RESULTS.parent.mkdir(parents=True, exist_ok=True)
+    RESULTS.write_text(json.dumps({
+        "machine": f"{platform.machine()}, {os.cpu_count()} cores, Python "
+                   f"{platform.python_version()}",
+        "load_average_at_end": os.getloadavg(),
+        "rounds": args.rounds, "seconds": args.seconds, "clients": args.clients,
+        "positions_per_variant": args.positions,
+        "rows": rows, "lambda_cold_start": cold, "idle_rss_mb": statistics.median(idle_rss),
+        "idle_rss_all_mb": idle_rss, "cache_hit_rate": statistics.median(hit_rates),
+        "raw": {label: [asdict(r) for r in results] for label, results in runs.items()},
+    }, indent=2) + "\n")
+    print(f"\nwritten to {RESULTS.relative_to(ROOT)}")
+
+
+if __name__ == "__main__":
+    main()
