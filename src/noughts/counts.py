@@ -298,8 +298,12 @@ def games_up_to_symmetry(geometry: Geometry) -> int:
 def walk_up_to_symmetry(geometry: Geometry) -> tuple[int, int]:
     """``(games up to symmetry, positions up to symmetry)`` by walking the positions.
 
-    Walks ply by ply with a dict from a canonical packed position (``x | o << cells``)
-    to the number of paths reaching it; the positions count is a check on Burnside.
+    Walks ply by ply with a dict from a canonical position to the number of paths
+    reaching it; the positions count is a check on Burnside. A position packs as
+    ``just_moved | to_move << cells`` (the marks of the player who just moved, and of
+    the player to move), and its canonical form is the least packed image. All children
+    of a position share the high part (the parent's waiting player's marks), so its
+    least image and the few symmetries reaching it are found once per parent.
 
     >>> walk_up_to_symmetry(parse_variant("3x3"))
     (26830, 765)
@@ -314,28 +318,26 @@ def walk_up_to_symmetry(geometry: Geometry) -> tuple[int, int]:
     tables = _image_tables(geometry)
     full = geometry.full
     lines_through = geometry.lines_through
-    low_mask = full
-
-    def canonical(x: Bitboard, o: Bitboard) -> int:
-        return min(table[x] | table[o] << cells for table in tables)
 
     level: dict[int, int] = {0: 1}
     total = 0
     positions = 0
-    x_to_move = True
     while level:
         following: dict[int, int] = {}
         finished: set[int] = set()  # canonical positions where the game just ended
         for packed, paths in level.items():
-            x, o = packed & low_mask, packed >> cells
-            mover = x if x_to_move else o
-            empty = full & ~(x | o)
+            waiting, mover = packed & full, packed >> cells
+            empty = full & ~(waiting | mover)
+            images = [table[waiting] for table in tables]
+            least = min(images)
+            high = least << cells
+            best_tables = [tables[i] for i, image in enumerate(images) if image == least]
             children: set[int] = set()
             ended: set[int] = set()
             for cell in scan_forward(empty):
                 bit = 1 << cell
                 marks = mover | bit
-                child = canonical(marks, o) if x_to_move else canonical(x, marks)
+                child = high | min([table[marks] for table in best_tables])
                 if empty == bit or any(line & marks == line for line in lines_through[cell]):
                     ended.add(child)
                 else:
@@ -346,7 +348,6 @@ def walk_up_to_symmetry(geometry: Geometry) -> tuple[int, int]:
                 following[child] = following.get(child, 0) + paths
         positions += len(level) + len(finished)
         level = following
-        x_to_move = not x_to_move
     return total, positions
 
 

@@ -1,7 +1,13 @@
 """Board notation: board strings and the 4x4 backend seed's ``numX``/``numO`` bitmasks.
 
 A board string lists cells row-major with ``X``, ``O`` and ``.``; ``/`` between rows,
-``|`` between layers and whitespace are accepted and ignored on input.
+``|`` between layers and whitespace are accepted and ignored on input. The seed's
+``numX``/``numO`` masks set bit ``row*cols + col`` (``layer*n*n + row*n + col`` in 3-D)::
+
+    board "X.O/.X./..O"      cells   0 1 2      numX = bits 0, 4    = 17
+           X . O                     3 4 5      numO = bits 2, 8    = 260
+           . X .                     6 7 8
+           . . O
 
 >>> from noughts.variants import variant
 >>> g = variant("3x3")

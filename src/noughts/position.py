@@ -1,5 +1,13 @@
 """Positions: immutable, hashable X/O bitboards on a geometry, with the side to move.
 
+Bit ``i`` of ``x`` (or ``o``) is cell ``i``, numbered row-major; in 3-D
+``cell = layer*n*n + row*n + col``::
+
+    3x3:  0 1 2      4x4:   0  1  2  3      4x4x4, layer 1:  16 17 18 19
+          3 4 5             4  5  6  7                       20 21 22 23
+          6 7 8             8  9 10 11                       24 25 26 27
+                           12 13 14 15                       28 29 30 31
+
 >>> p = Position("X.O/.X./...")
 >>> p.to_move
 'O'
