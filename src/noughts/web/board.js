@@ -46,13 +46,16 @@ export class BoardView {
     this.buttons = [];
     this.marks = [];
     this.focused = 0;
+    this.winLine = null;
     root.addEventListener("keydown", (event) => this.#onKey(event));
+    window.addEventListener("resize", () => this.#drawStrike(false));
   }
 
   /** Build the cells for a geometry (clears everything). */
   setGeometry(geo) {
     this.geo = geo;
     this.root.replaceChildren();
+    this.winLine = null;
     this.buttons = [];
     this.marks = new Array(geo.cells).fill(null);
     this.focused = 0;
@@ -119,6 +122,7 @@ export class BoardView {
   update({ board, lastMove = null, winLine = null, heat = null, best = null, playable = false }) {
     const winSet = new Set(winLine || []);
     this.root.classList.toggle("finished", Boolean(winLine));
+    this.root.dataset.winner = winLine ? board[winLine[0]] : "";
     this.buttons.forEach((button, cell) => {
       const mark = board[cell] || null;
       if (this.marks[cell] !== mark) {
@@ -144,6 +148,41 @@ export class BoardView {
       if (info) name += `, ${info.label}`;
       button.setAttribute("aria-label", name);
     });
+    const changed = String(winLine) !== String(this.winLine);
+    this.winLine = winLine;
+    if (changed) this.#drawStrike(true);
+  }
+
+  /** A stroke through the winning line of a 2-D board, from end cell to end cell. */
+  #drawStrike(animate) {
+    this.root.querySelector(".strike")?.remove();
+    const line = this.winLine;
+    if (!line || this.geo.dims !== 2) return;
+    const layer = this.root.querySelector(".layer");
+    const box = layer.getBoundingClientRect();
+    const centre = (cell) => {
+      const r = this.buttons[cell].getBoundingClientRect();
+      return [r.left + r.width / 2 - box.left, r.top + r.height / 2 - box.top];
+    };
+    const [x1, y1] = centre(line[0]);
+    const [x2, y2] = centre(line[line.length - 1]);
+    // reach a little past the centres of the end cells
+    const reach = this.buttons[line[0]].getBoundingClientRect().width * 0.32;
+    const length = Math.hypot(x2 - x1, y2 - y1) || 1;
+    const [dx, dy] = [((x2 - x1) / length) * reach, ((y2 - y1) / length) * reach];
+    const svg = document.createElementNS(SVG_NS, "svg");
+    svg.classList.add("strike");
+    if (!animate) svg.classList.add("still");
+    svg.setAttribute("aria-hidden", "true");
+    svg.setAttribute("viewBox", `0 0 ${box.width} ${box.height}`);
+    const stroke = document.createElementNS(SVG_NS, "line");
+    stroke.setAttribute("x1", String(x1 - dx));
+    stroke.setAttribute("y1", String(y1 - dy));
+    stroke.setAttribute("x2", String(x2 + dx));
+    stroke.setAttribute("y2", String(y2 + dy));
+    stroke.setAttribute("pathLength", "1");
+    svg.append(stroke);
+    layer.append(svg);
   }
 
   /** Move keyboard focus to a cell. */
