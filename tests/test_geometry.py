@@ -6,7 +6,7 @@ import random
 from itertools import permutations
 
 import pytest
-from hypothesis import given
+from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from noughts.errors import VariantError
@@ -168,6 +168,7 @@ def marks_and_symmetry(draw: st.DrawFn) -> tuple[Geometry, int, int, int]:
     return geometry, x, o, symmetry
 
 
+@settings(deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(marks_and_symmetry())
 def test_canonical_form_is_shared_by_symmetric_positions(
     case: tuple[Geometry, int, int, int],

@@ -5,7 +5,7 @@ from __future__ import annotations
 import re
 
 import pytest
-from hypothesis import given
+from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from noughts.errors import BoardError
@@ -40,6 +40,7 @@ def positions(draw: st.DrawFn) -> Position:
     return position
 
 
+@settings(deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(marks())
 def test_board_strings_round_trip(case: tuple[Geometry, int, int]) -> None:
     geometry, x, o = case
@@ -51,6 +52,7 @@ def test_board_strings_round_trip(case: tuple[Geometry, int, int]) -> None:
     assert parse_board(text.replace("/", "").replace("|", ""), geometry) == (x, o)
 
 
+@settings(deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(marks())
 def test_board_string_layout(case: tuple[Geometry, int, int]) -> None:
     geometry, x, o = case
@@ -65,6 +67,7 @@ def test_board_string_layout(case: tuple[Geometry, int, int]) -> None:
         assert char == ("X" if x >> cell & 1 else "O" if o >> cell & 1 else ".")
 
 
+@settings(deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(positions())
 def test_bitmasks_round_trip(position: Position) -> None:
     masks = to_bitmasks(position.x, position.o)

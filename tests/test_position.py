@@ -5,7 +5,7 @@ from __future__ import annotations
 import re
 
 import pytest
-from hypothesis import given
+from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from noughts.errors import BoardError, GameOverError, IllegalMoveError, NoughtsError
@@ -131,11 +131,13 @@ def test_positions_are_immutable() -> None:
         position.x = 1  # type: ignore[misc]
 
 
+@settings(deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(positions())
 def test_repr_pastes_back(position: Position) -> None:
     assert eval(repr(position), {"Position": Position}) == position
 
 
+@settings(deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(positions())
 def test_hash_and_equality(position: Position) -> None:
     twin = Position.from_bitboards(position.x, position.o, position.variant, first=position.first)
@@ -146,6 +148,7 @@ def test_hash_and_equality(position: Position) -> None:
         assert Position("", position.variant, first=other_first) != position
 
 
+@settings(deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(positions())
 def test_invariants_of_reachable_positions(position: Position) -> None:
     x, o = position.x, position.o
