@@ -202,7 +202,8 @@ def tree_to_dot(tree: DecisionTree) -> str:
         "  edge [fontname=monospace];",
     ]
     for node in tree.nodes:
-        grid = "\\n".join(node.board.replace("|", "/").split("/"))
+        layers = ["\\n".join(layer.split("/")) for layer in node.board.split("|")]
+        grid = "\\n\\n".join(layers)  # 3-D layers one under another, a blank line apart
         if node.winner is not None:
             caption = f"{node.winner} won"
         elif node.is_terminal:
