@@ -97,15 +97,15 @@ def choose_move(
 
         return level_move(position, level, time_limit=time_limit, nodes=nodes, seed=seed)
     if solver.can_solve(position):
-        return _exact_move(position)
+        return _exact_move(position, seed)
     from noughts.search.anytime import anytime_move
 
     return anytime_move(position, time_limit=time_limit, nodes=nodes, seed=seed)
 
 
-def _exact_move(position: Position) -> MoveResult:
+def _exact_move(position: Position, seed: int | None = None) -> MoveResult:
     start = time.perf_counter()
-    choice = solver.best_move(position)
+    choice = solver.best_move(position, seed=seed)
     geometry = position.geometry
     evals = tuple(
         MoveEval(
@@ -126,7 +126,7 @@ def _exact_move(position: Position) -> MoveResult:
         plies=choice.value.plies,
         score=choice.value.score,
         depth=choice.value.plies,
-        pv=(choice.move,),
+        pv=choice.pv,
         nodes=choice.nodes,
         elapsed_ms=(time.perf_counter() - start) * 1000,
         method="exact",

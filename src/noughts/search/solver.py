@@ -1,16 +1,24 @@
-"""The exact solver: negamax with alpha-beta, a transposition table and symmetry.
+"""Exact play: the value of a position, of every legal move, and the best move.
 
-Scores are absolute: a win for the side to move that ends the game with ``N`` marks on
-the board scores ``WIN_SCORE - N``, the matching loss ``N - WIN_SCORE``, a draw ``0``.
-So the winner hurries, the loser delays, and a table entry is valid from any root.
+Values are the outcome for the side to move and the plies to the end, the winner
+hurrying and the loser delaying (a draw ends when the board is full). 3x3 is answered
+from its complete table (:mod:`noughts.search.table3x3`); larger boards by negamax with
+alpha-beta and a transposition table that lives across calls in the process
+(:mod:`noughts.search.negamax`), primed by a shipped opening book where there is one
+(:mod:`noughts.search.book`).
+
+The best move is a move of best value; among equals, the one that leaves the opponent
+the most losing replies (traps); then the lowest cell, or a seeded random pick.
 
 >>> from noughts.position import Position
 >>> solve(Position()).outcome
 <Outcome.DRAW: 'draw'>
 >>> str(solve(Position("XX./OO./...")))
 'win in 1'
->>> best_move(Position("X../.O./..X")).move in (2, 6)  # the side square would lose
+>>> best_move(Position("X../.O./..X")).move in (2, 6)  # a corner would lose
 False
+>>> best_move(Position("", "4x4k3")).value
+Value(outcome=<Outcome.WIN: 'win'>, plies=5)
 """
 
 from __future__ import annotations
@@ -19,8 +27,11 @@ import time
 from dataclasses import dataclass
 
 from noughts.errors import GameOverError, TooLargeError
-from noughts.geometry import Bitboard, Geometry, scan_forward
+from noughts.geometry import Bitboard, Geometry
 from noughts.position import Position
+from noughts.search.book import load_book
+from noughts.search.negamax import ExactSearch
+from noughts.search.table3x3 import Table3x3
 from noughts.values import WIN_SCORE, Outcome, Value
 
 __all__ = [
@@ -32,12 +43,12 @@ __all__ = [
     "solve",
     "analyze",
     "best_move",
+    "principal_variation",
+    "MAX_EMPTY_CELLS",
 ]
 
 MAX_EMPTY_CELLS = 20
 """Boards with more empty cells than this are not solved on the spot (3x3x3 excepted)."""
-
-_EXACT, _LOWER, _UPPER = 0, 1, 2
 
 
 @dataclass(frozen=True)
@@ -50,17 +61,25 @@ class MoveValue:
 
 @dataclass(frozen=True)
 class Choice:
-    """The chosen move with its value, every move's value, and the search effort."""
+    """The chosen move with its value, every move's value, and the search effort.
+
+    ``traps`` counts the opponent's losing replies to ``move``; ``pv`` is a principal
+    variation starting with ``move`` (best play by both sides, to the end of the game).
+    """
 
     move: int
     value: Value
     moves: tuple[MoveValue, ...]
     nodes: int
     elapsed_ms: float
+    pv: tuple[int, ...] = ()
+    traps: int = 0
 
 
 def can_solve(position: Position) -> bool:
     """True if the exact solver finishes ``position`` on the spot.
+
+    That is: at most :data:`MAX_EMPTY_CELLS` empty cells, or a 3x3x3 (or smaller) cube.
 
     >>> can_solve(Position("", "4x4")), can_solve(Position("", "5x5k4"))
     (True, False)
@@ -70,99 +89,165 @@ def can_solve(position: Position) -> bool:
     return empty <= MAX_EMPTY_CELLS or (geometry.dims == 3 and geometry.shape[0] <= 3)
 
 
+_VALUES: dict[tuple[Outcome, int], Value] = {}
+
+
+def _value(outcome: Outcome, plies: int) -> Value:
+    value = _VALUES.get((outcome, plies))
+    if value is None:
+        value = _VALUES[outcome, plies] = Value(outcome, plies)
+    return value
+
+
+def to_value(score: int, marks: int, cells: int) -> Value:
+    """The :class:`Value` of an absolute ``score`` seen with ``marks`` marks on the board.
+
+    >>> to_value(WIN_SCORE - 5, 4, 9), to_value(0, 4, 9)
+    (Value(outcome=<Outcome.WIN: 'win'>, plies=1), Value(outcome=<Outcome.DRAW: 'draw'>, plies=5))
+    """
+    if score > 0:
+        return _value(Outcome.WIN, WIN_SCORE - score - marks)
+    if score < 0:
+        return _value(Outcome.LOSS, WIN_SCORE + score - marks)
+    return _value(Outcome.DRAW, cells - marks)
+
+
 class Solver:
-    """Exact negamax over one geometry; its table lives as long as the solver does."""
+    """Exact values on one geometry: the 3x3 table or a search with a lasting table.
 
-    def __init__(self, geometry: Geometry) -> None:
+    ``use_book=False`` gives a search that starts from nothing (to measure the solver).
+    All methods take ``(me, opp)`` bitboards of an unfinished position, ``me`` to move.
+    """
+
+    def __init__(self, geometry: Geometry, *, use_book: bool = True) -> None:
         self.geometry = geometry
-        self.table: dict[tuple[Bitboard, Bitboard], tuple[int, int]] = {}
-        self.nodes = 0
-        self._lines_through = geometry.lines_through
-        self._cells = geometry.cells
-        self._full = geometry.full
+        self.cells = geometry.cells
+        self.table3x3 = Table3x3.get() if geometry.name == "3x3" and use_book else None
+        self.search = ExactSearch(geometry, book=load_book(geometry) if use_book else None)
 
-    # -- public -----------------------------------------------------------------------
+    @property
+    def nodes(self) -> int:
+        """Nodes searched so far (table and book answers cost none)."""
+        return self.search.nodes
+
     def score(self, me: Bitboard, opp: Bitboard) -> int:
-        """Exact score for the side to move owning ``me`` (no completed line on board)."""
-        return self._negamax(me, opp, -WIN_SCORE, WIN_SCORE)
+        """Exact absolute score of an unfinished position for the side to move."""
+        if self.table3x3 is not None:
+            return self.table3x3.score(me, opp)
+        known = self.search.book_entry(me, opp)
+        if known is not None:
+            return known[0]
+        return self.search.value(me, opp)
 
-    # -- search ---------------------------------------------------------------------------
-    def _wins(self, marks: Bitboard, cell: int) -> bool:
-        for line in self._lines_through[cell]:
-            if line & marks == line:
-                return True
-        return False
+    def wins(self, me: Bitboard, opp: Bitboard) -> bool:
+        """True if the side to move wins an unfinished position with best play."""
+        if self.table3x3 is not None:
+            return self.table3x3.score(me, opp) > 0
+        known = self.search.book_entry(me, opp)
+        if known is not None:
+            return known[0] > 0
+        return self.search.wins(me, opp)
 
-    def _negamax(self, me: Bitboard, opp: Bitboard, alpha: int, beta: int) -> int:
-        """Exact score if it lies strictly inside ``(alpha, beta)``; else a bound beyond it."""
-        self.nodes += 1
-        occupied = me | opp
-        empty = self._full & ~occupied
-        if not empty:
+    def move_score(self, me: Bitboard, opp: Bitboard, cell: int) -> int:
+        """Absolute score of playing ``cell``, from the view of the player who plays it."""
+        if self.search.completes_line(me, cell):
+            return WIN_SCORE - (me | opp).bit_count() - 1
+        mine = me | 1 << cell
+        if (mine | opp) == self.geometry.full:
             return 0
-        marks = occupied.bit_count()
-        wins = self._wins
-        threats = []
-        for cell in scan_forward(empty):
-            bit = 1 << cell
-            if wins(me | bit, cell):
-                return WIN_SCORE - marks - 1
-            if wins(opp | bit, cell):
-                threats.append(cell)
-        if len(threats) >= 2:
-            return marks + 2 - WIN_SCORE
-        # Bounds from the clock: no win before the third ply, no loss before the second.
-        best_possible = WIN_SCORE - marks - 3
-        if beta > best_possible:
-            beta = best_possible
-            if alpha >= beta:
-                return beta
-        key = self._key(me, opp)
-        entry = self.table.get(key)
-        if entry is not None:
-            flag, stored = entry
-            if flag == _EXACT:
-                return stored
-            if flag == _LOWER and stored >= beta:
-                return stored
-            if flag == _UPPER and stored <= alpha:
-                return stored
-        moves = threats if threats else self._ordered(me, opp, empty)
-        original_alpha = alpha
-        best = -WIN_SCORE
-        for cell in moves:
-            score = -self._negamax(opp, me | (1 << cell), -beta, -alpha)
-            if score > best:
-                best = score
-                if score > alpha:
-                    alpha = score
-                    if alpha >= beta:
-                        break
-        if best <= original_alpha:
-            self.table[key] = (_UPPER, best)
-        elif best >= beta:
-            self.table[key] = (_LOWER, best)
+        return -self.score(opp, mine)
+
+    def move_scores(self, me: Bitboard, opp: Bitboard) -> list[tuple[int, int]]:
+        """``(cell, score)`` for every legal move, lowest cell first."""
+        empty = self.geometry.full & ~(me | opp)
+        result = []
+        while empty:
+            bit = empty & -empty
+            empty ^= bit
+            cell = bit.bit_length() - 1
+            result.append((cell, self.move_score(me, opp, cell)))
+        return result
+
+    def losing_replies(self, me: Bitboard, opp: Bitboard, cell: int) -> int:
+        """After ``me`` plays ``cell``: how many of the opponent's replies lose."""
+        mine = me | 1 << cell
+        if self.search.completes_line(me, cell):
+            return 0
+        if self.table3x3 is not None:
+            return self.table3x3.losing_moves(opp, mine)
+        known = self.search.book_entry(opp, mine)
+        if known is not None:
+            return known[1]
+        full = self.geometry.full
+        empty = full & ~(mine | opp)
+        count = 0
+        while empty:
+            bit = empty & -empty
+            empty ^= bit
+            reply = bit.bit_length() - 1
+            theirs = opp | bit
+            if theirs | mine == full or self.search.completes_line(opp, reply):
+                continue
+            if self.wins(mine, theirs):
+                count += 1
+        return count
+
+    def choose(
+        self, me: Bitboard, opp: Bitboard, seed: int | None = None
+    ) -> tuple[int, int, list[tuple[int, int]], int]:
+        """The best move: ``(move, its score, every (cell, score), its trap count)``."""
+        scores = self.move_scores(me, opp)
+        top = max(score for _, score in scores)
+        best = [cell for cell, score in scores if score == top]
+        traps = 0
+        if len(best) > 1:
+            counts = [self.losing_replies(me, opp, cell) for cell in best]
+            traps = max(counts)
+            best = [cell for cell, count in zip(best, counts, strict=True) if count == traps]
+        if seed is None or len(best) == 1:
+            move = best[0]
         else:
-            self.table[key] = (_EXACT, best)
-        return best
+            import random
 
-    def _key(self, me: Bitboard, opp: Bitboard) -> tuple[Bitboard, Bitboard]:
-        canon_me, canon_opp, _ = self.geometry.canonical(me, opp)
-        return canon_me, canon_opp
+            move = random.Random(seed).choice(best)
+        return move, top, scores, traps
 
-    def _ordered(self, me: Bitboard, opp: Bitboard, empty: Bitboard) -> list[int]:
-        """Moves by how many lines they keep alive for us or spoil for the opponent."""
-        scored = []
-        for cell in scan_forward(empty):
-            value = 0
-            for line in self._lines_through[cell]:
-                if not line & opp:
-                    value += 1 + (line & me).bit_count() * 2
-                if not line & me:
-                    value += 1 + (line & opp).bit_count()
-            scored.append((-value, cell))
-        scored.sort()
-        return [cell for _, cell in scored]
+    def principal_variation(self, me: Bitboard, opp: Bitboard, first: int) -> list[int]:
+        """Best play from ``first`` (a best move of the side to move) to the game's end."""
+        full = self.geometry.full
+        line = [first]
+        target = self.move_score(me, opp, first)
+        while True:
+            if self.search.completes_line(me, line[-1]):
+                return line
+            me, opp = opp, me | 1 << line[-1]
+            if me | opp == full:
+                return line
+            target = -target
+            line.append(self._move_keeping(me, opp, target))
+
+    def _move_keeping(self, me: Bitboard, opp: Bitboard, target: int) -> int:
+        """A move whose score is ``target`` (the position's exact score)."""
+        stored = self.search.best_stored_move(me, opp)
+        empty = self.geometry.full & ~(me | opp)
+        cells = [stored] if stored is not None and empty >> stored & 1 else []
+        cells += [c for c in range(self.cells) if empty >> c & 1 and c != stored]
+        for cell in cells:
+            if self.search.completes_line(me, cell):
+                if WIN_SCORE - (me | opp).bit_count() - 1 == target:
+                    return cell
+                continue
+            mine = me | 1 << cell
+            if mine | opp == self.geometry.full:
+                if target == 0:
+                    return cell
+                continue
+            if self.table3x3 is not None:
+                if -self.table3x3.score(opp, mine) == target:
+                    return cell
+            elif -self.search.search(opp, mine, -target - 1, -target + 1) == target:
+                return cell
+        raise AssertionError("no move keeps the position's value")  # pragma: no cover
 
 
 _SOLVERS: dict[Geometry, Solver] = {}
@@ -180,8 +265,14 @@ def _require_solvable(position: Position) -> None:
     if not can_solve(position):
         raise TooLargeError(
             f"{position.variant} with {position.empty.bit_count()} empty cells is too large "
-            f"to solve on the spot (limit {MAX_EMPTY_CELLS}); use the anytime search"
+            f"to solve on the spot (limit {MAX_EMPTY_CELLS} empty cells); "
+            "use the anytime search (noughts.search.anytime) or choose_move, which does"
         )
+
+
+def _require_unfinished(position: Position, what: str) -> None:
+    if position.is_over:
+        raise GameOverError(f"the game is over: there are no moves to {what}")
 
 
 def _sides(position: Position) -> tuple[Bitboard, Bitboard]:
@@ -191,69 +282,100 @@ def _sides(position: Position) -> tuple[Bitboard, Bitboard]:
 def solve(position: Position) -> Value:
     """The exact value of ``position`` for the side to move.
 
-    A finished game is a loss in 0 for the side to move (if someone won) or a draw.
+    A finished game is a loss in 0 for the side to move (if someone won) or a draw in 0.
+
+    >>> solve(Position("XXX/OO./..."))
+    Value(outcome=<Outcome.LOSS: 'loss'>, plies=0)
     """
-    marks = position.ply
-    winner = position.winner
-    if winner is not None:
-        return Value(Outcome.LOSS, 0)
+    if position.winner is not None:
+        return _value(Outcome.LOSS, 0)
     if not position.empty:
-        return Value(Outcome.DRAW, 0)
+        return _value(Outcome.DRAW, 0)
     _require_solvable(position)
     me, opp = _sides(position)
     score = solver_for(position.geometry).score(me, opp)
-    return _to_value(score, marks, position.geometry.cells)
-
-
-def _to_value(score: int, marks: int, cells: int) -> Value:
-    if score > 0:
-        return Value(Outcome.WIN, WIN_SCORE - score - marks)
-    if score < 0:
-        return Value(Outcome.LOSS, WIN_SCORE + score - marks)
-    return Value(Outcome.DRAW, cells - marks)
+    return to_value(score, position.ply, position.geometry.cells)
 
 
 def analyze(position: Position) -> list[MoveValue]:
-    """Every legal move with its exact value for the player who makes it.
+    """Every legal move with its exact value for the player who makes it, lowest cell first.
 
     >>> [str(m.value) for m in analyze(Position("XX./OO./..."))][:2]
     ['win in 1', 'draw']
     """
-    if position.is_over:
-        raise GameOverError("the game is over: there are no moves to analyze")
+    _require_unfinished(position, "analyze")
     _require_solvable(position)
-    result = []
-    for move in position.legal_moves:
-        child = position.play(move)
-        result.append(MoveValue(move, solve(child).negate_after_move()))
-    return result
+    me, opp = _sides(position)
+    marks, cells = position.ply, position.geometry.cells
+    scores = solver_for(position.geometry).move_scores(me, opp)
+    return [MoveValue(cell, to_value(score, marks, cells)) for cell, score in scores]
 
 
-def best_move(position: Position) -> Choice:
+_ANSWERS_3X3: dict[int, tuple[int, Value, tuple[MoveValue, ...], tuple[int, ...], int]] = {}
+
+
+def best_move(position: Position, *, seed: int | None = None, pv: bool = True) -> Choice:
     """A move of best value; among equals the one leaving the most losing replies.
 
-    Remaining ties go to the lowest cell index, so the choice is deterministic.
+    Remaining ties go to the lowest cell, or, given a ``seed``, to a seeded random pick
+    among them. ``pv=False`` skips the principal variation (``Choice.pv`` is the move).
+
+    >>> best_move(Position("", "4x4k3")).pv[:1]
+    (5,)
     """
-    solver = solver_for(position.geometry)
-    start_nodes = solver.nodes
     start = time.perf_counter()
-    moves = analyze(position)
-    top = max(m.value.score for m in moves)
-    best = [m for m in moves if m.value.score == top]
-    if len(best) > 1:
-        best.sort(key=lambda m: -_losing_replies(position.play(m.move)))
-    chosen = best[0]
+    _require_unfinished(position, "choose from")
+    _require_solvable(position)
+    geometry = position.geometry
+    solver = solver_for(geometry)
+    start_nodes = solver.nodes
+    me, opp = _sides(position)
+    if solver.table3x3 is not None:
+        move, value, moves, line, traps = _answer_3x3(solver, me, opp, seed)
+    else:
+        marks, cells = position.ply, geometry.cells
+        move, score, scores, traps = solver.choose(me, opp, seed)
+        value = to_value(score, marks, cells)
+        moves = tuple(MoveValue(cell, to_value(s, marks, cells)) for cell, s in scores)
+        line = tuple(solver.principal_variation(me, opp, move)) if pv else (move,)
     return Choice(
-        move=chosen.move,
-        value=chosen.value,
-        moves=tuple(moves),
+        move=move,
+        value=value,
+        moves=moves,
         nodes=solver.nodes - start_nodes,
         elapsed_ms=(time.perf_counter() - start) * 1000,
+        pv=line,
+        traps=traps,
     )
 
 
-def _losing_replies(position: Position) -> int:
-    """How many of the side to move's replies lose (the traps we set)."""
-    if position.is_over:
-        return 0
-    return sum(1 for m in analyze(position) if m.value.outcome is Outcome.LOSS)
+def _answer_3x3(
+    solver: Solver, me: Bitboard, opp: Bitboard, seed: int | None
+) -> tuple[int, Value, tuple[MoveValue, ...], tuple[int, ...], int]:
+    """The 3x3 answer, memoised per position (seeded picks are not memoised)."""
+    word = me | opp << 9
+    if seed is None:
+        known = _ANSWERS_3X3.get(word)
+        if known is not None:
+            return known
+    marks = (me | opp).bit_count()
+    move, score, scores, traps = solver.choose(me, opp, seed)
+    answer = (
+        move,
+        to_value(score, marks, 9),
+        tuple(MoveValue(cell, to_value(s, marks, 9)) for cell, s in scores),
+        tuple(solver.principal_variation(me, opp, move)),
+        traps,
+    )
+    if seed is None:
+        _ANSWERS_3X3[word] = answer
+    return answer
+
+
+def principal_variation(position: Position) -> tuple[int, ...]:
+    """Best play from ``position`` to the end of the game (the best move first).
+
+    >>> principal_variation(Position("XX./OO./..."))
+    (2,)
+    """
+    return best_move(position).pv

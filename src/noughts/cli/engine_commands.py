@@ -1,0 +1,325 @@
+"""``noughts move``, ``noughts analyze`` and ``noughts solve``: the engine on the command line.
+
+    noughts move BOARD [--variant V] [--json] [--level L] [--time S] [--nodes N] [--seed S]
+    noughts move --x NUMX --o NUMO [--variant V] [--first X|O] ...
+    noughts analyze BOARD [--variant V] [--json]
+    noughts analyze - [--variant V] < boards.txt      (one JSON object per line)
+    noughts solve VARIANT [--json] [--book]
+
+Without ``--variant`` a board's variant comes from its shape: rows split by ``/`` and
+layers by ``|`` give ``RxC`` or ``NxNxN`` (k = the smallest side); a board without
+separators of 9, 16, 27 or 64 cells is 3x3, 4x4, 3x3x3 or 4x4x4. ``--x/--o`` boards
+default to 3x3. Only the standard library is imported here, so ``noughts move`` starts
+fast.
+"""
+
+from __future__ import annotations
+
+import argparse
+import sys
+from typing import TYPE_CHECKING, Any
+
+if TYPE_CHECKING:
+    from noughts.position import Position
+
+__all__ = ["add_arguments", "run", "infer_variant"]
+
+_BY_CELLS = {9: "3x3", 16: "4x4", 27: "3x3x3", 64: "4x4x4"}
+
+
+def add_arguments(name: str, parser: argparse.ArgumentParser) -> None:
+    """Arguments of ``move``, ``analyze`` or ``solve``."""
+    if name == "solve":
+        parser.add_argument("variant", metavar="VARIANT", help="e.g. 3x3, 4x4k3, 4x4, 3x3x3")
+        parser.add_argument("--json", action="store_true", help="print one JSON object")
+        parser.add_argument(
+            "--book",
+            action="store_true",
+            help="answer from the process-wide solver and its opening book instead of "
+            "searching from scratch",
+        )
+        return
+    board_help = "the board, e.g. 'X../.O./...'"
+    if name == "analyze":
+        board_help += "; '-' reads one board (or 'VARIANT BOARD') per line from stdin"
+    parser.add_argument("board", metavar="BOARD", nargs="?", help=board_help)
+    parser.add_argument("--variant", "-v", metavar="V", help="3x3, 4x4k3, 4x4, qubic, 5x4k4...")
+    parser.add_argument("--json", action="store_true", help="print JSON")
+    parser.add_argument("--x", dest="num_x", metavar="NUMX", type=_mask, help="X's bitmask")
+    parser.add_argument("--o", dest="num_o", metavar="NUMO", type=_mask, help="O's bitmask")
+    parser.add_argument(
+        "--first", choices=("X", "O"), default="X", help="who started (default X)"
+    )
+    if name == "move":
+        parser.add_argument("--level", type=int, default=10, help="0 (random) to 10 (best)")
+        parser.add_argument(
+            "--time", dest="time_limit", type=float, metavar="S", help="seconds (anytime)"
+        )
+        parser.add_argument("--nodes", type=int, metavar="N", help="node budget (anytime)")
+        parser.add_argument("--seed", type=int, metavar="S", help="seed for random tie-breaks")
+    else:
+        parser.add_argument(
+            "--time", dest="time_limit", type=float, metavar="S", help="seconds (anytime)"
+        )
+
+
+def _mask(text: str) -> int:
+    """A bitmask in decimal, or with a 0x / 0b prefix."""
+    try:
+        value = int(text, 0)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"not an integer bitmask: {text!r}") from None
+    if value < 0:
+        raise argparse.ArgumentTypeError(f"a bitmask cannot be negative: {text}")
+    return value
+
+
+def run(name: str, args: argparse.Namespace) -> int:
+    """Run ``move``, ``analyze`` or ``solve``."""
+    if name == "solve":
+        return _solve(args)
+    if name == "analyze" and args.board == "-":
+        return _analyze_stream(args)
+    position = _position(args)
+    if name == "move":
+        return _move(args, position)
+    return _analyze(args, position)
+
+
+# -- boards -----------------------------------------------------------------------------
+def infer_variant(board: str) -> str:
+    """The variant a board string's shape implies (see the module docstring).
+
+    >>> infer_variant("X../.O./..."), infer_variant("..../..../..../...."), infer_variant("X" * 16)
+    ('3x3', '4x4', '4x4')
+    >>> infer_variant("../..|../..")
+    '2x2x2'
+    """
+    from noughts.errors import BoardError
+
+    text = "".join(board.split())
+    layers = text.split("|")
+    rows = [layer.split("/") for layer in layers]
+    if len(layers) > 1:
+        side = len(layers)
+        if all(len(layer) == side and all(len(r) == side for r in layer) for layer in rows):
+            return f"{side}x{side}x{side}"
+        raise BoardError(f"board {board!r} is no N x N x N cube; name it with --variant")
+    if len(rows[0]) > 1:
+        widths = {len(row) for row in rows[0]}
+        if len(widths) == 1:
+            return f"{len(rows[0])}x{widths.pop()}"
+        raise BoardError(f"board {board!r} has rows of different lengths")
+    cells = len(text)
+    if cells in _BY_CELLS:
+        return _BY_CELLS[cells]
+    raise BoardError(
+        f"cannot tell the variant of a board of {cells} cells; give --variant "
+        "or separate rows with '/'"
+    )
+
+
+def _position(args: argparse.Namespace) -> Position:
+    from noughts.cli import fail
+    from noughts.position import Position
+
+    masks = args.num_x is not None or args.num_o is not None
+    if masks and args.board is not None:
+        raise fail("give either a BOARD or --x/--o, not both")
+    if masks:
+        if args.num_x is None or args.num_o is None:
+            raise fail("--x and --o go together")
+        return Position.from_bitboards(
+            args.num_x, args.num_o, args.variant or "3x3", first=args.first
+        )
+    if args.board is None:
+        raise fail("give a BOARD (e.g. 'X../.O./...') or --x NUMX --o NUMO")
+    return Position(args.board, args.variant or infer_variant(args.board), first=args.first)
+
+
+# -- move -------------------------------------------------------------------------------
+def _move(args: argparse.Namespace, position: Position) -> int:
+    from noughts.engine import choose_move
+
+    result = choose_move(
+        position,
+        level=args.level,
+        time_limit=args.time_limit,
+        nodes=args.nodes,
+        seed=args.seed,
+    )
+    if args.json:
+        import json
+
+        record: dict[str, Any] = {
+            "variant": position.variant,
+            "board": position.board,
+            "to_move": position.to_move,
+            "move": result.move,
+            "coords": list(result.coords),
+            "outcome": result.outcome,
+            "plies": result.plies,
+            "proven": result.proven,
+            "score": result.score,
+            "depth": result.depth,
+            "pv": list(result.pv),
+            "nodes": result.nodes,
+            "elapsed_ms": round(result.elapsed_ms, 3),
+            "method": result.method,
+            "level": result.level,
+        }
+        print(json.dumps(record))
+        return 0
+    after = position.play(result.move)
+    print(after)
+    mover = position.to_move
+    verdict = _verdict(result.outcome, result.plies, result.proven, result.score)
+    print(f"{mover} plays {result.move} {_coords(result.coords)}: {verdict}")
+    details = [result.method, f"{result.nodes:,} nodes", f"{result.elapsed_ms:.2f} ms"]
+    if result.method == "level":
+        details[0] = f"level {result.level}"
+    if len(result.pv) > 1:
+        details.append("line " + " ".join(str(move) for move in result.pv))
+    print(" · ".join(details))
+    return 0
+
+
+def _coords(coords: tuple[int, ...]) -> str:
+    return "(" + ", ".join(str(c) for c in coords) + ")"
+
+
+def _verdict(outcome: str | None, plies: int | None, proven: bool, score: float | None) -> str:
+    if outcome is None:
+        return f"unproven, heuristic score {score:+.1f}" if score is not None else "unproven"
+    if outcome == "draw":
+        text = "draw"
+    else:
+        text = f"{outcome} in {plies} {'ply' if plies == 1 else 'plies'}"
+    return text if proven else f"{text} (unproven)"
+
+
+# -- analyze ----------------------------------------------------------------------------
+def _analysis(position: Position, time_limit: float | None) -> dict[str, Any]:
+    from noughts.engine import evaluate_moves
+
+    moves = evaluate_moves(position, time_limit=time_limit)
+    return {
+        "board": position.board,
+        "variant": position.variant,
+        "to_move": position.to_move,
+        "moves": [
+            {
+                "move": m.move,
+                "coords": list(m.coords),
+                "outcome": m.outcome,
+                "plies": m.plies,
+                "proven": m.proven,
+                "score": m.score,
+            }
+            for m in moves
+        ],
+    }
+
+
+def _analyze(args: argparse.Namespace, position: Position) -> int:
+    record = _analysis(position, args.time_limit)
+    if args.json:
+        import json
+
+        print(json.dumps(record))
+        return 0
+    print(position)
+    mover = position.to_move
+    print(f"{mover} to move on {position.variant}; each move's value for {mover}:")
+    ranked = sorted(record["moves"], key=lambda m: (-(m["score"] or 0), m["move"]))
+    for m in ranked:
+        verdict = _verdict(m["outcome"], m["plies"], m["proven"], m["score"])
+        print(f"  {m['move']:>3} {_coords(tuple(m['coords'])):<10} {verdict}")
+    return 0
+
+
+def _analyze_stream(args: argparse.Namespace) -> int:
+    """One board (or ``VARIANT BOARD``) per stdin line, one JSON object per stdout line.
+
+    A bad line gives ``{"line": N, "input": ..., "error": ...}`` in its place; the
+    others are still answered. The exit status is 2 if any line was bad.
+    """
+    import json
+
+    from noughts.position import Position
+
+    bad = 0
+    for number, raw in enumerate(sys.stdin, start=1):
+        line = raw.strip()
+        if not line:
+            continue
+        try:
+            variant_name, board = _split_line(line, args.variant)
+            position = Position(board, variant_name, first=args.first)
+            record = _analysis(position, args.time_limit)
+        except ValueError as error:
+            bad += 1
+            record = {"line": number, "input": line, "error": str(error)}
+        print(json.dumps(record), flush=True)
+    if bad:
+        print(f"noughts: error: {bad} bad input line(s); see their error objects", file=sys.stderr)
+        return 2
+    return 0
+
+
+def _split_line(line: str, variant_name: str | None) -> tuple[str, str]:
+    """``(variant, board)`` of a stdin line: ``BOARD`` or ``VARIANT BOARD``."""
+    head, _, rest = line.partition(" ")
+    if rest.strip() and not set(head.upper()) <= set("XO./|"):
+        return head, rest
+    return variant_name or infer_variant(line), line
+
+
+# -- solve ------------------------------------------------------------------------------
+def _solve(args: argparse.Namespace) -> int:
+    import time
+
+    from noughts.position import Position
+    from noughts.search.solver import Solver, can_solve, solver_for, to_value
+    from noughts.variants import variant
+
+    geometry = variant(args.variant)
+    if not can_solve(Position("", geometry)):
+        from noughts.errors import TooLargeError
+
+        raise TooLargeError(
+            f"{geometry.name} is too large to solve on the spot ({geometry.cells} empty "
+            "cells); the anytime search plays it: noughts move"
+        )
+    solver = solver_for(geometry) if args.book else Solver(geometry, use_book=False)
+    nodes_before = solver.nodes
+    started = time.perf_counter()
+    score = solver.score(0, 0)
+    elapsed_ms = (time.perf_counter() - started) * 1000
+    value = to_value(score, 0, geometry.cells)
+    nodes = solver.nodes - nodes_before
+    first_player = {"win": "first player wins", "loss": "second player wins", "draw": "draw"}
+    if args.json:
+        import json
+
+        print(
+            json.dumps(
+                {
+                    "variant": geometry.name,
+                    "outcome": value.outcome.value,
+                    "plies": value.plies,
+                    "result": first_player[value.outcome.value],
+                    "nodes": nodes,
+                    "elapsed_ms": round(elapsed_ms, 3),
+                    "from_scratch": not args.book,
+                    "table_entries": len(solver.search.table),
+                }
+            )
+        )
+        return 0
+    verdict = first_player[value.outcome.value]
+    if value.outcome.value != "draw":
+        verdict += f" in {value.plies} plies"
+    how = "from the book" if args.book else "searched from scratch"
+    print(f"{geometry.name}: {verdict} ({nodes:,} nodes, {elapsed_ms:.1f} ms, {how})")
+    return 0

@@ -1,0 +1,313 @@
+"""The exact search core: negamax with alpha-beta over ``(me, opp)`` bitboards.
+
+Scores are *absolute*: a win for the side to move that ends the game with ``N`` marks on
+the board scores ``WIN_SCORE - N``, the matching loss ``N - WIN_SCORE``, a draw ``0``.
+So the winner hurries, the loser delays, and a stored score is valid from any root.
+
+Per node the search carries, besides the two bitboards, the lines still open to each
+side (bit sets over line numbers) and the cells that would complete a line for each
+side; all four are updated from the lines through the cell just played, so no node
+scans the whole board. That gives cheap immediate wins, forced blocks, double-threat
+losses, dead draws (no line open to anyone) and bounds from the clock.
+
+The transposition table maps keys to packed ``(score, flag, best move)`` ints and lives
+as long as the :class:`ExactSearch` does. Near the root keys are canonical (shared by all
+symmetric images), deeper down they are the raw position, which is cheaper and loses
+little: symmetric twins are mostly cut off near the root already.
+
+>>> from noughts.variants import variant
+>>> search = ExactSearch(variant("3x3"))
+>>> search.value(0, 0)  # the empty board: a draw
+0
+>>> search.value(0b000000011, 0b000011000) == WIN_SCORE - 5  # XX./OO./... X wins now
+True
+"""
+
+from __future__ import annotations
+
+from noughts.geometry import Bitboard, Geometry, scan_forward
+from noughts.search.book import Book
+from noughts.search.canonical import SymmetryKeys
+from noughts.values import WIN_SCORE
+
+__all__ = ["ExactSearch", "WIN_SCORE", "DEFAULT_MAX_ENTRIES"]
+
+DEFAULT_MAX_ENTRIES = 1_500_000
+"""The table is emptied when it grows past this many entries (about 150 MB)."""
+
+_EXACT, _LOWER, _UPPER = 0, 1, 2
+_OFFSET = 4096  # packed score = (score + _OFFSET) << 12 | (move + 1) << 2 | flag
+_MOVE_MASK = 1023
+_MAX_KEY_CELLS = 40  # boards with more cells never use symmetric keys
+
+
+class ExactSearch:
+    """Exact negamax over one geometry; its transposition table lives with the object.
+
+    ``book`` (exact scores of early positions) is consulted for positions with at most
+    ``book.max_marks`` marks. ``canonical_marks`` is the most marks a position may have
+    to be stored under its canonical key (default: a third of the cells).
+    """
+
+    def __init__(
+        self,
+        geometry: Geometry,
+        *,
+        book: Book | None = None,
+        max_entries: int = DEFAULT_MAX_ENTRIES,
+        canonical_marks: int | None = None,
+    ) -> None:
+        self.geometry = geometry
+        self.book = book
+        self.max_entries = max_entries
+        self.table: dict[int, int] = {}
+        self.nodes = 0
+        cells = geometry.cells
+        self._cells = cells
+        self._full = geometry.full
+        lines = geometry.lines
+        through: list[list[tuple[int, Bitboard]]] = [[] for _ in range(cells)]
+        for index, line in enumerate(lines):
+            for cell in scan_forward(line):
+                through[cell].append((1 << index, line))
+        self._through = tuple(tuple(pairs) for pairs in through)
+        self._line_bits = tuple(sum(bit for bit, _ in pairs) for pairs in through)
+        self._lines = lines
+        self._order = tuple(sorted(range(cells), key=lambda c: (-len(through[c]), c)))
+        self._weights = tuple(1 + 4**marks for marks in range(geometry.k + 1))
+        self.dynamic_empties = 4
+        """Nodes with more empty cells than this order their moves by line weights."""
+        self._keys: SymmetryKeys | None = None
+        if cells <= _MAX_KEY_CELLS and len(geometry.symmetries) > 1:
+            self._keys = SymmetryKeys(geometry)
+        if self._keys is None:
+            self.canonical_marks = self._book_marks = -1
+        else:
+            self._book_marks = book.max_marks if book is not None else -1
+            if canonical_marks is None:
+                canonical_marks = cells // 3
+            self.canonical_marks = max(canonical_marks, self._book_marks)
+
+    # -- public -----------------------------------------------------------------------
+    def value(self, me: Bitboard, opp: Bitboard) -> int:
+        """Exact absolute score for the side to move owning ``me``.
+
+        The position must be unfinished: no completed line, at least one empty cell.
+        """
+        return self.search(me, opp, -WIN_SCORE, WIN_SCORE)
+
+    def search(self, me: Bitboard, opp: Bitboard, alpha: int, beta: int) -> int:
+        """Fail-soft alpha-beta: the exact score if it lies strictly inside
+        ``(alpha, beta)``, else an upper bound ``<= alpha`` or a lower bound ``>= beta``.
+        """
+        return self._negamax(me, opp, *self._state(me, opp), alpha, beta)
+
+    def wins(self, me: Bitboard, opp: Bitboard) -> bool:
+        """True if the side to move (``me``) wins with best play (a null-window test)."""
+        return self.search(me, opp, 0, 1) > 0
+
+    def book_entry(self, me: Bitboard, opp: Bitboard) -> tuple[int, int] | None:
+        """``(score, losing moves)`` from the book, if the position is in it."""
+        if self.book is None or (me | opp).bit_count() > self._book_marks:
+            return None
+        assert self._keys is not None
+        key = self._keys.key(me, opp)
+        score = self.book.get(key)
+        if score is None:
+            return None
+        losing = self.book.losing_moves(key)
+        assert losing is not None
+        return score, losing
+
+    def key(self, me: Bitboard, opp: Bitboard) -> int:
+        """The table key this search uses for a position."""
+        if self._keys is not None and (me | opp).bit_count() <= self.canonical_marks:
+            return self._keys.key(me, opp)
+        return me | opp << self._cells
+
+    def best_stored_move(self, me: Bitboard, opp: Bitboard) -> int | None:
+        """The best move the table remembers for a position, if any."""
+        marks = (me | opp).bit_count()
+        symmetry = 0
+        if self._keys is not None and marks <= self.canonical_marks:
+            key, symmetry = self._keys.key_and_symmetry(me, opp)
+        else:
+            key = me | opp << self._cells
+        entry = self.table.get(key)
+        if entry is None:
+            return None
+        move = (entry >> 2 & _MOVE_MASK) - 1
+        if move < 0:
+            return None
+        if self._keys is not None and marks <= self.canonical_marks:
+            move = self._keys.invert(symmetry, move)
+        return move
+
+    def completes_line(self, marks: Bitboard, cell: int) -> bool:
+        """True if ``marks`` plus ``cell`` complete a line through ``cell``."""
+        marks |= 1 << cell
+        return any(line & marks == line for _, line in self._through[cell])
+
+    def _ordered(
+        self, me: Bitboard, opp: Bitboard, my_live: int, opp_live: int, empty: Bitboard
+    ) -> list[int]:
+        """Empty cells, most promising first: threats we make, threats we spoil."""
+        weights = self._weights
+        scored = []
+        for cell in self._order:
+            if empty >> cell & 1:
+                value = 0
+                for line_bit, line in self._through[cell]:
+                    if my_live & line_bit:
+                        value += weights[(line & me).bit_count()]
+                    if opp_live & line_bit:
+                        value += weights[(line & opp).bit_count()]
+                scored.append((-value, cell))
+        scored.sort()
+        return [cell for _, cell in scored]
+
+    # -- the search -------------------------------------------------------------------
+    def _state(self, me: Bitboard, opp: Bitboard) -> tuple[int, int, int, int, int]:
+        """marks, lines open to me, lines open to opp, my winning cells, opp's."""
+        my_live = opp_live = my_wins = opp_wins = 0
+        for index, line in enumerate(self._lines):
+            if not line & opp:
+                my_live |= 1 << index
+                rest = line & ~me
+                if rest and not rest & (rest - 1):
+                    my_wins |= rest
+            if not line & me:
+                opp_live |= 1 << index
+                rest = line & ~opp
+                if rest and not rest & (rest - 1):
+                    opp_wins |= rest
+        return (me | opp).bit_count(), my_live, opp_live, my_wins, opp_wins
+
+    def _negamax(
+        self,
+        me: Bitboard,
+        opp: Bitboard,
+        marks: int,
+        my_live: int,
+        opp_live: int,
+        my_wins: Bitboard,
+        opp_wins: Bitboard,
+        alpha: int,
+        beta: int,
+    ) -> int:
+        """Fail-soft negamax; see :meth:`search` for the contract."""
+        self.nodes += 1
+        if my_wins:
+            return WIN_SCORE - marks - 1
+        if marks == self._cells:
+            return 0
+        if opp_wins & (opp_wins - 1):
+            return marks + 2 - WIN_SCORE  # two threats: one is blocked, the other wins
+        if not my_live | opp_live:
+            return 0  # no line is open to anyone: a certain draw
+        # Bounds from the clock: no win before our second move, no loss before theirs.
+        upper = WIN_SCORE - marks - 3 if my_live else 0
+        if upper <= alpha:
+            return upper
+        lower = marks + 4 - WIN_SCORE if opp_live else 0
+        if lower >= beta:
+            return lower
+        if beta > upper:
+            beta = upper
+        if alpha < lower:
+            alpha = lower
+
+        keys = self._keys
+        canonical = marks <= self.canonical_marks
+        symmetry = 0
+        if canonical:
+            assert keys is not None
+            key, symmetry = keys.key_and_symmetry(me, opp)
+            if marks <= self._book_marks:
+                assert self.book is not None
+                known = self.book.get(key)
+                if known is not None:
+                    return known
+        else:
+            key = me | opp << self._cells
+        table = self.table
+        entry = table.get(key)
+        tt_move = -1
+        if entry is not None:
+            stored = (entry >> 12) - _OFFSET
+            flag = entry & 3
+            if flag == _EXACT:
+                return stored
+            if flag == _LOWER:
+                if stored >= beta:
+                    return stored
+                if stored > alpha:
+                    alpha = stored
+            elif stored <= alpha:
+                return stored
+            elif stored < beta:
+                beta = stored
+            tt_move = (entry >> 2 & _MOVE_MASK) - 1
+            if canonical and tt_move >= 0:
+                assert keys is not None
+                tt_move = keys.invert(symmetry, tt_move)
+
+        if opp_wins:
+            moves: list[int] | tuple[int, ...] = (opp_wins.bit_length() - 1,)  # forced block
+        else:
+            empty = self._full & ~(me | opp)
+            if self._cells - marks > self.dynamic_empties:
+                moves = self._ordered(me, opp, my_live, opp_live, empty)
+            else:
+                moves = [c for c in self._order if empty >> c & 1]
+            if tt_move >= 0 and tt_move != moves[0]:
+                moves.remove(tt_move)
+                moves.insert(0, tt_move)
+
+        window_alpha = alpha
+        best = -WIN_SCORE
+        best_move = -1
+        through = self._through
+        line_bits = self._line_bits
+        child_marks = marks + 1
+        for cell in moves:
+            bit = 1 << cell
+            mine = me | bit
+            threats = 0
+            for line_bit, line in through[cell]:
+                if my_live & line_bit:
+                    rest = line & ~mine
+                    if not rest & (rest - 1):
+                        threats |= rest
+            score = -self._negamax(
+                opp,
+                mine,
+                child_marks,
+                opp_live & ~line_bits[cell],
+                my_live,
+                opp_wins & ~bit,
+                threats,
+                -beta,
+                -alpha,
+            )
+            if score > best:
+                best = score
+                best_move = cell
+                if score > alpha:
+                    alpha = score
+                    if alpha >= beta:
+                        break
+
+        if best <= window_alpha:
+            flag = _UPPER
+        elif best >= beta:
+            flag = _LOWER
+        else:
+            flag = _EXACT
+        if canonical:
+            assert keys is not None
+            best_move = keys.apply(symmetry, best_move)
+        if len(table) >= self.max_entries:
+            table.clear()
+        table[key] = (best + _OFFSET) << 12 | (best_move + 1) << 2 | flag
+        return best

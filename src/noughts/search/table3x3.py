@@ -1,0 +1,97 @@
+"""The complete 3x3 table: every one of the 5,478 positions with its exact score.
+
+Built on first use by one memoised pass over the game (a few milliseconds). Positions are keyed
+by their *word* ``me | opp << 9`` (``me`` = the side to move), so the table serves games
+that either player started. Scores are absolute, as in :mod:`noughts.search.negamax`:
+``WIN_SCORE - N`` for a win of the side to move ending with ``N`` marks, ``0`` for a draw;
+a finished position scores ``N - WIN_SCORE`` (lost, no move left) or ``0`` (full board).
+
+Alongside each unfinished position the table counts its *losing moves* (moves after
+which the opponent wins), so the trap preference of the best move costs one lookup.
+
+>>> table = Table3x3.get()
+>>> len(table.scores), table.score(0, 0)
+(5478, 0)
+>>> table.losing_moves(0, 0b000010000)  # O to move after X took the centre: 4 edges lose
+4
+"""
+
+from __future__ import annotations
+
+from noughts.geometry import Bitboard
+from noughts.values import WIN_SCORE
+
+__all__ = ["Table3x3", "LINES_3X3", "FULL_3X3"]
+
+LINES_3X3 = (0x7, 0x38, 0x1C0, 0x49, 0x92, 0x124, 0x111, 0x54)
+"""The eight lines of 3x3: rows, columns, diagonals (``0 1 2 / 3 4 5 / 6 7 8``)."""
+
+FULL_3X3 = 0x1FF
+
+
+_HAS_LINE = tuple(any(line & marks == line for line in LINES_3X3) for marks in range(512))
+"""``_HAS_LINE[marks]``: do these nine-bit ``marks`` hold a line?"""
+
+
+class Table3x3:
+    """Exact scores and losing-move counts of every 3x3 position (one shared instance)."""
+
+    _instance: Table3x3 | None = None
+
+    __slots__ = ("scores", "_losing")
+
+    def __init__(self) -> None:
+        self.scores: dict[int, int] = {}
+        self._losing: dict[int, int] = {}
+        self._fill(0, 0, 0)
+
+    @classmethod
+    def get(cls) -> Table3x3:
+        """The process-wide table, built on first use."""
+        if cls._instance is None:
+            cls._instance = cls()
+        return cls._instance
+
+    def score(self, me: Bitboard, opp: Bitboard) -> int:
+        """The exact absolute score of a position for the side to move (``me``)."""
+        return self.scores[me | opp << 9]
+
+    def losing_moves(self, me: Bitboard, opp: Bitboard) -> int:
+        """How many of the side to move's moves let the opponent win (0 if finished)."""
+        return self._losing.get(me | opp << 9, 0)
+
+    def _fill(self, me: Bitboard, opp: Bitboard, marks: int) -> int:
+        """Score every position reachable from ``(me, opp)``; return its score."""
+        word = me | opp << 9
+        known = self.scores.get(word)
+        if known is not None:
+            return known
+        scores = self.scores
+        if _HAS_LINE[opp]:
+            scores[word] = marks - WIN_SCORE
+            return marks - WIN_SCORE
+        if marks == 9:
+            scores[word] = 0
+            return 0
+        best = -WIN_SCORE
+        losing = 0
+        empty = FULL_3X3 & ~(me | opp)
+        after = marks + 1
+        while empty:
+            bit = empty & -empty
+            empty ^= bit
+            mine = me | bit
+            child = opp | mine << 9
+            if _HAS_LINE[mine]:
+                scores[child] = after - WIN_SCORE
+                score = WIN_SCORE - after
+            else:
+                known = scores.get(child)
+                score = -(known if known is not None else self._fill(opp, mine, after))
+                if score < 0:
+                    losing += 1
+            if score > best:
+                best = score
+        scores[word] = best
+        self._losing[word] = losing
+        return best
