@@ -119,7 +119,8 @@ def markdown(data: dict[str, Any]) -> str:
         )
     lines += ["", "| level | Elo (level 0 = 0) | ± 95% |", "|---:|---:|---:|"]
     for entry in data["ladder"]:
-        lines.append(f"| {entry['player'].split(':')[1]} | {entry['elo']:+.0f} | {entry['ci95']:.0f} |")
+        level = entry["player"].split(":")[1]
+        lines.append(f"| {level} | {entry['elo']:+.0f} | {entry['ci95']:.0f} |")
     return "\n".join(lines)
 
 

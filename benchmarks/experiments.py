@@ -34,18 +34,21 @@ EXPERIMENTS: dict[str, list[str]] = {
         "--seed", "3",
     ],
     # Level 10 against each seed-style bot on its board, 100 games on each side.
+    # Qubic at level 10 thinks 0.3 s a move here (the default is 1 s): two shared cores.
     "level10-vs-seed-qubic3": [
-        "level:10", "seed-qubic:3", "--variant", "qubic", "--games", "200", "--seed", "4"
+        "level:10", "seed-qubic:3", "--variant", "qubic", "--games", "200", "--seed", "4",
+        "--time", "0.3", "--move-limit", "30",
     ],
     "level10-vs-seed-qubic2-defensive": [
         "level:10", "seed-qubic:2:defensive", "--variant", "qubic", "--games", "200",
-        "--seed", "5",
+        "--seed", "5", "--time", "0.3", "--move-limit", "30",
     ],
     "level10-vs-seed-4x4": [
         "level:10", "seed-4x4", "--variant", "4x4k3", "--games", "200", "--seed", "6"
     ],
     "level10-vs-seed-random-qubic": [
-        "level:10", "seed-random", "--variant", "qubic", "--games", "200", "--seed", "7"
+        "level:10", "seed-random", "--variant", "qubic", "--games", "200", "--seed", "7",
+        "--time", "0.3", "--move-limit", "30",
     ],
     # 3x3: level 10 against random over 10,000 games: no loss.
     "level10-vs-random-3x3": [
