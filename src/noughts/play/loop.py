@@ -374,8 +374,10 @@ class GameLoop:
     def _effort(self, result: MoveResult) -> str:
         """What the AI saw and what it cost; a level's private guesses stay private."""
         seconds = result.elapsed_ms / 1000
-        parts = [] if result.method == "level" else [describe_value(result)]
-        if result.method == "anytime" and result.depth is not None:
+        parts = []
+        if result.method != "level" and (result.proven or result.score is not None):
+            parts.append(describe_value(result))
+        if result.method == "anytime" and result.depth:
             parts.append(f"depth {result.depth}")
         parts.append(f"{seconds:.2f} s")
         return ", ".join(parts)
