@@ -52,13 +52,17 @@ MATE_BOUND = MATE - 100_000
 
 _INF = MATE + 1
 _EXACT, _LOWER, _UPPER = 0, 1, 2
-_CANONICAL_PLIES = 2
+_CANONICAL_PLIES = 1
 """Nodes this close to the root use the canonical (symmetry-reduced) table key."""
-_QUIESCENCE_PLIES = 4
+_QUIESCENCE_PLIES = 0
 """Threat moves a leaf may still try (each forces a reply that costs nothing)."""
 _SAFETY = 0.015
 """Seconds kept back from the time budget for unwinding and building the result."""
 _MAX_TABLE = 400_000
+_KILLER_BONUS = 1 << 40
+_LMR = True
+_LMR_AFTER = 4
+"""Moves after this many are searched one ply shallower first (late move reduction)."""
 
 
 class _Stop(Exception):
@@ -83,6 +87,7 @@ class AnytimeSearch:
         self.deadline = deadline
         self.node_limit = node_limit
         self.nodes = 0
+        self.next_check = 256
         self.table: dict[int, tuple[int, int, int, int]] = {}
         cells = position.geometry.cells
         self.history = [0] * cells
@@ -124,34 +129,59 @@ class AnytimeSearch:
         return sum(1 << c for c, w in enumerate(weights) if w == top)
 
     def ordered_moves(self, first: int, ply: int) -> list[int]:
+        """Candidate moves: table move, killers, then by evaluation gain and history."""
         board = self.board
-        side = board.stm
-        mine = board.pot[side]
-        theirs = board.pot[1 - side]
         history = self.history
-        weight = self.cell_weight
         killers = self.killers[ply]
         scored = []
-        mask = self.candidates()
-        while mask:
-            low = mask & -mask
-            cell = low.bit_length() - 1
-            mask ^= low
-            value = history[cell] + weight[cell]
-            value += 4096 * mine.get(cell, 0) + 3072 * theirs.get(cell, 0)
+        for gain, cell in board.gains(self.candidates()):
+            value = gain + history[cell]
             if cell == killers[0] or cell == killers[1]:
-                value += 1 << 20
+                value += _KILLER_BONUS
             if cell == first:
-                value += 1 << 30
+                value += 2 * _KILLER_BONUS
             scored.append((value, cell))
         scored.sort(reverse=True)
         return [cell for _, cell in scored]
+
+    def frontier(self, alpha: int, beta: int) -> int:
+        """A node one ply above the leaves with no threat or fork on the board: quiet
+        moves are valued by their evaluation gain without playing them; the moves that
+        make a threat are played, as their forced replies may still matter."""
+        board = self.board
+        stand = board.evaluation()
+        pot = board.pot[board.stm]
+        best = -_INF
+        forcing = []
+        for gain, cell in board.gains(self.candidates()):
+            if cell in pot:
+                forcing.append(cell)
+            elif stand + gain > best:
+                best = stand + gain
+        if best >= beta:
+            return best
+        if best > alpha:
+            alpha = best
+        for cell in forcing:
+            board.play(cell)
+            try:
+                score = -self.negamax(0, -beta, -alpha, 99)
+            finally:
+                board.undo(cell)
+            if score > best:
+                best = score
+                if score > alpha:
+                    alpha = score
+                    if alpha >= beta:
+                        break
+        return best
 
     # -- the search ---------------------------------------------------------------------------
     def negamax(self, depth: int, alpha: int, beta: int, ply: int) -> int:
         """The score for the side to move if inside ``(alpha, beta)``, else a bound."""
         self.nodes += 1
-        if self.nodes & 255 == 0:
+        if self.nodes >= self.next_check:
+            self.next_check = self.nodes + 256
             self._tick()
         board = self.board
         side = board.stm
@@ -180,6 +210,9 @@ class AnytimeSearch:
                 return top
         if depth <= 0:
             return self.quiesce(depth, alpha, beta, ply)
+        if depth == 1 and not board.forks[1 - side] and not self.restricted:
+            self.nodes += board.empty.bit_count()
+            return self.frontier(alpha, beta)
         table = self.table
         if ply <= _CANONICAL_PLIES:
             key, symmetry = board.canonical_key()
@@ -205,14 +238,21 @@ class AnytimeSearch:
         best = -_INF
         best_move = -1
         searched_first = False
-        for cell in moves:
+        pot = board.pot[side]
+        for index, cell in enumerate(moves):
+            # Late quiet moves are searched shallower first (re-searched if they rise).
+            reduce = _LMR and depth >= 3 and index >= _LMR_AFTER and cell not in pot
             board.play(cell)
             try:
                 if not searched_first:
                     score = -self.negamax(depth - 1, -beta, -alpha, ply + 1)
                     searched_first = True
                 else:
-                    score = -self.negamax(depth - 1, -alpha - 1, -alpha, ply + 1)
+                    score = alpha + 1
+                    if reduce:
+                        score = -self.negamax(depth - 2, -alpha - 1, -alpha, ply + 1)
+                    if score > alpha:
+                        score = -self.negamax(depth - 1, -alpha - 1, -alpha, ply + 1)
                     if alpha < score < beta:
                         score = -self.negamax(depth - 1, -beta, -alpha, ply + 1)
             finally:
@@ -417,6 +457,9 @@ def anytime_move(
             return _result(position, line[0], value=Value(Outcome.WIN, len(line)), score=None,
                            depth=len(line), pv=tuple(line), nodes=search.nodes, start=start)
         moves = search.ordered_moves(-1, 0)
+    # Deepen until three quarters of the budget; the rest checks the opponent's replies.
+    search.deadline = _share(start, deadline, 0.75)
+    search.node_limit = None if node_limit is None else max(node_limit * 3 // 4, 1)
     best_move, best_score, depth_done = moves[0], None, 0
     for depth in range(1, board.empty.bit_count() + 1):
         try:
@@ -428,9 +471,54 @@ def anytime_move(
         if abs(score) >= MATE_BOUND or (len(moves) == 1 and depth >= 4):
             break
     value = None if best_score is None else _proven(best_score, search.root_marks)
+    if value is None and len(moves) > 1:
+        checked = _refute(search, [best_move] + [m for m in moves if m != best_move],
+                          deadline, node_limit)
+        if checked is not None:
+            move, loss = checked
+            if move != best_move:
+                best_move, best_score = move, None
+            value = loss
     pv = search.principal_variation(best_move, max(depth_done, 1))
     return _result(position, best_move, value=value, score=best_score, depth=depth_done,
                    pv=pv, nodes=search.nodes, start=start)
+
+
+def _share(start: float, deadline: float | None, fraction: float) -> float | None:
+    return None if deadline is None else start + (deadline - start) * fraction
+
+
+def _refute(
+    search: AnytimeSearch, moves: list[int], deadline: float | None, node_limit: int | None
+) -> tuple[int, Value | None] | None:
+    """Defend in time: check, best move first, whether the opponent has a forced win by
+    continuous threats after each move; return the first move with none found (and
+    ``None``), or, when every move loses so, the slowest loss (proven). ``None`` when
+    the best move stands or the budget ran out before anything was refuted."""
+    board = search.board
+    refuted: dict[int, int] = {}
+    for cell in moves:
+        remaining = None if node_limit is None else node_limit - search.nodes
+        if remaining is not None and remaining <= 0:
+            break
+        threats = ThreatSearch(board, deadline=deadline, node_limit=remaining)
+        board.play(cell)
+        try:
+            line = threats.find(max_threats=8)
+        finally:
+            board.undo(cell)
+        search.nodes += threats.nodes
+        if line is None:
+            if threats.exhausted():
+                break
+            return (cell, None) if refuted else None
+        refuted[cell] = len(line) + 1
+    if not refuted:
+        return None
+    if len(refuted) == len(moves):
+        slowest = max(refuted, key=lambda c: refuted[c])
+        return slowest, Value(Outcome.LOSS, refuted[slowest])
+    return None  # ran out of budget among refuted moves: keep the search's choice
 
 
 def _forced_win(

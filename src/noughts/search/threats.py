@@ -112,19 +112,21 @@ class ThreatSearch:
             return None
         for cell in candidates:
             board.play(cell)
-            if board.threats[other]:  # the defender would win first
+            try:
+                if board.threats[other]:  # the defender would win first
+                    continue
+                made = board.threats[side]
+                if len(made) >= 2:
+                    first, second = list(made)[:2]
+                    return [cell, first, second]
+                reply = next(iter(made))
+                board.play(reply)
+                try:
+                    rest = self._search(depth - 1)
+                finally:
+                    board.undo(reply)
+            finally:
                 board.undo(cell)
-                continue
-            made = board.threats[side]
-            if len(made) >= 2:
-                first, second = list(made)[:2]
-                board.undo(cell)
-                return [cell, first, second]
-            reply = next(iter(made))
-            board.play(reply)
-            rest = self._search(depth - 1)
-            board.undo(reply)
-            board.undo(cell)
             if rest is not None:
                 return [cell, reply, *rest]
         self.failed[memo] = depth

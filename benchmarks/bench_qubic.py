@@ -1,0 +1,239 @@
+"""Qubic (4x4x4) benchmark of the anytime engine: speed, depth and strength.
+
+Not a test: it takes minutes. Three parts, each selectable:
+
+* ``speed``: nodes per second and depth reached per move over a set of middle-game
+  positions (reached by seeded random play and kept only if nobody has a threat yet);
+* ``seed``: matches against the 4x4x4 seed's depth-3 balanced bot, the engine as X and
+  as O (the opponent's first move randomised), counting games we lost after proving a
+  forced win;
+* ``self``: the engine at ``--time`` against itself at ``--fast`` seconds a move.
+
+Results are printed as a table and written to ``benchmarks/results/qubic.json``.
+
+    nice -n 10 python benchmarks/bench_qubic.py --games 20 --time 1.0
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import platform
+import random
+import statistics
+import sys
+import time
+from collections.abc import Callable
+from pathlib import Path
+
+from noughts.bots import SeedQubicBot
+from noughts.engine import MoveResult
+from noughts.position import Position
+from noughts.search.anytime import anytime_move
+from noughts.search.threats import find_forced_win
+
+RESULTS = Path(__file__).parent / "results"
+
+
+def middle_games(count: int, seed: int = 7) -> list[Position]:
+    """Positions after 8-20 plies of a weak but sane game (the seed's depth-1 bot with a
+    random opening), kept if nobody has a threat and the side to move has no quick
+    continuous-threat win."""
+    rng = random.Random(seed)
+    positions: list[Position] = []
+    while len(positions) < count:
+        position = Position("", "qubic")
+        bots = [SeedQubicBot(depth=1, seed=rng.randrange(1 << 30)) for _ in range(2)]
+        for ply in range(rng.randrange(8, 21)):
+            if ply < 2 or rng.random() < 0.2:
+                move = rng.choice(list(position.legal_moves))
+            else:
+                move = bots[ply % 2].choose(position)
+            position = position.play(move)
+            if position.is_over:
+                break
+        if position.is_over:
+            continue
+        if any(_threat(position, side) for side in (position.x, position.o)):
+            continue
+        if find_forced_win(position, nodes=2000) is not None:
+            continue
+        positions.append(position)
+    return positions
+
+
+def _threat(position: Position, marks: int) -> bool:
+    others = (position.x | position.o) & ~marks
+    return any(
+        not line & others and (line & marks).bit_count() == position.geometry.k - 1
+        for line in position.geometry.lines
+    )
+
+
+def bench_speed(count: int, time_limit: float) -> dict[str, object]:
+    rows = []
+    for position in middle_games(count):
+        result = anytime_move(position, time_limit=time_limit, seed=1)
+        rows.append(
+            {
+                "ply": position.ply,
+                "depth": result.depth,
+                "nodes": result.nodes,
+                "ms": round(result.elapsed_ms, 1),
+                "nps": round(result.nodes / max(result.elapsed_ms, 1e-3) * 1000),
+                "proven": result.proven,
+            }
+        )
+        print(f"  ply {position.ply:2d}  depth {result.depth}  nodes {result.nodes:6d}  "
+              f"{result.elapsed_ms:7.1f} ms  {rows[-1]['nps']:6d} n/s"
+              f"{'  proven ' + str(result.outcome) if result.proven else ''}", flush=True)
+    searched = [r for r in rows if not r["proven"]] or rows
+    return {
+        "positions": rows,
+        "median_nps": statistics.median(r["nps"] for r in searched),  # type: ignore[misc]
+        "min_depth": min(r["depth"] for r in searched),  # type: ignore[type-var]
+        "median_depth": statistics.median(r["depth"] for r in searched),  # type: ignore[misc]
+        "max_ms": max(r["ms"] for r in rows),  # type: ignore[type-var]
+    }
+
+
+Chooser = Callable[[Position], int]
+
+
+def play_game(
+    x_player: Chooser, o_player: Chooser, engine_side: str, log: dict[str, object]
+) -> str | None:
+    """Play one game; returns the winner or None. ``log`` gathers the engine's stats."""
+    position = Position("", "qubic")
+    while not position.is_over:
+        mover = x_player if position.to_move == "X" else o_player
+        move = mover(position)
+        position = position.play(move)
+    return position.winner
+
+
+class EngineSide:
+    """The anytime engine as a player, recording depth, time and proofs."""
+
+    def __init__(self, time_limit: float, seed: int) -> None:
+        self.time_limit = time_limit
+        self.seed = seed
+        self.depths: list[int] = []
+        self.times: list[float] = []
+        self.proved_win = False
+        self.results: list[MoveResult] = []
+
+    def __call__(self, position: Position) -> int:
+        result = anytime_move(position, time_limit=self.time_limit, seed=self.seed)
+        self.seed += 1
+        if result.depth and not result.proven and result.pv:
+            self.depths.append(result.depth)
+        self.times.append(result.elapsed_ms)
+        if result.proven and result.outcome == "win":
+            self.proved_win = True
+        return result.move
+
+
+def bench_seed(games: int, time_limit: float, seed: int) -> dict[str, object]:
+    summary: dict[str, object] = {}
+    all_depths: list[int] = []
+    all_times: list[float] = []
+    for side in ("X", "O"):
+        wins = draws = losses = lost_after_proof = 0
+        for game in range(games):
+            engine = EngineSide(time_limit, seed * 1000 + game)
+            bot = SeedQubicBot(depth=3, style="balanced", seed=seed * 1000 + game)
+            if side == "X":
+                winner = play_game(engine, bot.choose, side, {})
+            else:
+                rng = random.Random(seed * 1000 + game)
+
+                def opener(position: Position, bot: SeedQubicBot = bot,
+                           rng: random.Random = rng) -> int:
+                    if position.ply == 0:  # the opponent's first move, randomised
+                        return rng.choice(list(position.legal_moves))
+                    return bot.choose(position)
+
+                winner = play_game(opener, engine, side, {})
+            all_depths += engine.depths
+            all_times += engine.times
+            if winner == side:
+                wins += 1
+            elif winner is None:
+                draws += 1
+            else:
+                losses += 1
+                lost_after_proof += engine.proved_win
+            print(f"  engine as {side}, game {game + 1}: "
+                  f"{'win' if winner == side else 'draw' if winner is None else 'LOSS'}"
+                  f"  (min depth {min(engine.depths, default=0)}, "
+                  f"max {max(engine.times, default=0):.0f} ms)", flush=True)
+        summary[side] = {"games": games, "wins": wins, "draws": draws, "losses": losses,
+                         "lost_after_proven_win": lost_after_proof}
+    summary["min_depth"] = min(all_depths, default=0)
+    summary["median_depth"] = statistics.median(all_depths) if all_depths else 0
+    summary["max_ms"] = round(max(all_times, default=0.0), 1)
+    return summary
+
+
+def bench_self(games: int, time_limit: float, fast: float, seed: int) -> dict[str, object]:
+    points = 0.0
+    record = {"wins": 0, "draws": 0, "losses": 0}
+    for game in range(games):
+        strong = EngineSide(time_limit, seed * 7919 + game)
+        weak = EngineSide(fast, seed * 104729 + game)
+        strong_side = "X" if game % 2 == 0 else "O"
+        x_player, o_player = (strong, weak) if strong_side == "X" else (weak, strong)
+        winner = play_game(x_player, o_player, strong_side, {})
+        if winner == strong_side:
+            points += 1
+            record["wins"] += 1
+        elif winner is None:
+            points += 0.5
+            record["draws"] += 1
+        else:
+            record["losses"] += 1
+        print(f"  game {game + 1} ({time_limit} s as {strong_side}): "
+              f"{'win' if winner == strong_side else 'draw' if winner is None else 'loss'}",
+              flush=True)
+    return {"games": games, **record, "score": points / games if games else 0.0}
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--games", type=int, default=20, help="games per side / self-play")
+    parser.add_argument("--time", type=float, default=1.0, help="seconds a move (engine)")
+    parser.add_argument("--fast", type=float, default=0.1, help="seconds a move (weak self)")
+    parser.add_argument("--positions", type=int, default=20, help="speed-test positions")
+    parser.add_argument("--seed", type=int, default=1)
+    parser.add_argument("--parts", default="speed,seed,self", help="comma-separated parts")
+    parser.add_argument("--out", default=str(RESULTS / "qubic.json"))
+    args = parser.parse_args(argv)
+    parts = set(args.parts.split(","))
+    report: dict[str, object] = {
+        "machine": f"{platform.machine()} {platform.system()}, Python {platform.python_version()}",
+        "time_limit": args.time,
+        "started": time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime()),
+    }
+    if "speed" in parts:
+        print(f"speed: {args.positions} middle-game positions at {args.time} s", flush=True)
+        report["speed"] = bench_speed(args.positions, args.time)
+    if "seed" in parts:
+        print(f"vs seed depth-3 balanced: {args.games} games a side at {args.time} s", flush=True)
+        report["seed"] = bench_seed(args.games, args.time, args.seed)
+    if "self" in parts:
+        print(f"self-play: {args.time} s vs {args.fast} s, {args.games} games", flush=True)
+        report["self"] = bench_self(args.games, args.time, args.fast, args.seed)
+    out = Path(args.out)
+    out.parent.mkdir(parents=True, exist_ok=True)
+    out.write_text(json.dumps(report, indent=2) + "\n")
+    print(json.dumps({k: v for k, v in report.items() if k != "speed"}, indent=2))
+    if "speed" in report:
+        speed = report["speed"]
+        assert isinstance(speed, dict)
+        print({k: v for k, v in speed.items() if k != "positions"})
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
