@@ -141,15 +141,14 @@ def _layers(
     position: Position, last_move: int | None, win_cells: Bitboard, unicode: bool, width: int
 ) -> list[Text]:
     """The layers of a cube side by side, wrapped into as many rows as ``width`` needs."""
-    count = position.geometry.shape[0]
+    count, rows, cols = position.geometry.shape
+    block_width = len(str(rows)) + 1 + 3 * cols  # the same whatever the marks
     blocks = []
     for layer in range(count):
         grid = _chess_grid(position, layer, last_move, win_cells, unicode, footer=False)
-        block_width = max(line.cell_len for line in grid)
         title = Text()
         title.append(f"layer {layer + 1}".center(block_width), style="bold")
         blocks.append([title, *grid])
-    block_width = max(line.cell_len for block in blocks for line in block)
     per_row = max(1, (width + LAYER_GAP) // (block_width + LAYER_GAP))
     lines: list[Text] = []
     for start in range(0, count, per_row):
