@@ -106,3 +106,32 @@ def test_page_over_http(server: str) -> None:
         pytest.skip("the web page is not installed yet")
     assert status == 200 and headers["content-type"].startswith("text/html")
     assert b"<html" in raw.lower()
+
+
+@pytest.mark.parametrize(
+    ("argv", "message"),
+    [
+        (["serve", "--port", "70000"], "port must be 0-65535, not 70000"),
+        (["serve", "--port", "http"], "port must be a number"),
+        (["serve", "--workers", "0"], "--workers must be at least 1"),
+    ],
+)
+def test_bad_serve_options_are_one_line_errors(
+    argv: list[str], message: str, capsys: pytest.CaptureFixture[str]
+) -> None:
+    from noughts.cli import main
+
+    assert main(argv) == 2
+    error = capsys.readouterr().err
+    assert error.startswith("noughts: error:") and message in error
+    assert error.count("\n") == 1
+
+
+def test_bad_setting_in_the_environment(
+    monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    from noughts.cli import main
+
+    monkeypatch.setenv("NOUGHTS_MAX_SEARCHES", "zero")
+    assert main(["serve"]) == 2
+    assert "NOUGHTS_MAX_SEARCHES" in capsys.readouterr().err

@@ -283,3 +283,12 @@ def test_cors_origins_are_configurable() -> None:
         assert test_client.options("/api/v1/move", headers=preflight).status_code == 400
         seed = test_client.options("/", headers=preflight)
         assert seed.status_code == 200 and seed.headers["access-control-allow-origin"] == "*"
+
+
+def test_readme_documents_every_setting() -> None:
+    from pathlib import Path
+
+    readme = (Path(__file__).resolve().parent.parent / "README.md").read_text()
+    section = readme.split("<!-- section: service -->", 1)[1].split("<!-- section:", 1)[0]
+    for name in Settings.model_fields:
+        assert f"`NOUGHTS_{name.upper()}`" in section, name

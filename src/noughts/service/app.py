@@ -10,14 +10,19 @@
 
 from __future__ import annotations
 
+from collections.abc import AsyncIterator
+from contextlib import asynccontextmanager
+
 from fastapi import FastAPI
 from fastapi.staticfiles import StaticFiles
 
-from noughts.service.middleware import BodySizeLimit, CorsDispatch
+from noughts.service.middleware import BodySizeLimit, CorsDispatch, RootPath
 from noughts.service.moves import MoveService
 from noughts.service.problems import SEED_PATH, install_error_handlers
 from noughts.service.routes import api, site, web_directory
 from noughts.service.settings import Settings
+from noughts.service.warmup import warm_in_background
+from noughts.variants import NAMED_VARIANTS, variant
 
 __all__ = ["create_app"]
 
@@ -34,13 +39,22 @@ def create_app(settings: Settings | None = None) -> FastAPI:
     from noughts import __version__
 
     settings = settings or Settings()
+
+    @asynccontextmanager
+    async def lifespan(app: FastAPI) -> AsyncIterator[None]:
+        # Server start (not Lambda, whose handler runs with lifespan="off"): build the
+        # featured variants' tables in the background, so first requests find them.
+        if settings.warmup:
+            warm_in_background(*(variant(name) for name in NAMED_VARIANTS))
+        yield
+
     app = FastAPI(
+        lifespan=lifespan,
         title="noughts move service",
         version=__version__,
         description=DESCRIPTION,
         docs_url="/docs",
         redoc_url=None,
-        root_path=settings.root_path,
     )
     app.state.settings = settings
     app.state.service = MoveService(settings)
@@ -52,4 +66,6 @@ def create_app(settings: Settings | None = None) -> FastAPI:
         app.mount("/static", StaticFiles(directory=web), name="static")
     app.add_middleware(BodySizeLimit, max_bytes=settings.max_body_bytes, open_paths=[SEED_PATH])
     app.add_middleware(CorsDispatch, origins=settings.cors_origins, open_paths=[SEED_PATH])
+    if settings.root_path:
+        app.add_middleware(RootPath, root_path=settings.root_path)
     return app

@@ -12,7 +12,7 @@ from collections.abc import Sequence
 from starlette.middleware.cors import CORSMiddleware
 from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
-__all__ = ["BodySizeLimit", "CorsDispatch"]
+__all__ = ["BodySizeLimit", "CorsDispatch", "RootPath"]
 
 _BODY_METHODS = frozenset({"POST", "PUT", "PATCH"})
 
@@ -116,3 +116,17 @@ class CorsDispatch:
             await self.open(scope, receive, send)
         else:
             await self.configured(scope, receive, send)
+
+
+class RootPath:
+    """Tell the app the path prefix it is served under (an API Gateway stage, say), so
+    the pages it generates (``/docs``) link to ``{root_path}/openapi.json``."""
+
+    def __init__(self, app: ASGIApp, root_path: str) -> None:
+        self.app = app
+        self.root_path = root_path.rstrip("/")
+
+    async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
+        if scope["type"] in ("http", "websocket") and not scope.get("root_path"):
+            scope = {**scope, "root_path": self.root_path}
+        await self.app(scope, receive, send)

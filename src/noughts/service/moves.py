@@ -37,13 +37,8 @@ from typing import Any, cast
 from noughts.engine import MAX_LEVEL, MoveEval, MoveResult, choose_move, evaluate_moves
 from noughts.position import Position
 from noughts.search import solver
-from noughts.service.cache import (
-    MoveCache,
-    SymmetricView,
-    cache_key,
-    shares_symmetries,
-    symmetries_ready,
-)
+from noughts.service import warmup
+from noughts.service.cache import MoveCache, SymmetricView, cache_key, symmetries_ready
 from noughts.service.runner import DeadlineExceededError, EngineRunner
 from noughts.service.settings import Settings
 
@@ -126,9 +121,13 @@ def _map_eval(evaluation: MoveEval, view: SymmetricView) -> MoveEval:
 
 
 def _map_result(result: MoveResult, view: SymmetricView) -> MoveResult:
-    """``result`` for the canonical position, seen on the original board."""
+    """``result`` for the canonical position, seen on the original board.
+
+    The per-move values (``moves``) are dropped: the move answer does not show them, and
+    ``/analyze`` maps its own.
+    """
     if view.canonical is view.original:
-        return result
+        return replace(result, moves=())
     cells = view.original.geometry.cells
     move = view.to_original(result.move)
     return replace(
@@ -136,7 +135,7 @@ def _map_result(result: MoveResult, view: SymmetricView) -> MoveResult:
         move=move,
         coords=view.original.coords(move),
         pv=tuple(view.to_original(c) if 0 <= c < cells else c for c in result.pv),
-        moves=tuple(_map_eval(m, view) for m in result.moves),
+        moves=(),
     )
 
 
@@ -180,58 +179,46 @@ class MoveService:
         """The engine's move for ``position`` within the request's budget."""
         clock = _Clock(time.monotonic(), self.settings.budget_ms(time_ms))
         exact = level == MAX_LEVEL and solver.can_solve(position)
-        cacheable = level == MAX_LEVEL and (seed is None or exact)
-        view: SymmetricView | None = None
-        if cacheable and symmetries_ready(position.geometry):
-            view = SymmetricView.of(position)
-            hit = self.moves.get(cache_key("move", view.canonical, level=level),
-                                 budget_ms=clock.budget_ms)
+        ready = self._ready(position)
+        cacheable = level == MAX_LEVEL and (seed is None or exact) and ready
+        view = SymmetricView.of(position) if cacheable else None
+        key = cache_key("move", view.canonical, level=level) if view is not None else None
+        if key is not None and view is not None:
+            hit = self.moves.get(key, budget_ms=clock.budget_ms)
             if hit is not None:
                 return MoveAnswer(position, _map_result(hit, view), True, clock.budget_ms)
+        target = view.canonical if view is not None else position
 
-        def search() -> tuple[MoveResult, SymmetricView | None, bool]:
-            nonlocal view
-            if cacheable and view is None:
-                view = SymmetricView.of(position)
-                hit = self.moves.get(cache_key("move", view.canonical, level=level),
-                                     budget_ms=clock.budget_ms)
-                if hit is not None:
-                    return hit, view, True
-            target = view.canonical if view is not None else position
+        def search() -> MoveResult:
             limit = None if exact else clock.left()
-            return choose_move(target, level=level, time_limit=limit, seed=seed), view, False
+            return choose_move(target, level=level, time_limit=limit, seed=seed)
 
         deadline = clock.exact_deadline if exact else clock.hard_deadline
         try:
-            result, used_view, cached = await self._run(search, deadline)
+            result = await self._run(search, deadline)
         except DeadlineExceededError:
             if not exact:
                 raise self._overrun(clock) from None
             self.fallbacks += 1
-            result, used_view, cached = await self._anytime_fallback(position, clock, seed)
-        if cacheable and used_view is not None and not cached:
-            self.moves.put(
-                cache_key("move", used_view.canonical, level=level),
-                result,
-                searched_ms=clock.budget_ms,
-                exact=result.method == "exact",
-            )
-        if used_view is not None:
-            result = _map_result(result, used_view)
-        return MoveAnswer(position, result, cached, clock.budget_ms)
+            result = await self._anytime_fallback(target, clock, seed)
+        if key is not None and view is not None:
+            exact_answer = result.method == "exact"
+            searched = clock.budget_ms if exact_answer else self._searched_ms(clock, exact)
+            self.moves.put(key, result, searched_ms=searched, exact=exact_answer)
+            result = _map_result(result, view)
+        return MoveAnswer(position, result, False, clock.budget_ms)
 
     async def _anytime_fallback(
         self, position: Position, clock: _Clock, seed: int | None
-    ) -> tuple[MoveResult, SymmetricView | None, bool]:
+    ) -> MoveResult:
         anytime = _engine_module("noughts.search.anytime", "the anytime search")
         anytime_move = cast(Callable[..., MoveResult], anytime.anytime_move)
 
-        def search() -> tuple[MoveResult, SymmetricView | None, bool]:
-            return anytime_move(position, time_limit=clock.left(), seed=seed), None, False
+        def search() -> MoveResult:
+            return anytime_move(position, time_limit=clock.left(), seed=seed)
 
         try:
-            found: tuple[MoveResult, SymmetricView | None, bool]
-            found = await self._run(search, clock.hard_deadline, admit=False)
+            found: MoveResult = await self._run(search, clock.hard_deadline, admit=False)
         except DeadlineExceededError:
             raise self._overrun(clock) from None
         return found
@@ -241,20 +228,17 @@ class MoveService:
         """Every legal move's value for ``position`` within the request's budget."""
         clock = _Clock(time.monotonic(), self.settings.budget_ms(time_ms))
         exact = solver.can_solve(position)
-        view: SymmetricView | None = None
-        if exact and symmetries_ready(position.geometry):
-            view = SymmetricView.of(position)
-            hit = self.analyses.get(cache_key("analyze", view.canonical, level=MAX_LEVEL),
-                                    budget_ms=clock.budget_ms)
+        cacheable = exact and self._ready(position)
+        view = SymmetricView.of(position) if cacheable else None
+        key = cache_key("analyze", view.canonical, level=MAX_LEVEL) if view is not None else None
+        if key is not None and view is not None:
+            hit = self.analyses.get(key, budget_ms=clock.budget_ms)
             if hit is not None:
                 moves = tuple(sorted((_map_eval(m, view) for m in hit), key=lambda m: m.move))
                 return Analysis(position, moves, 0, 0.0, True, clock.budget_ms)
+        target = view.canonical if view is not None else position
 
-        def search() -> tuple[tuple[MoveEval, ...], int | None, float, SymmetricView | None]:
-            nonlocal view
-            if exact and view is None and shares_symmetries(position.geometry):
-                view = SymmetricView.of(position)
-            target = view.canonical if view is not None else position
+        def search() -> tuple[tuple[MoveEval, ...], int | None, float]:
             counter = solver.solver_for(target.geometry)
             nodes_before = counter.nodes
             began = time.perf_counter()
@@ -262,47 +246,54 @@ class MoveService:
             moves = tuple(evaluate_moves(target, time_limit=limit))
             elapsed = (time.perf_counter() - began) * 1000
             nodes = counter.nodes - nodes_before if exact else None
-            return moves, nodes, elapsed, view
+            return moves, nodes, elapsed
 
         deadline = clock.exact_deadline if exact else clock.hard_deadline
         try:
-            moves, nodes, elapsed, used_view = await self._run(search, deadline)
+            moves, nodes, elapsed = await self._run(search, deadline)
         except DeadlineExceededError:
             if not exact:
                 raise self._overrun(clock) from None
             self.fallbacks += 1
-            moves, nodes, elapsed, used_view = await self._evaluate_fallback(position, clock)
-        if exact and used_view is not None and all(m.proven for m in moves):
-            self.analyses.put(
-                cache_key("analyze", used_view.canonical, level=MAX_LEVEL),
-                moves,
-                searched_ms=clock.budget_ms,
-                exact=True,
-            )
-        if used_view is not None:
-            moves = tuple(_map_eval(m, used_view) for m in moves)
+            moves, nodes, elapsed = await self._evaluate_fallback(target, clock)
+        if key is not None and view is not None:
+            if all(m.proven for m in moves):
+                self.analyses.put(key, moves, searched_ms=clock.budget_ms, exact=True)
+            moves = tuple(_map_eval(m, view) for m in moves)
         moves = tuple(sorted(moves, key=lambda m: m.move))
         return Analysis(position, moves, nodes, elapsed, False, clock.budget_ms)
 
     async def _evaluate_fallback(
         self, position: Position, clock: _Clock
-    ) -> tuple[tuple[MoveEval, ...], int | None, float, SymmetricView | None]:
+    ) -> tuple[tuple[MoveEval, ...], int | None, float]:
         anytime = _engine_module("noughts.search.anytime", "the anytime search")
         anytime_evaluate = cast(Callable[..., list[MoveEval]], anytime.anytime_evaluate)
 
-        def search() -> tuple[tuple[MoveEval, ...], int | None, float, SymmetricView | None]:
+        def search() -> tuple[tuple[MoveEval, ...], int | None, float]:
             began = time.perf_counter()
             moves = tuple(anytime_evaluate(position, time_limit=clock.left()))
-            return moves, None, (time.perf_counter() - began) * 1000, None
+            return moves, None, (time.perf_counter() - began) * 1000
 
         try:
-            found: tuple[tuple[MoveEval, ...], int | None, float, SymmetricView | None]
+            found: tuple[tuple[MoveEval, ...], int | None, float]
             found = await self._run(search, clock.hard_deadline, admit=False)
         except DeadlineExceededError:
             raise self._overrun(clock) from None
         return found
 
     # -- plumbing -------------------------------------------------------------------------
+    def _ready(self, position: Position) -> bool:
+        """True if the board's tables are built; else start building them in the background.
+
+        Until then requests on that board bypass the cache (no canonical key is computed),
+        so a one-off table build never runs inside a request's budget on the service's
+        account.
+        """
+        geometry = position.geometry
+        if not warmup.is_warm(geometry):
+            warmup.warm_in_background(geometry)
+        return symmetries_ready(geometry)
+
     async def _run(self, work: Callable[[], Any], deadline: float, *, admit: bool = True) -> Any:
         try:
             return await self.runner.run(work, deadline=deadline, admit=admit)
@@ -310,6 +301,13 @@ class MoveService:
             if _is_engine_import(error):
                 raise _unavailable(error) from error
             raise
+
+    @staticmethod
+    def _searched_ms(clock: _Clock, exact: bool) -> int:
+        """The budget a time-bounded answer was searched with (a fallback got the reserve)."""
+        if not exact:
+            return clock.budget_ms
+        return int(max(0.0, clock.end - clock.exact_deadline) * 1000)
 
     def _overrun(self, clock: _Clock) -> EngineOverrunError:
         return EngineOverrunError(

@@ -124,6 +124,13 @@ def install_error_handlers(app: FastAPI) -> None:
 
     async def on_validation(request: Request, error: Exception) -> JSONResponse:
         assert isinstance(error, RequestValidationError)
+        if request.method == "POST" and request.url.path != SEED_PATH:
+            # FastAPI reads a body as JSON only when it says it is JSON; checked here, on
+            # the error path, so good requests pay nothing for it.
+            try:
+                check_json_content_type(request)
+            except ProblemError as problem:
+                return error_response(request, problem.status_code, problem.detail)
         status, message = describe_validation_errors(list(error.errors()))
         return error_response(request, status, message)
 

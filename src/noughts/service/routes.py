@@ -8,8 +8,8 @@ from pathlib import Path
 from typing import Annotated, Any
 
 from fastapi import APIRouter, Depends, Request
-from fastapi.responses import FileResponse, JSONResponse
-from pydantic import ValidationError
+from fastapi.responses import FileResponse, JSONResponse, Response
+from pydantic import BaseModel, ValidationError
 
 from noughts.position import Mark, Position
 from noughts.search.solver import can_solve
@@ -23,7 +23,6 @@ from noughts.service.moves import MoveService
 from noughts.service.problems import (
     SEED_PATH,
     ProblemError,
-    check_json_content_type,
     describe_validation_errors,
 )
 from noughts.service.schemas import (
@@ -40,7 +39,7 @@ from noughts.service.schemas import (
     VariantInfo,
     VariantsResponse,
 )
-from noughts.service.settings import Settings
+from noughts.service.warmup import warmed_names
 from noughts.variants import ALIASES, NAMED_VARIANTS, variant
 
 __all__ = ["api", "site", "LISTED_VARIANTS", "SEED_VARIANT"]
@@ -59,19 +58,18 @@ def _errors(*codes: int) -> dict[int | str, dict[str, Any]]:
 _POST_ERRORS = _errors(400, 409, 413, 415, 422, 429, 501, 503)
 
 
-def get_service(request: Request) -> MoveService:
+async def get_service(request: Request) -> MoveService:
     service: MoveService = request.app.state.service
     return service
 
 
-def get_settings(request: Request) -> Settings:
-    settings: Settings = request.app.state.settings
-    return settings
-
-
 ServiceDep = Annotated[MoveService, Depends(get_service)]
-SettingsDep = Annotated[Settings, Depends(get_settings)]
-JsonBody = Depends(check_json_content_type)
+
+
+def _json(model: BaseModel) -> Response:
+    """The model as JSON, serialised once (the route's response_model documents it)."""
+    return Response(model.model_dump_json(), media_type="application/json")
+
 
 api = APIRouter(prefix="/api/v1", tags=["engine"])
 site = APIRouter()
@@ -81,30 +79,26 @@ site = APIRouter()
     "/move",
     response_model=MoveResponse,
     responses=_POST_ERRORS,
-    dependencies=[JsonBody],
     summary="The engine's move",
 )
-async def post_move(body: MoveRequest, service: ServiceDep, settings: SettingsDep) -> MoveResponse:
+async def post_move(body: MoveRequest, service: ServiceDep) -> Response:
     """The move for the side to move, its value (proven outcome and plies, or score and
     depth), the effort behind it, and the board after it."""
-    position = position_from_request(body, max_cells=settings.max_cells)
+    position = position_from_request(body, max_cells=service.settings.max_cells)
     answer = await service.move(position, level=body.level, time_ms=body.time_ms, seed=body.seed)
-    return move_response(answer)
+    return _json(move_response(answer))
 
 
 @api.post(
     "/analyze",
     response_model=AnalyzeResponse,
     responses=_POST_ERRORS,
-    dependencies=[JsonBody],
     summary="Every legal move with its value",
 )
-async def post_analyze(
-    body: AnalyzeRequest, service: ServiceDep, settings: SettingsDep
-) -> AnalyzeResponse:
+async def post_analyze(body: AnalyzeRequest, service: ServiceDep) -> Response:
     """Each legal move's value for the side to move (for the page's hint heat map)."""
-    position = position_from_request(body, max_cells=settings.max_cells)
-    return analyze_response(await service.analyze(position, time_ms=body.time_ms))
+    position = position_from_request(body, max_cells=service.settings.max_cells)
+    return _json(analyze_response(await service.analyze(position, time_ms=body.time_ms)))
 
 
 @lru_cache(maxsize=1)
@@ -157,6 +151,7 @@ async def get_stats(service: ServiceDep) -> StatsResponse:
         rejected=runner.rejected,
         deadline_misses=runner.deadline_misses,
         fallbacks=service.fallbacks,
+        warmed=warmed_names(),
     )
     return StatsResponse(
         **cache.model_dump(), cache=cache, engine=engine, uptime_s=round(service.uptime_s, 3)

@@ -170,6 +170,7 @@ class EngineStats(BaseModel):
     rejected: int = Field(description="Requests answered 429 because every search slot was busy.")
     deadline_misses: int = Field(description="Searches stopped at their deadline.")
     fallbacks: int = Field(description="Exact solves that ran out of time and fell back.")
+    warmed: list[str] = Field(description="Variants whose tables are built.")
 
 
 class CacheStats(BaseModel):

@@ -53,6 +53,9 @@ class Settings(BaseSettings):
     queue_wait_ms: int = Field(
         default=200, ge=0, description="How long a request waits for a search slot (then 429)."
     )
+    warmup: bool = Field(
+        default=True, description="Build the featured variants' tables at server start."
+    )
     root_path: str = Field(
         default="", description="Path prefix the app is served under (e.g. /Prod on API Gateway)."
     )
