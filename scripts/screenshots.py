@@ -90,12 +90,14 @@ def capture(browser: Any, base_url: str, out_dir: Path) -> list[Path]:
         context.close()
 
     # a phone: a finished 3x3 game, the player having walked into a lost position
-    context = browser.new_context(viewport=PHONE, device_scale_factor=2, is_mobile=True)
+    context = browser.new_context(
+        viewport=PHONE, device_scale_factor=2, is_mobile=True, has_touch=True
+    )
     page = context.new_page()
     _open(page, base_url, {"variant": "3x3"})
     while page.get_attribute("#status", "data-state") == "playing":
         _click_empty(page, 0)
-    page.wait_for_timeout(600)
+    page.wait_for_timeout(1500)  # the winning line's animations
     path = out_dir / "phone.png"
     page.screenshot(path=str(path), full_page=False)
     saved.append(path)

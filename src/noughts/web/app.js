@@ -17,6 +17,7 @@ import { bestCells, describeMove, heatMap, levelName, LEVEL_STOPS } from "./valu
 const TALLY_KEY = "noughts.tally.v1";
 const PREFS_KEY = "noughts.prefs.v1";
 const DEFAULT_THINK_MS = 1000;
+const MAX_THINK_MS = 5000; // the service's default cap
 
 const $ = (id) => document.getElementById(id);
 
@@ -101,14 +102,18 @@ function thinkMs() {
   return Number.isFinite(asked) && asked > 0 ? Math.round(asked) : DEFAULT_THINK_MS;
 }
 
-function requestBody(extra = {}) {
+/** The API request for the position on the board; a retry gets twice the time. */
+function requestBody(extra = {}, attempt = 0) {
   const body = {
     variant: state.geo.name,
     board: boardString(state.geo, state.board),
     to_move: toMove(),
     ...extra,
   };
-  if (state.geo.dims === 3) body.time_ms = thinkMs();
+  if (state.geo.dims === 3 || attempt > 0) {
+    const base = state.geo.dims === 3 ? thinkMs() : DEFAULT_THINK_MS;
+    body.time_ms = Math.min(MAX_THINK_MS, base * 2 ** attempt);
+  }
   return body;
 }
 
@@ -157,7 +162,11 @@ function humanPlay(cell) {
   if (!state.result) aiMove();
 }
 
-async function aiMove() {
+// 503: the search found no move within its budget; the server keeps its work, so a
+// second request usually answers at once (the first Qubic move of a fresh server).
+const RETRIES_ON_503 = 2;
+
+async function aiMove(attempt = 0) {
   const generation = state.generation;
   const controller = new AbortController();
   state.pending = controller;
@@ -166,8 +175,9 @@ async function aiMove() {
   render();
   const budget = state.geo.dims === 3 ? thinkMs() : 0;
   try {
-    const answer = await postJson(api, "/api/v1/move", requestBody({ level: state.level }), {
-      timeoutMs: budget + 20000,
+    const body = requestBody({ level: state.level }, attempt);
+    const answer = await postJson(api, "/api/v1/move", body, {
+      timeoutMs: (body.time_ms || budget) + 20000,
       signal: controller.signal,
     });
     if (generation !== state.generation) return;
@@ -184,6 +194,7 @@ async function aiMove() {
     if (!state.result) afterHumanTurnBegins();
   } catch (error) {
     if (generation !== state.generation || error.cancelled) return;
+    if (error.status === 503 && attempt < RETRIES_ON_503) return await aiMove(attempt + 1);
     state.busy = false;
     state.pending = null;
     showError(error, () => aiMove());
@@ -195,7 +206,7 @@ function afterHumanTurnBegins() {
   if (state.engineView && humansTurn()) showHeat(false);
 }
 
-async function showHeat(fromHint) {
+async function showHeat(fromHint, attempt = 0) {
   if (state.result || state.busy) return;
   const board = boardString(state.geo, state.board);
   if (state.heat && state.heatBoard === board) {
@@ -212,8 +223,9 @@ async function showHeat(fromHint) {
   const before = state.history.length;
   $("hint").setAttribute("aria-busy", "true");
   try {
-    const answer = await postJson(api, "/api/v1/analyze", requestBody(), {
-      timeoutMs: (state.geo.dims === 3 ? thinkMs() : 0) + 20000,
+    const body = requestBody({}, attempt);
+    const answer = await postJson(api, "/api/v1/analyze", body, {
+      timeoutMs: (body.time_ms || 0) + 20000,
     });
     if (generation !== state.generation || before !== state.history.length) return;
     const moves = Array.isArray(answer.moves) ? answer.moves : [];
@@ -224,6 +236,10 @@ async function showHeat(fromHint) {
     if (state.hintWanted) announceHint();
   } catch (error) {
     if (generation !== state.generation || before !== state.history.length) return;
+    if (error.status === 503 && attempt < RETRIES_ON_503) {
+      state.heatPending = "";
+      return await showHeat(state.hintWanted, attempt + 1);
+    }
     showError(error, () => showHeat(state.hintWanted));
   } finally {
     if (state.heatPending === board) state.heatPending = "";
@@ -308,7 +324,7 @@ function statusText() {
   if (state.result) {
     const { winner } = state.result;
     if (winner === state.human) return `You win! Well played (${winner}).`;
-    if (winner === state.ai) return `The AI wins (${winner}). Try again, or undo your last move.`;
+    if (winner === state.ai) return `The AI wins (${winner}).`;
     return "It's a draw.";
   }
   if (state.busy) return `The AI (${state.ai}) is thinking…`;
