@@ -6,7 +6,7 @@ Measures, on one uvicorn worker with concurrent keep-alive clients on 127.0.0.1:
   positions from real games, cache on and off), side by side in the same run with a
   trivial FastAPI endpoint (target: the move API at >= 50% of the baseline's throughput);
 - import of the Lambda handler module plus its first request (target < 500 ms);
-- resident memory of the idle server (target < 100 MB).
+- resident memory of the idle server, once its start-up warm-up is done (target < 100 MB).
 
 Servers run one at a time, in rounds that alternate, and figures are medians over the
 rounds. The load generator is a minimal asyncio HTTP/1.1 client, so the client costs
@@ -179,6 +179,16 @@ def wait_ready(port: int, path: str, timeout: float = 60.0) -> None:
     raise RuntimeError(f"server on port {port} did not come up")
 
 
+def wait_warm(port: int, timeout: float = 60.0) -> None:
+    """Wait until the server's start-up warm-up has built the featured variants' tables."""
+    deadline = time.monotonic() + timeout
+    while time.monotonic() < deadline:
+        with urllib.request.urlopen(f"http://127.0.0.1:{port}/api/v1/stats") as response:
+            if len(json.load(response)["engine"]["warmed"]) >= 4:
+                return
+        time.sleep(0.2)
+
+
 def rss_mb(pid: int) -> float:
     for line in Path(f"/proc/{pid}/status").read_text().splitlines():
         if line.startswith("VmRSS:"):
@@ -271,6 +281,7 @@ def main() -> None:
             server = start_noughts(port, cache_size)
             try:
                 if cache_size:
+                    wait_warm(port)
                     time.sleep(0.5)
                     idle_rss.append(rss_mb(server.pid))
                 for variant, pool in pools.items():
