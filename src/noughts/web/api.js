@@ -1,8 +1,9 @@
 // The page's only network: the noughts move API (POST /api/v1/move, /api/v1/analyze).
 //
 // The API's base URL comes from ?api=<url> on the page's address, else from
-// <meta name="noughts-api" content="<url>">, else the page's own origin. So the same
-// static files work behind `noughts serve` and pointed at a Lambda deployment.
+// <meta name="noughts-api" content="<url>">, else the page's own address (its origin and
+// path prefix). So the same static files work behind `noughts serve`, under an API
+// Gateway stage, and pointed at a Lambda deployment from another host.
 
 /** An API failure with a message fit to show a player. */
 export class ApiError extends Error {
@@ -51,7 +52,10 @@ export async function postJson(base, path, body, { timeoutMs = 15000, signal } =
   }
   let response;
   try {
-    response = await fetch(`${base}${path}`, {
+    // without a base, resolve against the page's own address, so a page served under a
+    // path prefix (an API Gateway stage such as /Prod/) calls the API under it too
+    const url = base ? `${base}${path}` : path.replace(/^\//, "");
+    response = await fetch(url, {
       method: "POST",
       headers: { "Content-Type": "application/json", Accept: "application/json" },
       body: JSON.stringify(body),
