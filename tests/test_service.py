@@ -292,3 +292,20 @@ def test_readme_documents_every_setting() -> None:
     section = readme.split("<!-- section: service -->", 1)[1].split("<!-- section:", 1)[0]
     for name in Settings.model_fields:
         assert f"`NOUGHTS_{name.upper()}`" in section, name
+
+
+def test_time_bounded_answers_serve_only_smaller_budgets() -> None:
+    from noughts.service.cache import MoveCache
+
+    cache: MoveCache[str] = MoveCache(maxsize=4, ttl_s=60)
+    key = ("move", "4x4x4", 1, 0, "O", 10)
+    cache.put(key, "searched for 500 ms", searched_ms=500, exact=False)
+    assert cache.get(key, budget_ms=500) == "searched for 500 ms"
+    assert cache.get(key, budget_ms=1000) is None  # a fresh, longer search could do better
+    cache.put(key, "searched for 100 ms", searched_ms=100, exact=False)
+    assert cache.get(key, budget_ms=400) == "searched for 500 ms"  # not replaced by weaker
+    cache.put(key, "proven", searched_ms=50, exact=True)
+    assert cache.get(key, budget_ms=10**6) == "proven"
+    cache.put(key, "searched for 900 ms", searched_ms=900, exact=False)
+    assert cache.get(key, budget_ms=1) == "proven"  # exact answers are never replaced
+    assert (cache.hits, cache.misses) == (4, 1)
