@@ -225,7 +225,7 @@ _LINES_3X3 = (0b111, 0b111000, 0b111000000, 0b1001001, 0b10010010, 0b100100100,
 def _region_value(x: int, o: int, x_to_move: bool) -> int:
     """Minimax value of a 3x3 region: outcome times 3**(empty cells at the end)."""
     empty = 0b111111111 & ~(x | o)
-    weight = 3 ** empty.bit_count()
+    weight: int = 3 ** empty.bit_count()
     if any(line & x == line for line in _LINES_3X3):
         return weight
     if any(line & o == line for line in _LINES_3X3):

@@ -562,7 +562,8 @@ def anytime_evaluate(
     for cell in (board.threats[side]):
         values[cell] = Value(Outcome.WIN, 1)
     blocks = board.threats[1 - side]
-    pending = []
+    pending: list[int] = []
+    static: dict[int, int] = {}
     for cell in position.legal_moves:
         if cell in values:
             continue
@@ -570,10 +571,10 @@ def anytime_evaluate(
             values[cell] = Value(Outcome.LOSS, 2)  # the opponent wins next move
             continue
         board.play(cell)
-        values[cell] = -board.evaluation()
+        values[cell] = static[cell] = -board.evaluation()
         board.undo(cell)
         pending.append(cell)
-    pending.sort(key=lambda c: -int(values[c]))
+    pending.sort(key=lambda c: -static[c])
     try:
         for depth in range(1, board.empty.bit_count()):
             for cell in list(pending):

@@ -43,9 +43,6 @@ _MASK64 = (1 << 64) - 1
 MAX_HASHED_SYMMETRIES = 192
 """Geometries with more symmetries than this hash the identity only."""
 
-_SYMMETRY_CELL_LIMIT = 125
-"""Above this many cells, only the dihedral symmetries of a square are used (the
-general automorphism search is slow on big boards)."""
 
 
 class Tables:
@@ -87,24 +84,30 @@ def _invert(perm: tuple[int, ...]) -> tuple[int, ...]:
 
 
 def _symmetries(geometry: Geometry) -> tuple[tuple[int, ...], ...]:
+    """The symmetries to hash: all of them up to 4x4x4, the dihedral ones in 2-D (built
+    directly: the general automorphism search is slow on big boards), none in 5x5x5
+    (finding its symmetries would cost more than they save)."""
     identity = tuple(range(geometry.cells))
-    if geometry.dims == 3 and geometry.cells > 64:
-        return (identity,)  # 5x5x5: finding its symmetries costs more than they save
-    if geometry.cells <= _SYMMETRY_CELL_LIMIT:
+    if geometry.dims == 3:
+        if geometry.cells > 64:
+            return (identity,)
         perms = geometry.symmetries
         return perms if len(perms) <= MAX_HASHED_SYMMETRIES else (identity,)
-    if geometry.dims != 2:
-        return (identity,)
     rows, cols = geometry.shape
-    maps = [lambda r, c: (r, c), lambda r, c: (rows - 1 - r, c),
-            lambda r, c: (r, cols - 1 - c), lambda r, c: (rows - 1 - r, cols - 1 - c)]
-    if rows == cols:
-        maps += [lambda r, c: (c, r), lambda r, c: (cols - 1 - c, r),
-                 lambda r, c: (c, rows - 1 - r), lambda r, c: (cols - 1 - c, rows - 1 - r)]
+    last_row, last_col = rows - 1, cols - 1
+
+    def image(cell: int, transpose: bool, flip_rows: bool, flip_cols: bool) -> int:
+        r, c = divmod(cell, cols)
+        if flip_rows:
+            r = last_row - r
+        if flip_cols:
+            c = last_col - c
+        return c * cols + r if transpose else r * cols + c
+
+    options = [(t, fr, fc) for t in (False, True) for fr in (False, True) for fc in (False, True)
+               if rows == cols or not t]
     return tuple(
-        tuple(f(cell // cols, cell % cols)[0] * cols + f(cell // cols, cell % cols)[1]
-              for cell in range(geometry.cells))
-        for f in maps
+        tuple(image(cell, *option) for cell in range(geometry.cells)) for option in options
     )
 
 

@@ -81,6 +81,8 @@ class ThreatSearch:
     def _search(self, depth: int) -> list[int] | None:
         board = self.board
         self.nodes += 1
+        if self.node_limit is not None and self.nodes > self.node_limit:
+            raise _Budget
         if self.nodes & 127 == 0 and self.exhausted():
             raise _Budget
         side = board.stm

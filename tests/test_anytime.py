@@ -1,0 +1,181 @@
+"""The anytime engine: proven wins and losses, rules, defence, budgets, big boards."""
+
+from __future__ import annotations
+
+import time
+
+import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+
+from noughts.engine import choose_move, evaluate_moves
+from noughts.errors import GameOverError, NoughtsError
+from noughts.position import Position
+from noughts.search.anytime import anytime_evaluate, anytime_move
+from noughts.search.threats import find_forced_win
+
+PUZZLES = [
+    ("OO../..../X.../X..O|..../..../.XO./....|..../XX../..O./....|O.../..../...X/....", 3),
+    ("O..X/..../..../X..O|..../OXXX/..../....|..../..../.O.O/....|..../..../..O./XXOX", 5),
+    ("...X/.O../..../X..O|..../..OX/...O/....|OO../.X../.X../.X.O|..../..../..../X...", 7),
+]
+
+# The side to move has no forced win, but the opponent would have one (by continuous
+# threats, 9 to 15 plies) if we passed; some moves stop it, most do not.
+DEFENCES = [
+    "X.../.X../..../X..O|.X../..../..../....|O.../O.../..../....|...O/..../..../....",
+    "...X/..../X..O/...X|..O./..X./..X./..X.|..../..../.O../....|O.../..../..../OXOO",
+    "...X/..../...X/...O|..../..../OXXX/....|..../..../.O../...X|...O/...O/.O../....",
+]
+
+
+@pytest.mark.parametrize(("board", "plies"), PUZZLES)
+def test_forced_wins_are_played_and_reported_proven(board: str, plies: int) -> None:
+    position = Position(board, "qubic")
+    result = anytime_move(position, time_limit=0.5, seed=1)
+    assert (result.proven, result.outcome, result.plies) == (True, "win", plies)
+    assert result.method == "anytime"
+    # the move keeps the win: the opponent cannot escape a forced line afterwards
+    after = position.play(result.move)
+    for reply in after.legal_moves:
+        follow = after.play(reply)
+        if follow.is_over:
+            pytest.fail(f"reply {reply} ends the game")
+        assert find_forced_win(follow) is not None, f"reply {reply} escapes"
+
+
+@pytest.mark.parametrize("board", DEFENCES)
+def test_the_opponents_forced_win_is_defended(board: str) -> None:
+    position = Position(board, "qubic")
+    assert find_forced_win(position) is None
+    result = anytime_move(position, time_limit=0.6, seed=1)
+    assert find_forced_win(position.play(result.move)) is None
+    assert not result.proven or result.outcome != "loss"
+
+
+def random_position(moves: list[int]) -> Position:
+    position = Position("", "qubic")
+    for index in moves:
+        if position.is_over:
+            break
+        legal = list(position.legal_moves)
+        nxt = position.play(legal[index % len(legal)])
+        if nxt.is_over:
+            break
+        position = nxt
+    return position
+
+
+def threats(position: Position, mark: str) -> set[int]:
+    marks = position.x if mark == "X" else position.o
+    geometry = position.geometry
+    return {c for c in position.legal_moves if geometry.wins_after(marks | (1 << c), c)}
+
+
+@settings(max_examples=25, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(st.lists(st.integers(min_value=0, max_value=63), min_size=5, max_size=30))
+def test_never_misses_a_win_in_one_nor_a_single_block(moves: list[int]) -> None:
+    position = random_position(moves)
+    mover = position.to_move
+    opponent = "O" if mover == "X" else "X"
+    result = anytime_move(position, nodes=300, seed=0)
+    assert result.move in position.legal_moves
+    mine = threats(position, mover)
+    if mine:
+        assert result.move in mine
+        assert (result.proven, result.outcome, result.plies) == (True, "win", 1)
+    elif len(threats(position, opponent)) == 1:
+        assert result.move in threats(position, opponent)
+
+
+def test_move_comes_back_by_the_deadline() -> None:
+    position = Position("X" + "." * 62 + "O", "qubic")
+    anytime_move(position, time_limit=0.05)  # warm the per-board tables
+    for limit in (0.1, 0.3):
+        start = time.perf_counter()
+        result = anytime_move(position, time_limit=limit)
+        wall = time.perf_counter() - start
+        assert wall < limit + 0.25  # generous: the machine is shared
+        assert result.elapsed_ms < (limit + 0.25) * 1000
+        assert result.depth is not None and result.depth >= 1
+        assert result.nodes > 0 and not result.proven
+
+
+def test_node_budget_bounds_the_search() -> None:
+    position = Position("X" + "." * 62 + "O", "qubic")
+    small = anytime_move(position, nodes=500)
+    large = anytime_move(position, nodes=20_000)
+    assert small.nodes < large.nodes
+    assert small.nodes <= 500 + 200  # one check interval of slack
+
+
+def test_result_fields_for_a_heuristic_move() -> None:
+    position = Position("X" + "." * 62 + "O", "qubic")
+    result = anytime_move(position, time_limit=0.3)
+    assert not result.proven and result.outcome is None and result.plies is None
+    assert isinstance(result.score, float)
+    assert result.pv[0] == result.move and len(result.pv) >= 1
+    assert result.coords == position.geometry.coords(result.move)
+
+
+def test_immediate_threat_is_blocked_and_double_threat_is_a_proven_loss() -> None:
+    position = Position("XXX./OO../..../....|" + "|".join(["..../..../..../...."] * 3), "qubic")
+    position = Position.from_bitboards(position.x, position.o | (1 << 16), "qubic")
+    result = anytime_move(position, time_limit=0.2)
+    assert result.move == 3
+    double = Position.from_bitboards(
+        0b111 | 0b111 << 16, 1 << 8 | 0b11 << 32 | 1 << 44 | 1 << 60, "qubic"
+    )
+    result = anytime_move(double, time_limit=0.2)
+    assert (result.proven, result.outcome, result.plies) == (True, "loss", 2)
+    assert result.move in (3, 19)
+
+
+def test_opening_book_is_seeded_and_strong() -> None:
+    empty = Position("", "qubic")
+    moves = {anytime_move(empty, seed=s, time_limit=0.2).move for s in range(12)}
+    strong = {0, 3, 12, 15, 21, 22, 25, 26, 37, 38, 41, 42, 48, 51, 60, 63}
+    assert moves <= strong and len(moves) > 1
+    assert anytime_move(empty, seed=5).move == anytime_move(empty, seed=5).move
+
+
+def test_evaluate_values_every_move() -> None:
+    position = Position("XXX.OOO." + "." * 56, "qubic")
+    evals = anytime_evaluate(position, time_limit=0.3)
+    assert [e.move for e in evals] == list(position.legal_moves)
+    by_move = {e.move: e for e in evals}
+    assert (by_move[3].proven, by_move[3].outcome, by_move[3].plies) == (True, "win", 1)
+    assert (by_move[8].outcome, by_move[8].plies) == ("loss", 2)
+    quiet = anytime_evaluate(Position("X" + "." * 62 + "O", "qubic"), time_limit=0.3)
+    assert len(quiet) == 62 and all(not e.proven and e.score is not None for e in quiet)
+
+
+@pytest.mark.parametrize("name", ["5x5k4", "7x7k5", "15x15k5", "5x5x5"])
+def test_engine_picks_the_anytime_search_on_big_boards(name: str) -> None:
+    position = Position("", name).play(Position("", name).geometry.cells // 2)
+    result = choose_move(position, time_limit=0.2)
+    assert result.method == "anytime" and result.move in position.legal_moves
+    evals = evaluate_moves(position, time_limit=0.2)
+    assert len(evals) == len(position.legal_moves)
+
+
+def test_gomoku_four_is_finished_and_open_three_answered() -> None:
+    rows = ["." * 15] * 15
+    rows[7] = "....XXXX......."
+    rows[8] = "....OOO........"
+    rows[9] = "......O........"
+    position = Position("/".join(rows), "15x15k5", first="X")
+    assert anytime_move(position, time_limit=0.2).move in (7 * 15 + 3, 7 * 15 + 8)
+
+
+def test_bad_budgets_and_finished_games_are_errors() -> None:
+    position = Position("X" + "." * 62 + "O", "qubic")
+    with pytest.raises(NoughtsError, match="time limit"):
+        anytime_move(position, time_limit=0)
+    with pytest.raises(NoughtsError, match="node budget"):
+        anytime_move(position, nodes=-5)
+    won = Position("XXXX/OOO./..../....|" + "|".join(["..../..../..../...."] * 3), "qubic")
+    with pytest.raises(GameOverError):
+        anytime_move(won)
+    with pytest.raises(GameOverError):
+        anytime_evaluate(won)
