@@ -68,14 +68,19 @@ def _click_empty(page: Any, cell: int) -> None:
     _wait_idle(page)
 
 
-def capture(browser: Any, base_url: str, out_dir: Path) -> list[Path]:
-    """Save one screenshot per variant and a phone-sized finished game; return the paths."""
+def capture(browser: Any, base_url: str, out_dir: Path, *, settle_ms: int = 450) -> list[Path]:
+    """Save one screenshot per variant and a phone-sized finished game; return the paths.
+
+    ``settle_ms`` lets the marks' drawing animations finish before each shot (the tests
+    pass 0; the pictures then catch strokes half drawn).
+    """
     out_dir.mkdir(parents=True, exist_ok=True)
     saved = []
     for name, (params, clicks, engine_view, hover) in SCENES.items():
         context = browser.new_context(viewport=DESKTOP, device_scale_factor=1)
         page = context.new_page()
-        _open(page, base_url, params)
+        # without settling (the tests), the AI also thinks less on Qubic
+        _open(page, base_url, params if settle_ms else {**params, "think": "100"})
         for cell in clicks:
             _click_empty(page, cell)
         if engine_view:
@@ -83,7 +88,7 @@ def capture(browser: Any, base_url: str, out_dir: Path) -> list[Path]:
             page.wait_for_selector(".cell.has-heat")
         if hover is not None:
             page.hover(f".cell[data-cell='{hover}']")
-        page.wait_for_timeout(450)  # let the marks finish drawing
+        page.wait_for_timeout(settle_ms)  # let the marks finish drawing
         path = out_dir / f"{name}.png"
         page.screenshot(path=str(path), full_page=True)
         saved.append(path)
@@ -97,7 +102,7 @@ def capture(browser: Any, base_url: str, out_dir: Path) -> list[Path]:
     _open(page, base_url, {"variant": "3x3"})
     while page.get_attribute("#status", "data-state") == "playing":
         _click_empty(page, 0)
-    page.wait_for_timeout(1500)  # the winning line's animations
+    page.wait_for_timeout(settle_ms and 1500)  # the winning line's animations
     path = out_dir / "phone.png"
     page.screenshot(path=str(path), full_page=False)
     saved.append(path)

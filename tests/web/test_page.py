@@ -260,3 +260,20 @@ def test_static_files_pointed_at_the_api_with_a_parameter(
     assert f"{server_url}/api/v1/move" in requests
     # styled: the fallback found style.css next to the page
     assert game.page.eval_on_selector(".grid", "e => getComputedStyle(e).display") == "grid"
+
+
+def test_the_page_knows_the_same_lines_as_the_engine(game: Any) -> None:
+    """geometry.js (hover lines, wins after the player's move) agrees with noughts.geometry."""
+    game.open(variant="3x3")
+    names = ["3x3", "4x4k3", "4x4", "4x4x4", "5x4k4", "3x3x3"]
+    lines = game.page.evaluate(
+        """async names => {
+            const { geometry } = await import('./static/geometry.js');
+            return names.map(name => geometry(name).lines);
+        }""",
+        names,
+    )
+    for name, js_lines in zip(names, lines, strict=True):
+        assert sorted(sum(1 << c for c in line) for line in js_lines) == sorted(
+            variant(name).lines
+        ), name

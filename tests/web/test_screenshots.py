@@ -30,7 +30,7 @@ def load_script() -> Any:
 
 
 def test_a_screenshot_of_every_variant(browser: Any, server_url: str, tmp_path: Path) -> None:
-    saved = load_script().capture(browser, server_url, tmp_path)
+    saved = load_script().capture(browser, server_url, tmp_path, settle_ms=0)
     assert [p.name for p in saved] == [f"{name}.png" for name in (*VARIANTS, "phone")]
     for path in saved[:-1]:
         width, height = png_size(path)

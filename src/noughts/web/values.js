@@ -21,10 +21,12 @@ export function levelName(level) {
   return "impossible";
 }
 
-function formatScore(score) {
+/** A heuristic score, short enough for a small cell: "+90", "−4.5", "±0". */
+export function formatScore(score) {
   const abs = Math.abs(score);
-  const text = abs >= 100 ? Math.round(abs).toString() : abs >= 10 ? abs.toFixed(1) : abs.toFixed(2);
-  return `${score > 0 ? "+" : score < 0 ? "−" : "±"}${text}`;
+  const text = abs >= 10 ? Math.round(abs).toString() : Number(abs.toFixed(1)).toString();
+  if (text === "0") return "±0";
+  return `${score > 0 ? "+" : "−"}${text}`;
 }
 
 /** {text, label, tone} for one move value: short text for the cell, a label for people. */
@@ -38,9 +40,10 @@ export function describeMove(value) {
   if (value.proven && value.outcome === "draw") return { text: "draw", label: "draw", tone: "draw" };
   if (typeof value.score === "number") {
     const score = formatScore(value.score);
-    return { text: score, label: `score ${score} (not proven)`, tone: "score" };
+    const tone = score === "±0" ? "even" : value.score > 0 ? "up" : "down";
+    return { text: score, label: `score ${score} (not proven)`, tone };
   }
-  return { text: "?", label: "unknown", tone: "score" };
+  return { text: "?", label: "not evaluated", tone: "even" };
 }
 
 /** A number ordering move values, larger is better for the mover. */
@@ -51,11 +54,13 @@ export function rank(value) {
   return typeof value.score === "number" ? Math.max(-1e8, Math.min(1e8, value.score)) : -1e8;
 }
 
-/** Map cell -> {text, label, tone, strength (0-1)} for every move in an analysis. */
+/**
+ * Map cell -> {text, label, tone, strength (0-1)} for every move in an analysis; tone is
+ * win, draw or loss for proven values, up, down or even for heuristic scores.
+ */
 export function heatMap(moves) {
   const scores = moves.filter((m) => !m.proven && typeof m.score === "number").map((m) => m.score);
-  const low = Math.min(...scores);
-  const high = Math.max(...scores);
+  const largest = Math.max(0, ...scores.map(Math.abs));
   const longest = Math.max(1, ...moves.filter((m) => m.proven).map((m) => m.plies ?? 1));
   const map = new Map();
   for (const m of moves) {
@@ -64,8 +69,9 @@ export function heatMap(moves) {
     if (info.tone === "win" || info.tone === "loss") {
       // quick wins and quick losses are the most vivid
       strength = 1 - 0.6 * (((m.plies ?? 1) - 1) / Math.max(1, longest - 1));
-    } else if (info.tone === "score") {
-      strength = high > low ? (m.score - low) / (high - low) : 0.5;
+    } else if (info.tone === "up" || info.tone === "down") {
+      // heuristic scores: green above zero, red below, stronger with the size
+      strength = largest > 0 ? 0.25 + 0.75 * (Math.abs(m.score) / largest) : 0.5;
     }
     map.set(m.move, { ...info, strength: Number(strength.toFixed(3)) });
   }
