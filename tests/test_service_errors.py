@@ -254,3 +254,20 @@ def test_missing_engine_part_is_501(monkeypatch: pytest.MonkeyPatch) -> None:
     with TestClient(create_app(Settings())) as test_client:
         response = test_client.post("/api/v1/move", json={"level": 3})
         assert response.status_code == 501 and "noughts.levels" in detail(response)
+
+
+def test_an_exact_solve_too_long_for_the_budget_answers_on_time() -> None:
+    pytest.importorskip("noughts.search.anytime")
+    # 5x4 with 4 in a row: 20 empty cells, within the solver's reach but far from quick.
+    app = create_app(Settings(warmup=False))
+    with TestClient(app) as test_client:
+        body = {"variant": "5x4k4", "time_ms": 400}
+        test_client.post("/api/v1/move", json=body)  # the board's one-off tables
+        started = time.monotonic()
+        response = test_client.post("/api/v1/move", json=body)
+        elapsed = time.monotonic() - started
+        assert response.status_code == 200, response.text
+        answer = response.json()
+        assert answer["method"] == "anytime" and answer["move"] in range(20)
+        assert elapsed < 0.4 + 0.1 + 0.3  # budget + grace, with slack for a busy machine
+        assert app.state.service.fallbacks == 2
