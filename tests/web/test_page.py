@@ -34,7 +34,9 @@ def empty_cells(board: str) -> list[int]:
     return [i for i, mark in enumerate(board) if mark == "."]
 
 
-def test_level_10_never_loses_a_full_3x3_game(game: Any) -> None:
+def test_level_10_never_loses_a_full_3x3_game(game: Any, server_url: str) -> None:
+    requests: list[str] = []
+    game.page.on("request", lambda request: requests.append(request.url))
     rng = random.Random(6)
     results = []
     for first in ("you", "ai"):
@@ -54,6 +56,8 @@ def test_level_10_never_loses_a_full_3x3_game(game: Any) -> None:
     assert tally[0] == "0"
     assert int(tally[1]) + int(tally[2]) == 2
     assert int(tally[1]) == results.count("draw")
+    # nothing but the page's own server: no CDN, no fonts, no trackers
+    assert requests and all(url.startswith(f"{server_url}/") for url in requests)
 
 
 def test_winning_line_is_highlighted_and_the_game_is_closed(game: Any) -> None:
@@ -233,6 +237,22 @@ def test_api_failures_show_a_friendly_message_and_retry(game: Any) -> None:
     game.wait_idle()
     assert game.board().count("O") == 1
     assert page.is_hidden("#message")
+
+
+def test_a_silent_server_times_out_with_a_friendly_message(game: Any) -> None:
+    page = game.page
+    page.clock.install()
+    game.open(variant="3x3", level=10, first="you")
+    held: list[Any] = []
+    page.route("**/api/v1/move", lambda route: held.append(route))  # never answered
+    game.cell(4).click()
+    page.wait_for_function("document.getElementById('status').dataset.state === 'thinking'")
+    page.clock.run_for(21_000)
+    game.wait_idle()
+    assert "did not answer within 20 s" in page.inner_text("#message")
+    assert page.is_visible("#retry")
+    assert game.board() == "....X...."
+    assert len(held) == 1  # the page gave up on it (aborted) rather than waiting on
 
 
 def test_fits_a_phone_screen(browser: Any, server_url: str) -> None:
