@@ -60,6 +60,8 @@ _SAFETY = 0.015
 """Seconds kept back from the time budget for unwinding and building the result."""
 _MAX_TABLE = 400_000
 _KILLER_BONUS = 1 << 40
+_PROBE_THREATS = 0
+"""Threats a frontier node may chain looking for a forced win (0: no probe)."""
 _LMR = True
 _LMR_AFTER = 4
 """Moves after this many are searched one ply shallower first (late move reduction)."""
@@ -95,6 +97,7 @@ class AnytimeSearch:
         self.cell_weight = [len(t) for t in self.tables.through]
         self.root_marks = self.board.marks
         self.restricted = bool(self.tables.near)
+        self.threats = ThreatSearch(self.board)
 
     # -- budget ---------------------------------------------------------------------------
     def out_of_budget(self) -> bool:
@@ -149,8 +152,12 @@ class AnytimeSearch:
         moves are valued by their evaluation gain without playing them; the moves that
         make a threat are played, as their forced replies may still matter."""
         board = self.board
-        stand = board.evaluation()
         pot = board.pot[board.stm]
+        if _PROBE_THREATS and pot:
+            line = self.probe()
+            if line is not None:
+                return MATE - board.marks - len(line)
+        stand = board.evaluation()
         best = -_INF
         forcing = []
         for gain, cell in board.gains(self.candidates()):
@@ -277,6 +284,19 @@ class AnytimeSearch:
         stored_move = self.tables.perms[symmetry][best_move] if best_move >= 0 else -1
         table[key] = (depth, flag, best, stored_move)
         return best
+
+    def probe(self) -> list[int] | None:
+        """A continuous-threat win of at most ``_PROBE_THREATS`` threats for the side to
+        move (the table of failed positions is shared by the whole search)."""
+        threats = self.threats
+        before = threats.nodes
+        try:
+            return threats.probe(_PROBE_THREATS)
+        finally:
+            self.nodes += threats.nodes - before
+            if self.nodes >= self.next_check:
+                self.next_check = self.nodes + 256
+                self._tick()
 
     def quiesce(self, depth: int, alpha: int, beta: int, ply: int) -> int:
         """Stand pat on the evaluation, or try the moves that make a threat."""

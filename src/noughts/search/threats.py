@@ -72,6 +72,11 @@ class ThreatSearch:
             return None
         return None
 
+    def probe(self, max_threats: int) -> list[int] | None:
+        """A forced line of at most ``max_threats`` forcing moves, not necessarily the
+        shortest, without a budget of its own (for use inside another search)."""
+        return self._search(max_threats)
+
     def exhausted(self) -> bool:
         """True once the time or node budget has run out."""
         if self.node_limit is not None and self.nodes >= self.node_limit:
