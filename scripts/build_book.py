@@ -6,7 +6,7 @@ its exact score, and how many of its moves lose. The scores come from the exact 
 with no book; positions one ply deeper are solved too, to count the losing moves.
 
 Usage: ``python scripts/build_book.py [VARIANT ...]`` (default: every book variant).
-It is deterministic: rebuilding gives byte-identical files (``tests/test_book.py``
+It is deterministic: rebuilding gives byte-identical files (``tests/test_solver.py``
 re-solves a sample of entries).
 """
 

@@ -6,7 +6,7 @@ of that position for the side to move (see :mod:`noughts.search.negamax`) and ho
 of its moves lose (so the best move's trap preference needs no search either). The file
 is three arrays (keys ascending, scores, losing-move counts) looked up by bisection, so
 loading costs one read and no parsing: cold starts stay instant.
-``scripts/build_book.py`` writes the files; ``tests/test_book.py`` checks them.
+``scripts/build_book.py`` writes the files; ``tests/test_solver.py`` checks them.
 
 >>> book = Book.from_items({5: (990, 2), 3: (0, 0)}, variant="demo", max_marks=1)
 >>> book.get(3), book.get(5), book.get(4), book.losing_moves(5), len(book)
@@ -30,7 +30,7 @@ __all__ = ["Book", "book_path", "load_book", "BOOK_VARIANTS"]
 _MAGIC = b"noughts-book"
 _VERSION = 1
 
-BOOK_VARIANTS: dict[str, int] = {"4x4k3": 4, "4x4": 8, "5x4k4": 3, "3x3x3": 2}
+BOOK_VARIANTS: dict[str, int] = {"4x4k3": 4, "4x4": 8, "5x4k4": 2, "3x3x3": 2}
 """Variants shipped with a book, and the most marks a book position has."""
 
 

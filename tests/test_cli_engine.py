@@ -1,0 +1,203 @@
+"""``noughts move``, ``noughts analyze`` and ``noughts solve`` on the command line."""
+
+from __future__ import annotations
+
+import io
+import json
+import subprocess
+import sys
+
+import pytest
+
+from noughts.cli import main
+from noughts.cli.engine_commands import infer_variant
+from noughts.engine import evaluate_moves
+from noughts.position import Position
+
+
+def run(args: list[str], capsys: pytest.CaptureFixture[str]) -> tuple[int, str, str]:
+    status = main(args)
+    captured = capsys.readouterr()
+    return status, captured.out, captured.err
+
+
+def run_json(args: list[str], capsys: pytest.CaptureFixture[str]) -> dict[str, object]:
+    status, out, err = run([*args, "--json"], capsys)
+    assert status == 0, err
+    record = json.loads(out)
+    assert isinstance(record, dict)
+    return record
+
+
+# -- move -------------------------------------------------------------------------------
+def test_move_json_has_every_field(capsys: pytest.CaptureFixture[str]) -> None:
+    record = run_json(["move", "XX./OO./..."], capsys)
+    assert record["variant"] == "3x3" and record["board"] == "XX./OO./..."
+    assert (record["move"], record["coords"], record["outcome"], record["plies"]) == (
+        2, [0, 2], "win", 1
+    )
+    assert record["proven"] is True and record["method"] == "exact"
+    assert record["pv"] == [2] and record["depth"] == 1 and record["score"] == 999
+    assert isinstance(record["nodes"], int) and isinstance(record["elapsed_ms"], float)
+    assert "moves" not in record
+
+
+def test_move_on_4x4k3_finds_the_quick_win(capsys: pytest.CaptureFixture[str]) -> None:
+    record = run_json(["move", "................", "--variant", "4x4k3"], capsys)
+    assert record["outcome"] == "win" and record["plies"] == 5
+    assert record["move"] in (5, 6, 9, 10) and len(record["pv"]) == 5  # type: ignore[arg-type]
+
+
+def test_bitmasks_give_the_same_move_as_the_board(capsys: pytest.CaptureFixture[str]) -> None:
+    by_board = run_json(["move", "X../.O./..."], capsys)
+    by_masks = run_json(["move", "--x", "1", "--o", "0x10"], capsys)
+    assert by_masks == {**by_board, "elapsed_ms": by_masks["elapsed_ms"]}
+    seed_masks = run_json(["move", "--x", "0", "--o", "1", "--variant", "4x4k3", "--first", "O"],
+                          capsys)
+    assert seed_masks["board"] == "O.../..../..../...." and seed_masks["to_move"] == "X"
+
+
+def test_first_o_changes_the_side_to_move(capsys: pytest.CaptureFixture[str]) -> None:
+    record = run_json(["move", "OO./XX./...", "--first", "O"], capsys)
+    assert (record["to_move"], record["move"], record["outcome"]) == ("O", 2, "win")
+
+
+def test_seeded_moves_pick_among_equal_corners(capsys: pytest.CaptureFixture[str]) -> None:
+    moves = {run_json(["move", ".........", "--seed", str(seed)], capsys)["move"]
+             for seed in range(12)}
+    assert moves <= {0, 2, 6, 8} and len(moves) > 1
+    assert run_json(["move", "........."], capsys)["move"] == 0
+
+
+def test_lower_levels_go_through_the_level_player(capsys: pytest.CaptureFixture[str]) -> None:
+    record = run_json(["move", ".........", "--level", "0", "--seed", "3"], capsys)
+    assert record["method"] == "level" and record["level"] == 0
+    assert record["move"] in range(9)
+
+
+def test_move_human_output(capsys: pytest.CaptureFixture[str]) -> None:
+    status, out, _ = run(["move", "XX./OO./..."], capsys)
+    assert status == 0
+    assert out.splitlines()[:4] == ["X X X", "O O .", ". . .", "X plays 2 (0, 2): win in 1 ply"]
+    assert "exact" in out.splitlines()[4]
+
+
+def test_variant_is_inferred_from_the_board_shape() -> None:
+    assert infer_variant("X../.O./...") == "3x3"
+    assert infer_variant("..../..../..../....") == "4x4"
+    assert infer_variant("..../..../....") == "3x4"
+    assert infer_variant(".../.../...|.../.../...|.../.../...") == "3x3x3"
+
+
+# -- analyze ----------------------------------------------------------------------------
+def test_analyze_json_matches_the_engine(capsys: pytest.CaptureFixture[str]) -> None:
+    record = run_json(["analyze", "XX./O../..."], capsys)
+    assert record["board"] == "XX./O../..." and record["variant"] == "3x3"
+    moves = record["moves"]
+    assert isinstance(moves, list)
+    expected = evaluate_moves(Position("XX./O../..."))
+    assert [(m["move"], m["outcome"], m["plies"]) for m in moves] == [
+        (e.move, e.outcome, e.plies) for e in expected
+    ]
+    assert {m["move"]: (m["outcome"], m["plies"]) for m in moves}[2] == ("loss", 4)
+    assert all(set(m) == {"move", "coords", "outcome", "plies", "proven", "score"} for m in moves)
+
+
+def test_analyze_human_output_ranks_moves(capsys: pytest.CaptureFixture[str]) -> None:
+    status, out, _ = run(["analyze", "XX./OO./..."], capsys)
+    assert status == 0
+    lines = out.splitlines()
+    assert lines[3].startswith("X to move on 3x3")
+    assert lines[4].split() == ["2", "(0,", "2)", "win", "in", "1", "ply"]
+    assert lines[-1].split()[-4:] == ["loss", "in", "2", "plies"]
+
+
+def test_analyze_reads_boards_from_stdin(
+    capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    lines = "X../.O./...\n\n4x4k3 ..../..../..../....\nXQ./.../...\nXX./OO./...\n"
+    monkeypatch.setattr(sys, "stdin", io.StringIO(lines))
+    status, out, err = run(["analyze", "-"], capsys)
+    records = [json.loads(line) for line in out.splitlines()]
+    assert [r.get("variant") for r in records] == ["3x3", "4x4k3", None, "3x3"]
+    assert records[1]["moves"][5]["outcome"] == "win"
+    assert records[2]["line"] == 4 and records[2]["input"] == "XQ./.../..."
+    assert "unexpected character 'Q'" in records[2]["error"]
+    assert status == 2 and err.startswith("noughts: error: 1 bad input line")
+
+
+# -- solve ------------------------------------------------------------------------------
+def test_solve_json(capsys: pytest.CaptureFixture[str]) -> None:
+    record = run_json(["solve", "4x4k3"], capsys)
+    assert (record["variant"], record["outcome"], record["plies"]) == ("4x4k3", "win", 5)
+    assert record["result"] == "first player wins" and record["from_scratch"] is True
+    assert isinstance(record["nodes"], int) and record["nodes"] > 0
+    booked = run_json(["solve", "tictactoe", "--book"], capsys)
+    assert (booked["variant"], booked["outcome"], booked["nodes"]) == ("3x3", "draw", 0)
+
+
+def test_solve_human_output(capsys: pytest.CaptureFixture[str]) -> None:
+    status, out, _ = run(["solve", "4x4"], capsys)
+    assert status == 0
+    assert out.startswith("4x4: draw (") and "nodes" in out and "from scratch" in out
+
+
+# -- bad input ----------------------------------------------------------------------------
+@pytest.mark.parametrize(
+    ("args", "message"),
+    [
+        (["move", "X../.O./...", "--variant", "3x3k7"], "unknown variant"),
+        (["move", "X../.O./..Q"], "unexpected character"),
+        (["move", "X../.O./....", "--variant", "3x3"], "has 10 cells"),
+        (["move", "X../.O./...."], "rows of different lengths"),
+        (["move", "--x", "3", "--o", "1"], "overlapping marks"),
+        (["move", "--x", "1"], "--x and --o go together"),
+        (["move", "--x", "1", "--o", "-2"], "negative"),
+        (["move", "XXX/OO./..."], "game is over"),
+        (["move", "XOX/XOO/OXX"], "game is over"),
+        (["move", "XX./.../..."], "impossible counts"),
+        (["move"], "give a BOARD"),
+        (["move", "X........", "--level", "11"], "level"),
+        (["analyze", "XXX/OO./..."], "game is over"),
+        (["solve", "4x4x4"], "anytime"),
+        (["solve", "banana"], "unknown variant"),
+    ],
+)
+def test_bad_input_is_one_line_and_status_2(
+    args: list[str], message: str, capsys: pytest.CaptureFixture[str]
+) -> None:
+    status, out, err = run(args, capsys)
+    assert status == 2
+    assert out == ""
+    assert err.count("\n") == 1 and err.startswith("noughts: error: ")
+    assert message in err
+
+
+def test_bad_input_in_a_real_process_has_no_traceback() -> None:
+    done = subprocess.run(
+        [sys.executable, "-m", "noughts", "move", "XX./.../...", "--json"],
+        capture_output=True,
+        text=True,
+        timeout=60,
+        check=False,
+    )
+    assert done.returncode == 2
+    assert done.stdout == ""
+    assert done.stderr.startswith("noughts: error: impossible counts")
+    assert "Traceback" not in done.stderr
+
+
+def test_move_starts_without_the_web_stack() -> None:
+    code = (
+        "import sys, json, contextlib, io\n"
+        "from noughts.cli import main\n"
+        "with contextlib.redirect_stdout(io.StringIO()):\n"
+        "    status = main(['move', 'X../.O./...', '--json'])\n"
+        "heavy = sorted({m.split('.')[0] for m in sys.modules}\n"
+        "               & {'fastapi', 'uvicorn', 'pydantic', 'starlette', 'rich', 'mangum'})\n"
+        "print(json.dumps([status, heavy]))\n"
+    )
+    done = subprocess.run(
+        [sys.executable, "-c", code], capture_output=True, text=True, timeout=60, check=True
+    )
+    assert json.loads(done.stdout) == [0, []]
