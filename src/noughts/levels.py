@@ -96,7 +96,7 @@ SKILLS: dict[str, tuple[float, ...]] = {
     "4x4k3": (0.3, 0.7, 1.2, 1.7, 2.6, 3.4, 4.4, 5.6, 7.0),
     # 4x4 is a draw that forgives almost everything: the whole ladder from random to
     # perfect spans about 400 Elo, so the levels are placed at even Elo steps on it.
-    "4x4": (0.5, 1.0, 1.9, 2.8, 3.6, 5.1, 6.0, 6.9, 7.9),
+    "4x4": (0.35, 1.1, 1.8, 2.85, 3.7, 4.6, 5.5, 6.7, 7.7),
 }
 """Per variant, the skill of levels 1-9 where it differs from the level itself: set by
 measuring the ladder (benchmarks/calibrate_levels.py) so each level beats the one below."""
