@@ -39,12 +39,13 @@ def test_level_10_never_loses_a_full_3x3_game(game: Any, server_url: str) -> Non
     game.page.on("request", lambda request: requests.append(request.url))
     rng = random.Random(6)
     results = []
-    for first in ("you", "ai"):
-        game.open(variant="3x3", level=10, first=first)
+    for first, mark in (("you", "X"), ("ai", "X"), ("you", "O")):  # O may move first
+        game.open(variant="3x3", level=10, first=first, you=mark)
         while game.state() == "playing":
+            assert f"you play {mark}" in game.status()
             game.play(rng.choice(empty_cells(game.board())))
         board = game.board()
-        assert line_owner(board, "3x3") != "X", board  # the player is X
+        assert line_owner(board, "3x3") != mark, board
         results.append(game.state())
         if game.state() == "draw":
             assert "draw" in game.status()
@@ -54,7 +55,7 @@ def test_level_10_never_loses_a_full_3x3_game(game: Any, server_url: str) -> Non
     # the tally (localStorage, per variant) counted both games and no player win
     tally = [game.page.inner_text(f"#tally-{who}") for who in ("you", "draws", "ai")]
     assert tally[0] == "0"
-    assert int(tally[1]) + int(tally[2]) == 2
+    assert int(tally[1]) + int(tally[2]) == 3
     assert int(tally[1]) == results.count("draw")
     # nothing but the page's own server: no CDN, no fonts, no trackers
     assert requests and all(url.startswith(f"{server_url}/") for url in requests)
