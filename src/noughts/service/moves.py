@@ -159,6 +159,28 @@ def _is_engine_import(error: ImportError) -> bool:
     return (error.name or "").startswith("noughts")
 
 
+_LAZY_ENGINE_MODULES = ("noughts.search.anytime", "noughts.levels")
+_preloaded = False
+
+
+def _preload_engine() -> None:
+    """Import the engine parts it imports lazily, here on the event loop, once.
+
+    A search thread stopped at its deadline must never be in the middle of an import
+    (a half-run module could be left behind), so searches find them imported already.
+    """
+    global _preloaded
+    if _preloaded:
+        return
+    complete = True
+    for name in _LAZY_ENGINE_MODULES:
+        try:
+            importlib.import_module(name)
+        except ImportError:
+            complete = False  # the request that needs it will say so (501)
+    _preloaded = complete
+
+
 class MoveService:
     """Moves and analyses for the HTTP routes: cache, search slots and deadlines."""
 
@@ -178,6 +200,7 @@ class MoveService:
     ) -> MoveAnswer:
         """The engine's move for ``position`` within the request's budget."""
         clock = _Clock(time.monotonic(), self.settings.budget_ms(time_ms))
+        _preload_engine()
         exact = level == MAX_LEVEL and solver.can_solve(position)
         ready = self._ready(position)
         cacheable = level == MAX_LEVEL and (seed is None or exact) and ready
@@ -227,6 +250,7 @@ class MoveService:
     async def analyze(self, position: Position, *, time_ms: int | None) -> Analysis:
         """Every legal move's value for ``position`` within the request's budget."""
         clock = _Clock(time.monotonic(), self.settings.budget_ms(time_ms))
+        _preload_engine()
         exact = solver.can_solve(position)
         cacheable = exact and self._ready(position)
         view = SymmetricView.of(position) if cacheable else None
