@@ -18,6 +18,7 @@ from __future__ import annotations
 
 import argparse
 import json
+import os
 import platform
 import random
 import statistics
@@ -115,8 +116,9 @@ def play_game(
 class EngineSide:
     """The anytime engine as a player, recording depth, time and proofs."""
 
-    def __init__(self, time_limit: float, seed: int) -> None:
+    def __init__(self, time_limit: float | None, seed: int, nodes: int | None = None) -> None:
         self.time_limit = time_limit
+        self.node_budget = nodes
         self.seed = seed
         self.depths: list[int] = []
         self.times: list[float] = []
@@ -124,7 +126,8 @@ class EngineSide:
         self.results: list[MoveResult] = []
 
     def __call__(self, position: Position) -> int:
-        result = anytime_move(position, time_limit=self.time_limit, seed=self.seed)
+        result = anytime_move(position, time_limit=self.time_limit, nodes=self.node_budget,
+                              seed=self.seed)
         self.seed += 1
         if result.depth and not result.proven and result.pv:
             self.depths.append(result.depth)
@@ -134,14 +137,16 @@ class EngineSide:
         return result.move
 
 
-def bench_seed(games: int, time_limit: float, seed: int) -> dict[str, object]:
+def bench_seed(
+    games: int, time_limit: float | None, seed: int, nodes: int | None = None
+) -> dict[str, object]:
     summary: dict[str, object] = {}
     all_depths: list[int] = []
     all_times: list[float] = []
     for side in ("X", "O"):
         wins = draws = losses = lost_after_proof = 0
         for game in range(games):
-            engine = EngineSide(time_limit, seed * 1000 + game)
+            engine = EngineSide(time_limit, seed * 1000 + game, nodes)
             bot = SeedQubicBot(depth=3, style="balanced", seed=seed * 1000 + game)
             if side == "X":
                 winner = play_game(engine, bot.choose, side, {})
@@ -204,6 +209,9 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--games", type=int, default=20, help="games per side / self-play")
     parser.add_argument("--time", type=float, default=1.0, help="seconds a move (engine)")
     parser.add_argument("--fast", type=float, default=0.1, help="seconds a move (weak self)")
+    parser.add_argument("--nodes", type=int, default=None,
+                        help="vs the seed: a node budget a move instead of --time (the same "
+                             "search whatever the machine's load)")
     parser.add_argument("--positions", type=int, default=20, help="speed-test positions")
     parser.add_argument("--seed", type=int, default=1)
     parser.add_argument("--parts", default="speed,seed,self", help="comma-separated parts")
@@ -214,16 +222,21 @@ def main(argv: list[str] | None = None) -> int:
         "machine": f"{platform.machine()} {platform.system()}, Python {platform.python_version()}",
         "time_limit": args.time,
         "started": time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime()),
+        "load_average_at_start": os.getloadavg()[0],
     }
     if "speed" in parts:
         print(f"speed: {args.positions} middle-game positions at {args.time} s", flush=True)
         report["speed"] = bench_speed(args.positions, args.time)
     if "seed" in parts:
-        print(f"vs seed depth-3 balanced: {args.games} games a side at {args.time} s", flush=True)
-        report["seed"] = bench_seed(args.games, args.time, args.seed)
+        budget = f"{args.nodes} nodes" if args.nodes else f"{args.time} s"
+        print(f"vs seed depth-3 balanced: {args.games} games a side at {budget}", flush=True)
+        report["seed"] = bench_seed(args.games, None if args.nodes else args.time, args.seed,
+                                    args.nodes)
+        report["seed_budget"] = budget
     if "self" in parts:
         print(f"self-play: {args.time} s vs {args.fast} s, {args.games} games", flush=True)
         report["self"] = bench_self(args.games, args.time, args.fast, args.seed)
+    report["load_average_at_end"] = os.getloadavg()[0]
     out = Path(args.out)
     out.parent.mkdir(parents=True, exist_ok=True)
     out.write_text(json.dumps(report, indent=2) + "\n")

@@ -137,8 +137,13 @@ class AnytimeSearch:
         history = self.history
         killers = self.killers[ply]
         scored = []
-        for gain, cell in board.gains(self.candidates()):
-            value = gain + history[cell]
+        gains = board.gain[board.stm]
+        mask = self.candidates()
+        while mask:
+            low = mask & -mask
+            mask ^= low
+            cell = low.bit_length() - 1
+            value = gains[cell] + history[cell]
             if cell == killers[0] or cell == killers[1]:
                 value += _KILLER_BONUS
             if cell == first:
@@ -158,13 +163,17 @@ class AnytimeSearch:
             if line is not None:
                 return MATE - board.marks - len(line)
         stand = board.evaluation()
-        best = -_INF
-        forcing = []
-        for gain, cell in board.gains(self.candidates()):
-            if cell in pot:
-                forcing.append(cell)
-            elif stand + gain > best:
-                best = stand + gain
+        gains = board.gain[board.stm]
+        top = -_INF
+        mask = self.candidates()
+        while mask:
+            low = mask & -mask
+            mask ^= low
+            cell = low.bit_length() - 1
+            if gains[cell] > top and cell not in pot:
+                top = gains[cell]
+        best = stand + top if top > -_INF else -_INF
+        forcing = list(pot)
         if best >= beta:
             return best
         if best > alpha:

@@ -59,6 +59,9 @@ class Tables:
             tuple(index[line] for line in geometry.lines_through[cell])
             for cell in range(self.cells)
         )
+        self.line_cells: tuple[tuple[int, ...], ...] = tuple(
+            tuple(scan_forward(line)) for line in self.lines
+        )
         self.perms: tuple[tuple[int, ...], ...] = _symmetries(geometry)
         self.inverse: tuple[tuple[int, ...], ...] = tuple(_invert(p) for p in self.perms)
         rng = random.Random(0x5EED ^ self.cells ^ (self.k << 16))
@@ -167,9 +170,30 @@ class SearchBoard:
         self.threats: tuple[dict[int, int], dict[int, int]] = ({}, {})
         self.pot: tuple[dict[int, int], dict[int, int]] = ({}, {})
         self.forks = [0, 0]
+        # gain[side][cell]: how much the evaluation (side's view) rises if side plays
+        # cell, fork points aside; contrib[side][mine][theirs] is one line's share.
+        size = tables.k + 2
+        self.contrib = tuple(
+            [[self._contribution(side, a, b) for b in range(size)] for a in range(size)]
+            for side in range(2)
+        )
+        self.gain = [[0] * tables.cells, [0] * tables.cells]
+        self.line_cells = tables.line_cells
         self.score = 0
         self.hashes = 0
         self._build(position)
+
+    def _contribution(self, side: int, mine: int, theirs: int) -> int:
+        k = self.k
+        own = [abs(v) for v in self.value[side]]
+        other = [abs(v) for v in self.value[1 - side]]
+        if mine >= k or theirs > k:
+            return 0
+        if theirs == 0:
+            return own[mine + 1] - own[mine]
+        if mine == 0:
+            return other[theirs]
+        return 0
 
     def _build(self, position: Position) -> None:
         k = self.k
@@ -182,6 +206,10 @@ class SearchBoard:
             o = (line & position.o).bit_count()
             self.counts[0][i] = x
             self.counts[1][i] = o
+            share_x, share_o = self.contrib[0][x][o], self.contrib[1][o][x]
+            for cell in self.line_cells[i]:
+                self.gain[0][cell] += share_x
+                self.gain[1][cell] += share_o
             empty = line & ~self.occupied
             for side, (mine, theirs) in enumerate(((x, o), (o, x))):
                 if theirs:
@@ -246,10 +274,21 @@ class SearchBoard:
         their_value = self.value[other]
         lines = self.lines
         delta = 0
+        my_contrib = self.contrib[side]
+        their_contrib = self.contrib[other]
+        my_gain = self.gain[side]
+        their_gain = self.gain[other]
+        line_cells = self.line_cells
         for i in self.through[cell]:
             a = mine[i]
             b = theirs[i]
             mine[i] = a + 1
+            d_mine = my_contrib[a + 1][b] - my_contrib[a][b]
+            d_theirs = their_contrib[b][a + 1] - their_contrib[b][a]
+            if d_mine or d_theirs:
+                for c in line_cells[i]:
+                    my_gain[c] += d_mine
+                    their_gain[c] += d_theirs
             if b == 0:
                 delta += my_value[a + 1] - my_value[a]
                 if a == k - 1:
@@ -294,10 +333,21 @@ class SearchBoard:
         their_value = self.value[other]
         lines = self.lines
         delta = 0
+        my_contrib = self.contrib[side]
+        their_contrib = self.contrib[other]
+        my_gain = self.gain[side]
+        their_gain = self.gain[other]
+        line_cells = self.line_cells
         for i in self.through[cell]:
             a = mine[i] - 1
             b = theirs[i]
             mine[i] = a
+            d_mine = my_contrib[a][b] - my_contrib[a + 1][b]
+            d_theirs = their_contrib[b][a] - their_contrib[b][a + 1]
+            if d_mine or d_theirs:
+                for c in line_cells[i]:
+                    my_gain[c] += d_mine
+                    their_gain[c] += d_theirs
             if b == 0:
                 delta -= my_value[a + 1] - my_value[a]
                 if a == k - 1:
