@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import time
 import warnings
 from collections.abc import Iterator
 from typing import Any
@@ -100,12 +101,23 @@ def test_level_below_ten_is_seeded_and_never_cached(client: TestClient) -> None:
     assert first["move"] in Position("X../.../...").legal_moves
 
 
-def test_qubic_move_comes_within_the_budget(client: TestClient) -> None:
+def test_qubic_move_and_analysis_come_within_the_budget(client: TestClient) -> None:
     pytest.importorskip("noughts.search.anytime")
-    answer = move(client, variant="qubic", time_ms=200)
-    assert answer["variant"] == "4x4x4" and 0 <= answer["move"] < 64
-    assert answer["method"] == "anytime" and answer["budget_ms"] == 200
-    assert len(answer["coords"]) == 3
+    from noughts.service.warmup import warm
+    from noughts.variants import variant
+
+    warm(variant("qubic"))  # the one-off tables, as the server builds them at start
+    board = "X" + "." * 62 + "O"
+    started = time.monotonic()
+    answer = move(client, variant="qubic", board=board, time_ms=300)
+    elapsed = time.monotonic() - started
+    assert answer["variant"] == "4x4x4" and answer["move"] in Position(board, "qubic").legal_moves
+    assert answer["method"] == "anytime" and answer["budget_ms"] == 300
+    assert len(answer["coords"]) == 3 and answer["board_after"].count("X") == 2
+    assert elapsed < 0.3 + 0.1 + 0.3  # budget + grace, with slack for a busy machine
+    analysis = client.post("/api/v1/analyze", json={"variant": "qubic", "board": board,
+                                                    "time_ms": 300}).json()
+    assert sorted(m["move"] for m in analysis["moves"]) == list(range(1, 63))
 
 
 # -- the cache -------------------------------------------------------------------------------
@@ -151,8 +163,6 @@ def test_cache_can_be_turned_off() -> None:
 
 
 def test_cache_entries_expire() -> None:
-    import time
-
     with TestClient(create_app(Settings(cache_ttl_s=0.05))) as test_client:
         move(test_client, board="X../.../...")
         time.sleep(0.1)
