@@ -159,6 +159,8 @@ class Solver:
 
     def move_scores(self, me: Bitboard, opp: Bitboard) -> list[tuple[int, int]]:
         """``(cell, score)`` for every legal move, lowest cell first."""
+        if self.table3x3 is not None:
+            return self.table3x3.move_scores(me, opp)
         empty = self.geometry.full & ~(me | opp)
         result = []
         while empty:
@@ -170,11 +172,11 @@ class Solver:
 
     def losing_replies(self, me: Bitboard, opp: Bitboard, cell: int) -> int:
         """After ``me`` plays ``cell``: how many of the opponent's replies lose."""
+        if self.table3x3 is not None:
+            return self.table3x3.losing_replies(me, opp, cell)
         mine = me | 1 << cell
         if self.search.completes_line(me, cell):
             return 0
-        if self.table3x3 is not None:
-            return self.table3x3.losing_moves(opp, mine)
         known = self.search.book_entry(opp, mine)
         if known is not None:
             return known[1]
@@ -214,6 +216,8 @@ class Solver:
 
     def principal_variation(self, me: Bitboard, opp: Bitboard, first: int) -> list[int]:
         """Best play from ``first`` (a best move of the side to move) to the game's end."""
+        if self.table3x3 is not None:
+            return self.table3x3.principal_variation(me, opp, first)
         full = self.geometry.full
         line = [first]
         target = self.move_score(me, opp, first)
@@ -324,20 +328,30 @@ def best_move(position: Position, *, seed: int | None = None, pv: bool = True) -
     (5,)
     """
     start = time.perf_counter()
-    _require_unfinished(position, "choose from")
-    _require_solvable(position)
     geometry = position.geometry
     solver = solver_for(geometry)
+    table = solver.table3x3
+    if table is not None:  # the fast path: one memoised answer per position
+        me, opp = _sides(position)
+        word = me | opp << 9
+        answer = _ANSWERS_3X3.get(word) if seed is None else None
+        if answer is None:
+            if not table.is_unfinished(me, opp):
+                _require_unfinished(position, "choose from")
+            answer = _answer_3x3(solver, me, opp, seed)
+            if seed is None:
+                _ANSWERS_3X3[word] = answer
+        move, value, moves, line, traps = answer
+        return Choice(move, value, moves, 0, (time.perf_counter() - start) * 1000, line, traps)
+    _require_unfinished(position, "choose from")
+    _require_solvable(position)
     start_nodes = solver.nodes
     me, opp = _sides(position)
-    if solver.table3x3 is not None:
-        move, value, moves, line, traps = _answer_3x3(solver, me, opp, seed)
-    else:
-        marks, cells = position.ply, geometry.cells
-        move, score, scores, traps = solver.choose(me, opp, seed)
-        value = to_value(score, marks, cells)
-        moves = tuple(MoveValue(cell, to_value(s, marks, cells)) for cell, s in scores)
-        line = tuple(solver.principal_variation(me, opp, move)) if pv else (move,)
+    marks, cells = position.ply, geometry.cells
+    move, score, scores, traps = solver.choose(me, opp, seed)
+    value = to_value(score, marks, cells)
+    moves = tuple(MoveValue(cell, to_value(s, marks, cells)) for cell, s in scores)
+    line = tuple(solver.principal_variation(me, opp, move)) if pv else (move,)
     return Choice(
         move=move,
         value=value,
@@ -352,24 +366,26 @@ def best_move(position: Position, *, seed: int | None = None, pv: bool = True) -
 def _answer_3x3(
     solver: Solver, me: Bitboard, opp: Bitboard, seed: int | None
 ) -> tuple[int, Value, tuple[MoveValue, ...], tuple[int, ...], int]:
-    """The 3x3 answer, memoised per position (seeded picks are not memoised)."""
-    word = me | opp << 9
-    if seed is None:
-        known = _ANSWERS_3X3.get(word)
-        if known is not None:
-            return known
+    """The 3x3 answer of an unfinished position: move, value, all moves, line, traps."""
     marks = (me | opp).bit_count()
     move, score, scores, traps = solver.choose(me, opp, seed)
-    answer = (
+    return (
         move,
         to_value(score, marks, 9),
-        tuple(MoveValue(cell, to_value(s, marks, 9)) for cell, s in scores),
+        tuple(_move_value(cell, to_value(s, marks, 9)) for cell, s in scores),
         tuple(solver.principal_variation(me, opp, move)),
         traps,
     )
-    if seed is None:
-        _ANSWERS_3X3[word] = answer
-    return answer
+
+
+_MOVE_VALUES: dict[tuple[int, Value], MoveValue] = {}
+
+
+def _move_value(cell: int, value: Value) -> MoveValue:
+    known = _MOVE_VALUES.get((cell, value))
+    if known is None:
+        known = _MOVE_VALUES[cell, value] = MoveValue(cell, value)
+    return known
 
 
 def principal_variation(position: Position) -> tuple[int, ...]:

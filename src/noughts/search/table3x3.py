@@ -60,6 +60,43 @@ class Table3x3:
         """How many of the side to move's moves let the opponent win (0 if finished)."""
         return self._losing.get(me | opp << 9, 0)
 
+    def is_unfinished(self, me: Bitboard, opp: Bitboard) -> bool:
+        """True if the position is in the table and its game goes on."""
+        return me | opp << 9 in self._losing
+
+    def move_scores(self, me: Bitboard, opp: Bitboard) -> list[tuple[int, int]]:
+        """``(cell, score)`` of every move of an unfinished position, for the mover."""
+        scores = self.scores
+        empty = FULL_3X3 & ~(me | opp)
+        return [
+            (cell, -scores[opp | (me | 1 << cell) << 9])
+            for cell in range(9)
+            if empty >> cell & 1
+        ]
+
+    def losing_replies(self, me: Bitboard, opp: Bitboard, cell: int) -> int:
+        """After ``me`` plays ``cell``: how many of the opponent's replies lose."""
+        return self._losing.get(opp | (me | 1 << cell) << 9, 0)
+
+    def principal_variation(self, me: Bitboard, opp: Bitboard, first: int) -> list[int]:
+        """Best play from move ``first`` of ``me`` to the end (lowest cells among equals)."""
+        scores = self.scores
+        line = [first]
+        while True:
+            mine = me | 1 << line[-1]
+            if _HAS_LINE[mine] or mine | opp == FULL_3X3:
+                return line
+            me, opp = opp, mine
+            target = scores[me | opp << 9]
+            empty = FULL_3X3 & ~(me | opp)
+            line.append(
+                next(
+                    cell
+                    for cell in range(9)
+                    if empty >> cell & 1 and -scores[opp | (me | 1 << cell) << 9] == target
+                )
+            )
+
     def _fill(self, me: Bitboard, opp: Bitboard, marks: int) -> int:
         """Score every position reachable from ``(me, opp)``; return its score."""
         word = me | opp << 9

@@ -1,0 +1,299 @@
+"""Benchmark the exact solver (a script, not a test): ``python benchmarks/bench_solver.py``.
+
+Every scenario runs in a fresh Python process (so peak memory is per scenario); each is
+repeated ``--runs`` times and the table shows the median run. Targets from the issue:
+
+- 3x3: median time of a best-move call over all 4,520 unfinished positions, in-process
+  (target < 20 us): ``solver.best_move`` first and repeated, and ``engine.choose_move``;
+- 4x4k3: ``noughts move`` on the empty board as a whole new process (target < 100 ms);
+  1,000 random positions warm, median ``choose_move`` (target < 5 ms);
+- 4x4: ``noughts move`` on the empty board as a whole new process (target < 2 s);
+  random positions warm, median ``choose_move`` (target < 20 ms);
+- peak memory (max RSS) of each run (target < 300 MB);
+- the empty board of each solvable variant searched from scratch (no book, no table):
+  value, nodes, time: the README's results table.
+
+Whole-process runs use the ``noughts`` console script next to this interpreter, with
+bytecode caching on (``PYTHONPYCACHEPREFIX`` in a temporary directory, warmed by one
+untimed run) as in an installed package; a bare ``python -c pass`` is timed alongside,
+since interpreter start-up (and any site hooks of the machine) is part of every figure.
+Random positions: random play for a uniformly random number of plies, redrawn if the
+game ended. Results go to ``benchmarks/results/solver.json``.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import platform
+import random
+import statistics
+import subprocess
+import sys
+import tempfile
+import time
+from pathlib import Path
+from typing import Any
+
+ROOT = Path(__file__).resolve().parent.parent
+RESULTS = ROOT / "benchmarks" / "results" / "solver.json"
+SOLVED_VARIANTS = ("3x3", "4x3k3", "3x5k3", "4x4k3", "4x4", "5x4k4", "3x3x3")
+
+
+# -- scenarios (each runs in its own process) --------------------------------------------
+def scenario_3x3() -> dict[str, Any]:
+    from noughts.engine import choose_move
+    from noughts.position import Position
+    from noughts.search import solver
+    from noughts.search.table3x3 import Table3x3
+
+    started = time.perf_counter()
+    Table3x3.get()
+    table_ms = (time.perf_counter() - started) * 1000
+    positions: list[Position] = []
+    seen: set[Position] = set()
+    stack = [Position()]
+    while stack:
+        position = stack.pop()
+        if position in seen:
+            continue
+        seen.add(position)
+        if not position.is_over:
+            positions.append(position)
+            stack.extend(position.play(move) for move in position.legal_moves)
+
+    def median_us(call: Any) -> float:
+        times = []
+        for position in positions:
+            began = time.perf_counter()
+            call(position)
+            times.append(time.perf_counter() - began)
+        return statistics.median(times) * 1e6
+
+    first = median_us(solver.best_move)
+    repeated = median_us(solver.best_move)
+    engine = median_us(choose_move)
+    return {
+        "positions": len(positions),
+        "table_build_ms": table_ms,
+        "best_move_first_us": first,
+        "best_move_repeat_us": repeated,
+        "choose_move_us": engine,
+    }
+
+
+def random_positions(name: str, count: int, seed: int) -> list[Any]:
+    from noughts.position import Position
+
+    rng = random.Random(seed)
+    cells = Position("", name).geometry.cells
+    found = []
+    while len(found) < count:
+        position = Position("", name)
+        for _ in range(rng.randint(0, cells - 1)):
+            position = position.play(rng.choice(list(position.legal_moves)))
+            if position.is_over:
+                break
+        if not position.is_over:
+            found.append(position)
+    return found
+
+
+def scenario_warm(name: str, count: int) -> dict[str, Any]:
+    from noughts.engine import choose_move
+    from noughts.position import Position
+
+    positions = random_positions(name, count, seed=2026)
+    choose_move(Position("", name))  # warm-up: loads the book, builds the tables
+    times = []
+    for position in positions:
+        began = time.perf_counter()
+        choose_move(position)
+        times.append(time.perf_counter() - began)
+    times.sort()
+    return {
+        "positions": count,
+        "median_ms": statistics.median(times) * 1000,
+        "p90_ms": times[int(0.9 * count)] * 1000,
+        "max_ms": times[-1] * 1000,
+        "total_s": sum(times),
+    }
+
+
+def scenario_solve(name: str) -> dict[str, Any]:
+    from noughts.search.solver import Solver, to_value
+    from noughts.variants import variant
+
+    geometry = variant(name)
+    fresh = Solver(geometry, use_book=False)
+    began = time.perf_counter()
+    score = fresh.score(0, 0)
+    elapsed = time.perf_counter() - began
+    value = to_value(score, 0, geometry.cells)
+    return {
+        "variant": geometry.name,
+        "outcome": value.outcome.value,
+        "plies": value.plies,
+        "nodes": fresh.nodes,
+        "ms": elapsed * 1000,
+    }
+
+
+SCENARIOS = {
+    "3x3": scenario_3x3,
+    "warm-4x4k3": lambda: scenario_warm("4x4k3", 1000),
+    "warm-4x4": lambda: scenario_warm("4x4", 300),
+    **{f"solve-{name}": (lambda name=name: scenario_solve(name)) for name in SOLVED_VARIANTS},
+}
+
+
+# -- the driver ------------------------------------------------------------------------------
+def _environment(cache: str) -> dict[str, str]:
+    env = dict(os.environ)
+    env.pop("PYTHONDONTWRITEBYTECODE", None)
+    env["PYTHONPYCACHEPREFIX"] = cache
+    return env
+
+
+def _run_process(command: list[str], env: dict[str, str]) -> tuple[float, float, str]:
+    """Wall seconds, peak RSS in MB, and stdout of one child process."""
+    began = time.perf_counter()
+    child = subprocess.Popen(command, stdout=subprocess.PIPE, stderr=subprocess.PIPE, env=env)
+    assert child.stdout is not None and child.stderr is not None
+    out = child.stdout.read().decode()
+    err = child.stderr.read().decode()
+    _, status, usage = os.wait4(child.pid, 0)
+    wall = time.perf_counter() - began
+    child.returncode = os.waitstatus_to_exitcode(status)
+    if child.returncode != 0:
+        raise RuntimeError(f"{command} failed: {err.strip()}")
+    return wall, usage.ru_maxrss / 1024, out
+
+
+def _noughts_command() -> list[str]:
+    script = Path(sys.executable).with_name("noughts")
+    return [str(script)] if script.exists() else [sys.executable, "-m", "noughts"]
+
+
+def _cold(args: list[str], runs: int, env: dict[str, str]) -> dict[str, Any]:
+    command = _noughts_command() + args
+    _run_process(command, env)  # untimed: writes the bytecode cache
+    walls, peaks = [], []
+    for _ in range(runs):
+        wall, peak, out = _run_process(command, env)
+        walls.append(wall * 1000)
+        peaks.append(peak)
+    record = json.loads(out)
+    return {
+        "command": "noughts " + " ".join(args),
+        "median_ms": statistics.median(walls),
+        "min_ms": min(walls),
+        "peak_mb": max(peaks),
+        "move": record["move"],
+        "outcome": record["outcome"],
+        "plies": record["plies"],
+        "runs": runs,
+    }
+
+
+def _scenario(name: str, runs: int, env: dict[str, str]) -> dict[str, Any]:
+    results = []
+    for _ in range(runs):
+        _, peak, out = _run_process([sys.executable, __file__, "--scenario", name], env)
+        record = json.loads(out)
+        record["peak_mb"] = peak
+        results.append(record)
+    key = next(k for k in ("median_ms", "best_move_first_us", "ms") if k in results[0])
+    results.sort(key=lambda r: r[key])
+    middle = dict(results[len(results) // 2])
+    middle["runs"] = runs
+    middle["all_" + key] = [r[key] for r in results]
+    middle["peak_mb"] = max(r["peak_mb"] for r in results)
+    return middle
+
+
+def main() -> int:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--scenario", choices=sorted(SCENARIOS), help=argparse.SUPPRESS)
+    parser.add_argument("--runs", type=int, default=3, help="runs per in-process scenario")
+    parser.add_argument("--cold-runs", type=int, default=7, help="runs per new-process figure")
+    args = parser.parse_args()
+    if args.scenario:
+        print(json.dumps(SCENARIOS[args.scenario]()))
+        return 0
+
+    load_before = os.getloadavg()
+    with tempfile.TemporaryDirectory(prefix="noughts-pycache-") as cache:
+        env = _environment(cache)
+        bare = []
+        for _ in range(args.cold_runs):
+            wall, _, _ = _run_process([sys.executable, "-c", "pass"], env)
+            bare.append(wall * 1000)
+        results: dict[str, Any] = {
+            "python_startup_ms": statistics.median(bare),
+            "cold_4x4k3": _cold(
+                ["move", "..../..../..../....", "--variant", "4x4k3", "--json"],
+                args.cold_runs,
+                env,
+            ),
+            "cold_4x4": _cold(["move", "..../..../..../....", "--json"], args.cold_runs, env),
+            "3x3": _scenario("3x3", args.runs, env),
+            "warm_4x4k3": _scenario("warm-4x4k3", args.runs, env),
+            "warm_4x4": _scenario("warm-4x4", args.runs, env),
+            "solve": [_scenario(f"solve-{name}", args.runs, env) for name in SOLVED_VARIANTS],
+        }
+    results["machine"] = {
+        "python": platform.python_version(),
+        "platform": platform.platform(),
+        "cpus": os.cpu_count(),
+        "load_average_before": load_before,
+        "load_average_after": os.getloadavg(),
+        "date": time.strftime("%Y-%m-%d %H:%M UTC", time.gmtime()),
+    }
+    RESULTS.parent.mkdir(parents=True, exist_ok=True)
+    RESULTS.write_text(json.dumps(results, indent=2) + "\n")
+    _print_table(results)
+    return 0
+
+
+def _print_table(results: dict[str, Any]) -> None:
+    t3, wk3, w4 = results["3x3"], results["warm_4x4k3"], results["warm_4x4"]
+    c3, c4 = results["cold_4x4k3"], results["cold_4x4"]
+    rows = [
+        ("3x3 best_move, first call per position", f"{t3['best_move_first_us']:.1f} us",
+         "< 20 us", f"{t3['peak_mb']:.0f} MB"),
+        ("3x3 best_move, repeated", f"{t3['best_move_repeat_us']:.1f} us", "", ""),
+        ("3x3 choose_move (engine, all move values)", f"{t3['choose_move_us']:.1f} us", "", ""),
+        ("4x4k3 empty board, new process", f"{c3['median_ms']:.0f} ms", "< 100 ms",
+         f"{c3['peak_mb']:.0f} MB"),
+        ("4x4k3 1,000 random positions warm", f"{wk3['median_ms']:.2f} ms", "< 5 ms",
+         f"{wk3['peak_mb']:.0f} MB"),
+        ("4x4 empty board, new process", f"{c4['median_ms']:.0f} ms", "< 2 s",
+         f"{c4['peak_mb']:.0f} MB"),
+        (f"4x4 {w4['positions']} random positions warm", f"{w4['median_ms']:.2f} ms", "< 20 ms",
+         f"{w4['peak_mb']:.0f} MB"),
+        ("bare interpreter start (python -c pass)", f"{results['python_startup_ms']:.0f} ms",
+         "", ""),
+    ]
+    print(f"{'measure':<44} {'median':>10} {'target':>9} {'peak RSS':>9}")
+    for measure, value, target, peak in rows:
+        print(f"{measure:<44} {value:>10} {target:>9} {peak:>9}")
+    print(f"  (4x4k3 warm p90 {wk3['p90_ms']:.2f} ms, max {wk3['max_ms']:.1f} ms; "
+          f"4x4 warm p90 {w4['p90_ms']:.2f} ms, max {w4['max_ms']:.1f} ms)")
+    print()
+    print(f"{'variant':<8} {'empty board, from scratch':<28} {'nodes':>10} {'time':>10}")
+    for solved in results["solve"]:
+        value = solved["outcome"] if solved["outcome"] == "draw" else (
+            f"first player {'wins' if solved['outcome'] == 'win' else 'loses'} "
+            f"in {solved['plies']}"
+        )
+        print(f"{solved['variant']:<8} {value:<28} {solved['nodes']:>10,} "
+              f"{solved['ms']:>8.0f} ms")
+    machine = results["machine"]
+    print(f"\nPython {machine['python']}, {machine['cpus']} CPUs, load average "
+          f"{machine['load_average_before'][0]:.1f} -> {machine['load_average_after'][0]:.1f}")
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())
