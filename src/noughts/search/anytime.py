@@ -56,7 +56,7 @@ _CANONICAL_PLIES = 1
 """Nodes this close to the root use the canonical (symmetry-reduced) table key."""
 _QUIESCENCE_PLIES = 0
 """Threat moves a leaf may still try (each forces a reply that costs nothing)."""
-_SAFETY = 0.015
+_SAFETY = 0.03
 """Seconds kept back from the time budget for unwinding and building the result."""
 _MAX_TABLE = 400_000
 _KILLER_BONUS = 1 << 40
@@ -197,7 +197,7 @@ class AnytimeSearch:
         """The score for the side to move if inside ``(alpha, beta)``, else a bound."""
         self.nodes += 1
         if self.nodes >= self.next_check:
-            self.next_check = self.nodes + 256
+            self.next_check = self.nodes + 64
             self._tick()
         board = self.board
         side = board.stm
@@ -304,7 +304,7 @@ class AnytimeSearch:
         finally:
             self.nodes += threats.nodes - before
             if self.nodes >= self.next_check:
-                self.next_check = self.nodes + 256
+                self.next_check = self.nodes + 64
                 self._tick()
 
     def quiesce(self, depth: int, alpha: int, beta: int, ply: int) -> int:
@@ -486,9 +486,9 @@ def anytime_move(
             return _result(position, line[0], value=Value(Outcome.WIN, len(line)), score=None,
                            depth=len(line), pv=tuple(line), nodes=search.nodes, start=start)
         moves = search.ordered_moves(-1, 0)
-    # Deepen until three quarters of the budget; the rest checks the opponent's replies.
-    search.deadline = _share(start, deadline, 0.75)
-    search.node_limit = None if node_limit is None else max(node_limit * 3 // 4, 1)
+    # Deepen until 85% of the budget; the rest checks the opponent's replies.
+    search.deadline = _share(start, deadline, 0.85)
+    search.node_limit = None if node_limit is None else max(node_limit * 17 // 20, 1)
     best_move, best_score, depth_done = moves[0], None, 0
     for depth in range(1, board.empty.bit_count() + 1):
         try:
