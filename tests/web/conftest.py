@@ -180,7 +180,10 @@ class GamePage:
         from urllib.parse import urlencode
 
         query = f"?{urlencode(params)}" if params else ""
-        self.page.goto(f"{self.url}/{query}")
+        return self.open_url(f"{self.url}/{query}")
+
+    def open_url(self, url: str) -> GamePage:
+        self.page.goto(url)
         self.page.wait_for_selector("html[data-ready]")
         self.wait_idle()
         return self

@@ -274,13 +274,16 @@ def test_static_files_pointed_at_the_api_with_a_parameter(
     """The page's files served by any static server, the API elsewhere (?api=)."""
     requests: list[str] = []
     game.page.on("request", lambda request: requests.append(request.url))
-    game.page.goto(f"{static_web_url}/index.html?api={server_url}&variant=3x3&first=you")
-    game.page.wait_for_selector("html[data-ready]")
+    game.open_url(f"{static_web_url}/index.html?api={server_url}&variant=3x3&first=you")
     game.play(4)
     assert game.board().count("O") == 1
     assert f"{server_url}/api/v1/move" in requests
     # styled: the fallback found style.css next to the page
     assert game.page.eval_on_selector(".grid", "e => getComputedStyle(e).display") == "grid"
+    # without ?api= a static host has no API: the page says what to do
+    game.open_url(f"{static_web_url}/index.html?variant=3x3&first=you")
+    game.play(0)
+    assert "no noughts API at this address" in game.page.inner_text("#message")
 
 
 def test_the_page_knows_the_same_lines_as_the_engine(game: Any) -> None:

@@ -28,6 +28,10 @@ function friendly(status, detail) {
   if (status === 429) return "The engine is busy with other players right now. Please try again in a moment.";
   if (status === 409) return `The server says this game is already over${said}.`;
   if (status === 413) return "That request was too large for the server.";
+  if (!detail && [404, 405, 501].includes(status)) {
+    // a static file host, not the service: it has no such route and no JSON to say so
+    return "There is no noughts API at this address. Open the page with ?api=<the API's URL>.";
+  }
   if (status >= 400 && status < 500) return `The server could not use this position${said}.`;
   if (detail) return `The engine could not answer: ${detail}.`.replace(/\.\.$/, ".");
   return `The server ran into a problem (HTTP ${status}). Please try again.`;
