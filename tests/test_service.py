@@ -319,3 +319,16 @@ def test_time_bounded_answers_serve_only_smaller_budgets() -> None:
     cache.put(key, "searched for 900 ms", searched_ms=900, exact=False)
     assert cache.get(key, budget_ms=1) == "proven"  # exact answers are never replaced
     assert (cache.hits, cache.misses) == (4, 1)
+
+
+@pytest.mark.parametrize("name", ["3x3k1", "1x7", "2x2x2", "5x5k4"])
+def test_unusual_boards_play_and_cache_after_warm_up(client: TestClient, name: str) -> None:
+    from noughts.service.warmup import warm
+    from noughts.variants import variant
+
+    warm(variant(name))
+    first = move(client, variant=name, time_ms=300)
+    again = move(client, variant=name, time_ms=300)
+    assert first["move"] in Position("", name).legal_moves
+    assert again["move"] == first["move"]
+    assert again["cached"] and not first["cached"]  # anytime answers too, for equal budgets

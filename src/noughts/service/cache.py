@@ -41,8 +41,9 @@ CacheKey = tuple[Hashable, ...]
 SYMMETRY_MAX_CELLS = 25
 """Boards up to this size (and the named variants) share cache entries across symmetries.
 
-Larger boards can have thousands of symmetries (8x8 has 1,536, 1x19 more than 5,000),
-which cost more to enumerate than they save, so they are cached position by position.
+Larger boards can have thousands of symmetries (8x8 has 1,536), which cost more to
+enumerate than they save, so they are cached position by position. So are degenerate
+boards (a side under 3, or k under 3: 1x19 or 3x3k1 have more than 5,000).
 """
 
 _SHARED = frozenset(variant(name) for name in NAMED_VARIANTS)
@@ -51,10 +52,14 @@ _SHARED = frozenset(variant(name) for name in NAMED_VARIANTS)
 def shares_symmetries(geometry: Geometry) -> bool:
     """True if positions on ``geometry`` are cached under their canonical image.
 
-    >>> shares_symmetries(variant("4x4x4")), shares_symmetries(variant("8x8"))
-    (True, False)
+    >>> shares_symmetries(variant("4x4x4")), shares_symmetries(variant("5x5k4"))
+    (True, True)
+    >>> shares_symmetries(variant("8x8")), shares_symmetries(variant("1x19"))
+    (False, False)
     """
-    return geometry in _SHARED or geometry.cells <= SYMMETRY_MAX_CELLS
+    if geometry in _SHARED:
+        return True
+    return geometry.cells <= SYMMETRY_MAX_CELLS and geometry.k >= 3 and min(geometry.shape) >= 3
 
 
 def symmetries_ready(geometry: Geometry) -> bool:
@@ -81,8 +86,11 @@ class SymmetricView:
         if not shares_symmetries(geometry):
             return cls(position, position, tuple(range(geometry.cells)))
         _, _, symmetry = geometry.canonical(position.x, position.o)
-        inverse = geometry.symmetries[geometry.inverse_symmetries[symmetry]]
-        return cls(position, position.transform(symmetry), inverse)
+        image = geometry.symmetries[symmetry]
+        inverse = [0] * geometry.cells
+        for cell, target in enumerate(image):
+            inverse[target] = cell
+        return cls(position, position.transform(symmetry), tuple(inverse))
 
     def to_original(self, cell: int) -> int:
         """The original board's cell for a cell of the canonical board."""

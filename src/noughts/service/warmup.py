@@ -51,8 +51,8 @@ def warm(geometry: Geometry) -> None:
             SymmetricView.of(empty)
         if not can_solve(empty):
             choose_move(empty, time_limit=WARMUP_SEARCH_S)
-    except (ImportError, ValueError):
-        pass  # nothing to warm (an engine part is missing): requests will say so
+    except Exception:  # best effort: a request on this board meets the problem, and says so
+        pass
     finally:
         with _lock:
             _warm.add(geometry)
