@@ -57,6 +57,8 @@ def test_level_10_never_loses_a_full_3x3_game(game: Any, server_url: str) -> Non
     assert tally[0] == "0"
     assert int(tally[1]) + int(tally[2]) == 3
     assert int(tally[1]) == results.count("draw")
+    game.page.click("#tally-reset")
+    assert [game.page.inner_text(f"#tally-{who}") for who in ("you", "draws", "ai")] == ["0"] * 3
     # nothing but the page's own server: no CDN, no fonts, no trackers
     assert requests and all(url.startswith(f"{server_url}/") for url in requests)
 

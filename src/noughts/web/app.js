@@ -1,8 +1,9 @@
 // The noughts page: play every variant against the engine through its HTTP API.
 //
 // State lives here; the board view draws it (board.js), the API client talks to the
-// server (api.js), the geometry knows lines and board strings (geometry.js), and
-// values.js turns the engine's move values into heat-map labels.
+// server (api.js), the geometry knows lines and board strings (geometry.js),
+// values.js turns the engine's move values into heat-map labels, and storage.js keeps
+// the score tally and the player's choices.
 //
 // Address parameters (all optional): api=<base url>, variant=3x3|4x4k3|4x4|4x4x4,
 // you=X|O, first=you|ai|random, level=0-10, board=<board string> (start from a position;
@@ -12,10 +13,9 @@
 import { ApiError, apiBase, postJson } from "./api.js";
 import { BoardView } from "./board.js";
 import { VARIANTS, boardString, cellName, geometry, other, parseBoard, winningLine } from "./geometry.js";
+import { addToTally, loadPrefs, resetTally, savePrefs, tallyFor } from "./storage.js";
 import { bestCells, describeMove, heatMap, levelName, LEVEL_STOPS } from "./values.js";
 
-const TALLY_KEY = "noughts.tally.v1";
-const PREFS_KEY = "noughts.prefs.v1";
 const DEFAULT_THINK_MS = 1000;
 const MAX_THINK_MS = 5000; // the service's default cap
 
@@ -50,25 +50,8 @@ const view = new BoardView($("board"), (cell) => humanPlay(cell));
 
 // ---------------------------------------------------------------- preferences
 
-function loadJson(key, fallback) {
-  try {
-    const value = JSON.parse(window.localStorage.getItem(key) || "null");
-    return value && typeof value === "object" ? value : fallback;
-  } catch {
-    return fallback;
-  }
-}
-
-function saveJson(key, value) {
-  try {
-    window.localStorage.setItem(key, JSON.stringify(value));
-  } catch {
-    // private mode or storage full: the page works without it
-  }
-}
-
-function savePrefs() {
-  saveJson(PREFS_KEY, {
+function rememberChoices() {
+  savePrefs({
     variant: state.geo.name,
     mark: state.human,
     first: state.firstSetting,
@@ -271,22 +254,13 @@ function undo() {
 
 // ---------------------------------------------------------------- tally
 
-function loadTally() {
-  return loadJson(TALLY_KEY, {});
-}
-
 function recordResult() {
-  const tally = loadTally();
-  const entry = { you: 0, ai: 0, draws: 0, ...(tally[state.geo.name] || {}) };
-  if (state.result.winner === state.human) entry.you += 1;
-  else if (state.result.winner === state.ai) entry.ai += 1;
-  else entry.draws += 1;
-  tally[state.geo.name] = entry;
-  saveJson(TALLY_KEY, tally);
+  const { winner } = state.result;
+  addToTally(state.geo.name, winner === state.human ? "you" : winner === state.ai ? "ai" : "draws");
 }
 
 function renderTally() {
-  const entry = loadTally()[state.geo.name] || { you: 0, ai: 0, draws: 0 };
+  const entry = tallyFor(state.geo.name);
   $("tally-you").textContent = entry.you;
   $("tally-ai").textContent = entry.ai;
   $("tally-draws").textContent = entry.draws;
@@ -422,7 +396,7 @@ function setLevel(level) {
   for (const stop of document.querySelectorAll("#level-named .stop")) {
     stop.classList.toggle("active", Number(stop.dataset.level) === state.level);
   }
-  savePrefs();
+  rememberChoices();
 }
 
 function setVariant(name) {
@@ -439,14 +413,14 @@ function wireControls() {
   for (const input of document.querySelectorAll('input[name="variant"]')) {
     input.addEventListener("change", () => {
       setVariant(input.value);
-      savePrefs();
+      rememberChoices();
       newGame();
     });
   }
   for (const input of document.querySelectorAll('input[name="first"]')) {
     input.addEventListener("change", () => {
       state.firstSetting = input.value;
-      savePrefs();
+      rememberChoices();
       newGame();
     });
   }
@@ -454,7 +428,7 @@ function wireControls() {
     input.addEventListener("change", () => {
       state.human = input.value;
       state.ai = other(input.value);
-      savePrefs();
+      rememberChoices();
       newGame();
     });
   }
@@ -469,15 +443,13 @@ function wireControls() {
   });
   $("engine-view").addEventListener("change", () => {
     state.engineView = $("engine-view").checked;
-    savePrefs();
+    rememberChoices();
     if (state.engineView) afterHumanTurnBegins();
     else state.heat = null;
     render();
   });
   $("tally-reset").addEventListener("click", () => {
-    const tally = loadTally();
-    delete tally[state.geo.name];
-    saveJson(TALLY_KEY, tally);
+    resetTally(state.geo.name);
     renderTally();
   });
   document.addEventListener("keydown", (event) => {
@@ -498,7 +470,7 @@ function wireControls() {
 function start() {
   buildVariantOptions();
   buildLevelStops();
-  const prefs = loadJson(PREFS_KEY, {});
+  const prefs = loadPrefs();
   let variantName = params.get("variant") || prefs.variant || "3x3";
   try {
     geometry(variantName);

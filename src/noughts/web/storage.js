@@ -1,0 +1,52 @@
+// What the page remembers in localStorage: the score tally per variant and the
+// player's last choices. Every access tolerates a browser that refuses storage.
+
+const TALLY_KEY = "noughts.tally.v1";
+const PREFS_KEY = "noughts.prefs.v1";
+
+function loadJson(key) {
+  try {
+    const value = JSON.parse(window.localStorage.getItem(key) || "null");
+    return value && typeof value === "object" ? value : {};
+  } catch {
+    return {};
+  }
+}
+
+function saveJson(key, value) {
+  try {
+    window.localStorage.setItem(key, JSON.stringify(value));
+  } catch {
+    // private mode or storage full: the page works without it
+  }
+}
+
+/** {you, ai, draws} for a variant. */
+export function tallyFor(variant) {
+  return { you: 0, ai: 0, draws: 0, ...(loadJson(TALLY_KEY)[variant] || {}) };
+}
+
+/** Count one finished game: outcome is "you", "ai" or "draws". */
+export function addToTally(variant, outcome) {
+  const tally = loadJson(TALLY_KEY);
+  const entry = tallyFor(variant);
+  entry[outcome] += 1;
+  tally[variant] = entry;
+  saveJson(TALLY_KEY, tally);
+}
+
+/** Forget a variant's tally. */
+export function resetTally(variant) {
+  const tally = loadJson(TALLY_KEY);
+  delete tally[variant];
+  saveJson(TALLY_KEY, tally);
+}
+
+/** The saved choices: {variant, mark, first, level, engineView} (any may be missing). */
+export function loadPrefs() {
+  return loadJson(PREFS_KEY);
+}
+
+export function savePrefs(prefs) {
+  saveJson(PREFS_KEY, prefs);
+}
