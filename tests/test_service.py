@@ -322,13 +322,15 @@ def test_time_bounded_answers_serve_only_smaller_budgets() -> None:
 
 
 @pytest.mark.parametrize("name", ["3x3k1", "1x7", "2x2x2", "5x5k4"])
-def test_unusual_boards_play_and_cache_after_warm_up(client: TestClient, name: str) -> None:
+def test_unusual_boards_play_and_then_cache(client: TestClient, name: str) -> None:
+    # Degenerate symmetry groups (3x3k1: every cell a line) and anytime boards (5x5k4).
+    # A first answer may be a fallback if the solver's one-off work overruns the budget;
+    # a fallback is cached only for budgets it covers, so the cache ends up serving.
     from noughts.service.warmup import warm
     from noughts.variants import variant
 
     warm(variant(name))
-    first = move(client, variant=name, time_ms=300)
-    again = move(client, variant=name, time_ms=300)
-    assert first["move"] in Position("", name).legal_moves
-    assert again["move"] == first["move"]
-    assert again["cached"] and not first["cached"]  # anytime answers too, for equal budgets
+    answers = [move(client, variant=name, time_ms=300) for _ in range(3)]
+    assert all(a["move"] in Position("", name).legal_moves for a in answers)
+    assert not answers[0]["cached"] and answers[-1]["cached"]
+    assert answers[-1]["move"] == answers[-2]["move"]
