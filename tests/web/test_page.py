@@ -216,6 +216,30 @@ def test_keyboard_only_play(game: Any) -> None:
     assert ("draw" in status.inner_text()) or ("The AI wins" in status.inner_text())
 
 
+def test_qubic_arrow_keys_cross_the_layers(game: Any) -> None:
+    game.open(variant="4x4x4", first="you")
+    page = game.page
+    game.cell(3).focus()  # layer 1, row 1, column 4
+    focused = lambda: page.evaluate("+document.activeElement.dataset.cell")  # noqa: E731
+    for key, cell in [
+        ("ArrowRight", 16),  # into layer 2, column 1
+        ("ArrowDown", 20),
+        ("PageDown", 36),  # layer 3, same row and column
+        ("End", 39),
+        ("ArrowLeft", 38),
+        ("PageUp", 22),
+        ("Home", 20),
+        ("ArrowLeft", 7),  # back into layer 1, column 4
+    ]:
+        page.keyboard.press(key)
+        assert focused() == cell, key
+    assert page.locator(".cell.on-line").count() > 0  # focus traces the lines too
+    assert page.evaluate(
+        "[...document.querySelectorAll('.cell')].filter(c => c.tabIndex === 0)"
+        ".map(c => +c.dataset.cell)"
+    ) == [7]  # one tab stop
+
+
 def test_api_failures_show_a_friendly_message_and_retry(game: Any) -> None:
     game.open(variant="3x3", level=10, first="you")
     page = game.page
