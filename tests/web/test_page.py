@@ -141,7 +141,7 @@ def test_engine_view_shows_a_heat_map_every_turn(game: Any) -> None:
 
 
 def test_qubic_clicks_land_in_the_right_cells(game: Any) -> None:
-    game.open(variant="4x4x4", level=10, think=150, first="you")
+    game.open(variant="4x4x4", level=10, think=300, first="you")
     layers = game.page.locator(".board-3d .layer")
     assert layers.count() == 4
     geometry = variant("4x4x4")
