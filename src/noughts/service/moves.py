@@ -168,6 +168,8 @@ def _preload_engine() -> None:
 
     A search thread stopped at its deadline must never be in the middle of an import
     (a half-run module could be left behind), so searches find them imported already.
+    Exact level-10 work imports nothing lazily (its fallback imports on the loop), so
+    only the other requests need this, and a cold Lambda's first exact answer skips it.
     """
     global _preloaded
     if _preloaded:
@@ -200,8 +202,9 @@ class MoveService:
     ) -> MoveAnswer:
         """The engine's move for ``position`` within the request's budget."""
         clock = _Clock(time.monotonic(), self.settings.budget_ms(time_ms))
-        _preload_engine()
         exact = level == MAX_LEVEL and solver.can_solve(position)
+        if not exact:
+            _preload_engine()
         ready = self._ready(position)
         cacheable = level == MAX_LEVEL and (seed is None or exact) and ready
         view = SymmetricView.of(position) if cacheable else None
@@ -250,8 +253,9 @@ class MoveService:
     async def analyze(self, position: Position, *, time_ms: int | None) -> Analysis:
         """Every legal move's value for ``position`` within the request's budget."""
         clock = _Clock(time.monotonic(), self.settings.budget_ms(time_ms))
-        _preload_engine()
         exact = solver.can_solve(position)
+        if not exact:
+            _preload_engine()
         cacheable = exact and self._ready(position)
         view = SymmetricView.of(position) if cacheable else None
         key = cache_key("analyze", view.canonical, level=MAX_LEVEL) if view is not None else None
