@@ -28,7 +28,7 @@ from multiprocessing.connection import Connection, wait
 from typing import Any
 
 from noughts.errors import IllegalMoveError, NoughtsError
-from noughts.players import PlayerSpec, as_spec, move_of
+from noughts.players import Budget, PlayerSpec, as_spec, move_of
 from noughts.position import Position
 from noughts.ratings import EloRow, MatchStats, elo_table, match_stats
 from noughts.variants import variant as parse_variant
@@ -168,7 +168,7 @@ def _play_task(
     task: GameTask,
     specs: Sequence[PlayerSpec],
     geometry_name: str,
-    time_limit: float | None,
+    budget: Budget,
     move_limit: float,
     report: Callable[[int], None] | None = None,
 ) -> GameRecord:
@@ -180,11 +180,11 @@ def _play_task(
     names = {"X": specs[task.x].name, "O": specs[task.o].name}
     players: dict[str, Any] = {}
     try:
-        players["X"] = specs[task.x].create(seed_x, time_limit)
+        players["X"] = specs[task.x].create(seed_x, budget)
     except Exception as error:
         return _failed(task, geometry_name, names, "X", f"X could not start: {error}")
     try:
-        players["O"] = specs[task.o].create(seed_o, time_limit)
+        players["O"] = specs[task.o].create(seed_o, budget)
     except Exception as error:
         return _failed(task, geometry_name, names, "O", f"O could not start: {error}")
     moves, result, reason, times = play_game(players, start, move_limit=move_limit, report=report)
@@ -233,7 +233,7 @@ def _worker_main(
     connection: Connection,
     specs: Sequence[PlayerSpec],
     geometry_name: str,
-    time_limit: float | None,
+    budget: Budget,
     move_limit: float,
 ) -> None:
     """Play the games the parent sends until it sends ``None``; report every move."""
@@ -245,7 +245,7 @@ def _worker_main(
         def report(cell: int, index: int = task.index) -> None:
             connection.send(("move", index, cell))
 
-        record = _play_task(task, specs, geometry_name, time_limit, move_limit, report)
+        record = _play_task(task, specs, geometry_name, budget, move_limit, report)
         connection.send(("done", task.index, record))
 
 
@@ -265,13 +265,13 @@ class _Pool:
         self,
         specs: Sequence[PlayerSpec],
         geometry_name: str,
-        time_limit: float | None,
+        budget: Budget,
         move_limit: float,
         kill_grace: float,
         size: int,
     ) -> None:
         self._context = multiprocessing.get_context("fork")
-        self._args = (specs, geometry_name, time_limit, move_limit)
+        self._args = (specs, geometry_name, budget, move_limit)
         self._silence = move_limit + kill_grace
         self.workers = [self._start() for _ in range(size)]
 
@@ -463,6 +463,7 @@ def run_arena(
     variant: str = "3x3",
     games: int = 100,
     time_limit: float | None = None,
+    nodes: int | None = None,
     move_limit: float | None = None,
     workers: int = 1,
     seed: int = 0,
@@ -473,7 +474,9 @@ def run_arena(
 ) -> ArenaResult:
     """Play every pair of ``players`` ``games`` times; ``workers=0`` plays in-process.
 
-    ``time_limit`` is the think time given to engine players; ``move_limit`` the hard
+    ``time_limit`` (seconds) and ``nodes`` bound engine players' searches (a node budget
+    alone keeps Qubic games repeatable and independent of the machine's load);
+    ``move_limit`` is the hard
     limit per move (default ``3 * time_limit + 1``, or 30 s without a think time).
     ``on_record`` sees every finished game; ``on_tick`` is called a few times a second.
     """
@@ -488,6 +491,8 @@ def run_arena(
         raise NoughtsError(f"openings cannot be negative, not {openings}")
     if time_limit is not None and time_limit <= 0:
         raise NoughtsError(f"the time per move must be positive, not {time_limit}")
+    if nodes is not None and nodes < 1:
+        raise NoughtsError(f"the node budget must be positive, not {nodes}")
     geometry_name = parse_variant(variant).name
     if openings >= parse_variant(geometry_name).cells:
         raise NoughtsError(f"{openings} opening moves do not fit on {geometry_name}")
@@ -496,6 +501,7 @@ def run_arena(
     names = _unique_names([spec.name for spec in specs])
     specs = [PlayerSpec(name, spec.factory) for name, spec in zip(names, specs, strict=True)]
     tasks = make_tasks(len(specs), games, seed, openings, geometry_name)
+    budget = Budget(time_limit, nodes)
     records: list[GameRecord] = []
 
     def collect(record: GameRecord) -> None:
@@ -505,10 +511,10 @@ def run_arena(
 
     if workers == 0:
         for task in tasks:
-            collect(_play_task(task, specs, geometry_name, time_limit, move_limit))
+            collect(_play_task(task, specs, geometry_name, budget, move_limit))
     else:
         size = min(workers, len(tasks))
-        pool = _Pool(specs, geometry_name, time_limit, move_limit, kill_grace, size)
+        pool = _Pool(specs, geometry_name, budget, move_limit, kill_grace, size)
         try:
             pool.run(tasks, collect, on_tick)
         finally:
@@ -523,6 +529,7 @@ def run_arena(
     settings = {
         "games": games,
         "time": time_limit,
+        "nodes": nodes,
         "move_limit": move_limit,
         "workers": workers,
         "openings": openings,

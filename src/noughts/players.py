@@ -48,6 +48,7 @@ from noughts.position import Position
 __all__ = [
     "Player",
     "PlayerSpec",
+    "Budget",
     "RandomPlayer",
     "LevelPlayer",
     "CallablePlayer",
@@ -148,21 +149,31 @@ class _BotPlayer:
 
 
 @dataclass(frozen=True)
+class Budget:
+    """What an engine player may spend on a move: seconds and/or search nodes."""
+
+    time_limit: float | None = None
+    nodes: int | None = None
+
+
+@dataclass(frozen=True)
 class PlayerSpec:
-    """A named recipe for a player: ``create(seed, time_limit)`` builds a fresh one."""
+    """A named recipe for a player: ``create(seed, budget)`` builds a fresh one."""
 
     name: str
-    factory: Callable[[int | None, float | None], Player]
+    factory: Callable[[int | None, Budget], Player]
 
-    def create(self, seed: int | None = None, time_limit: float | None = None) -> Player:
-        """A new player, seeded."""
-        return self.factory(seed, time_limit)
+    def create(self, seed: int | None = None, budget: Budget | None = None) -> Player:
+        """A new player, seeded; engine players think within ``budget``."""
+        return self.factory(seed, budget or Budget())
 
 
 def _level_spec(level: int) -> PlayerSpec:
     return PlayerSpec(
         f"level:{level}",
-        lambda seed, time_limit: LevelPlayer(level, seed, time_limit=time_limit),
+        lambda seed, budget: LevelPlayer(
+            level, seed, time_limit=budget.time_limit, nodes=budget.nodes
+        ),
     )
 
 
@@ -193,7 +204,7 @@ def _seed_qubic_spec(parts: list[str]) -> PlayerSpec:
         raise ValueError("the style must be balanced, aggressive or defensive")
     name = f"seed-qubic:{depth}" + (f":{style}" if style != "balanced" else "")
 
-    def build(seed: int | None, time_limit: float | None) -> Player:
+    def build(seed: int | None, budget: Budget) -> Player:
         bot = _bots().SeedQubicBot(depth, style, seed)
         return _BotPlayer(bot, name)
 
@@ -201,7 +212,7 @@ def _seed_qubic_spec(parts: list[str]) -> PlayerSpec:
 
 
 def _simple_bot_spec(name: str, class_name: str) -> PlayerSpec:
-    def build(seed: int | None, time_limit: float | None) -> Player:
+    def build(seed: int | None, budget: Budget) -> Player:
         return _BotPlayer(getattr(_bots(), class_name)(seed), name)
 
     return PlayerSpec(name, build)
@@ -229,7 +240,7 @@ def parse_player(text: str) -> PlayerSpec:
     key = head.lower()
     try:
         if key == "random" and not rest:
-            return PlayerSpec("random", lambda seed, time_limit: RandomPlayer(seed))
+            return PlayerSpec("random", lambda seed, budget: RandomPlayer(seed))
         if key in PRESETS and not rest:
             return _level_spec(PRESETS[key])
         if key == "level":
@@ -267,11 +278,11 @@ def as_spec(player: object, *, name: str | None = None) -> PlayerSpec:
     label = str(label)
     if isinstance(player, Player) and not inspect.isclass(player):
         shared = player
-        return PlayerSpec(label, lambda seed, time_limit: shared)
+        return PlayerSpec(label, lambda seed, budget: shared)
     if inspect.isclass(player) or _takes_seed(player):
         maker: Any = player
 
-        def build(seed: int | None, time_limit: float | None) -> Player:
+        def build(seed: int | None, budget: Budget) -> Player:
             built = maker(seed=seed)
             if isinstance(built, Player):
                 return built
@@ -280,7 +291,7 @@ def as_spec(player: object, *, name: str | None = None) -> PlayerSpec:
         return PlayerSpec(label, build)
     if callable(player):
         function: Any = player
-        return PlayerSpec(label, lambda seed, time_limit: CallablePlayer(function, label))
+        return PlayerSpec(label, lambda seed, budget: CallablePlayer(function, label))
     raise NoughtsError(f"not a player: {player!r} has no move method and is not callable")
 
 

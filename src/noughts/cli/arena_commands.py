@@ -33,6 +33,7 @@ def add_arguments(name: str, parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--variant", default="3x3", help="board (default 3x3)")
     parser.add_argument("--games", type=int, default=100, help="games per pairing (default 100)")
     parser.add_argument("--time", type=float, default=None, help="think time per move (s)")
+    parser.add_argument("--nodes", type=int, default=None, help="search nodes per move")
     parser.add_argument(
         "--move-limit",
         type=float,
@@ -102,6 +103,7 @@ def _arena(args: argparse.Namespace) -> int:
             variant=args.variant,
             games=args.games,
             time_limit=args.time,
+            nodes=args.nodes,
             move_limit=args.move_limit,
             workers=args.workers,
             seed=args.seed,
