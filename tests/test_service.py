@@ -334,3 +334,15 @@ def test_unusual_boards_play_and_then_cache(client: TestClient, name: str) -> No
     assert all(a["move"] in Position("", name).legal_moves for a in answers)
     assert not answers[0]["cached"] and answers[-1]["cached"]
     assert answers[-1]["move"] == answers[-2]["move"]
+
+
+def test_a_small_board_caches_from_its_first_request(client: TestClient) -> None:
+    from noughts.service.warmup import is_warm
+    from noughts.variants import variant
+
+    assert not is_warm(variant("3x5k3"))  # seen nowhere else in the tests
+    first = move(client, variant="3x5k3", board="X..../.O.../.....")
+    mirrored = move(client, variant="3x5k3", board="....X/...O./.....")
+    assert not first["cached"] and mirrored["cached"]
+    row, col = first["coords"]
+    assert mirrored["coords"] == [row, 4 - col]

@@ -38,7 +38,13 @@ from noughts.engine import MAX_LEVEL, MoveEval, MoveResult, choose_move, evaluat
 from noughts.position import Position
 from noughts.search import solver
 from noughts.service import warmup
-from noughts.service.cache import MoveCache, SymmetricView, cache_key, symmetries_ready
+from noughts.service.cache import (
+    SYMMETRY_MAX_CELLS,
+    MoveCache,
+    SymmetricView,
+    cache_key,
+    symmetries_ready,
+)
 from noughts.service.runner import DeadlineExceededError, EngineRunner
 from noughts.service.settings import Settings
 
@@ -311,14 +317,16 @@ class MoveService:
 
     # -- plumbing -------------------------------------------------------------------------
     def _ready(self, position: Position) -> bool:
-        """True if the board's tables are built; else start building them in the background.
+        """True if the board's symmetry tables are built, so its cache key is cheap.
 
-        Until then requests on that board bypass the cache (no canonical key is computed),
-        so a one-off table build never runs inside a request's budget on the service's
-        account.
+        Small boards build theirs on the spot (a few ms, once). A large one (Qubic) is
+        warmed in the background and bypasses the cache until then, so a one-off table
+        build never runs inside a request's budget on the service's account.
         """
         geometry = position.geometry
         if not warmup.is_warm(geometry):
+            if geometry.cells <= SYMMETRY_MAX_CELLS:
+                SymmetricView.of(Position("", geometry))
             warmup.warm_in_background(geometry)
         return symmetries_ready(geometry)
 
