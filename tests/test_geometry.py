@@ -194,3 +194,17 @@ def test_geometry_identity_and_errors() -> None:
         Geometry((3, 0), 1)
     with pytest.raises(VariantError, match="k=4 in a row cannot fit"):
         Geometry((3, 3), 4)
+
+
+def test_huge_groups_fall_back_to_the_box_symmetries() -> None:
+    # 8x8 with 8 in a row has 8 * 2**3 * 4! = 1,536 symmetries but a search full of dead
+    # ends: it stops early, keeps what it found plus the box's 8, and says so.
+    geometry = Geometry((8, 8), 8)
+    lines = set(geometry.lines)
+    assert not geometry.symmetries_complete
+    assert geometry.symmetries[0] == tuple(range(64))
+    assert len(geometry.symmetries) >= 8
+    for perm in geometry.symmetries:
+        assert {_image(line, perm) for line in geometry.lines} == lines
+    rotate = tuple((col) * 8 + (7 - row) for row in range(8) for col in range(8))
+    assert rotate in geometry.symmetries

@@ -20,7 +20,7 @@ from __future__ import annotations
 
 from collections.abc import Iterator
 from functools import cached_property
-from itertools import product
+from itertools import permutations, product
 
 from noughts.errors import VariantError
 
@@ -31,6 +31,11 @@ Bitboard = int
 
 MAX_SYMMETRIES = 5000
 """Stop enumerating symmetries past this many (only huge k = side boards get there)."""
+
+MAX_SEARCH_STEPS = 200_000
+"""Give up the symmetry search after this many steps (large n x n boards with k = n have
+hundreds of millions of symmetries and a search full of dead ends); the box's own
+rotations and reflections are then added to what was found."""
 
 
 def scan_forward(bb: Bitboard) -> Iterator[int]:
@@ -317,8 +322,12 @@ def _find_automorphisms(geometry: Geometry) -> tuple[list[tuple[int, ...]], bool
     found: list[tuple[int, ...]] = []
     image = [0] * cells
 
+    steps = MAX_SEARCH_STEPS
+
     def extend(depth: int, used: int) -> None:
-        if len(found) > MAX_SYMMETRIES:
+        nonlocal steps
+        steps -= 1
+        if len(found) > MAX_SYMMETRIES or steps < 0:
             return
         if depth == cells:
             for members in line_cells:
@@ -331,23 +340,50 @@ def _find_automorphisms(geometry: Geometry) -> tuple[list[tuple[int, ...]], bool
             return
         cell = order[depth]
         candidates = same_signature[cell] & ~used
+        cell_partners = partners[depth]
+        for earlier in cell_partners[:2]:
+            candidates &= collinear[image[earlier]]
+        if candidates & (candidates - 1) == 0:  # one candidate (or none): the check
+            if candidates:  # of lines at the leaf settles it, no need to test here
+                image[cell] = candidates.bit_length() - 1
+                extend(depth + 1, used | candidates)
+            return
         wanted = 0
-        for index, earlier in enumerate(partners[depth]):
-            target = image[earlier]
-            wanted |= 1 << target
-            if index < 2:
-                candidates &= collinear[target]
+        for earlier in cell_partners:
+            wanted |= 1 << image[earlier]
         while candidates:
             low = candidates & -candidates
             candidates ^= low
-            target = low.bit_length() - 1
-            if collinear[target] & used == wanted:
-                image[cell] = target
+            if collinear[low.bit_length() - 1] & used == wanted:
+                image[cell] = low.bit_length() - 1
                 extend(depth + 1, used | low)
 
     extend(0, 0)
-    complete = len(found) <= MAX_SYMMETRIES
+    complete = len(found) <= MAX_SYMMETRIES and steps >= 0
     found = found[:MAX_SYMMETRIES]
+    if steps < 0:
+        found = list(dict.fromkeys(found + _box_symmetries(geometry)))
     found.sort(key=lambda perm: perm != tuple(range(cells)))
     return found, complete
 
+
+def _box_symmetries(geometry: Geometry) -> list[tuple[int, ...]]:
+    """The rotations and reflections of the board's box: axis swaps between equal sides
+    and flips of any axis. They map straight lines onto straight lines, so lines onto lines.
+    """
+    shape = geometry.shape
+    result = []
+    for axes in permutations(range(geometry.dims)):
+        if any(shape[axis] != shape[index] for index, axis in enumerate(axes)):
+            continue
+        for flips in product((False, True), repeat=geometry.dims):
+            images = []
+            for cell in range(geometry.cells):
+                coords = geometry.coords(cell)
+                moved = tuple(
+                    shape[index] - 1 - coords[axis] if flip else coords[axis]
+                    for index, (axis, flip) in enumerate(zip(axes, flips, strict=True))
+                )
+                images.append(geometry.cell(moved))
+            result.append(tuple(images))
+    return result
