@@ -158,6 +158,8 @@ def test_qubic_clicks_land_in_the_right_cells(game: Any) -> None:
         ) as response_info:  # a fresh server's first Qubic move may need a retry (503)
             button.click()
         answer = response_info.value.json()
+        sent = response_info.value.request.post_data_json
+        assert sent["level"] == 10 and sent["time_ms"] in (300, 600, 1200)  # think=300, retries
         x, _ = parse_board(answer["board"], geometry)
         assert x >> cell & 1, f"the API did not get X on cell {cell}: {answer['board']}"
         game.wait_idle()
@@ -217,8 +219,9 @@ def test_keyboard_only_play(game: Any) -> None:
 
 
 def test_qubic_arrow_keys_cross_the_layers(game: Any) -> None:
-    game.open(variant="4x4x4", first="you")
+    game.open(variant="4x4x4", first="you", think=500)
     page = game.page
+    assert page.is_visible("#think") and page.input_value("#think") == "500"
     game.cell(3).focus()  # layer 1, row 1, column 4
     focused = lambda: page.evaluate("+document.activeElement.dataset.cell")  # noqa: E731
     for key, cell in [
@@ -280,6 +283,14 @@ def test_a_silent_server_times_out_with_a_friendly_message(game: Any) -> None:
     assert page.is_visible("#retry")
     assert game.board() == "....X...."
     assert len(held) == 1  # the page gave up on it (aborted) rather than waiting on
+
+
+def test_the_think_time_is_only_offered_on_qubic(game: Any) -> None:
+    game.open(variant="3x3")
+    assert game.page.is_hidden("#think")
+    game.page.check("input[name='variant'][value='4x4x4']", force=True)
+    assert game.page.is_visible("#think")
+    assert game.page.locator(".cell").count() == 64
 
 
 def test_fits_a_phone_screen(browser: Any, server_url: str) -> None:

@@ -42,6 +42,7 @@ const state = {
   heatPending: "", // board string of the analysis in flight
   hintWanted: false, // announce the best move when that analysis lands
   engineView: false,
+  think: DEFAULT_THINK_MS, // the AI's time per move (ms) on boards it cannot solve exactly
   lastAi: null,
   generation: 0, // bumps on every change that makes answers in flight stale
 };
@@ -56,6 +57,7 @@ function rememberChoices() {
     mark: state.human,
     first: state.firstSetting,
     level: state.level,
+    think: state.think,
     engineView: state.engineView,
   });
 }
@@ -81,8 +83,17 @@ function humansTurn() {
 }
 
 function thinkMs() {
-  const asked = Number(params.get("think"));
-  return Number.isFinite(asked) && asked > 0 ? Math.round(asked) : DEFAULT_THINK_MS;
+  return state.think;
+}
+
+function setThink(ms) {
+  const value = Number.isFinite(ms) && ms > 0 ? Math.round(ms) : DEFAULT_THINK_MS;
+  state.think = value;
+  const select = $("think");
+  if (![...select.options].some((o) => Number(o.value) === value)) {
+    select.append(new Option(`${value} ms`, String(value)));
+  }
+  select.value = String(value);
 }
 
 /** The API request for the position on the board; a retry gets twice the time. */
@@ -351,7 +362,8 @@ function renderStats() {
     return;
   }
   set("stat-move", cellName(state.geo, a.move));
-  set("stat-verdict", describeMove(a).label);
+  const fromBook = !a.proven && a.score == null && !a.nodes; // no search: an opening book
+  set("stat-verdict", fromBook ? "an opening-book move" : describeMove(a).label);
   set("stat-depth", a.depth ?? "—");
   set("stat-nodes", Number(a.nodes || 0).toLocaleString("en"));
   set("stat-time", `${Number(a.elapsed_ms || 0).toFixed(a.elapsed_ms < 10 ? 1 : 0)} ms`);
@@ -433,6 +445,10 @@ function wireControls() {
     });
   }
   $("level").addEventListener("input", () => setLevel(Number($("level").value)));
+  $("think").addEventListener("change", () => {
+    setThink(Number($("think").value));
+    rememberChoices();
+  });
   $("new-game").addEventListener("click", () => newGame());
   $("undo").addEventListener("click", () => undo());
   $("hint").addEventListener("click", () => showHeat(true));
@@ -484,6 +500,7 @@ function start() {
   state.firstSetting = ["you", "ai", "random"].includes(first) ? first : "you";
   const level = Number(params.get("level") ?? prefs.level ?? 10);
   state.engineView = Boolean(prefs.engineView);
+  setThink(Number(params.get("think") ?? prefs.think ?? DEFAULT_THINK_MS));
   setVariant(variantName);
   checkRadio("mark", state.human);
   checkRadio("first", state.firstSetting);
