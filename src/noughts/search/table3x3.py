@@ -29,8 +29,15 @@ LINES_3X3 = (0x7, 0x38, 0x1C0, 0x49, 0x92, 0x124, 0x111, 0x54)
 FULL_3X3 = 0x1FF
 
 
-_HAS_LINE = tuple(any(line & marks == line for line in LINES_3X3) for marks in range(512))
-"""``_HAS_LINE[marks]``: do these nine-bit ``marks`` hold a line?"""
+
+def _line_table() -> tuple[bool, ...]:
+    """``table[marks]``: do these nine-bit ``marks`` hold a line?"""
+    table = [False] * 512
+    for line in LINES_3X3:
+        for marks in range(512):
+            if line & marks == line:
+                table[marks] = True
+    return tuple(table)
 
 
 class Table3x3:
@@ -38,9 +45,10 @@ class Table3x3:
 
     _instance: Table3x3 | None = None
 
-    __slots__ = ("scores", "_losing")
+    __slots__ = ("scores", "_losing", "_has_line")
 
     def __init__(self) -> None:
+        self._has_line = _line_table()
         self.scores: dict[int, int] = {}
         self._losing: dict[int, int] = {}
         self._fill(0, 0, 0)
@@ -84,7 +92,7 @@ class Table3x3:
         line = [first]
         while True:
             mine = me | 1 << line[-1]
-            if _HAS_LINE[mine] or mine | opp == FULL_3X3:
+            if self._has_line[mine] or mine | opp == FULL_3X3:
                 return line
             me, opp = opp, mine
             target = scores[me | opp << 9]
@@ -104,7 +112,8 @@ class Table3x3:
         if known is not None:
             return known
         scores = self.scores
-        if _HAS_LINE[opp]:
+        has_line = self._has_line
+        if has_line[opp]:
             scores[word] = marks - WIN_SCORE
             return marks - WIN_SCORE
         if marks == 9:
@@ -119,7 +128,7 @@ class Table3x3:
             empty ^= bit
             mine = me | bit
             child = opp | mine << 9
-            if _HAS_LINE[mine]:
+            if has_line[mine]:
                 scores[child] = after - WIN_SCORE
                 score = WIN_SCORE - after
             else:
