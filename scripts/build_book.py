@@ -79,7 +79,8 @@ def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("variants", nargs="*", default=sorted(BOOK_VARIANTS))
     args = parser.parse_args(argv)
-    for name in args.variants:
+    for given in args.variants:
+        name = variant(given).name
         depth = BOOK_VARIANTS[name]
         started = time.perf_counter()
         book = build(name, depth)

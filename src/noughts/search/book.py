@@ -30,8 +30,9 @@ __all__ = ["Book", "book_path", "load_book", "BOOK_VARIANTS"]
 _MAGIC = b"noughts-book"
 _VERSION = 1
 
-BOOK_VARIANTS: dict[str, int] = {"4x4k3": 4, "4x4": 8, "5x4k4": 1, "3x3x3": 2}
-"""Variants shipped with a book, and the most marks a book position has."""
+BOOK_VARIANTS: dict[str, int] = {"4x4k3": 4, "4x4": 8, "5x4": 1, "3x3x3": 2}
+"""Variants shipped with a book (canonical names: ``5x4`` is 5x4k4), and the most marks
+a book position has."""
 
 
 class Book:
