@@ -9,7 +9,9 @@ The keys, with their 3x3 values:
 * ``games`` (255,168): the move sequences from the empty board to the end of the game.
 * ``games_up_to_symmetry`` (26,830): the games when, at every turn, moves that lead to
   symmetric positions count as one move: the number of paths from the empty board to an
-  end in the graph of positions up to symmetry.
+  end in the graph of positions up to symmetry. (This is the classic figure; it is not
+  the number of orbits of move sequences under the group, which Burnside's lemma gives
+  as 255,168 / 8 = 31,896 on 3x3, since no symmetry but the identity fixes a whole game.)
 * ``full_tree_boards`` (1,972,819): the 3x3 web-game seed's full tree: every sequence of
   moves, either player starting, play going on past a win until the board is full, the
   empty board (shared by both starts) counted once: ``2 * sum(N!/(N-k)!) - 1``.
