@@ -40,7 +40,7 @@ SCENES: dict[str, tuple[dict[str, str], list[int], bool, int | None]] = {
     "3x3": ({"variant": "3x3"}, [0, 8], True, None),
     "4x4k3": ({"variant": "4x4k3", "level": "8"}, [5, 10], True, None),
     "4x4": ({"variant": "4x4", "level": "10"}, [5, 10, 0], False, None),
-    "4x4x4": ({"variant": "4x4x4", "think": "300"}, [21, 42, 0, 63], False, 22),
+    "4x4x4": ({"variant": "4x4x4"}, [21, 42, 0, 63], False, 22),
 }
 
 
