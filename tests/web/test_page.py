@@ -277,6 +277,9 @@ def test_a_silent_server_times_out_with_a_friendly_message(game: Any) -> None:
     page.route("**/api/v1/move", lambda route: held.append(route))  # never answered
     game.cell(4).click()
     page.wait_for_function("document.getElementById('status').dataset.state === 'thinking'")
+    game.cell(0).click(force=True)  # out of turn: the AI is thinking
+    assert game.board() == "....X...."
+    assert "Wait for the AI" in page.inner_text("#message")
     page.clock.run_for(21_000)
     game.wait_idle()
     assert "did not answer within 20 s" in page.inner_text("#message")
