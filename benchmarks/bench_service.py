@@ -5,6 +5,8 @@ Measures, on one uvicorn worker with concurrent keep-alive clients on 127.0.0.1:
 - requests/s and p50/p99 latency of ``POST /api/v1/move`` on 3x3 and 4x4k3 (a pool of
   positions from real games, cache on and off), side by side in the same run with a
   trivial FastAPI endpoint (target: the move API at >= 50% of the baseline's throughput);
+  also the server's CPU time per request, whose ratio to the baseline's is the
+  throughput ratio on a core of its own (robust when other jobs share the machine);
 - import of the Lambda handler module plus its first request (target < 500 ms);
 - resident memory of the idle server, once its start-up warm-up is done (target < 100 MB).
 
@@ -88,6 +90,8 @@ class LoadResult:
     p50_ms: float
     p99_ms: float
     statuses: dict[str, int]
+    server_cpu_ms: float
+    """Server CPU time (user + system) per request: robust to other load on the machine."""
 
 
 def free_port() -> int:
@@ -119,7 +123,7 @@ def http_request(path: str, body: dict[str, Any]) -> bytes:
 
 async def _client(
     port: int, requests: list[bytes], start: int, stop_at: float, warm_until: float,
-    latencies: list[float], statuses: Counter[str],
+    latencies: list[float], statuses: Counter[str], answered: list[int],
 ) -> None:
     reader, writer = await asyncio.open_connection("127.0.0.1", port)
     index = start
@@ -135,6 +139,7 @@ async def _client(
                 if line.lower().startswith(b"content-length:"):
                     length = int(line.split(b":", 1)[1])
             await reader.readexactly(length)
+            answered[0] += 1
             if began >= warm_until:
                 latencies.append(time.perf_counter() - began)
                 statuses[status] += 1
@@ -143,21 +148,31 @@ async def _client(
 
 
 async def _load(port: int, requests: list[bytes], clients: int, seconds: float, warm: float
-                ) -> tuple[list[float], Counter[str], float]:
+                ) -> tuple[list[float], Counter[str], float, int]:
     latencies: list[float] = []
     statuses: Counter[str] = Counter()
+    answered = [0]
     now = time.perf_counter()
     warm_until, stop_at = now + warm, now + warm + seconds
     await asyncio.gather(*(
-        _client(port, requests, i * 7919, stop_at, warm_until, latencies, statuses)
+        _client(port, requests, i * 7919, stop_at, warm_until, latencies, statuses, answered)
         for i in range(clients)
     ))
-    return latencies, statuses, seconds
+    return latencies, statuses, seconds, answered[0]
 
 
-def run_load(label: str, port: int, requests: list[bytes], clients: int, seconds: float,
-             warm: float) -> LoadResult:
-    latencies, statuses, measured = asyncio.run(_load(port, requests, clients, seconds, warm))
+def cpu_seconds(pid: int) -> float:
+    """User + system CPU time of a process so far."""
+    fields = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()
+    return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
+
+
+def run_load(label: str, pid: int, port: int, requests: list[bytes], clients: int,
+             seconds: float, warm: float) -> LoadResult:
+    cpu_before = cpu_seconds(pid)
+    latencies, statuses, measured, answered = asyncio.run(
+        _load(port, requests, clients, seconds, warm))
+    cpu_ms = (cpu_seconds(pid) - cpu_before) * 1000 / max(1, answered)
     latencies.sort()
     count = len(latencies)
 
@@ -165,7 +180,7 @@ def run_load(label: str, port: int, requests: list[bytes], clients: int, seconds
         return latencies[min(count - 1, int(q * count))] * 1000 if count else 0.0
 
     return LoadResult(label, count, measured, count / measured, quantile_ms(0.5),
-                      quantile_ms(0.99), dict(statuses))
+                      quantile_ms(0.99), dict(statuses), cpu_ms)
 
 
 def wait_ready(port: int, path: str, timeout: float = 60.0) -> None:
@@ -273,7 +288,8 @@ def main() -> None:
         baseline = start_baseline(port)
         try:
             runs.setdefault("trivial FastAPI endpoint", []).append(
-                run_load("trivial", port, trivial, args.clients, args.seconds, warm))
+                run_load("trivial", baseline.pid, port, trivial, args.clients, args.seconds,
+                         warm))
         finally:
             stop(baseline)
         for cache_size, suffix in ((10_000, "cache on"), (0, "cache off")):
@@ -287,27 +303,34 @@ def main() -> None:
                 for variant, pool in pools.items():
                     label = f"/api/v1/move {variant}, {suffix}"
                     runs.setdefault(label, []).append(
-                        run_load(label, port, pool, args.clients, args.seconds, warm))
+                        run_load(label, server.pid, port, pool, args.clients, args.seconds,
+                                 warm))
                 if cache_size:
                     with urllib.request.urlopen(f"http://127.0.0.1:{port}/api/v1/stats") as r:
                         hit_rates.append(json.load(r)["hit_rate"] or 0.0)
             finally:
                 stop(server)
         print(f"round {round_number + 1}/{args.rounds} done", file=sys.stderr)
-    baseline_rps = statistics.median(r.rps for r in runs["trivial FastAPI endpoint"])
+    trivial_runs = runs["trivial FastAPI endpoint"]
+    baseline_rps = statistics.median(r.rps for r in trivial_runs)
+    baseline_cpu = statistics.median(r.server_cpu_ms for r in trivial_runs)
     rows = []
-    print(f"\n{'endpoint':<34}{'req/s':>9}{'vs trivial':>12}{'p50 ms':>9}{'p99 ms':>9}  statuses")
+    print(f"\n{'endpoint':<32}{'req/s':>7}{'ratio':>7}{'p50 ms':>8}{'p99 ms':>8}"
+          f"{'CPU ms/req':>11}{'CPU ratio':>10}  statuses")
     for label, results in runs.items():
         rps = statistics.median(r.rps for r in results)
         p50 = statistics.median(r.p50_ms for r in results)
         p99 = statistics.median(r.p99_ms for r in results)
+        cpu = statistics.median(r.server_cpu_ms for r in results)
         statuses: Counter[str] = Counter()
         for r in results:
             statuses.update(r.statuses)
-        ratio = rps / baseline_rps
+        ratio, cpu_ratio = rps / baseline_rps, baseline_cpu / cpu
         rows.append({"endpoint": label, "rps": rps, "ratio": ratio, "p50_ms": p50,
-                     "p99_ms": p99, "statuses": dict(statuses)})
-        print(f"{label:<34}{rps:>9.0f}{ratio:>11.0%}{p50:>9.1f}{p99:>9.1f}  {dict(statuses)}")
+                     "p99_ms": p99, "server_cpu_ms_per_request": cpu,
+                     "cpu_throughput_ratio": cpu_ratio, "statuses": dict(statuses)})
+        print(f"{label:<32}{rps:>7.0f}{ratio:>7.0%}{p50:>8.1f}{p99:>8.1f}{cpu:>11.2f}"
+              f"{cpu_ratio:>10.0%}  {dict(statuses)}")
     cold = lambda_cold_start(5)
     print(f"\nLambda handler import + first request: {cold['import_plus_first_ms']:.0f} ms wall, "
           f"{cold['import_plus_first_cpu_ms']:.0f} ms CPU (import alone "
