@@ -59,6 +59,8 @@ _POST_ERRORS = _errors(400, 409, 413, 415, 422, 429, 501, 503)
 
 
 async def get_service(request: Request) -> MoveService:
+    """The app's move service (a coroutine: FastAPI runs plain functions in a thread pool,
+    which cost a thread hop per request)."""
     service: MoveService = request.app.state.service
     return service
 
