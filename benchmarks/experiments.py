@@ -40,6 +40,11 @@ EXPERIMENTS: dict[str, list[str]] = {
         "level:10", "seed-qubic:3", "--variant", "qubic", "--games", "200", "--seed", "4",
         "--time", "0.3", "--move-limit", "30",
     ],
+    # The same with a node budget instead of a clock: independent of the machine's load.
+    "level10-nodes-vs-seed-qubic3": [
+        "level:10", "seed-qubic:3", "--variant", "qubic", "--games", "100", "--seed", "9",
+        "--nodes", "100000", "--move-limit", "60",
+    ],
     "level10-vs-seed-qubic2-defensive": [
         "level:10", "seed-qubic:2:defensive", "--variant", "qubic", "--games", "200",
         "--seed", "5", "--time", "0.3", "--move-limit", "30",
