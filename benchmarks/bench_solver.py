@@ -35,6 +35,8 @@ import subprocess
 import sys
 import tempfile
 import time
+from collections.abc import Callable
+from functools import partial
 from pathlib import Path
 from typing import Any
 
@@ -95,7 +97,7 @@ def random_positions(name: str, count: int, seed: int) -> list[Any]:
 
     rng = random.Random(seed)
     cells = Position("", name).geometry.cells
-    found = []
+    found: list[Any] = []
     while len(found) < count:
         position = Position("", name)
         for _ in range(rng.randint(0, cells - 1)):
@@ -150,11 +152,11 @@ def scenario_solve(name: str) -> dict[str, Any]:
     }
 
 
-SCENARIOS = {
+SCENARIOS: dict[str, Callable[[], dict[str, Any]]] = {
     "3x3": scenario_3x3,
-    "warm-4x4k3": lambda: scenario_warm("4x4k3", 1000),
-    "warm-4x4": lambda: scenario_warm("4x4", 300),
-    **{f"solve-{name}": (lambda name=name: scenario_solve(name)) for name in SOLVED_VARIANTS},
+    "warm-4x4k3": partial(scenario_warm, "4x4k3", 1000),
+    "warm-4x4": partial(scenario_warm, "4x4", 300),
+    **{f"solve-{name}": partial(scenario_solve, name) for name in SOLVED_VARIANTS},
 }
 
 
