@@ -104,6 +104,8 @@ def infer_variant(board: str) -> str:
         side = len(layers)
         if all(len(layer) == side and all(len(r) == side for r in layer) for layer in rows):
             return f"{side}x{side}x{side}"
+        if all(len(layer) == side * side for layer in layers):
+            return f"{side}x{side}x{side}"
         raise BoardError(f"board {board!r} is no N x N x N cube; name it with --variant")
     if len(rows[0]) > 1:
         widths = {len(row) for row in rows[0]}
