@@ -30,6 +30,8 @@ Sides are numbers: ``0`` is X, ``1`` is O. For each side the board knows
 from __future__ import annotations
 
 import random
+import sys
+from array import array
 from functools import lru_cache
 
 from noughts.geometry import Bitboard, Geometry, scan_forward
@@ -70,7 +72,8 @@ class Tables:
         # symmetry s, packed 64 bits apiece (s = 0, the identity, in the low bits).
         self.zobrist: tuple[tuple[int, ...], ...] = tuple(
             tuple(
-                sum(base[side][perm[cell]] << (64 * s) for s, perm in enumerate(self.perms))
+                int.from_bytes(array("Q", [base[side][perm[cell]] for perm in self.perms]),
+                               sys.byteorder)
                 for cell in range(self.cells)
             )
             for side in range(2)
@@ -391,7 +394,8 @@ class SearchBoard:
     def canonical_key(self) -> tuple[int, int]:
         """A hash shared by all symmetric images of the position, and a symmetry ``s``
         such that the key is the plain hash of the image under ``s`` (about 20 us)."""
-        values = memoryview(self.hashes.to_bytes(self.hash_bytes, "little")).cast("Q").tolist()
+        packed = self.hashes.to_bytes(self.hash_bytes, sys.byteorder)
+        values = memoryview(packed).cast("Q").tolist()
         best = min(values)
         return best, values.index(best)
 

@@ -22,7 +22,7 @@ from __future__ import annotations
 import random
 from functools import lru_cache
 
-from noughts.geometry import Bitboard, Geometry, scan_forward
+from noughts.geometry import Bitboard, Geometry
 from noughts.position import Position
 from noughts.search.board import tables_for
 
@@ -39,34 +39,32 @@ def strong_cells(geometry: Geometry) -> tuple[int, ...]:
     return tuple(cell for cell, count in enumerate(counts) if count == top)
 
 
-def _canonical(geometry: Geometry, x: Bitboard, o: Bitboard) -> tuple[tuple[int, int], list[int]]:
-    """The least image of ``(x, o)`` and every symmetry index that produces it."""
+def _canonical(geometry: Geometry, marks: Bitboard) -> tuple[int, list[int]]:
+    """The least image of a board holding at most one mark, and every symmetry index
+    that produces it (a single cell's image is just its image under the permutation)."""
     perms = tables_for(geometry).perms
-    images = []
-    for index, perm in enumerate(perms):
-        ix = sum(1 << perm[c] for c in scan_forward(x))
-        io = sum(1 << perm[c] for c in scan_forward(o))
-        images.append(((ix, io), index))
-    best = min(image for image, _ in images)
-    return best, [index for image, index in images if image == best]
+    if not marks:
+        return 0, list(range(len(perms)))
+    cell = marks.bit_length() - 1
+    images = [perm[cell] for perm in perms]
+    best = min(images)
+    return 1 << best, [index for index, image in enumerate(images) if image == best]
 
 
 @lru_cache(maxsize=16)
-def _book(geometry: Geometry) -> dict[tuple[int, int], tuple[int, ...]]:
+def _book(geometry: Geometry) -> dict[int, tuple[int, ...]]:
     """Representative position -> good replies (representative's frame).
 
     Empty board: the strong cells. After one move: the strong cells sharing a line
     with it (blocking while building), else every strong cell still empty.
     """
     strong = strong_cells(geometry)
-    table: dict[tuple[int, int], tuple[int, ...]] = {}
-    key, _ = _canonical(geometry, 0, 0)
-    table[key] = strong
+    table: dict[int, tuple[int, ...]] = {0: strong}
     for first in range(geometry.cells):
-        key, _ = _canonical(geometry, 1 << first, 0)
+        key, _ = _canonical(geometry, 1 << first)
         if key in table:
             continue
-        (rep,) = scan_forward(key[0])
+        rep = key.bit_length() - 1
         shared = 0
         for line in geometry.lines_through[rep]:
             shared |= line
@@ -81,7 +79,7 @@ def book_move(position: Position, rng: random.Random) -> int | None:
     if position.ply > BOOK_PLIES or geometry.cells > 125:
         return None
     marks = position.x | position.o  # at most one mark: key the table by where it is
-    key, symmetries = _canonical(geometry, marks, 0)
+    key, symmetries = _canonical(geometry, marks)
     replies = _book(geometry).get(key)
     if not replies:
         return None
