@@ -89,7 +89,7 @@ def test_variant_is_inferred_from_the_board_shape() -> None:
     assert infer_variant(".../.../...|.../.../...|.../.../...") == "3x3x3"
     assert infer_variant("|".join(["." * 16] * 4)) == "4x4x4"
     with pytest.raises(ValueError, match="no N x N x N cube"):
-        infer_variant("....|....")
+        infer_variant("...|...")
     with pytest.raises(ValueError, match="rows of different lengths"):
         infer_variant(".../..")
 
