@@ -25,6 +25,13 @@ def scan_occupied(position: Position) -> list[int]:
     return [cell for cell in range(position.geometry.cells) if position.occupied >> cell & 1]
 
 
+class NonsensePlayer:
+    name = "nonsense"
+
+    def move(self, position: Position) -> object:
+        return "the centre"
+
+
 class RaisingPlayer:
     name = "raiser"
 
@@ -70,6 +77,7 @@ def test_colours_alternate_and_couples_share_openings() -> None:
     ("player", "reason"),
     [
         (IllegalPlayer(), "played an illegal move: cell"),
+        (NonsensePlayer(), "a move is a cell index, not 'the centre'"),
         (RaisingPlayer(), "raised RuntimeError: my evaluation blew up"),
         (SlowPlayer(), "overran its time: 0.3"),
     ],

@@ -20,6 +20,7 @@ from __future__ import annotations
 
 import contextlib
 import multiprocessing
+import operator
 import random
 import time
 from collections.abc import Callable, Sequence
@@ -123,10 +124,11 @@ def play_game(
         if elapsed > move_limit:
             reason = f"{mover} overran its time: {elapsed:.2f} s > {move_limit:.2f} s"
             return tuple(moves), _other(mover), reason, times
-        cell = move_of(answer)
+        answered = move_of(answer)
         try:
-            if not isinstance(cell, int) or isinstance(cell, bool):
-                raise IllegalMoveError(f"a move is a cell index, not {cell!r}")
+            if isinstance(answered, bool) or not hasattr(answered, "__index__"):
+                raise IllegalMoveError(f"a move is a cell index, not {answered!r}")
+            cell = operator.index(answered)  # numpy integers are fine too
             position = position.play(cell)
         except IllegalMoveError as error:
             return tuple(moves), _other(mover), f"{mover} played an illegal move: {error}", times
