@@ -62,7 +62,9 @@ _CANONICAL_PLIES = 1
 _QUIESCENCE_PLIES = 0
 """Threat moves a leaf may still try (each forces a reply that costs nothing)."""
 _SAFETY = 0.03
-"""Seconds kept back from the time budget for unwinding and building the result."""
+_SAFETY_SHARE = 0.05
+"""Kept back from the time budget for unwinding and building the result: the larger of
+``_SAFETY`` seconds and ``_SAFETY_SHARE`` of the budget (a busy machine wakes us late)."""
 _MAX_TABLE = 400_000
 _KILLER_BONUS = 1 << 40
 _PROBE_THREATS = 0
@@ -438,7 +440,10 @@ def _budget(
         raise NoughtsError(f"node budget must be a positive integer, not {nodes!r}")
     if time_limit is None and nodes is None:
         time_limit = DEFAULT_TIME_LIMIT
-    deadline = None if time_limit is None else start + max(time_limit - _SAFETY, time_limit / 2)
+    if time_limit is None:
+        return None, nodes
+    margin = max(_SAFETY, time_limit * _SAFETY_SHARE)  # the scheduler may be late to wake us
+    deadline = start + max(time_limit - margin, time_limit / 2)
     return deadline, nodes
 
 
