@@ -23,7 +23,8 @@ Randomness comes only from ``seed``: the same seed gives the same move.
 
 >>> from noughts.position import Position
 >>> trap = Position("X../.O./..X")    # O to move: a corner loses to a fork, an edge holds
->>> def corners(level): return sum(level_move(trap, level, seed=s).move in (2, 6) for s in range(200))
+>>> def corners(level):
+...     return sum(level_move(trap, level, seed=s).move in (2, 6) for s in range(200))
 >>> corners(2), corners(9)     # level 2 walks into the fork twice as often as level 9
 (78, 36)
 >>> level_move(Position("XX./OO./..."), 9, seed=1).move   # wins on the spot
