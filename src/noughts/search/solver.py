@@ -369,23 +369,23 @@ def _answer_3x3(
     """The 3x3 answer of an unfinished position: move, value, all moves, line, traps."""
     marks = (me | opp).bit_count()
     move, score, scores, traps = solver.choose(me, opp, seed)
+    known = _MOVE_VALUES.get
     return (
         move,
         to_value(score, marks, 9),
-        tuple(_move_value(cell, to_value(s, marks, 9)) for cell, s in scores),
+        tuple(known((cell, s, marks)) or _move_value(cell, s, marks) for cell, s in scores),
         tuple(solver.principal_variation(me, opp, move)),
         traps,
     )
 
 
-_MOVE_VALUES: dict[tuple[int, Value], MoveValue] = {}
+_MOVE_VALUES: dict[tuple[int, int, int], MoveValue] = {}
 
 
-def _move_value(cell: int, value: Value) -> MoveValue:
-    known = _MOVE_VALUES.get((cell, value))
-    if known is None:
-        known = _MOVE_VALUES[cell, value] = MoveValue(cell, value)
-    return known
+def _move_value(cell: int, score: int, marks: int) -> MoveValue:
+    """The shared 3x3 :class:`MoveValue` of a move of absolute ``score`` after ``marks``."""
+    value = _MOVE_VALUES[cell, score, marks] = MoveValue(cell, to_value(score, marks, 9))
+    return value
 
 
 def principal_variation(position: Position) -> tuple[int, ...]:
