@@ -1,17 +1,11 @@
-"""Anytime search for boards too large to solve on the spot (Qubic, big m x n boards).
+"""Anytime play for boards too large to solve on the spot (Qubic, big m x n boards).
 
-Iterative deepening principal-variation search (negamax, alpha-beta) under a time
-and/or node budget. A transposition table keyed by Zobrist hashes (canonical over the
-board's symmetries near the root, plain deeper, where symmetric transpositions are
-rare and the canonical key costs more than it saves), move ordering by table move,
-killers, history and threats, forced replies searched without spending depth, and a
-quiescence of threat moves at the leaves, so forks and continuous-threat wins show up.
-Rules come first: win now, block the opponent's immediate win, play the opening table,
-play a forced win found by the threat-space search.
-
-Scores are absolute like the solver's: a win for the side to move that ends the game
-with ``N`` marks on the board scores ``MATE - N``, so a score beyond ``MATE_BOUND`` is
-a proof, whatever the depth of the search that found it.
+:func:`anytime_move` answers within a time and/or node budget: rules first (win now,
+block the opponent's only threat), then the opening table, a forced win by continuous
+threats (:mod:`noughts.search.threats`), iterative deepening of the principal-variation
+search (:mod:`noughts.search.pvs`) and, with the last part of the budget, a check that
+the chosen move leaves the opponent no forced win by continuous threats.
+:func:`anytime_evaluate` values every legal move. Proven values are exact.
 
 >>> from noughts.position import Position
 >>> result = anytime_move(Position("XXX./OOO./..../....|" + "|".join(["..../..../..../...."] * 3),
@@ -33,9 +27,9 @@ from typing import ParamSpec, TypeVar
 from noughts.engine import MoveEval, MoveResult
 from noughts.errors import GameOverError, NoughtsError
 from noughts.position import Position
-from noughts.search.board import SearchBoard
-from noughts.search.evaluate import Style, line_weights
+from noughts.search.evaluate import Style
 from noughts.search.openings import book_move
+from noughts.search.pvs import INF, MATE, MATE_BOUND, AnytimeSearch, Stop
 from noughts.search.threats import ThreatSearch
 from noughts.values import Outcome, Value
 
@@ -51,344 +45,10 @@ __all__ = [
 DEFAULT_TIME_LIMIT = 1.0
 """Seconds a move when neither a time limit nor a node budget is given."""
 
-MATE = 1 << 50
-MATE_BOUND = MATE - 100_000
-"""Scores beyond this are proven wins (losses below its negative)."""
-
-_INF = MATE + 1
-_EXACT, _LOWER, _UPPER = 0, 1, 2
-_CANONICAL_PLIES = 1
-"""Nodes this close to the root use the canonical (symmetry-reduced) table key."""
-_QUIESCENCE_PLIES = 0
-"""Threat moves a leaf may still try (each forces a reply that costs nothing)."""
 _SAFETY = 0.03
 _SAFETY_SHARE = 0.05
 """Kept back from the time budget for unwinding and building the result: the larger of
 ``_SAFETY`` seconds and ``_SAFETY_SHARE`` of the budget (a busy machine wakes us late)."""
-_MAX_TABLE = 400_000
-_KILLER_BONUS = 1 << 40
-_PROBE_THREATS = 0
-"""Threats a frontier node may chain looking for a forced win (0: no probe)."""
-_LMR = True
-_LMR_AFTER = 4
-"""Moves after this many are searched one ply shallower first (late move reduction)."""
-
-
-class _Stop(Exception):
-    """The budget ran out: unwind to the root."""
-
-
-class AnytimeSearch:
-    """One search over ``position`` with its own table; see :func:`anytime_move`."""
-
-    def __init__(
-        self,
-        position: Position,
-        *,
-        style: Style = "strong",
-        deadline: float | None = None,
-        node_limit: int | None = None,
-    ) -> None:
-        self.position = position
-        self.player = 0 if position.to_move == "X" else 1
-        self.board = SearchBoard(position, line_weights(position.geometry.k, style), self.player)
-        self.tables = self.board.tables
-        self.deadline = deadline
-        self.node_limit = node_limit
-        self.nodes = 0
-        self.next_check = 256
-        self.table: dict[int, tuple[int, int, int, int]] = {}
-        cells = position.geometry.cells
-        self.history = [0] * cells
-        self.killers = [[-1, -1] for _ in range(cells + 2)]
-        self.cell_weight = [len(t) for t in self.tables.through]
-        self.root_marks = self.board.marks
-        self.restricted = bool(self.tables.near)
-        self.threats = ThreatSearch(self.board)
-
-    # -- budget ---------------------------------------------------------------------------
-    def out_of_budget(self) -> bool:
-        if self.node_limit is not None and self.nodes >= self.node_limit:
-            return True
-        return self.deadline is not None and time.perf_counter() >= self.deadline
-
-    def _tick(self) -> None:
-        if self.out_of_budget():
-            raise _Stop
-
-    # -- move generation -------------------------------------------------------------------
-    def candidates(self) -> int:
-        """Cells worth searching: every empty cell, or near the marks on big boards."""
-        board = self.board
-        if not self.restricted or not board.occupied:
-            return board.empty if board.occupied else self._opening_cells()
-        near = self.tables.near
-        mask = 0
-        occupied = board.occupied
-        while occupied:
-            low = occupied & -occupied
-            mask |= near[low.bit_length() - 1]
-            occupied ^= low
-        return mask & board.empty
-
-    def _opening_cells(self) -> int:
-        if not self.restricted:
-            return self.board.empty
-        weights = self.cell_weight
-        top = max(weights)
-        return sum(1 << c for c, w in enumerate(weights) if w == top)
-
-    def ordered_moves(self, first: int, ply: int) -> list[int]:
-        """Candidate moves: table move, killers, then by evaluation gain and history."""
-        board = self.board
-        history = self.history
-        killers = self.killers[ply]
-        scored = []
-        gains = board.gain[board.stm]
-        mask = self.candidates()
-        while mask:
-            low = mask & -mask
-            mask ^= low
-            cell = low.bit_length() - 1
-            value = gains[cell] + history[cell]
-            if cell == killers[0] or cell == killers[1]:
-                value += _KILLER_BONUS
-            if cell == first:
-                value += 2 * _KILLER_BONUS
-            scored.append((value, cell))
-        scored.sort(reverse=True)
-        return [cell for _, cell in scored]
-
-    def frontier(self, alpha: int, beta: int) -> int:
-        """A node one ply above the leaves with no threat or fork on the board: quiet
-        moves are valued by their evaluation gain without playing them; the moves that
-        make a threat are played, as their forced replies may still matter."""
-        board = self.board
-        pot = board.pot[board.stm]
-        if _PROBE_THREATS and pot:
-            line = self.probe()
-            if line is not None:
-                return MATE - board.marks - len(line)
-        stand = board.evaluation()
-        gains = board.gain[board.stm]
-        top = -_INF
-        mask = self.candidates()
-        while mask:
-            low = mask & -mask
-            mask ^= low
-            cell = low.bit_length() - 1
-            if gains[cell] > top and cell not in pot:
-                top = gains[cell]
-        best = stand + top if top > -_INF else -_INF
-        forcing = list(pot)
-        if best >= beta:
-            return best
-        if best > alpha:
-            alpha = best
-        for cell in forcing:
-            board.play(cell)
-            try:
-                score = -self.negamax(0, -beta, -alpha, 99)
-            finally:
-                board.undo(cell)
-            if score > best:
-                best = score
-                if score > alpha:
-                    alpha = score
-                    if alpha >= beta:
-                        break
-        return best
-
-    # -- the search ---------------------------------------------------------------------------
-    def negamax(self, depth: int, alpha: int, beta: int, ply: int) -> int:
-        """The score for the side to move if inside ``(alpha, beta)``, else a bound."""
-        self.nodes += 1
-        if self.nodes >= self.next_check:
-            self.next_check = self.nodes + 64
-            self._tick()
-        board = self.board
-        side = board.stm
-        marks = board.marks
-        if board.threats[side]:
-            return MATE - marks - 1
-        if not board.empty:
-            return 0
-        theirs = board.threats[1 - side]
-        if theirs:
-            if len(theirs) >= 2:
-                return marks + 2 - MATE
-            block = next(iter(theirs))
-            board.play(block)
-            try:
-                return -self.negamax(depth, -beta, -alpha, ply + 1)
-            finally:
-                board.undo(block)
-        if board.forks[side]:
-            return MATE - marks - 3
-        # No win before five plies now, no loss before four.
-        top = MATE - marks - 5
-        if beta > top:
-            beta = top
-            if alpha >= beta:
-                return top
-        if depth <= 0:
-            return self.quiesce(depth, alpha, beta, ply)
-        if depth == 1 and not board.forks[1 - side] and not self.restricted:
-            self.nodes += board.empty.bit_count()
-            return self.frontier(alpha, beta)
-        table = self.table
-        if ply <= _CANONICAL_PLIES:
-            key, symmetry = board.canonical_key()
-        else:
-            key, symmetry = board.key(), 0
-        entry = table.get(key)
-        first = -1
-        if entry is not None:
-            stored_depth, flag, stored, move = entry
-            if stored_depth >= depth or abs(stored) >= MATE_BOUND:
-                if flag == _EXACT:
-                    return stored
-                if flag == _LOWER and stored >= beta:
-                    return stored
-                if flag == _UPPER and stored <= alpha:
-                    return stored
-            if move >= 0:
-                first = self.tables.inverse[symmetry][move]
-                if not board.empty >> first & 1:
-                    first = -1
-        moves = self.ordered_moves(first, ply)
-        original_alpha = alpha
-        best = -_INF
-        best_move = -1
-        searched_first = False
-        pot = board.pot[side]
-        for index, cell in enumerate(moves):
-            # Late quiet moves are searched shallower first (re-searched if they rise).
-            reduce = _LMR and depth >= 3 and index >= _LMR_AFTER and cell not in pot
-            board.play(cell)
-            try:
-                if not searched_first:
-                    score = -self.negamax(depth - 1, -beta, -alpha, ply + 1)
-                    searched_first = True
-                else:
-                    score = alpha + 1
-                    if reduce:
-                        score = -self.negamax(depth - 2, -alpha - 1, -alpha, ply + 1)
-                    if score > alpha:
-                        score = -self.negamax(depth - 1, -alpha - 1, -alpha, ply + 1)
-                    if alpha < score < beta:
-                        score = -self.negamax(depth - 1, -beta, -alpha, ply + 1)
-            finally:
-                board.undo(cell)
-            if score > best:
-                best = score
-                best_move = cell
-                if score > alpha:
-                    alpha = score
-                    if alpha >= beta:
-                        killers = self.killers[ply]
-                        if killers[0] != cell:
-                            killers[1] = killers[0]
-                            killers[0] = cell
-                        self.history[cell] += depth * depth
-                        break
-        if best <= -MATE_BOUND and self.restricted:
-            best = -MATE_BOUND + 1  # unsearched far moves: a likely loss, not a proof
-        if len(table) >= _MAX_TABLE:
-            table.clear()
-        flag = _UPPER if best <= original_alpha else _LOWER if best >= beta else _EXACT
-        stored_move = self.tables.perms[symmetry][best_move] if best_move >= 0 else -1
-        table[key] = (depth, flag, best, stored_move)
-        return best
-
-    def probe(self) -> list[int] | None:
-        """A continuous-threat win of at most ``_PROBE_THREATS`` threats for the side to
-        move (the table of failed positions is shared by the whole search)."""
-        threats = self.threats
-        before = threats.nodes
-        try:
-            return threats.probe(_PROBE_THREATS)
-        finally:
-            self.nodes += threats.nodes - before
-            if self.nodes >= self.next_check:
-                self.next_check = self.nodes + 64
-                self._tick()
-
-    def quiesce(self, depth: int, alpha: int, beta: int, ply: int) -> int:
-        """Stand pat on the evaluation, or try the moves that make a threat."""
-        board = self.board
-        stand = board.evaluation()
-        if stand >= beta or depth <= -_QUIESCENCE_PLIES:
-            return stand
-        if stand > alpha:
-            alpha = stand
-        best = stand
-        pot = board.pot[board.stm]
-        for cell in sorted(pot, key=lambda c: -pot[c]):
-            board.play(cell)
-            try:
-                score = -self.negamax(depth - 1, -beta, -alpha, ply + 1)
-            finally:
-                board.undo(cell)
-            if score > best:
-                best = score
-                if score > alpha:
-                    alpha = score
-                    if alpha >= beta:
-                        break
-        return best
-
-    def root(self, depth: int, moves: list[int]) -> tuple[int, int, dict[int, int]]:
-        """One iteration at the root: best score, best move and the scores found."""
-        board = self.board
-        alpha, beta = -_INF, _INF
-        best, best_move = -_INF, moves[0]
-        scores: dict[int, int] = {}
-        for index, cell in enumerate(moves):
-            board.play(cell)
-            try:
-                if index == 0:
-                    score = -self.negamax(depth - 1, -beta, -alpha, 1)
-                else:
-                    score = -self.negamax(depth - 1, -alpha - 1, -alpha, 1)
-                    if score > alpha:
-                        score = -self.negamax(depth - 1, -beta, -alpha, 1)
-            finally:
-                board.undo(cell)
-            scores[cell] = score
-            if score > best:
-                best, best_move = score, cell
-                alpha = max(alpha, score)
-        return best, best_move, scores
-
-    def principal_variation(self, first: int, length: int) -> tuple[int, ...]:
-        """The table's line from the root, starting with ``first``."""
-        board = self.board
-        line = [first]
-        board.play(first)
-        played = [first]
-        try:
-            while len(line) < length and board.empty and not board.threats[1 - board.stm]:
-                if board.threats[board.stm]:
-                    line.append(next(iter(board.threats[board.stm])))
-                    break
-                key, symmetry = board.key(), 0
-                entry = self.table.get(key)
-                if entry is None:
-                    key, symmetry = board.canonical_key()
-                    entry = self.table.get(key)
-                if entry is None or entry[3] < 0:
-                    break
-                cell = self.tables.inverse[symmetry][entry[3]]
-                if not board.empty >> cell & 1:
-                    break
-                line.append(cell)
-                board.play(cell)
-                played.append(cell)
-        finally:
-            for cell in reversed(played):
-                board.undo(cell)
-        return tuple(line)
 
 
 # -- results ---------------------------------------------------------------------------------
@@ -530,7 +190,7 @@ def anytime_move(
     for depth in range(1, board.empty.bit_count() + 1):
         try:
             score, move, scores = search.root(depth, moves)
-        except _Stop:
+        except Stop:
             break
         best_move, best_score, depth_done = move, score, depth
         moves.sort(key=lambda m: -scores[m])
@@ -647,7 +307,7 @@ def anytime_evaluate(
             for cell in list(pending):
                 board.play(cell)
                 try:
-                    score = -search.negamax(depth - 1, -_INF, _INF, 1)
+                    score = -search.negamax(depth - 1, -INF, INF, 1)
                 finally:
                     board.undo(cell)
                 proven = _proven(score, marks)
@@ -656,7 +316,7 @@ def anytime_evaluate(
                     pending.remove(cell)
             if not pending:
                 break
-    except _Stop:
+    except Stop:
         pass
     geometry = position.geometry
     result = []
