@@ -158,7 +158,7 @@ function humanPlay(cell) {
 
 // 503: the search found no move within its budget; the server keeps its work, so a
 // second request usually answers at once (the first Qubic move of a fresh server).
-const RETRIES_ON_503 = 2;
+const RETRIES_ON_503 = 3;
 
 async function aiMove(attempt = 0) {
   const generation = state.generation;
