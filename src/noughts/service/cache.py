@@ -99,7 +99,7 @@ class SymmetricView:
 
 def cache_key(kind: str, canonical: Position, *, level: int) -> CacheKey:
     """The key of an answer of ``kind`` ("move", "analyze") for a canonical position."""
-    return (kind, canonical.variant, canonical.x, canonical.o, canonical.to_move, level)
+    return (kind, canonical.geometry, canonical.x, canonical.o, canonical.to_move, level)
 
 
 @dataclass(frozen=True)

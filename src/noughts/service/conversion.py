@@ -13,7 +13,7 @@ from __future__ import annotations
 
 from noughts.engine import MoveEval
 from noughts.errors import BoardError, GameOverError, VariantError
-from noughts.geometry import scan_forward
+from noughts.geometry import Geometry, scan_forward
 from noughts.notation import parse_board
 from noughts.position import Mark, Position
 from noughts.service.moves import Analysis, MoveAnswer
@@ -54,10 +54,12 @@ def position_from_request(request: PositionFields, *, max_cells: int | None = No
         x, o = request.num_x, request.num_o
     else:
         x = o = 0
-    return position_from_bitmasks(x, o, geometry.name, _side(request))
+    return position_from_bitmasks(x, o, geometry, _side(request))
 
 
-def position_from_bitmasks(x: int, o: int, variant_name: str, to_move: Mark | None) -> Position:
+def position_from_bitmasks(
+    x: int, o: int, variant_name: str | Geometry, to_move: Mark | None
+) -> Position:
     """A playable position from bitmasks and the side to move (if it was given).
 
     >>> position_from_bitmasks(0b11, 0b1100, "4x4k3", "O").board
@@ -98,6 +100,7 @@ def move_response(answer: MoveAnswer) -> MoveResponse:
     """The JSON answer of ``POST /api/v1/move``."""
     position, result = answer.position, answer.result
     after = position.play(result.move)
+    winner = after.winner
     return MoveResponse(
         variant=position.variant,
         board=position.board,
@@ -117,9 +120,9 @@ def move_response(answer: MoveAnswer) -> MoveResponse:
         cached=answer.cached,
         budget_ms=answer.budget_ms,
         board_after=after.board,
-        game_over=after.is_over,
-        winner=after.winner,
-        winning_line=list(scan_forward(after.winning_line)) if after.winner else [],
+        game_over=winner is not None or not after.empty,
+        winner=winner,
+        winning_line=list(scan_forward(after.winning_line)) if winner else [],
     )
 
 

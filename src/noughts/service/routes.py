@@ -5,9 +5,9 @@ from __future__ import annotations
 import json
 from functools import lru_cache
 from pathlib import Path
-from typing import Annotated, Any
+from typing import Any
 
-from fastapi import APIRouter, Depends, Request
+from fastapi import APIRouter, Request
 from fastapi.responses import FileResponse, JSONResponse, Response
 from pydantic import BaseModel, ValidationError
 
@@ -58,14 +58,11 @@ def _errors(*codes: int) -> dict[int | str, dict[str, Any]]:
 _POST_ERRORS = _errors(400, 409, 413, 415, 422, 429, 501, 503)
 
 
-async def get_service(request: Request) -> MoveService:
-    """The app's move service (a coroutine: FastAPI runs plain functions in a thread pool,
-    which cost a thread hop per request)."""
+def service_of(request: Request) -> MoveService:
+    """The app's move service (looked up directly: a dependency costs more per request
+    than the whole cache hit it would serve)."""
     service: MoveService = request.app.state.service
     return service
-
-
-ServiceDep = Annotated[MoveService, Depends(get_service)]
 
 
 def _json(model: BaseModel) -> Response:
@@ -83,9 +80,10 @@ site = APIRouter()
     responses=_POST_ERRORS,
     summary="The engine's move",
 )
-async def post_move(body: MoveRequest, service: ServiceDep) -> Response:
+async def post_move(body: MoveRequest, request: Request) -> Response:
     """The move for the side to move, its value (proven outcome and plies, or score and
     depth), the effort behind it, and the board after it."""
+    service = service_of(request)
     position = position_from_request(body, max_cells=service.settings.max_cells)
     answer = await service.move(position, level=body.level, time_ms=body.time_ms, seed=body.seed)
     return _json(move_response(answer))
@@ -97,8 +95,9 @@ async def post_move(body: MoveRequest, service: ServiceDep) -> Response:
     responses=_POST_ERRORS,
     summary="Every legal move with its value",
 )
-async def post_analyze(body: AnalyzeRequest, service: ServiceDep) -> Response:
+async def post_analyze(body: AnalyzeRequest, request: Request) -> Response:
     """Each legal move's value for the side to move (for the page's hint heat map)."""
+    service = service_of(request)
     position = position_from_request(body, max_cells=service.settings.max_cells)
     return _json(analyze_response(await service.analyze(position, time_ms=body.time_ms)))
 
@@ -134,8 +133,9 @@ async def get_variants() -> VariantsResponse:
 
 
 @api.get("/stats", response_model=StatsResponse, summary="Cache and engine counters")
-async def get_stats(service: ServiceDep) -> StatsResponse:
+async def get_stats(request: Request) -> StatsResponse:
     """Move-cache hits, misses and size; engine searches started, rejected and stopped."""
+    service = service_of(request)
     moves, analyses, runner = service.moves, service.analyses, service.runner
     hits, misses = moves.hits + analyses.hits, moves.misses + analyses.misses
     cache = CacheStats(
@@ -202,7 +202,7 @@ _LENIENT_TYPES = frozenset(
         }
     },
 )
-async def post_seed_move(request: Request, service: ServiceDep) -> JSONResponse:
+async def post_seed_move(request: Request) -> JSONResponse:
     """The seed backend's one POST: ``{"numX", "numO", "isX"}`` on 4x4 with 3 in a row,
     answered with ``[row, col]`` and ``Access-Control-Allow-Origin: *``. Like the seed's
     Lambda it reads the body as JSON whatever the declared type (text/plain included)."""
@@ -223,6 +223,6 @@ async def post_seed_move(request: Request, service: ServiceDep) -> JSONResponse:
     if seed_request.isX is not None:
         to_move = "X" if seed_request.isX else "O"
     position = position_from_bitmasks(seed_request.numX, seed_request.numO, SEED_VARIANT, to_move)
-    answer = await service.move(position, level=10, time_ms=None, seed=None)
+    answer = await service_of(request).move(position, level=10, time_ms=None, seed=None)
     row, col = answer.result.coords
     return JSONResponse([row, col], headers={"Access-Control-Allow-Origin": "*"})
