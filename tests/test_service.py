@@ -346,3 +346,34 @@ def test_a_small_board_caches_from_its_first_request(client: TestClient) -> None
     assert not first["cached"] and mirrored["cached"]
     row, col = first["coords"]
     assert mirrored["coords"] == [row, 4 - col]
+
+
+def test_a_repeated_request_gets_the_same_answer_marked_cached(client: TestClient) -> None:
+    body = {"variant": "4x4k3", "board": "X.../.O../..X./....", "time_ms": 700}
+    first = move(client, **body)
+    again = move(client, **body)
+    assert again["cached"] and not first["cached"]
+    assert {**first, "cached": True} == again
+    other_budget = move(client, **{**body, "time_ms": 900})
+    assert other_budget["cached"] and other_budget["budget_ms"] == 900
+    stats = client.get("/api/v1/stats").json()
+    assert (stats["hits"], stats["misses"]) == (2, 1)  # the second budget: a canonical hit
+
+
+def test_a_fallback_answer_is_not_served_again(monkeypatch: pytest.MonkeyPatch) -> None:
+    pytest.importorskip("noughts.search.anytime")
+    import noughts.service.moves as moves_module
+
+    def spin(position: Position, **kwargs: Any) -> Any:
+        while True:
+            pass
+
+    real = moves_module.choose_move
+    monkeypatch.setattr(moves_module, "choose_move", spin)
+    with TestClient(create_app(Settings())) as test_client:
+        body = {"variant": "4x4", "board": "X.../..../..../...O", "time_ms": 300}
+        first = move(test_client, **body)
+        assert first["method"] == "anytime" and not first["cached"]
+        monkeypatch.setattr(moves_module, "choose_move", real)
+        again = move(test_client, **body)
+        assert again["method"] == "exact" and not again["cached"]  # the solver tried again

@@ -32,7 +32,14 @@ from noughts.geometry import Geometry
 from noughts.position import Position
 from noughts.variants import NAMED_VARIANTS, variant
 
-__all__ = ["MoveCache", "SymmetricView", "cache_key", "shares_symmetries", "CacheKey"]
+__all__ = [
+    "MoveCache",
+    "ReplyCache",
+    "SymmetricView",
+    "cache_key",
+    "shares_symmetries",
+    "CacheKey",
+]
 
 T = TypeVar("T")
 
@@ -147,6 +154,11 @@ class MoveCache(Generic[T]):
                 return
             self._entries[key] = _Entry(value, searched_ms, exact)
 
+    def record_hit(self) -> None:
+        """Count a hit served from a layer in front of this cache (:class:`ReplyCache`)."""
+        with self._lock:
+            self.hits += 1
+
     def __len__(self) -> int:
         with self._lock:
             if self._entries is None:
@@ -159,3 +171,36 @@ class MoveCache(Generic[T]):
         """Hits over lookups, or ``None`` before the first lookup."""
         total = self.hits + self.misses
         return self.hits / total if total else None
+
+
+class ReplyCache:
+    """Finished response bodies by the request's own wording: the fast path for repeats.
+
+    In front of :class:`MoveCache`: a request worded exactly like an earlier one (same
+    fields, same budget) gets the earlier body back without being parsed into a position
+    or mapped through a symmetry. Only bodies that the move cache itself would serve
+    again are stored, with the same size and age bounds.
+
+    >>> replies = ReplyCache(maxsize=2, ttl_s=60)
+    >>> replies.put(("move", "3x3", "X../.../..."), b'{"move": 4}')
+    >>> replies.get(("move", "3x3", "X../.../...")), replies.get(("move", "3x3", None))
+    (b'{"move": 4}', None)
+    """
+
+    def __init__(self, maxsize: int, ttl_s: float) -> None:
+        self._entries: TTLCache[CacheKey, bytes] | None = (
+            TTLCache(maxsize=maxsize, ttl=ttl_s) if maxsize > 0 else None
+        )
+        self._lock = threading.Lock()
+
+    def get(self, key: CacheKey) -> bytes | None:
+        if self._entries is None:
+            return None
+        with self._lock:
+            return self._entries.get(key)
+
+    def put(self, key: CacheKey, body: bytes) -> None:
+        if self._entries is None:
+            return
+        with self._lock:
+            self._entries[key] = body

@@ -41,6 +41,7 @@ from noughts.service import warmup
 from noughts.service.cache import (
     SYMMETRY_MAX_CELLS,
     MoveCache,
+    ReplyCache,
     SymmetricView,
     cache_key,
     symmetries_ready,
@@ -83,6 +84,8 @@ class MoveAnswer:
     result: MoveResult
     cached: bool
     budget_ms: int
+    reusable: bool = False
+    """True if the move cache would give the same request this same answer again."""
 
 
 @dataclass(frozen=True)
@@ -198,6 +201,7 @@ class MoveService:
         self.analyses: MoveCache[tuple[MoveEval, ...]] = MoveCache(
             settings.cache_size, settings.cache_ttl_s
         )
+        self.replies = ReplyCache(settings.cache_size, settings.cache_ttl_s)
         self.runner = EngineRunner(settings.max_searches, settings.queue_wait_ms / 1000)
         self.fallbacks = 0
         self.started_at = time.monotonic()
@@ -218,7 +222,9 @@ class MoveService:
         if key is not None and view is not None:
             hit = self.moves.get(key, budget_ms=clock.budget_ms)
             if hit is not None:
-                return MoveAnswer(position, _map_result(hit, view), True, clock.budget_ms)
+                return MoveAnswer(
+                    position, _map_result(hit, view), True, clock.budget_ms, reusable=True
+                )
         target = view.canonical if view is not None else position
 
         def search() -> MoveResult:
@@ -233,12 +239,14 @@ class MoveService:
                 raise self._overrun(clock) from None
             self.fallbacks += 1
             result = await self._anytime_fallback(target, clock, seed)
+        reusable = False
         if key is not None and view is not None:
             exact_answer = result.method == "exact"
             searched = clock.budget_ms if exact_answer else self._searched_ms(clock, exact)
             self.moves.put(key, result, searched_ms=searched, exact=exact_answer)
+            reusable = exact_answer or searched >= clock.budget_ms
             result = _map_result(result, view)
-        return MoveAnswer(position, result, False, clock.budget_ms)
+        return MoveAnswer(position, result, False, clock.budget_ms, reusable=reusable)
 
     async def _anytime_fallback(
         self, position: Position, clock: _Clock, seed: int | None

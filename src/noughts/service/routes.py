@@ -8,11 +8,13 @@ from pathlib import Path
 from typing import Any
 
 from fastapi import APIRouter, Request
-from fastapi.responses import FileResponse, JSONResponse, Response
+from fastapi.responses import FileResponse, Response
 from pydantic import BaseModel, ValidationError
 
+from noughts.engine import MAX_LEVEL
 from noughts.position import Mark, Position
 from noughts.search.solver import can_solve
+from noughts.service.cache import CacheKey
 from noughts.service.conversion import (
     analyze_response,
     move_response,
@@ -84,9 +86,22 @@ async def post_move(body: MoveRequest, request: Request) -> Response:
     """The move for the side to move, its value (proven outcome and plies, or score and
     depth), the effort behind it, and the board after it."""
     service = service_of(request)
+    reply_key: CacheKey | None = None
+    if body.level == MAX_LEVEL and body.seed is None:
+        budget = service.settings.budget_ms(body.time_ms)
+        reply_key = ("move", body.variant, body.board, body.num_x, body.num_o, body.is_x,
+                     body.to_move, budget)
+        reply = service.replies.get(reply_key)
+        if reply is not None:
+            service.moves.record_hit()
+            return Response(reply, media_type="application/json")
     position = position_from_request(body, max_cells=service.settings.max_cells)
     answer = await service.move(position, level=body.level, time_ms=body.time_ms, seed=body.seed)
-    return _json(move_response(answer))
+    response = move_response(answer)
+    if reply_key is not None and answer.reusable:
+        again = response.model_copy(update={"cached": True})
+        service.replies.put(reply_key, again.model_dump_json().encode())
+    return _json(response)
 
 
 @api.post(
@@ -202,7 +217,7 @@ _LENIENT_TYPES = frozenset(
         }
     },
 )
-async def post_seed_move(request: Request) -> JSONResponse:
+async def post_seed_move(request: Request) -> Response:
     """The seed backend's one POST: ``{"numX", "numO", "isX"}`` on 4x4 with 3 in a row,
     answered with ``[row, col]`` and ``Access-Control-Allow-Origin: *``. Like the seed's
     Lambda it reads the body as JSON whatever the declared type (text/plain included)."""
@@ -219,10 +234,23 @@ async def post_seed_move(request: Request) -> JSONResponse:
     except ValidationError as error:
         status, message = describe_validation_errors(list(error.errors()))
         raise ProblemError(status, message) from None
-    to_move: Mark | None = None
-    if seed_request.isX is not None:
-        to_move = "X" if seed_request.isX else "O"
-    position = position_from_bitmasks(seed_request.numX, seed_request.numO, SEED_VARIANT, to_move)
-    answer = await service_of(request).move(position, level=10, time_ms=None, seed=None)
-    row, col = answer.result.coords
-    return JSONResponse([row, col], headers={"Access-Control-Allow-Origin": "*"})
+    service = service_of(request)
+    reply_key: CacheKey = ("seed", seed_request.numX, seed_request.numO, seed_request.isX)
+    reply = service.replies.get(reply_key)
+    if reply is None:
+        to_move: Mark | None = None
+        if seed_request.isX is not None:
+            to_move = "X" if seed_request.isX else "O"
+        position = position_from_bitmasks(
+            seed_request.numX, seed_request.numO, SEED_VARIANT, to_move
+        )
+        answer = await service.move(position, level=MAX_LEVEL, time_ms=None, seed=None)
+        row, col = answer.result.coords
+        reply = json.dumps([row, col]).encode()
+        if answer.reusable:
+            service.replies.put(reply_key, reply)
+    else:
+        service.moves.record_hit()
+    return Response(
+        reply, media_type="application/json", headers={"Access-Control-Allow-Origin": "*"}
+    )
