@@ -89,12 +89,14 @@ def bench_speed(count: int, time_limit: float) -> dict[str, object]:
               f"{result.elapsed_ms:7.1f} ms  {rows[-1]['nps']:6d} n/s"
               f"{'  proven ' + str(result.outcome) if result.proven else ''}", flush=True)
     searched = [r for r in rows if not r["proven"]] or rows
+    nps = [int(str(r["nps"])) for r in searched]
+    depths = [int(str(r["depth"])) for r in searched]
     return {
         "positions": rows,
-        "median_nps": statistics.median(r["nps"] for r in searched),  # type: ignore[misc]
-        "min_depth": min(r["depth"] for r in searched),  # type: ignore[type-var]
-        "median_depth": statistics.median(r["depth"] for r in searched),  # type: ignore[misc]
-        "max_ms": max(r["ms"] for r in rows),  # type: ignore[type-var]
+        "median_nps": statistics.median(nps),
+        "min_depth": min(depths),
+        "median_depth": statistics.median(depths),
+        "max_ms": max(float(str(r["ms"])) for r in rows),
     }
 
 
@@ -175,6 +177,13 @@ def bench_seed(
                   f"max {max(engine.times, default=0):.0f} ms)", flush=True)
         summary[side] = {"games": games, "wins": wins, "draws": draws, "losses": losses,
                          "lost_after_proven_win": lost_after_proof}
+    summary["moves"] = len(all_times)
+    summary["moves_over_budget_plus_50ms"] = sum(t > (time_limit or 0) * 1000 + 50
+                                                  for t in all_times) if time_limit else 0
+    summary["median_ms"] = round(statistics.median(all_times), 1) if all_times else 0.0
+    summary["depth_histogram"] = {
+        str(d): all_depths.count(d) for d in sorted(set(all_depths))
+    }
     summary["min_depth"] = min(all_depths, default=0)
     summary["median_depth"] = statistics.median(all_depths) if all_depths else 0
     summary["max_ms"] = round(max(all_times, default=0.0), 1)
