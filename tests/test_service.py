@@ -19,13 +19,20 @@ from noughts.service.app import create_app  # noqa: E402
 from noughts.service.routes import web_directory  # noqa: E402
 from noughts.service.settings import Settings  # noqa: E402
 
+
+def quiet_settings(**values: Any) -> Settings:
+    """Settings without the start-up warm-up: no background work left running after a
+    test to slow down the tests that follow (the warm-up has its own test)."""
+    return Settings(warmup=False, **values)
+
+
 SEED_BODY = {"numX": 0b0000_0000_0000_0011, "numO": 0b0000_0000_0011_0000, "isX": True}
 """X on (0,0), (0,1); O on (1,0), (1,1): X to move wins at (0,2) on 4x4 with 3 in a row."""
 
 
 @pytest.fixture
 def client() -> Iterator[TestClient]:
-    with TestClient(create_app(Settings())) as test_client:
+    with TestClient(create_app(quiet_settings())) as test_client:
         yield test_client
 
 
@@ -85,7 +92,7 @@ def test_move_is_of_best_value(client: TestClient, board: str) -> None:
 
 
 def test_time_ms_is_clamped_to_the_servers_limits() -> None:
-    app = create_app(Settings(max_time_ms=300, min_time_ms=20))
+    app = create_app(quiet_settings(max_time_ms=300, min_time_ms=20))
     with TestClient(app) as test_client:
         assert move(test_client, board="X../.../...", time_ms=10**8)["budget_ms"] == 300
         assert move(test_client, board="X../.O./...", time_ms=1)["budget_ms"] == 20
@@ -155,7 +162,7 @@ def test_symmetric_4x4_positions_share_an_entry(client: TestClient) -> None:
 
 
 def test_cache_can_be_turned_off() -> None:
-    with TestClient(create_app(Settings(cache_size=0))) as test_client:
+    with TestClient(create_app(quiet_settings(cache_size=0))) as test_client:
         move(test_client, board="X../.../...")
         assert not move(test_client, board="X../.../...")["cached"]
         stats = test_client.get("/api/v1/stats").json()
@@ -163,7 +170,7 @@ def test_cache_can_be_turned_off() -> None:
 
 
 def test_cache_entries_expire() -> None:
-    with TestClient(create_app(Settings(cache_ttl_s=0.05))) as test_client:
+    with TestClient(create_app(quiet_settings(cache_ttl_s=0.05))) as test_client:
         move(test_client, board="X../.../...")
         time.sleep(0.1)
         assert not move(test_client, board="X../.../...")["cached"]
@@ -279,7 +286,7 @@ def test_seed_client_with_o_to_move_and_text_plain(client: TestClient) -> None:
 
 # -- CORS -------------------------------------------------------------------------------------
 def test_cors_origins_are_configurable() -> None:
-    app = create_app(Settings(cors_origins=["https://play.example"]))
+    app = create_app(quiet_settings(cors_origins=["https://play.example"]))
     with TestClient(app) as test_client:
         allowed = test_client.get("/api/v1/variants", headers={"origin": "https://play.example"})
         other = test_client.get("/api/v1/variants", headers={"origin": "https://evil.example"})
@@ -370,10 +377,36 @@ def test_a_fallback_answer_is_not_served_again(monkeypatch: pytest.MonkeyPatch) 
 
     real = moves_module.choose_move
     monkeypatch.setattr(moves_module, "choose_move", spin)
-    with TestClient(create_app(Settings())) as test_client:
+    with TestClient(create_app(quiet_settings())) as test_client:
         body = {"variant": "4x4", "board": "X.../..../..../...O", "time_ms": 300}
         first = move(test_client, **body)
         assert first["method"] == "anytime" and not first["cached"]
         monkeypatch.setattr(moves_module, "choose_move", real)
         again = move(test_client, **body)
         assert again["method"] == "exact" and not again["cached"]  # the solver tried again
+
+
+def test_server_start_warms_the_featured_variants(monkeypatch: pytest.MonkeyPatch) -> None:
+    import noughts.service.app as app_module
+    from noughts.geometry import Geometry
+
+    started: list[tuple[Geometry, ...]] = []
+    monkeypatch.setattr(app_module, "warm_in_background", lambda *g: started.append(g))
+    with TestClient(create_app(Settings())):
+        pass
+    assert [[g.name for g in call] for call in started] == [["3x3", "4x4k3", "4x4", "4x4x4"]]
+    with TestClient(create_app(quiet_settings())):
+        pass
+    assert len(started) == 1  # NOUGHTS_WARMUP=false: no warm-up
+
+
+def test_warm_up_builds_the_tables_in_the_background() -> None:
+    from noughts.service import warmup
+    from noughts.variants import variant
+
+    geometry = variant("4x5k4")  # seen nowhere else in the tests
+    thread = warmup.warm_in_background(geometry)
+    assert thread is not None and warmup.warm_in_background(geometry) is None  # once
+    thread.join(60)
+    assert warmup.is_warm(geometry) and "4x5" in warmup.warmed_names()  # k=4 is implied
+    assert "symmetries" in geometry.__dict__

@@ -21,9 +21,15 @@ from noughts.service.app import create_app  # noqa: E402
 from noughts.service.settings import Settings  # noqa: E402
 
 
+def quiet_settings(**values: Any) -> Settings:
+    """Settings without the start-up warm-up: no background work left running after a
+    test to slow down the tests that follow (the warm-up has its own test)."""
+    return Settings(warmup=False, **values)
+
+
 @pytest.fixture
 def client() -> Iterator[TestClient]:
-    with TestClient(create_app(Settings())) as test_client:
+    with TestClient(create_app(quiet_settings())) as test_client:
         yield test_client
 
 
@@ -133,7 +139,7 @@ def test_seed_client_field_errors(client: TestClient) -> None:
 
 
 def test_body_too_large_is_413() -> None:
-    with TestClient(create_app(Settings(max_body_bytes=1000))) as test_client:
+    with TestClient(create_app(quiet_settings(max_body_bytes=1000))) as test_client:
         padding = "." * 2000
         declared = test_client.post(
             "/api/v1/move",
@@ -158,7 +164,7 @@ def test_body_too_large_is_413() -> None:
 
 
 def test_board_larger_than_the_server_allows() -> None:
-    with TestClient(create_app(Settings(max_cells=50))) as test_client:
+    with TestClient(create_app(quiet_settings(max_cells=50))) as test_client:
         response = test_client.post("/api/v1/move", json={"variant": "8x8k5"})
         assert response.status_code == 400 and "64 cells" in detail(response)
 
@@ -179,7 +185,7 @@ def test_saturated_search_slots_answer_429(monkeypatch: pytest.MonkeyPatch) -> N
         return real_choose(position, **kwargs)
 
     monkeypatch.setattr(moves_module, "choose_move", blocking_choose)
-    app = create_app(Settings(max_searches=1, queue_wait_ms=50, max_time_ms=5000))
+    app = create_app(quiet_settings(max_searches=1, queue_wait_ms=50, max_time_ms=5000))
     with TestClient(app) as test_client:
         results: list[int] = []
         first = threading.Thread(
@@ -213,7 +219,7 @@ def spin_forever(position: Position, **kwargs: Any) -> MoveResult:
 
 def test_a_search_past_its_deadline_is_stopped(monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setattr(moves_module, "choose_move", spin_forever)
-    app = create_app(Settings(max_time_ms=5000))
+    app = create_app(quiet_settings(max_time_ms=5000))
     with TestClient(app) as test_client:
         started = time.monotonic()
         response = test_client.post(
@@ -234,7 +240,7 @@ def test_a_slow_exact_solve_falls_back_to_the_anytime_search(
 ) -> None:
     anytime = pytest.importorskip("noughts.search.anytime")
     monkeypatch.setattr(moves_module, "choose_move", spin_forever)
-    app = create_app(Settings())
+    app = create_app(quiet_settings())
     with TestClient(app) as test_client:
         started = time.monotonic()
         response = test_client.post("/api/v1/move", json={"variant": "4x4", "time_ms": 400})
@@ -251,7 +257,7 @@ def test_missing_engine_part_is_501(monkeypatch: pytest.MonkeyPatch) -> None:
         raise ModuleNotFoundError("No module named 'noughts.levels'", name="noughts.levels")
 
     monkeypatch.setattr(moves_module, "choose_move", missing)
-    with TestClient(create_app(Settings())) as test_client:
+    with TestClient(create_app(quiet_settings())) as test_client:
         response = test_client.post("/api/v1/move", json={"level": 3})
         assert response.status_code == 501 and "noughts.levels" in detail(response)
 
@@ -259,7 +265,7 @@ def test_missing_engine_part_is_501(monkeypatch: pytest.MonkeyPatch) -> None:
 def test_an_exact_solve_too_long_for_the_budget_answers_on_time() -> None:
     pytest.importorskip("noughts.search.anytime")
     # 5x4 with 4 in a row: 20 empty cells, within the solver's reach but far from quick.
-    app = create_app(Settings(warmup=False))
+    app = create_app(quiet_settings())
     with TestClient(app) as test_client:
         body = {"variant": "5x4k4", "time_ms": 400}
         test_client.post("/api/v1/move", json=body)  # the board's one-off tables
