@@ -205,6 +205,10 @@ def anytime_move(
             if move != best_move:
                 best_move, best_score = move, None
             value = loss
+    # big boards search the cells near the marks only (a forced block excepted)
+    partial = not theirs and len(moves) < len(position.legal_moves)
+    if value is not None and value.outcome is Outcome.LOSS and partial:
+        value = None  # a far move was not searched: no proof of a loss
     pv = search.principal_variation(best_move, max(depth_done, 1))
     return _result(position, best_move, value=value, score=best_score, depth=depth_done,
                    pv=pv, nodes=search.nodes, start=start)
