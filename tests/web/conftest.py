@@ -105,7 +105,7 @@ def running_server(env: dict[str, str] | None = None) -> Iterator[str]:
             process.wait()
 
 
-@pytest.fixture(scope="session")
+@pytest.fixture(scope="package")
 def server_url() -> Iterator[str]:
     """Base URL of a real noughts server (the page at /, the API at /api/v1)."""
     given = os.environ.get("NOUGHTS_WEB_TEST_URL")
@@ -117,7 +117,7 @@ def server_url() -> Iterator[str]:
         yield url
 
 
-@pytest.fixture(scope="session")
+@pytest.fixture(scope="package")
 def static_web_url() -> Iterator[str]:
     """The page's files (src/noughts/web) served as plain static files, without the API."""
     port = free_port()
@@ -143,7 +143,7 @@ def static_web_url() -> Iterator[str]:
         process.wait(timeout=10)
 
 
-@pytest.fixture(scope="session")
+@pytest.fixture(scope="package")
 def browser() -> Iterator[Any]:
     """Debian's Chromium, headless, driven by Playwright's sync API."""
     from playwright.sync_api import sync_playwright
