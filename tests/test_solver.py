@@ -254,6 +254,15 @@ def test_the_solve_on_the_spot_limit_is_explicit() -> None:
             call(Position("", "4x4x4"))
 
 
+def test_boards_of_more_than_20_cells_are_solved_from_18_empty_cells() -> None:
+    nineteen_empty = Position("XO.../XO.../XO.../...../.....", "5x5k4")
+    eighteen_empty = nineteen_empty.play(4)  # X misses its win at 15
+    assert not can_solve(nineteen_empty) and can_solve(eighteen_empty)
+    with pytest.raises(TooLargeError, match="limit 18 empty cells"):
+        solve(nineteen_empty)
+    assert str(solve(eighteen_empty)) == "win in 1"  # O completes the second column
+
+
 def test_the_table_lives_across_calls() -> None:
     position = random_position("5x5k4", 11, random.Random(7))  # a draw that takes a search
     assert can_solve(position)
