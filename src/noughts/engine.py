@@ -19,6 +19,7 @@ from dataclasses import dataclass, field
 from typing import Literal
 
 from noughts.errors import GameOverError, NoughtsError
+from noughts.geometry import Geometry
 from noughts.position import Position
 from noughts.search import solver
 
@@ -107,17 +108,7 @@ def _exact_move(position: Position, seed: int | None = None) -> MoveResult:
     start = time.perf_counter()
     choice = solver.best_move(position, seed=seed)
     geometry = position.geometry
-    evals = tuple(
-        MoveEval(
-            move=m.move,
-            coords=geometry.coords(m.move),
-            proven=True,
-            outcome=m.value.outcome.value,
-            plies=m.value.plies,
-            score=m.value.score,
-        )
-        for m in choice.moves
-    )
+    evals = tuple(_proven_eval(geometry, m) for m in choice.moves)
     return MoveResult(
         move=choice.move,
         coords=geometry.coords(choice.move),
@@ -134,6 +125,18 @@ def _exact_move(position: Position, seed: int | None = None) -> MoveResult:
     )
 
 
+def _proven_eval(geometry: Geometry, move_value: solver.MoveValue) -> MoveEval:
+    value = move_value.value
+    return MoveEval(
+        move=move_value.move,
+        coords=geometry.coords(move_value.move),
+        proven=True,
+        outcome=value.outcome.value,
+        plies=value.plies,
+        score=value.score,
+    )
+
+
 def evaluate_moves(
     position: Position, *, time_limit: float | None = None, nodes: int | None = None
 ) -> list[MoveEval]:
@@ -141,17 +144,7 @@ def evaluate_moves(
     _check_playable(position)
     if solver.can_solve(position):
         geometry = position.geometry
-        return [
-            MoveEval(
-                move=m.move,
-                coords=geometry.coords(m.move),
-                proven=True,
-                outcome=m.value.outcome.value,
-                plies=m.value.plies,
-                score=m.value.score,
-            )
-            for m in solver.analyze(position)
-        ]
+        return [_proven_eval(geometry, m) for m in solver.analyze(position)]
     from noughts.search.anytime import anytime_evaluate
 
     return anytime_evaluate(position, time_limit=time_limit, nodes=nodes)
