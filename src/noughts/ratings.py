@@ -51,6 +51,23 @@ class MatchStats:
     elo: float | None
     elo_ci95: tuple[float | None, float | None]
 
+    def as_json(self) -> dict[str, object]:
+        """The arena's JSON keys: games, wins, draws, losses, score, score_ci95, elo, elo_ci95.
+
+        >>> match_stats(3, 1, 0).as_json()["score_ci95"][1]
+        1.0
+        """
+        return {
+            "games": self.games,
+            "wins": self.wins,
+            "draws": self.draws,
+            "losses": self.losses,
+            "score": self.score,
+            "score_ci95": list(self.score_ci95),
+            "elo": self.elo,
+            "elo_ci95": list(self.elo_ci95),
+        }
+
 
 def score_interval(wins: int, draws: int, losses: int) -> tuple[float, float]:
     """The 95% interval of the score (see the module docstring).

@@ -126,7 +126,9 @@ def _fmt_elo(value: float | None, low: float | None, high: float | None) -> str:
     def one(x: float | None, infinite: str) -> str:
         return infinite if x is None else f"{x:+.0f}"
 
-    return f"{one(value, '±inf')} [{one(low, '-inf')}, {one(high, '+inf')}]"
+    # An infinite estimate (every game won or lost) takes the sign of its finite bound.
+    infinite = "+inf" if low is not None else "-inf" if high is not None else "±inf"
+    return f"{one(value, infinite)} [{one(low, '-inf')}, {one(high, '+inf')}]"
 
 
 def _pair_data(result: Any, pair: Any) -> dict[str, Any]:
@@ -134,14 +136,7 @@ def _pair_data(result: Any, pair: Any) -> dict[str, Any]:
     names = result.names
     return {
         "players": [names[pair.first], names[pair.second]],
-        "games": stats.games,
-        "wins": stats.wins,
-        "draws": stats.draws,
-        "losses": stats.losses,
-        "score": stats.score,
-        "score_ci95": list(stats.score_ci95),
-        "elo": stats.elo,
-        "elo_ci95": list(stats.elo_ci95),
+        **stats.as_json(),
         "as_first": dict(zip(("wins", "draws", "losses"), pair.as_x, strict=True)),
         "as_second": dict(zip(("wins", "draws", "losses"), pair.as_o, strict=True)),
         "mean_move_ms": {
