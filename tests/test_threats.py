@@ -5,7 +5,9 @@ from __future__ import annotations
 import pytest
 
 from noughts.position import Position
-from noughts.search.threats import ForcedWin, find_forced_win
+from noughts.search.board import SearchBoard
+from noughts.search.evaluate import line_weights
+from noughts.search.threats import ForcedWin, ThreatSearch, find_forced_win
 
 # Qubic positions (found by seeded weak play, kept for their shortest continuous-threat
 # win) and the length of that win in plies.
@@ -65,3 +67,26 @@ def test_other_boards_and_k() -> None:
     win = find_forced_win(Position(board, "7x7k5"))
     assert win is not None and win.plies == 3
     assert find_forced_win(Position("", "7x7k5")) is None
+
+
+@pytest.mark.parametrize(("board", "plies"), PUZZLES)
+def test_refute_finds_a_line_that_wins_and_leaves_the_board_as_it_was(
+    board: str, plies: int
+) -> None:
+    position = Position(board, "qubic")
+    search = ThreatSearch(SearchBoard(position, line_weights(4), 0))
+    before = search.board.key()
+    line = search.refute(12)
+    assert line is not None and len(line) >= plies
+    assert search.board.key() == before
+    assert replay(position, ForcedWin(tuple(line))).winner == position.to_move
+    # the line's cells are tried first next time: a sibling check costs a few nodes
+    assert search.hint and set(search.hint) <= set(line)
+    nodes = search.nodes
+    assert search.refute(12) == line
+    assert search.nodes - nodes <= len(line)
+
+
+def test_refute_finds_nothing_on_a_quiet_board() -> None:
+    position = Position("X" + "." * 62 + "O", "qubic")
+    assert ThreatSearch(SearchBoard(position, line_weights(4), 0)).refute(12) is None

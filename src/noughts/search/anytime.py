@@ -183,10 +183,16 @@ def anytime_move(
             return _result(position, line[0], value=Value(Outcome.WIN, len(line)), score=None,
                            depth=len(line), pv=tuple(line), nodes=search.nodes, start=start)
         moves = search.ordered_moves(-1, 0)
-    # Deepen until 85% of the budget; the rest checks the opponent's replies.
+    # Deepen until 85% of the budget. Once an iteration of _SCREEN_DEPTH plies is done,
+    # the root moves are screened, best first, for the opponent's forced wins by
+    # continuous threats until one passes (the losing ones are dropped from the
+    # search); the last part of the budget checks the final choice the same way.
     search.deadline = _share(start, deadline, 0.85)
     search.node_limit = None if node_limit is None else max(node_limit * 17 // 20, 1)
+    guard = _Guard(search, node_limit)
+    root_moves = len(moves)
     best_move, best_score, depth_done = moves[0], None, 0
+    scores: dict[int, int] = {}
     for depth in range(1, board.empty.bit_count() + 1):
         try:
             score, move, scores = search.root(depth, moves)
@@ -196,17 +202,29 @@ def anytime_move(
         moves.sort(key=lambda m: -scores[m])
         if abs(score) >= MATE_BOUND or (len(moves) == 1 and depth >= 4):
             break
+        if depth == _SCREEN_DEPTH and len(moves) > 1 and not theirs:
+            guard.screen(moves, _share(start, deadline, _SCREEN_SHARE))
+            if guard.safe:  # the refuted moves need no deeper search
+                moves[:] = [m for m in moves if m not in guard.refuted]
+                if best_move in guard.refuted:
+                    best_move, best_score = _best_safe(moves, guard.safe, scores)
     value = None if best_score is None else _proven(best_score, search.root_marks)
-    if value is None and len(moves) > 1:
-        checked = _refute(search, [best_move] + [m for m in moves if m != best_move],
-                          deadline, node_limit)
-        if checked is not None:
-            move, loss = checked
-            if move != best_move:
-                best_move, best_score = move, None
-            value = loss
+    if value is None and len(moves) > 1 and not theirs:
+        if best_move not in guard.safe:
+            guard.check(best_move, deadline)
+        while best_move in guard.refuted and not guard.safe:  # look for a safe move
+            unchecked = [m for m in moves if m not in guard.refuted]
+            if not unchecked or not guard.check(unchecked[0], deadline):
+                break
+        if best_move in guard.refuted:
+            if guard.safe:
+                best_move, best_score = _best_safe(moves, guard.safe, scores)
+            elif len(guard.refuted) == root_moves:
+                slowest = max(guard.refuted, key=lambda c: guard.refuted[c])
+                best_move, best_score = slowest, None
+                value = Value(Outcome.LOSS, guard.refuted[slowest])
     # big boards search the cells near the marks only (a forced block excepted)
-    partial = not theirs and len(moves) < len(position.legal_moves)
+    partial = not theirs and root_moves < len(position.legal_moves)
     if value is not None and value.outcome is Outcome.LOSS and partial:
         value = None  # a far move was not searched: no proof of a loss
     pv = search.principal_variation(best_move, max(depth_done, 1))
@@ -218,37 +236,65 @@ def _share(start: float, deadline: float | None, fraction: float) -> float | Non
     return None if deadline is None else start + (deadline - start) * fraction
 
 
-def _refute(
-    search: AnytimeSearch, moves: list[int], deadline: float | None, node_limit: int | None
-) -> tuple[int, Value | None] | None:
-    """Defend in time: check, best move first, whether the opponent has a forced win by
-    continuous threats after each move; return the first move with none found (and
-    ``None``), or, when every move loses so, the slowest loss (proven). ``None`` when
-    the best move stands or the budget ran out before anything was refuted."""
-    board = search.board
-    refuted: dict[int, int] = {}
-    for cell in moves:
-        remaining = None if node_limit is None else node_limit - search.nodes
+_SCREEN_DEPTH = 4
+"""The iteration after which the root moves are screened for the opponent's forced wins."""
+_SCREEN_SHARE = 0.6
+"""The screening after that iteration stops at this share of the budget."""
+_REFUTE_THREATS = 12
+"""How many forcing moves the opponent's chains may have in the screening."""
+
+
+def _best_safe(moves: list[int], safe: set[int], scores: dict[int, int]) -> tuple[int, int | None]:
+    """The best-scored move that passed the screening."""
+    move = next(m for m in moves if m in safe)
+    return move, scores.get(move)
+
+
+class _Guard:
+    """Defend in time: which root moves leave the opponent a forced win by continuous
+    threats (``refuted``: move -> plies to the loss) and which do not (``safe``). One
+    threat search serves every check, so its table of failed positions is shared."""
+
+    def __init__(self, search: AnytimeSearch, node_limit: int | None) -> None:
+        self.search = search
+        self.node_limit = node_limit
+        self.threats = ThreatSearch(search.board)
+        self.safe: set[int] = set()
+        self.refuted: dict[int, int] = {}
+
+    def screen(self, moves: list[int], deadline: float | None) -> None:
+        """Check each of ``moves`` not checked yet, in order, until the budget
+        (``deadline``; the search's node budget) runs out."""
+        for cell in moves:
+            if cell not in self.safe and cell not in self.refuted and not self.check(
+                cell, deadline
+            ):
+                return
+
+    def check(self, cell: int, deadline: float | None) -> bool:
+        """Check one move; ``False`` when the budget ran out first."""
+        search = self.search
+        board = search.board
+        threats = self.threats
+        remaining = None if self.node_limit is None else self.node_limit - search.nodes
         if remaining is not None and remaining <= 0:
-            break
-        threats = ThreatSearch(board, deadline=deadline, node_limit=remaining)
+            return False
+        threats.deadline = deadline
+        threats.node_limit = None if remaining is None else threats.nodes + remaining
+        before = threats.nodes
         board.play(cell)
         try:
-            line = threats.find(max_threats=8)
+            line = threats.refute(_REFUTE_THREATS)
         finally:
             board.undo(cell)
-        search.nodes += threats.nodes
-        if line is None:
-            if threats.exhausted():
-                break
-            return (cell, None) if refuted else None
-        refuted[cell] = len(line) + 1
-    if not refuted:
-        return None
-    if len(refuted) == len(moves):
-        slowest = max(refuted, key=lambda c: refuted[c])
-        return slowest, Value(Outcome.LOSS, refuted[slowest])
-    return None  # ran out of budget among refuted moves: keep the search's choice
+        search.nodes += threats.nodes - before
+        if line is not None:
+            self.refuted[cell] = len(line) + 1
+            return True
+        if threats.exhausted():
+            return False
+        self.safe.add(cell)
+        return True
 
 
 def _forced_win(

@@ -22,7 +22,12 @@ from noughts.position import Position
 from noughts.search.board import SearchBoard
 from noughts.search.evaluate import line_weights
 
-__all__ = ["ForcedWin", "ThreatSearch", "find_forced_win", "DEFAULT_MAX_THREATS"]
+__all__ = [
+    "ForcedWin",
+    "ThreatSearch",
+    "find_forced_win",
+    "DEFAULT_MAX_THREATS",
+]
 
 DEFAULT_MAX_THREATS = 12
 """How many forcing moves a chain may have by default."""
@@ -59,23 +64,40 @@ class ThreatSearch:
         self.node_limit = node_limit
         self.nodes = 0
         self.failed: dict[int, int] = {}
+        self.hint: dict[int, int] = {}
 
     def find(self, max_threats: int = DEFAULT_MAX_THREATS) -> list[int] | None:
         """The shortest forced line (deepening one threat at a time), or ``None`` if
         there is none within ``max_threats`` forcing moves or the budget ran out."""
         try:
-            for depth in range(max_threats + 1):
-                line = self._search(depth)
-                if line is not None:
-                    return line
+            return self._deepening(max_threats)
         except _Budget:
             return None
-        return None
+
+    def refute(self, max_threats: int = DEFAULT_MAX_THREATS) -> list[int] | None:
+        """Any forced line of at most ``max_threats`` forcing moves (depth first, not
+        necessarily the shortest), trying the cells of the last line found first: the
+        cheap way to check many sibling positions, as one chain often refutes several.
+        ``None`` if there is none or the budget ran out (see :meth:`exhausted`)."""
+        try:
+            line = self._search(max_threats)
+        except _Budget:
+            return None
+        if line is not None:
+            self.hint = {cell: index for index, cell in enumerate(line[::2])}
+        return line
 
     def probe(self, max_threats: int) -> list[int] | None:
         """A forced line of at most ``max_threats`` forcing moves, not necessarily the
         shortest, without a budget of its own (for use inside another search)."""
         return self._search(max_threats)
+
+    def _deepening(self, max_threats: int) -> list[int] | None:
+        for depth in range(max_threats + 1):
+            line = self._search(depth)
+            if line is not None:
+                return line
+        return None
 
     def exhausted(self) -> bool:
         """True once the time or node budget has run out."""
@@ -111,7 +133,8 @@ class ThreatSearch:
                 first, second = list(board.threats[side])[:2]
                 board.undo(fork)
                 return [fork, first, second]
-            candidates = sorted(pot, key=lambda c: -pot[c])
+            hint = self.hint
+            candidates = sorted(pot, key=lambda c: (hint.get(c, 99), -pot[c]))
         if depth == 0 or not candidates:
             return None
         memo = board.key() ^ side
