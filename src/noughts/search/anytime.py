@@ -183,12 +183,12 @@ def anytime_move(
             return _result(position, line[0], value=Value(Outcome.WIN, len(line)), score=None,
                            depth=len(line), pv=tuple(line), nodes=search.nodes, start=start)
         moves = search.ordered_moves(-1, 0)
-    # Deepen until 85% of the budget. Once an iteration of _SCREEN_DEPTH plies is done,
+    # Deepen until _SEARCH_SHARE of the budget. Once an iteration of _SCREEN_DEPTH plies is done,
     # the root moves are screened, best first, for the opponent's forced wins by
     # continuous threats until one passes (the losing ones are dropped from the
     # search); the last part of the budget checks the final choice the same way.
-    search.deadline = _share(start, deadline, 0.85)
-    search.node_limit = None if node_limit is None else max(node_limit * 17 // 20, 1)
+    search.deadline = _share(start, deadline, _SEARCH_SHARE)
+    search.node_limit = None if node_limit is None else max(int(node_limit * _SEARCH_SHARE), 1)
     guard = _Guard(search, node_limit)
     root_moves = len(moves)
     best_move, best_score, depth_done = moves[0], None, 0
@@ -236,6 +236,9 @@ def _share(start: float, deadline: float | None, fraction: float) -> float | Non
     return None if deadline is None else start + (deadline - start) * fraction
 
 
+_SEARCH_SHARE = 0.93
+"""The deepening stops at this share of the budget; the rest checks the final choice
+(a check usually takes a few milliseconds: the screening has done most of the work)."""
 _SCREEN_DEPTH = 4
 """The iteration after which the root moves are screened for the opponent's forced wins."""
 _SCREEN_SHARE = 0.6
