@@ -282,6 +282,8 @@ class _Guard:
         remaining = None if self.node_limit is None else self.node_limit - search.nodes
         if remaining is not None and remaining <= 0:
             return False
+        if deadline is not None and time.perf_counter() >= deadline:
+            return False  # (a check that ends within 128 nodes never looks at the clock)
         threats.deadline = deadline
         threats.node_limit = None if remaining is None else threats.nodes + remaining
         before = threats.nodes
