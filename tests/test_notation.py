@@ -13,6 +13,7 @@ from noughts.geometry import Geometry
 from noughts.notation import check_bitmasks, draw_grid, format_board, parse_board, to_bitmasks
 from noughts.position import Position
 from noughts.variants import variant
+from strategies import positions
 
 GEOMETRIES = ["3x3", "4x4k3", "4x4", "5x4k4", "3x7k3", "4x4x4", "3x3x3", "2x2x2"]
 
@@ -26,18 +27,6 @@ def marks(draw: st.DrawFn) -> tuple[Geometry, int, int]:
     x = sum(1 << cell for cell, owner in enumerate(owners) if owner == "X")
     o = sum(1 << cell for cell, owner in enumerate(owners) if owner == "O")
     return geometry, x, o
-
-
-@st.composite
-def positions(draw: st.DrawFn) -> Position:
-    """A reachable position: random legal moves from the empty board."""
-    position = Position("", draw(st.sampled_from(GEOMETRIES)), first=draw(st.sampled_from("XO")))
-    for choice in draw(st.lists(st.integers(0, 10**6), max_size=position.geometry.cells)):
-        moves = list(position.legal_moves)
-        if not moves:
-            break
-        position = position.play(moves[choice % len(moves)])
-    return position
 
 
 @settings(deadline=None, suppress_health_check=[HealthCheck.too_slow])
@@ -68,7 +57,7 @@ def test_board_string_layout(case: tuple[Geometry, int, int]) -> None:
 
 
 @settings(deadline=None, suppress_health_check=[HealthCheck.too_slow])
-@given(positions())
+@given(positions(GEOMETRIES))
 def test_bitmasks_round_trip(position: Position) -> None:
     masks = to_bitmasks(position.x, position.o)
     x_to_move = position.to_move == "X"

@@ -6,24 +6,12 @@ import re
 
 import pytest
 from hypothesis import HealthCheck, given, settings
-from hypothesis import strategies as st
 
 from noughts.errors import BoardError, GameOverError, IllegalMoveError, NoughtsError
 from noughts.position import GameResult, Position
+from strategies import positions
 
 GEOMETRIES = ["3x3", "4x4k3", "4x4", "5x4k4", "4x4x4", "3x3x3"]
-
-
-@st.composite
-def positions(draw: st.DrawFn) -> Position:
-    """A reachable position: random legal moves from the empty board, either side first."""
-    position = Position("", draw(st.sampled_from(GEOMETRIES)), first=draw(st.sampled_from("XO")))
-    for choice in draw(st.lists(st.integers(0, 10**6), max_size=position.geometry.cells)):
-        moves = list(position.legal_moves)
-        if not moves:
-            break
-        position = position.play(moves[choice % len(moves)])
-    return position
 
 
 def test_play_alternates_and_leaves_the_original_alone() -> None:
@@ -132,13 +120,13 @@ def test_positions_are_immutable() -> None:
 
 
 @settings(deadline=None, suppress_health_check=[HealthCheck.too_slow])
-@given(positions())
+@given(positions(GEOMETRIES))
 def test_repr_pastes_back(position: Position) -> None:
     assert eval(repr(position), {"Position": Position}) == position
 
 
 @settings(deadline=None, suppress_health_check=[HealthCheck.too_slow])
-@given(positions())
+@given(positions(GEOMETRIES))
 def test_hash_and_equality(position: Position) -> None:
     twin = Position.from_bitboards(position.x, position.o, position.variant, first=position.first)
     assert twin == position and hash(twin) == hash(position)
@@ -149,7 +137,7 @@ def test_hash_and_equality(position: Position) -> None:
 
 
 @settings(deadline=None, suppress_health_check=[HealthCheck.too_slow])
-@given(positions())
+@given(positions(GEOMETRIES))
 def test_invariants_of_reachable_positions(position: Position) -> None:
     x, o = position.x, position.o
     assert x & o == 0
