@@ -2,7 +2,8 @@
 
 Usage: python scripts/screenshots.py [--url http://127.0.0.1:8000] [--out docs/img]
 
-Without --url it starts `python -m noughts serve` on a free port. It drives Debian's
+Without --url it starts `python -m noughts serve` on a free port (with the browser
+tests' helpers from tests/web/conftest.py, so it needs the test extra). It drives Debian's
 Chromium through Playwright (sync API); the browser tests call :func:`capture` too.
 """
 
@@ -10,28 +11,12 @@ from __future__ import annotations
 
 import argparse
 import contextlib
-import os
+import importlib.util
 import shutil
-import socket
-import subprocess
-import sys
-import time
-import urllib.request
-from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
 ROOT = Path(__file__).resolve().parents[1]
-CHROMIUM_ARGS = [
-    "--headless",
-    "--no-sandbox",
-    "--disable-gpu",
-    "--disable-quic",
-    "--no-first-run",
-    "--disable-background-networking",
-    "--disable-component-update",
-    "--disable-sync",
-]
 DESKTOP = {"width": 1280, "height": 860}
 PHONE = {"width": 390, "height": 844}
 
@@ -110,30 +95,15 @@ def capture(browser: Any, base_url: str, out_dir: Path, *, settle_ms: int = 450)
     return saved
 
 
-def _free_port() -> int:
-    with socket.socket() as sock:
-        sock.bind(("127.0.0.1", 0))
-        return int(sock.getsockname()[1])
-
-
-@contextlib.contextmanager
-def _server() -> Iterator[str]:
-    port = _free_port()
-    process = subprocess.Popen(
-        [sys.executable, "-m", "noughts", "serve", "--host", "127.0.0.1", "--port", str(port)],
-        cwd=ROOT,
-        env=dict(os.environ),
+def _web_test_support() -> Any:
+    """The browser tests' conftest: its Chromium arguments and server start-up."""
+    spec = importlib.util.spec_from_file_location(
+        "web_test_support", ROOT / "tests" / "web" / "conftest.py"
     )
-    url = f"http://127.0.0.1:{port}"
-    try:
-        for _ in range(300):
-            with contextlib.suppress(OSError), urllib.request.urlopen(f"{url}/healthz", timeout=2):
-                break
-            time.sleep(0.1)
-        yield url
-    finally:
-        process.terminate()
-        process.wait(timeout=10)
+    assert spec is not None and spec.loader is not None
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return module
 
 
 def main() -> int:
@@ -143,11 +113,12 @@ def main() -> int:
     args = parser.parse_args()
     from playwright.sync_api import sync_playwright
 
+    support = _web_test_support()
     with contextlib.ExitStack() as stack:
-        url = args.url.rstrip("/") if args.url else stack.enter_context(_server())
+        url = args.url.rstrip("/") if args.url else stack.enter_context(support.running_server())
         playwright = stack.enter_context(sync_playwright())
         browser = playwright.chromium.launch(
-            executable_path=shutil.which("chromium"), args=CHROMIUM_ARGS
+            executable_path=shutil.which("chromium"), args=support.CHROMIUM_ARGS
         )
         for path in capture(browser, url, args.out):
             print(path)
