@@ -11,20 +11,24 @@ Not a test: it takes minutes. Three parts, each selectable:
 
 Results are printed as a table and written to ``benchmarks/results/qubic.json``.
 
-    nice -n 10 python benchmarks/bench_qubic.py --games 20 --time 1.0
+    nice -n 10 python benchmarks/bench_qubic.py --games 20 --time 1.0 --jobs 2
+
+``--jobs N`` plays N games at once in worker processes: keep N to the idle cores, or a
+clock budget buys less search than it would alone.
 """
 
 from __future__ import annotations
 
 import argparse
 import json
+import multiprocessing
 import os
 import platform
 import random
 import statistics
 import sys
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
 from pathlib import Path
 
 from noughts.bots import SeedQubicBot
@@ -101,6 +105,8 @@ def bench_speed(count: int, time_limit: float) -> dict[str, object]:
 
 
 Chooser = Callable[[Position], int]
+Task = tuple[str, int, float | None, int, int | None]
+"""(side, game, time limit, seed, node budget or fast budget in ms)"""
 
 
 def play_game(
@@ -139,44 +145,66 @@ class EngineSide:
         return result.move
 
 
+def _seed_game(task: Task) -> dict[str, object]:
+    """One game against the seed's depth-3 balanced bot (run in a worker process)."""
+    side, game, time_limit, seed, nodes = task
+    engine = EngineSide(time_limit, seed * 1000 + game, nodes)
+    bot = SeedQubicBot(depth=3, style="balanced", seed=seed * 1000 + game)
+    if side == "X":
+        winner = play_game(engine, bot.choose, side, {})
+    else:
+        rng = random.Random(seed * 1000 + game)
+
+        def opener(position: Position) -> int:
+            if position.ply == 0:  # the opponent's first move, randomised
+                return rng.choice(list(position.legal_moves))
+            return bot.choose(position)
+
+        winner = play_game(opener, engine, side, {})
+    return {"side": side, "game": game, "winner": winner, "depths": engine.depths,
+            "times": engine.times, "proved_win": engine.proved_win}
+
+
+def _played(
+    worker: Callable[[Task], dict[str, object]], tasks: list[Task], jobs: int
+) -> Iterator[dict[str, object]]:
+    """The games of ``tasks``, ``jobs`` at a time in worker processes, in task order."""
+    if jobs <= 1:
+        yield from map(worker, tasks)
+        return
+    with multiprocessing.Pool(jobs) as pool:
+        yield from pool.imap(worker, tasks)
+
+
 def bench_seed(
-    games: int, time_limit: float | None, seed: int, nodes: int | None = None
+    games: int, time_limit: float | None, seed: int, nodes: int | None = None, jobs: int = 1
 ) -> dict[str, object]:
     summary: dict[str, object] = {}
     all_depths: list[int] = []
     all_times: list[float] = []
-    for side in ("X", "O"):
-        wins = draws = losses = lost_after_proof = 0
-        for game in range(games):
-            engine = EngineSide(time_limit, seed * 1000 + game, nodes)
-            bot = SeedQubicBot(depth=3, style="balanced", seed=seed * 1000 + game)
-            if side == "X":
-                winner = play_game(engine, bot.choose, side, {})
-            else:
-                rng = random.Random(seed * 1000 + game)
-
-                def opener(position: Position, bot: SeedQubicBot = bot,
-                           rng: random.Random = rng) -> int:
-                    if position.ply == 0:  # the opponent's first move, randomised
-                        return rng.choice(list(position.legal_moves))
-                    return bot.choose(position)
-
-                winner = play_game(opener, engine, side, {})
-            all_depths += engine.depths
-            all_times += engine.times
-            if winner == side:
-                wins += 1
-            elif winner is None:
-                draws += 1
-            else:
-                losses += 1
-                lost_after_proof += engine.proved_win
-            print(f"  engine as {side}, game {game + 1}: "
-                  f"{'win' if winner == side else 'draw' if winner is None else 'LOSS'}"
-                  f"  (min depth {min(engine.depths, default=0)}, "
-                  f"max {max(engine.times, default=0):.0f} ms)", flush=True)
-        summary[side] = {"games": games, "wins": wins, "draws": draws, "losses": losses,
-                         "lost_after_proven_win": lost_after_proof}
+    tasks: list[Task] = [(side, game, time_limit, seed, nodes)
+                         for side in ("X", "O") for game in range(games)]
+    tally = {side: {"games": games, "wins": 0, "draws": 0, "losses": 0,
+                    "lost_after_proven_win": 0} for side in ("X", "O")}
+    for record in _played(_seed_game, tasks, jobs):
+        side, winner = str(record["side"]), record["winner"]
+        depths, times = record["depths"], record["times"]
+        assert isinstance(depths, list) and isinstance(times, list)
+        all_depths += depths
+        all_times += times
+        if winner == side:
+            tally[side]["wins"] += 1
+        elif winner is None:
+            tally[side]["draws"] += 1
+        else:
+            tally[side]["losses"] += 1
+            tally[side]["lost_after_proven_win"] += bool(record["proved_win"])
+        print(f"  engine as {side}, game {int(str(record['game'])) + 1}: "
+              f"{'win' if winner == side else 'draw' if winner is None else 'LOSS'}"
+              f"  (min depth {min(depths, default=0)}, "
+              f"max {max(times, default=0):.0f} ms)", flush=True)
+    summary.update(tally)
+    summary["jobs"] = jobs
     summary["moves"] = len(all_times)
     summary["moves_over_budget_plus_50ms"] = sum(t > (time_limit or 0) * 1000 + 50
                                                   for t in all_times) if time_limit else 0
@@ -190,15 +218,28 @@ def bench_seed(
     return summary
 
 
-def bench_self(games: int, time_limit: float, fast: float, seed: int) -> dict[str, object]:
+def _self_game(task: Task) -> dict[str, object]:
+    """One game of the engine at ``time_limit`` against itself at ``fast`` (in a worker)."""
+    _, game, time_limit, seed, fast = task
+    assert time_limit is not None and fast is not None
+    strong = EngineSide(time_limit, seed * 7919 + game)
+    weak = EngineSide(fast / 1000, seed * 104729 + game)
+    strong_side = "X" if game % 2 == 0 else "O"
+    x_player, o_player = (strong, weak) if strong_side == "X" else (weak, strong)
+    winner = play_game(x_player, o_player, strong_side, {})
+    return {"game": game, "side": strong_side, "winner": winner}
+
+
+def bench_self(
+    games: int, time_limit: float, fast: float, seed: int, jobs: int = 1
+) -> dict[str, object]:
     points = 0.0
     record = {"wins": 0, "draws": 0, "losses": 0}
-    for game in range(games):
-        strong = EngineSide(time_limit, seed * 7919 + game)
-        weak = EngineSide(fast, seed * 104729 + game)
-        strong_side = "X" if game % 2 == 0 else "O"
-        x_player, o_player = (strong, weak) if strong_side == "X" else (weak, strong)
-        winner = play_game(x_player, o_player, strong_side, {})
+    # the fast budget travels in milliseconds so that the task tuple stays one type
+    tasks: list[Task] = [("self", game, time_limit, seed, round(fast * 1000))
+                         for game in range(games)]
+    for played in _played(_self_game, tasks, jobs):
+        winner, strong_side = played["winner"], played["side"]
         if winner == strong_side:
             points += 1
             record["wins"] += 1
@@ -207,10 +248,10 @@ def bench_self(games: int, time_limit: float, fast: float, seed: int) -> dict[st
             record["draws"] += 1
         else:
             record["losses"] += 1
-        print(f"  game {game + 1} ({time_limit} s as {strong_side}): "
+        print(f"  game {int(str(played['game'])) + 1} ({time_limit} s as {strong_side}): "
               f"{'win' if winner == strong_side else 'draw' if winner is None else 'loss'}",
               flush=True)
-    return {"games": games, **record, "score": points / games if games else 0.0}
+    return {"games": games, **record, "score": points / games if games else 0.0, "jobs": jobs}
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -223,6 +264,10 @@ def main(argv: list[str] | None = None) -> int:
                              "search whatever the machine's load)")
     parser.add_argument("--positions", type=int, default=20, help="speed-test positions")
     parser.add_argument("--seed", type=int, default=1)
+    parser.add_argument("--jobs", type=int, default=1,
+                        help="games played at once, against the seed's bot and in self-play "
+                             "(worker processes; keep to the idle cores, or the clock budget "
+                             "buys less search)")
     parser.add_argument("--parts", default="speed,seed,self", help="comma-separated parts")
     parser.add_argument("--out", default=str(RESULTS / "qubic.json"))
     args = parser.parse_args(argv)
@@ -240,11 +285,11 @@ def main(argv: list[str] | None = None) -> int:
         budget = f"{args.nodes} nodes" if args.nodes else f"{args.time} s"
         print(f"vs seed depth-3 balanced: {args.games} games a side at {budget}", flush=True)
         report["seed"] = bench_seed(args.games, None if args.nodes else args.time, args.seed,
-                                    args.nodes)
+                                    args.nodes, args.jobs)
         report["seed_budget"] = budget
     if "self" in parts:
         print(f"self-play: {args.time} s vs {args.fast} s, {args.games} games", flush=True)
-        report["self"] = bench_self(args.games, args.time, args.fast, args.seed)
+        report["self"] = bench_self(args.games, args.time, args.fast, args.seed, args.jobs)
     report["load_average_at_end"] = os.getloadavg()[0]
     out = Path(args.out)
     out.parent.mkdir(parents=True, exist_ok=True)
