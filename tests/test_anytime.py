@@ -9,7 +9,8 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from noughts.engine import choose_move, evaluate_moves
-from noughts.errors import GameOverError, NoughtsError
+from noughts.errors import GameOverError, NoughtsError, TooLargeError
+from noughts.geometry import Geometry
 from noughts.position import Position
 from noughts.search.anytime import anytime_evaluate, anytime_move
 from noughts.search.threats import find_forced_win
@@ -184,3 +185,8 @@ def test_bad_budgets_and_finished_games_are_errors() -> None:
         anytime_move(won)
     with pytest.raises(GameOverError):
         anytime_evaluate(won)
+
+
+def test_lines_too_long_for_the_heuristic_are_a_clear_error() -> None:
+    with pytest.raises(TooLargeError, match="too large for the heuristic search"):
+        anytime_move(Position("", Geometry((1, 70), 70)), time_limit=0.2)

@@ -37,4 +37,5 @@ class GameOverError(IllegalMoveError):
 
 
 class TooLargeError(NoughtsError):
-    """The exact solver was asked for a board it cannot finish on the spot."""
+    """A board too large for what was asked: the exact solver cannot finish it on the spot,
+    or its lines are too long for the heuristic search's score range."""

@@ -34,9 +34,10 @@ import sys
 from array import array
 from functools import lru_cache
 
+from noughts.errors import TooLargeError
 from noughts.geometry import Bitboard, Geometry, scan_forward
 from noughts.position import Position
-from noughts.search.evaluate import LineWeights
+from noughts.search.evaluate import HEURISTIC_LIMIT, LineWeights
 
 __all__ = ["SearchBoard", "Tables", "tables_for", "MAX_HASHED_SYMMETRIES"]
 
@@ -163,6 +164,14 @@ class SearchBoard:
         self.marks = self.occupied.bit_count()
         self.stm = 0 if position.to_move == "X" else 1
         own, opp = weights.own, weights.opp
+        # lines still open hold fewer than k marks (a line of k ends the game)
+        live = max(own[: tables.k] + opp[: tables.k])
+        most = live * len(tables.lines) + weights.fork * tables.cells
+        if most >= HEURISTIC_LIMIT:
+            raise TooLargeError(
+                f"{position.geometry.k} in a row on a board of {tables.cells} cells is too "
+                "large for the heuristic search"
+            )
         # value[side][m]: signed (X's view) value of a line with m marks of side only.
         x_weights, o_weights = (own, opp) if player == 0 else (opp, own)
         self.value = (tuple(x_weights), tuple(-w for w in o_weights))

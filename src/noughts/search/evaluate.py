@@ -29,14 +29,36 @@ from noughts.errors import NoughtsError
 from noughts.geometry import Geometry
 from noughts.position import Mark, Position
 
-__all__ = ["Style", "STYLES", "LineWeights", "line_weights", "evaluate", "FORK_WEIGHT"]
+__all__ = [
+    "Style",
+    "STYLES",
+    "LineWeights",
+    "line_weights",
+    "evaluate",
+    "FORK_WEIGHT",
+    "HEURISTIC_LIMIT",
+]
 
 Style = Literal["balanced", "aggressive", "defensive", "strong"]
 STYLES: tuple[Style, ...] = ("balanced", "aggressive", "defensive", "strong")
 
 FORK_WEIGHT = 3
 """In the strong style: a fork point (two lines of ``k-2`` crossing on an empty cell) is
-worth this many threat lines' weight to its owner."""
+worth ``FORK_WEIGHT / 2`` threat lines' weight to its owner."""
+
+STEEP_BASE = 24
+"""In the strong style a line with ``m`` marks is worth ``STEEP_BASE**m``: one more mark
+in a line outweighs many lines with fewer. Tuned in Qubic against the 4x4x4 seed's bot
+(``benchmarks/bench_qubic.py``): steeper bases won more games as O than ``6``."""
+
+WEIGHT_CAP = 1 << 30
+"""Largest weight of a line one mark short of ``k``: the base shrinks for long lines so
+that a heuristic sum over every line of any board stays far below a proven result's
+score."""
+
+
+HEURISTIC_LIMIT = 1 << 46
+"""Every heuristic score stays below this; proven results score beyond it."""
 
 
 @dataclass(frozen=True)
@@ -57,8 +79,12 @@ def line_weights(k: int, style: Style = "strong") -> LineWeights:
 
     >>> line_weights(3, "aggressive").own
     (0, 4, 32, 192)
+    >>> line_weights(4, "strong").own
+    (0, 24, 576, 13824, 331776)
     >>> line_weights(4, "strong").fork
-    324
+    20736
+    >>> line_weights(9, "strong").own[8] <= WEIGHT_CAP
+    True
     """
     if style not in STYLES:
         raise NoughtsError(f"unknown evaluation style {style!r}: expected one of {STYLES}")
@@ -70,9 +96,12 @@ def line_weights(k: int, style: Style = "strong") -> LineWeights:
         return LineWeights(weighted, seed)
     if style == "defensive":
         return LineWeights(seed, weighted)
-    # strong: steeper growth (a line one short of a threat is worth more than four lines
-    # with one mark), plus fork points worth a few threats.
-    steep = tuple(0 if m == 0 else 6**m for m in range(k + 1))
+    # strong: steep growth (a line with one more mark outweighs many with fewer), plus
+    # fork points worth one and a half threats.
+    base = STEEP_BASE
+    while k >= 2 and base > 2 and base ** (k - 1) > WEIGHT_CAP:
+        base -= 1
+    steep = tuple(0 if m == 0 else base**m for m in range(k + 1))
     threat = steep[k - 1] if k >= 2 else 1
     return LineWeights(steep, steep, FORK_WEIGHT * threat // 2 if k >= 3 else 0)
 
