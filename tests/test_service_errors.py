@@ -264,16 +264,17 @@ def test_missing_engine_part_is_501(monkeypatch: pytest.MonkeyPatch) -> None:
 
 def test_an_exact_solve_too_long_for_the_budget_answers_on_time() -> None:
     pytest.importorskip("noughts.search.anytime")
-    # 5x4 with 4 in a row: 20 empty cells, within the solver's reach but far from quick.
+    # 5x4 with 4 in a row, two marks down: within the solver's reach but far from quick
+    # (about 2 million nodes, 10 s here; the opening book ends at one mark).
     app = create_app(quiet_settings())
     with TestClient(app) as test_client:
-        body = {"variant": "5x4k4", "time_ms": 400}
+        body = {"variant": "5x4k4", "board": "....X/O..../...../.....", "time_ms": 400}
         test_client.post("/api/v1/move", json=body)  # the board's one-off tables
         started = time.monotonic()
         response = test_client.post("/api/v1/move", json=body)
         elapsed = time.monotonic() - started
         assert response.status_code == 200, response.text
         answer = response.json()
-        assert answer["method"] == "anytime" and answer["move"] in range(20)
+        assert answer["method"] == "anytime" and answer["move"] in set(range(20)) - {4, 5}
         assert elapsed < 0.4 + 0.1 + 0.3  # budget + grace, with slack for a busy machine
         assert app.state.service.fallbacks == 2
