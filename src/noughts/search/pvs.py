@@ -63,7 +63,8 @@ class AnytimeSearch:
     ) -> None:
         self.position = position
         self.player = 0 if position.to_move == "X" else 1
-        self.board = SearchBoard(position, line_weights(position.geometry.k, style), self.player)
+        weights = line_weights(position.geometry.k, style, second=self.player == 1)
+        self.board = SearchBoard(position, weights, self.player)
         self.tables = self.board.tables
         self.deadline = deadline
         self.node_limit = node_limit
