@@ -5,9 +5,9 @@ line holding both marks is dead. The 4x4x4 seed scores a line with ``m`` marks `
 for either side (*balanced*); its *defensive* variant weighs the opponent's lines
 ``m * 4**m`` (block before building) and the *aggressive* one weighs its own lines that
 way (build before blocking). Our own evaluation (*strong*) grows much faster with the
-marks, has the second player weigh the opponent's lines a little more, and adds the points
-where two lines one mark short of a threat cross: whoever plays there makes two threats
-at once.
+marks, has the second player weigh the opponent's lines a little more while it is not
+behind on the strongest cells, and adds the points where two lines one mark short of a
+threat cross: whoever plays there makes two threats at once.
 
 >>> from noughts.position import Position
 >>> weights = line_weights(4, "balanced")
@@ -30,6 +30,7 @@ from typing import Literal
 from noughts.errors import NoughtsError
 from noughts.geometry import Geometry
 from noughts.position import Mark, Position
+from noughts.search.openings import strong_cells
 
 __all__ = [
     "Style",
@@ -39,6 +40,7 @@ __all__ = [
     "evaluate",
     "FORK_WEIGHT",
     "OPPONENT_WEIGHT",
+    "defends",
     "HEURISTIC_LIMIT",
 ]
 
@@ -56,10 +58,12 @@ in a line outweighs many lines with fewer. Tuned in Qubic against the 4x4x4 seed
 
 OPPONENT_WEIGHT = (3, 2)
 """In the strong style the second player (O) weighs the opponent's lines ``3/2`` of its
-own: the first player wins Qubic, so the second blocks a little before building. Tuned
-in Qubic against the 4x4x4 seed's bot: as O, one game per first move, the 48 weak-cell
-openings went from 41 of 48 won to 47 and 48 (ratios 3/2 and 2); as X the same tilt
-lost 5 of 100 games that the even weights win, so the first player keeps them even."""
+own while X holds no more of the strongest cells than O (see :func:`defends`): the
+first player wins Qubic, so the second blocks a little before building. Tuned in Qubic
+as O against the 4x4x4 seed's bot: on the 48 weak-cell openings the tilt won 165 of
+166 games (even weights: about 87%); on strong-cell openings, where X is a strongest
+cell ahead, it did worse than even weights (44 of 86 against 46 of 66), hence the
+condition. As X the tilt lost 5 of 100 games that even weights win."""
 
 WEIGHT_CAP = 1 << 30
 """Largest weight of a line one mark short of ``k``: the base shrinks for long lines so
@@ -87,8 +91,9 @@ class LineWeights:
 def line_weights(k: int, style: Style = "strong", *, second: bool = False) -> LineWeights:
     """The line weights of ``style`` for lines of ``k`` cells.
 
-    ``second``: the weights of the player who moved second (O); in the strong style its
-    opponent's lines weigh :data:`OPPONENT_WEIGHT` of its own.
+    ``second``: the weights of the second player (O) when it defends (see
+    :func:`defends`); in the strong style its opponent's lines weigh
+    :data:`OPPONENT_WEIGHT` of its own.
 
     >>> line_weights(3, "aggressive").own
     (0, 4, 32, 192)
@@ -143,6 +148,24 @@ def _fork_points(geometry: Geometry, mine: int, theirs: int) -> int:
     return sum(1 for count in seen.values() if count >= 2)
 
 
+def defends(position: Position, player: Mark) -> bool:
+    """True if ``player`` evaluates ``position`` with the second player's weights.
+
+    That is O, while X holds no more of the strongest cells (those on the most lines:
+    Qubic's corners and centres) than O does.
+
+    >>> corner, edge = Position("X" + "." * 63, "qubic"), Position(".X" + "." * 62, "qubic")
+    >>> defends(corner, "O"), defends(edge, "O"), defends(edge, "X")
+    (False, True, False)
+    """
+    if player != "O":
+        return False
+    strongest = 0
+    for cell in strong_cells(position.geometry):
+        strongest |= 1 << cell
+    return (position.x & strongest).bit_count() <= (position.o & strongest).bit_count()
+
+
 def evaluate(position: Position, player: Mark, style: Style = "strong") -> int:
     """Heuristic value of ``position`` for ``player`` (positive: good for ``player``).
 
@@ -151,7 +174,7 @@ def evaluate(position: Position, player: Mark, style: Style = "strong") -> int:
     searches keep the same sum up to date move by move.
     """
     geometry = position.geometry
-    weights = line_weights(geometry.k, style, second=player == "O")
+    weights = line_weights(geometry.k, style, second=defends(position, player))
     mine, theirs = (position.x, position.o) if player == "X" else (position.o, position.x)
     total = 0
     for line in geometry.lines:

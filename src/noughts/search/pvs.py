@@ -20,7 +20,7 @@ import time
 
 from noughts.position import Position
 from noughts.search.board import SearchBoard
-from noughts.search.evaluate import Style, line_weights
+from noughts.search.evaluate import Style, defends, line_weights
 from noughts.search.threats import ThreatSearch
 
 __all__ = ["AnytimeSearch", "Stop", "MATE", "MATE_BOUND", "INF"]
@@ -63,7 +63,8 @@ class AnytimeSearch:
     ) -> None:
         self.position = position
         self.player = 0 if position.to_move == "X" else 1
-        weights = line_weights(position.geometry.k, style, second=self.player == 1)
+        second = defends(position, position.to_move)
+        weights = line_weights(position.geometry.k, style, second=second)
         self.board = SearchBoard(position, weights, self.player)
         self.tables = self.board.tables
         self.deadline = deadline
