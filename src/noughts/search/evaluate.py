@@ -66,9 +66,9 @@ cell ahead, it did worse than even weights (44 of 86 against 46 of 66), hence th
 condition. As X the tilt lost 5 of 100 games that even weights win."""
 
 WEIGHT_CAP = 1 << 30
-"""Largest weight of a line one mark short of ``k``: the base shrinks for long lines so
-that a heuristic sum over every line of any board stays far below a proven result's
-score."""
+"""Largest even weight of a line one mark short of ``k`` (the second player's tilt adds
+half to the opponent's): the base shrinks for long lines so that a heuristic sum over
+every line of any board stays far below a proven result's score."""
 
 
 HEURISTIC_LIMIT = 1 << 46
