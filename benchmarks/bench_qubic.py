@@ -31,11 +31,11 @@ import time
 from collections.abc import Callable, Iterator
 from pathlib import Path
 
-from noughts.bots import SeedQubicBot
+from noughts.anytime.search import anytime_move
+from noughts.anytime.threats import find_forced_win
 from noughts.engine import MoveResult
+from noughts.players.reference import SeedQubicBot
 from noughts.position import Position
-from noughts.search.anytime import anytime_move
-from noughts.search.threats import find_forced_win
 
 RESULTS = Path(__file__).parent / "results"
 

@@ -48,9 +48,9 @@ SOLVED_VARIANTS = ("3x3", "4x3k3", "3x5k3", "4x5k3", "4x4k3", "4x4", "5x4k4", "3
 # -- scenarios (each runs in its own process) --------------------------------------------
 def scenario_3x3() -> dict[str, Any]:
     from noughts.engine import choose_move
+    from noughts.exact import solver
+    from noughts.exact.table3x3 import Table3x3
     from noughts.position import Position
-    from noughts.search import solver
-    from noughts.search.table3x3 import Table3x3
 
     started = time.perf_counter()
     Table3x3.get()
@@ -133,7 +133,7 @@ def scenario_warm(name: str, count: int) -> dict[str, Any]:
 
 
 def scenario_solve(name: str) -> dict[str, Any]:
-    from noughts.search.solver import Solver, to_value
+    from noughts.exact.solver import Solver, to_value
     from noughts.variants import variant
 
     geometry = variant(name)

@@ -17,8 +17,8 @@ import time
 from pathlib import Path
 from typing import Any
 
-from noughts.arena import run_match
-from noughts.ratings import EloRow, elo_table
+from noughts.arena.match import run_match
+from noughts.arena.ratings import EloRow, elo_table
 
 RESULTS = Path(__file__).parent / "results"
 

@@ -1,6 +1,6 @@
 """Build the opening books shipped in ``src/noughts/data/`` (``book-<variant>.bin``).
 
-For every variant of :data:`noughts.search.book.BOOK_VARIANTS` with book depth ``D``:
+For every variant of :data:`noughts.exact.book.BOOK_VARIANTS` with book depth ``D``:
 every canonical unfinished position with at most ``D`` marks (X or O having started),
 its exact score, and how many of its moves lose. The scores come from the exact search
 with no book; positions one ply deeper are solved too, to count the losing moves.
@@ -16,10 +16,10 @@ import argparse
 import sys
 import time
 
+from noughts.exact.book import BOOK_VARIANTS, Book, book_path
+from noughts.exact.negamax import ExactSearch
 from noughts.geometry import Bitboard
-from noughts.search.book import BOOK_VARIANTS, Book, book_path
-from noughts.search.canonical import SymmetryKeys
-from noughts.search.negamax import ExactSearch
+from noughts.symmetries import SymmetryKeys
 from noughts.variants import variant
 
 

@@ -8,7 +8,7 @@ from pathlib import Path
 
 import pytest
 
-from noughts.arena import make_tasks, run_arena, run_match
+from noughts.arena.match import make_tasks, run_arena, run_match
 from noughts.cli import main
 from noughts.errors import NoughtsError
 from noughts.position import Position

@@ -4,10 +4,10 @@ from __future__ import annotations
 
 import pytest
 
-from noughts.bots import RandomBot, SeedQubicBot, SeedRegionsBot, _region_value
+from noughts.anytime.evaluate import evaluate, line_weights
 from noughts.errors import NoughtsError
+from noughts.players.reference import RandomBot, SeedQubicBot, SeedRegionsBot, _region_value
 from noughts.position import Position
-from noughts.search.evaluate import evaluate, line_weights
 
 EMPTY_LAYER = "..../..../..../...."
 

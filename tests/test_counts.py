@@ -7,15 +7,15 @@ import json
 import pytest
 
 from noughts.cli import main
-from noughts.counts import (
+from noughts.errors import NoughtsError, TooLargeError
+from noughts.geometry import Geometry
+from noughts.teaching.counts import (
     COUNT_KEYS,
     CountTables,
     count_variant,
     full_tree_boards,
     walk_up_to_symmetry,
 )
-from noughts.errors import NoughtsError, TooLargeError
-from noughts.geometry import Geometry
 from noughts.variants import variant
 
 THREE_BY_THREE = {

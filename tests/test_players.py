@@ -6,7 +6,7 @@ import pytest
 
 from noughts.engine import MoveResult
 from noughts.errors import NoughtsError
-from noughts.players import (
+from noughts.players.protocol import (
     LevelPlayer,
     Player,
     RandomPlayer,
@@ -47,7 +47,7 @@ class Seeded:
         ("seed-qubic:2:defensive", "seed-qubic:2:defensive"),
         ("seed-4x4", "seed-4x4"),
         ("seed-random", "seed-random"),
-        ("noughts.players:RandomPlayer", "noughts.players:RandomPlayer"),
+        ("noughts.players.protocol:RandomPlayer", "noughts.players.protocol:RandomPlayer"),
     ],
 )
 def test_specs_parse_to_names(text: str, name: str) -> None:
@@ -55,7 +55,7 @@ def test_specs_parse_to_names(text: str, name: str) -> None:
 
 
 def test_module_callable_spec_builds_a_player() -> None:
-    player = parse_player("noughts.players:RandomPlayer").create(seed=3)
+    player = parse_player("noughts.players.protocol:RandomPlayer").create(seed=3)
     assert isinstance(player, RandomPlayer) and player.move(Position("XO./.../...")) in range(2, 9)
 
 

@@ -6,14 +6,14 @@ import math
 
 import pytest
 
-from noughts.errors import NoughtsError
-from noughts.ratings import (
+from noughts.arena.ratings import (
     elo_from_score,
     elo_table,
     match_stats,
     score_from_elo,
     score_interval,
 )
+from noughts.errors import NoughtsError
 
 
 def test_worked_example_with_draws() -> None:

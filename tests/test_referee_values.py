@@ -14,9 +14,9 @@ import random
 
 import pytest
 
+from noughts.exact.solver import Solver, best_move, solve
 from noughts.position import Position
-from noughts.search.solver import Solver, best_move, solve
-from noughts.values import Outcome, Value
+from noughts.results import Outcome, Value
 from noughts.variants import variant
 
 pyspiel = pytest.importorskip("pyspiel")
@@ -119,7 +119,7 @@ def _from_scratch(name: str) -> tuple[Value, int]:
     """The empty board's value by a fresh search (no table, no book) and its node count."""
     fresh = Solver(variant(name), use_book=False)
     score = fresh.score(0, 0)
-    from noughts.search.solver import to_value
+    from noughts.exact.solver import to_value
 
     return to_value(score, 0, variant(name).cells), fresh.nodes
 

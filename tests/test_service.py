@@ -109,7 +109,6 @@ def test_level_below_ten_is_seeded_and_never_cached(client: TestClient) -> None:
 
 
 def test_qubic_move_and_analysis_come_within_the_budget(client: TestClient) -> None:
-    pytest.importorskip("noughts.search.anytime")
     from noughts.service.warmup import warm
     from noughts.variants import variant
 
@@ -368,7 +367,6 @@ def test_a_repeated_request_gets_the_same_answer_marked_cached(client: TestClien
 
 
 def test_a_fallback_answer_is_not_served_again(monkeypatch: pytest.MonkeyPatch) -> None:
-    pytest.importorskip("noughts.search.anytime")
     import noughts.service.moves as moves_module
 
     def spin(position: Position, **kwargs: Any) -> Any:

@@ -8,14 +8,14 @@ from functools import cache
 import pytest
 
 from noughts.errors import GameOverError, TooLargeError
+from noughts.exact import solver
+from noughts.exact.book import BOOK_VARIANTS, load_book
+from noughts.exact.negamax import ExactSearch
+from noughts.exact.solver import Solver, analyze, best_move, can_solve, solve, solver_for
+from noughts.exact.table3x3 import Table3x3
 from noughts.position import Position
-from noughts.search import solver
-from noughts.search.book import BOOK_VARIANTS, load_book
-from noughts.search.canonical import SymmetryKeys
-from noughts.search.negamax import ExactSearch
-from noughts.search.solver import Solver, analyze, best_move, can_solve, solve, solver_for
-from noughts.search.table3x3 import Table3x3
-from noughts.values import Outcome, Value
+from noughts.results import Outcome, Value
+from noughts.symmetries import SymmetryKeys
 from noughts.variants import variant
 
 # -- an independent reference: plain memoised minimax over positions --------------------

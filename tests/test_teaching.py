@@ -6,18 +6,18 @@ import random
 
 import pytest
 
-from noughts import sigai
+from noughts import functional
 from noughts.errors import GameOverError, IllegalMoveError, VariantError
+from noughts.exact.solver import solve
 from noughts.position import Position
-from noughts.search.solver import solve
-from noughts.search.teaching import (
+from noughts.results import Outcome
+from noughts.teaching.tutorial import (
     alphabeta_move,
     evaluate_board,
     minimax_move,
     negamax,
     tutorial_board,
 )
-from noughts.values import Outcome
 
 CENTRE = Position(".../.X./...")
 
@@ -115,26 +115,26 @@ def test_teaching_errors() -> None:
 # -- the SIG-AI seed's interface ---------------------------------------------------------
 
 
-def test_sigai_terminal_states_and_values() -> None:
-    assert sigai.value(Position("XXX/OO./...")) == 1
-    assert sigai.value(Position("OOO/XX./X..")) == -1
-    assert sigai.value(Position("XOX/XOO/OXX")) == 0
-    assert sigai.value(Position("XO./.../...")) is None
-    assert sigai.is_terminal(Position("XOX/XOO/OXX"))
-    assert not sigai.is_terminal(Position())
-    assert sigai.legal_actions(Position("XXX/OO./...")) == []
+def test_functional_terminal_states_and_values() -> None:
+    assert functional.value(Position("XXX/OO./...")) == 1
+    assert functional.value(Position("OOO/XX./X..")) == -1
+    assert functional.value(Position("XOX/XOO/OXX")) == 0
+    assert functional.value(Position("XO./.../...")) is None
+    assert functional.is_terminal(Position("XOX/XOO/OXX"))
+    assert not functional.is_terminal(Position())
+    assert functional.legal_actions(Position("XXX/OO./...")) == []
 
 
-def test_sigai_actions_and_successors() -> None:
+def test_functional_actions_and_successors() -> None:
     state = Position("X../.O./...")
-    actions = sigai.legal_actions(state)
+    actions = functional.legal_actions(state)
     assert actions[0] == ("X", 0, 1) and len(actions) == 7
     assert all(mark == "X" for mark, *_ in actions)
-    after = sigai.successor(state, ("X", 2, 2))
+    after = functional.successor(state, ("X", 2, 2))
     assert after == Position("X../.O./..X")
-    assert sigai.successor(state, ("X", 1, 1)) is None  # taken
-    assert sigai.successor(state, ("O", 2, 2)) is None  # not O's turn
-    assert sigai.successor(Position("XXX/OO./..."), ("O", 2, 2)) is None  # game over
+    assert functional.successor(state, ("X", 1, 1)) is None  # taken
+    assert functional.successor(state, ("O", 2, 2)) is None  # not O's turn
+    assert functional.successor(Position("XXX/OO./..."), ("O", 2, 2)) is None  # game over
     for bad, message in [
         (("X", 1), "an action is"),
         (("Z", 0, 0), "mark must be"),
@@ -143,18 +143,18 @@ def test_sigai_actions_and_successors() -> None:
         ([1, 2, 3], "an action is"),
     ]:
         with pytest.raises(IllegalMoveError, match=message):
-            sigai.successor(state, bad)  # type: ignore[arg-type]
+            functional.successor(state, bad)  # type: ignore[arg-type]
 
 
-def test_sigai_on_a_cube() -> None:
+def test_functional_on_a_cube() -> None:
     state = Position("", "3x3x3")
-    actions = sigai.legal_actions(state)
+    actions = functional.legal_actions(state)
     assert len(actions) == 27 and actions[13] == ("X", 1, 1, 1)
-    after = sigai.successor(state, ("X", 1, 1, 1))
+    after = functional.successor(state, ("X", 1, 1, 1))
     assert after is not None and after.x == 1 << 13
 
 
-def test_sigai_minimax_value_matches_the_solver() -> None:
+def test_functional_minimax_value_matches_the_solver() -> None:
     rng = random.Random(7)
     for _ in range(25):
         state = random_position(rng, min_marks=4)
@@ -162,11 +162,11 @@ def test_sigai_minimax_value_matches_the_solver() -> None:
         x_view = {Outcome.WIN: 1, Outcome.DRAW: 0, Outcome.LOSS: -1}[value.outcome]
         if state.to_move == "O":
             x_view = -x_view
-        assert sigai.minimax_value(state) == x_view, state
+        assert functional.minimax_value(state) == x_view, state
 
 
-def test_sigai_aliases_are_the_seed_names() -> None:
-    assert sigai.isTerminal is sigai.is_terminal
-    assert sigai.getValue is sigai.value
-    assert sigai.legalActions is sigai.legal_actions
-    assert sigai.getSuccessor is sigai.successor
+def test_functional_aliases_are_the_seed_names() -> None:
+    assert functional.isTerminal is functional.is_terminal
+    assert functional.getValue is functional.value
+    assert functional.legalActions is functional.legal_actions
+    assert functional.getSuccessor is functional.successor

@@ -4,10 +4,10 @@ from __future__ import annotations
 
 import pytest
 
+from noughts.anytime.board import SearchBoard
+from noughts.anytime.evaluate import line_weights
+from noughts.anytime.threats import ForcedWin, ThreatSearch, find_forced_win
 from noughts.position import Position
-from noughts.search.board import SearchBoard
-from noughts.search.evaluate import line_weights
-from noughts.search.threats import ForcedWin, ThreatSearch, find_forced_win
 
 # Qubic positions (found by seeded weak play, kept for their shortest continuous-threat
 # win) and the length of that win in plies.

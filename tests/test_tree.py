@@ -10,10 +10,10 @@ import pytest
 
 from noughts.cli import main
 from noughts.errors import TooLargeError
+from noughts.exact.solver import solve
 from noughts.position import Position
-from noughts.search.solver import solve
-from noughts.tree import DecisionTree, build_tree, tree_to_dot, tree_to_json
-from noughts.values import Outcome, Value
+from noughts.results import Outcome, Value
+from noughts.teaching.tree import DecisionTree, build_tree, tree_to_dot, tree_to_json
 
 
 @pytest.fixture(scope="module")

@@ -14,10 +14,10 @@ from noughts.errors import (
     TooLargeError,
     VariantError,
 )
+from noughts.exact.solver import analyze, best_move, can_solve, solve
 from noughts.geometry import Bitboard, Geometry
 from noughts.position import GameResult, Mark, Position
-from noughts.search.solver import analyze, best_move, can_solve, solve
-from noughts.values import Outcome, Value
+from noughts.results import Outcome, Value
 from noughts.variants import variant
 
 __version__ = "0.1.0"

@@ -19,9 +19,9 @@ from dataclasses import dataclass, field
 from typing import Literal
 
 from noughts.errors import GameOverError, NoughtsError
+from noughts.exact import solver
 from noughts.geometry import Geometry
 from noughts.position import Position
-from noughts.search import solver
 
 __all__ = ["MoveResult", "MoveEval", "choose_move", "evaluate_moves", "MAX_LEVEL"]
 
@@ -94,12 +94,12 @@ def choose_move(
     _check_playable(position)
     _check_level(level)
     if level < MAX_LEVEL:
-        from noughts.levels import level_move
+        from noughts.players.levels import level_move
 
         return level_move(position, level, time_limit=time_limit, nodes=nodes, seed=seed)
     if solver.can_solve(position):
         return _exact_move(position, seed)
-    from noughts.search.anytime import anytime_move
+    from noughts.anytime.search import anytime_move
 
     return anytime_move(position, time_limit=time_limit, nodes=nodes, seed=seed)
 
@@ -145,6 +145,6 @@ def evaluate_moves(
     if solver.can_solve(position):
         geometry = position.geometry
         return [_proven_eval(geometry, m) for m in solver.analyze(position)]
-    from noughts.search.anytime import anytime_evaluate
+    from noughts.anytime.search import anytime_evaluate
 
     return anytime_evaluate(position, time_limit=time_limit, nodes=nodes)

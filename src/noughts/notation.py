@@ -22,10 +22,21 @@ True
 
 from __future__ import annotations
 
+import re
+
 from noughts.errors import BoardError
 from noughts.geometry import Bitboard, Geometry, scan_forward
 
-__all__ = ["parse_board", "format_board", "draw_grid", "check_bitmasks", "to_bitmasks"]
+__all__ = [
+    "parse_board",
+    "format_board",
+    "draw_grid",
+    "check_bitmasks",
+    "to_bitmasks",
+    "FILES",
+    "square_name",
+    "parse_square",
+]
 
 _IGNORED = set("/|") | set(" \t\r\n")
 _MARKS = {"X": "x", "O": "o", ".": "empty"}
@@ -134,3 +145,66 @@ def check_bitmasks(num_x: int, num_o: int, geometry: Geometry) -> None:
 def to_bitmasks(x: Bitboard, o: Bitboard) -> dict[str, int]:
     """The seed backend's request fields for a position's marks."""
     return {"numX": x, "numO": o}
+
+
+# -- cell names ----------------------------------------------------------------------------
+FILES = "abcdefghijklmnopqrstuvwxyz"
+"""Column letters, leftmost column first."""
+
+_SQUARE = re.compile(r"^(\d*)([a-z])(\d+)$")
+
+
+def square_name(geometry: Geometry, cell: int) -> str:
+    """The name of cell index ``cell``, as on a chess board: column letter + row number.
+
+    Columns run ``a``, ``b``, ... from the left; **row 1 is the bottom row** of the board
+    as drawn (the last row of the board string). On a 3-D board the layer number comes
+    first, layer 1 being the first layer of the board string: ``2b3`` is layer 2,
+    column b, row 3. Every board, 3x3 included, uses this one scheme::
+
+        3x3:  a3 b3 c3      cells  0 1 2
+              a2 b2 c2             3 4 5
+              a1 b1 c1             6 7 8
+
+    >>> from noughts.variants import variant
+    >>> square_name(variant("3x3"), 0), square_name(variant("3x3"), 8)
+    ('a3', 'c1')
+    >>> square_name(variant("4x4"), 15), square_name(variant("qubic"), 16 + 4 + 1)
+    ('d1', '2b3')
+    """
+    if not 0 <= cell < geometry.cells:
+        raise BoardError(f"cell {cell} is off the board ({geometry.name})")
+    coords = geometry.coords(cell)
+    row, col = coords[-2], coords[-1]
+    square = f"{FILES[col]}{geometry.shape[-2] - row}"
+    return f"{coords[0] + 1}{square}" if geometry.dims == 3 else square
+
+
+def parse_square(geometry: Geometry, text: str) -> int:
+    """The cell index of a square name (see :func:`square_name`; case and spaces ignored).
+
+    >>> from noughts.variants import variant
+    >>> parse_square(variant("3x3"), "B2"), parse_square(variant("qubic"), "2b3")
+    (4, 21)
+    >>> parse_square(variant("4x4"), "e1")
+    Traceback (most recent call last):
+    ...
+    noughts.errors.BoardError: e1 is off the board: files run a-d
+    """
+    name = "".join(text.split()).lower()
+    match = _SQUARE.match(name)
+    if match is None or bool(match.group(1)) != (geometry.dims == 3):
+        example = "2b3" if geometry.dims == 3 else "b3"
+        raise BoardError(f"{text.strip()!r} is not a square name like {example}")
+    rows, cols = geometry.shape[-2], geometry.shape[-1]
+    col, rank = FILES.index(match.group(2)), int(match.group(3))
+    if col >= cols:
+        raise BoardError(f"{name} is off the board: files run a-{FILES[cols - 1]}")
+    if not 1 <= rank <= rows:
+        raise BoardError(f"{name} is off the board: ranks run 1-{rows}")
+    if geometry.dims == 3:
+        layer = int(match.group(1))
+        if not 1 <= layer <= geometry.shape[0]:
+            raise BoardError(f"{name} is off the board: layers run 1-{geometry.shape[0]}")
+        return geometry.cell((layer - 1, rows - rank, col))
+    return geometry.cell((rows - rank, col))

@@ -62,9 +62,9 @@ def _arena(args: argparse.Namespace) -> int:
     from rich.console import Console
     from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
 
-    from noughts.arena import GameRecord, run_arena
+    from noughts.arena.match import GameRecord, run_arena
     from noughts.cli import fail
-    from noughts.players import parse_player
+    from noughts.players.protocol import parse_player
 
     if len(args.players) < 2:
         raise fail("the arena needs at least two players")

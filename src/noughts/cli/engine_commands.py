@@ -281,8 +281,8 @@ def _split_line(line: str, variant_name: str | None) -> tuple[str, str]:
 def _solve(args: argparse.Namespace) -> int:
     import time
 
+    from noughts.exact.solver import Solver, can_solve, solver_for, to_value
     from noughts.position import Position
-    from noughts.search.solver import Solver, can_solve, solver_for, to_value
     from noughts.variants import variant
 
     geometry = variant(args.variant)

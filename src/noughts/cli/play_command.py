@@ -106,7 +106,7 @@ def _level(text: str) -> int:
     if text.isdigit() and 0 <= int(text) <= MAX_LEVEL:
         return int(text)
     if text.isalpha():
-        from noughts.levels import PRESETS
+        from noughts.players.levels import PRESETS
 
         if text.lower() in PRESETS:
             return PRESETS[text.lower()]

@@ -43,7 +43,7 @@ def run(name: str, args: argparse.Namespace) -> int:
 
 
 def _stats(args: argparse.Namespace) -> int:
-    from noughts.counts import count_variant
+    from noughts.teaching.counts import count_variant
     from noughts.variants import variant
 
     geometry = variant(args.variant)
@@ -65,7 +65,7 @@ def _stats(args: argparse.Namespace) -> int:
 
 
 def _tree(args: argparse.Namespace) -> int:
-    from noughts.tree import build_tree, dumps_json, tree_to_dot
+    from noughts.teaching.tree import build_tree, dumps_json, tree_to_dot
 
     tree = build_tree(args.variant)
     text = tree_to_dot(tree) if args.format == "dot" else dumps_json(tree) + "\n"

@@ -37,20 +37,18 @@ from __future__ import annotations
 import re
 from typing import Literal
 
-from noughts.errors import IllegalMoveError
+from noughts.errors import BoardError, IllegalMoveError
 from noughts.geometry import Geometry
+from noughts.notation import FILES, parse_square, square_name
 
 __all__ = ["Scheme", "scheme_of", "cell_name", "parse_cell", "describe_scheme", "FILES"]
 
 Scheme = Literal["numbers", "chess", "layers"]
 """How cells are named on a board."""
 
-FILES = "abcdefghijklmnopqrstuvwxyz"
-"""File letters, leftmost column first."""
-
 _NUMBER = re.compile(r"^\d+$")
-_SQUARE = re.compile(r"^([a-z])(\d+)$")
-_LAYERED = re.compile(r"^(\d)([a-z])(\d+)$")
+_SQUARE = re.compile(r"^[a-z]\d+$")
+_LAYERED = re.compile(r"^\d[a-z]\d+$")
 
 
 def scheme_of(geometry: Geometry) -> Scheme:
@@ -65,11 +63,6 @@ def scheme_of(geometry: Geometry) -> Scheme:
     return "numbers" if geometry.cells <= 9 else "chess"
 
 
-def _square_name(geometry: Geometry, row: int, col: int) -> str:
-    rows = geometry.shape[-2]
-    return f"{FILES[col]}{rows - row}"
-
-
 def cell_name(geometry: Geometry, cell: int) -> str:
     """The name of cell index ``cell`` (row-major, top-left first) on ``geometry``.
 
@@ -81,14 +74,9 @@ def cell_name(geometry: Geometry, cell: int) -> str:
     """
     if not 0 <= cell < geometry.cells:
         raise IllegalMoveError(f"cell {cell} is off the board ({geometry.name})")
-    scheme = scheme_of(geometry)
-    if scheme == "numbers":
+    if scheme_of(geometry) == "numbers":
         return str(cell + 1)
-    coords = geometry.coords(cell)
-    square = _square_name(geometry, coords[-2], coords[-1])
-    if scheme == "layers":
-        return f"{coords[0] + 1}{square}"
-    return square
+    return square_name(geometry, cell)
 
 
 def describe_scheme(geometry: Geometry) -> str:
@@ -138,26 +126,12 @@ def parse_cell(geometry: Geometry, text: str) -> int:
                 f"{name} is off the board: cells are numbered 1-{geometry.cells}"
             )
         return number - 1
-    if scheme == "chess" and (match := _SQUARE.match(name)):
-        return _square_cell(geometry, name, 0, match.group(1), match.group(2))
-    if scheme == "layers" and (match := _LAYERED.match(name)):
-        layer = int(match.group(1))
-        layers = geometry.shape[0]
-        if not 1 <= layer <= layers:
-            raise IllegalMoveError(f"{name} is off the board: layers run 1-{layers}")
-        return _square_cell(geometry, name, layer - 1, match.group(2), match.group(3))
+    if (scheme == "chess" and _SQUARE.match(name)) or (
+        scheme == "layers" and _LAYERED.match(name)
+    ):
+        try:
+            return parse_square(geometry, name)
+        except BoardError as error:
+            raise IllegalMoveError(str(error)) from None
     shown = text.strip()
     raise IllegalMoveError(f"{shown!r} is not a move: type {describe_scheme(geometry)}")
-
-
-def _square_cell(geometry: Geometry, name: str, layer: int, file: str, rank_text: str) -> int:
-    rows, cols = geometry.shape[-2], geometry.shape[-1]
-    col = FILES.index(file)
-    if col >= cols:
-        raise IllegalMoveError(f"{name} is off the board: files run a-{FILES[cols - 1]}")
-    rank = int(rank_text)
-    if not 1 <= rank <= rows:
-        raise IllegalMoveError(f"{name} is off the board: ranks run 1-{rows}")
-    row = rows - rank
-    coords = (layer, row, col) if geometry.dims == 3 else (row, col)
-    return geometry.cell(coords)

@@ -22,9 +22,9 @@ from dataclasses import dataclass
 
 from noughts.engine import MAX_LEVEL, MoveEval, MoveResult, choose_move, evaluate_moves
 from noughts.errors import NoughtsError
+from noughts.exact.solver import can_solve
 from noughts.geometry import Geometry
 from noughts.position import Mark, Position
-from noughts.search.solver import can_solve
 
 __all__ = ["Seat", "Session", "describe_value", "format_score", "DEFAULT_TIME_LIMIT"]
 
@@ -228,14 +228,14 @@ class Session:
     def check_engine(self) -> None:
         """Raise :class:`ImportError` now if a search the AI seats need is not installed.
 
-        Levels below 10 need :mod:`noughts.levels`; level 10 on a board too large to
+        Levels below 10 need :mod:`noughts.players.levels`; level 10 on a board too large to
         solve needs the anytime search. (Hints and analysis check when asked.)
         """
         levels = {seat.level for seat in self.seats.values() if seat.level is not None}
         if any(level < MAX_LEVEL for level in levels):
-            importlib.import_module("noughts.levels")
+            importlib.import_module("noughts.players.levels")
         if MAX_LEVEL in levels and not can_solve(self.position):
-            importlib.import_module("noughts.search.anytime")
+            importlib.import_module("noughts.anytime.search")
 
 
 def _strength(value: MoveEval) -> tuple[int, float]:

@@ -35,8 +35,8 @@ from dataclasses import dataclass, replace
 from typing import Any, cast
 
 from noughts.engine import MAX_LEVEL, MoveEval, MoveResult, choose_move, evaluate_moves
+from noughts.exact import solver
 from noughts.position import Position
-from noughts.search import solver
 from noughts.service import warmup
 from noughts.service.cache import (
     SYMMETRY_MAX_CELLS,
@@ -168,7 +168,7 @@ def _is_engine_import(error: ImportError) -> bool:
     return (error.name or "").startswith("noughts")
 
 
-_LAZY_ENGINE_MODULES = ("noughts.search.anytime", "noughts.levels")
+_LAZY_ENGINE_MODULES = ("noughts.anytime.search", "noughts.players.levels")
 _preloaded = False
 
 
@@ -251,7 +251,7 @@ class MoveService:
     async def _anytime_fallback(
         self, position: Position, clock: _Clock, seed: int | None
     ) -> MoveResult:
-        anytime = _engine_module("noughts.search.anytime", "the anytime search")
+        anytime = _engine_module("noughts.anytime.search", "the anytime search")
         anytime_move = cast(Callable[..., MoveResult], anytime.anytime_move)
 
         def search() -> MoveResult:
@@ -308,7 +308,7 @@ class MoveService:
     async def _evaluate_fallback(
         self, position: Position, clock: _Clock
     ) -> tuple[tuple[MoveEval, ...], int | None, float]:
-        anytime = _engine_module("noughts.search.anytime", "the anytime search")
+        anytime = _engine_module("noughts.anytime.search", "the anytime search")
         anytime_evaluate = cast(Callable[..., list[MoveEval]], anytime.anytime_evaluate)
 
         def search() -> tuple[tuple[MoveEval, ...], int | None, float]:

@@ -12,8 +12,8 @@ from fastapi.responses import FileResponse, Response
 from pydantic import BaseModel, ValidationError
 
 from noughts.engine import MAX_LEVEL
+from noughts.exact.solver import can_solve
 from noughts.position import Mark, Position
-from noughts.search.solver import can_solve
 from noughts.service.cache import CacheKey
 from noughts.service.conversion import (
     analyze_response,

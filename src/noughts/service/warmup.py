@@ -17,9 +17,9 @@ from __future__ import annotations
 import threading
 
 from noughts.engine import choose_move
+from noughts.exact.solver import can_solve
 from noughts.geometry import Geometry
 from noughts.position import Position
-from noughts.search.solver import can_solve
 from noughts.service.cache import SymmetricView, shares_symmetries
 
 __all__ = ["warm", "is_warm", "warm_in_background", "warmed_names", "WARMUP_SEARCH_S"]

@@ -42,7 +42,7 @@ from typing import Any, Protocol, runtime_checkable
 
 from noughts.engine import MAX_LEVEL, MoveResult, choose_move
 from noughts.errors import NoughtsError
-from noughts.levels import PRESETS
+from noughts.players.levels import PRESETS
 from noughts.position import Position
 
 __all__ = [
@@ -130,7 +130,7 @@ class CallablePlayer:
 
 
 class _BotPlayer:
-    """A bot from :mod:`noughts.bots` whatever its move method is called."""
+    """A bot from :mod:`noughts.players.reference` whatever its move method is called."""
 
     def __init__(self, bot: Any, name: str) -> None:
         self.name = name
@@ -187,7 +187,7 @@ def _parse_level(text: str) -> int:
 
 def _bots() -> Any:
     try:
-        return importlib.import_module("noughts.bots")
+        return importlib.import_module("noughts.players.reference")
     except ImportError as error:
         raise ValueError(f"the seed-style bots are not available ({error})") from None
 

@@ -28,7 +28,7 @@ from noughts.errors import TooLargeError
 from noughts.geometry import Bitboard, Geometry, scan_forward
 from noughts.notation import format_board
 from noughts.position import Mark
-from noughts.values import Outcome, Value
+from noughts.results import Outcome, Value
 from noughts.variants import variant as parse_variant
 
 __all__ = [

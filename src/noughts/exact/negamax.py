@@ -25,10 +25,10 @@ True
 
 from __future__ import annotations
 
+from noughts.exact.book import Book
 from noughts.geometry import Bitboard, Geometry, scan_forward
-from noughts.search.book import Book
-from noughts.search.canonical import SymmetryKeys
-from noughts.values import WIN_SCORE
+from noughts.results import WIN_SCORE
+from noughts.symmetries import SymmetryKeys
 
 __all__ = ["ExactSearch", "WIN_SCORE", "DEFAULT_MAX_ENTRIES"]
 

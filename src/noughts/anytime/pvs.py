@@ -1,4 +1,4 @@
-"""The principal-variation search behind the anytime engine (see noughts.search.anytime).
+"""The principal-variation search behind the anytime engine (see noughts.anytime.search).
 
 Negamax with alpha-beta and null windows over a :class:`SearchBoard`, a transposition
 table keyed by Zobrist hashes (canonical over the board's symmetries at the root's
@@ -18,10 +18,10 @@ from __future__ import annotations
 
 import time
 
+from noughts.anytime.board import SearchBoard
+from noughts.anytime.evaluate import Style, defends, line_weights
+from noughts.anytime.threats import ThreatSearch
 from noughts.position import Position
-from noughts.search.board import SearchBoard
-from noughts.search.evaluate import Style, defends, line_weights
-from noughts.search.threats import ThreatSearch
 
 __all__ = ["AnytimeSearch", "Stop", "MATE", "MATE_BOUND", "INF"]
 

@@ -1,8 +1,8 @@
 """Opening books: exact scores of every early position of a variant, shipped as package data.
 
-A book holds, for each canonical key (see :mod:`noughts.search.canonical`) of a
+A book holds, for each canonical key (see :mod:`noughts.symmetries`) of a
 position with at most ``max_marks`` marks and no finished game, the exact absolute score
-of that position for the side to move (see :mod:`noughts.search.negamax`) and how many
+of that position for the side to move (see :mod:`noughts.exact.negamax`) and how many
 of its moves lose (so the best move's trap preference needs no search either). The file
 is three arrays (keys ascending, scores, losing-move counts) looked up by bisection, so
 loading costs one read and no parsing: cold starts stay instant.

@@ -27,10 +27,10 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Literal
 
+from noughts.anytime.openings import strong_cells
 from noughts.errors import NoughtsError
 from noughts.geometry import Geometry
 from noughts.position import Mark, Position
-from noughts.search.openings import strong_cells
 
 __all__ = [
     "Style",

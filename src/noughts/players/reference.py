@@ -35,11 +35,11 @@ from __future__ import annotations
 import random
 from functools import lru_cache
 
+from noughts.anytime.board import SearchBoard
+from noughts.anytime.evaluate import Style, line_weights
+from noughts.anytime.openings import strong_cells
 from noughts.errors import NoughtsError
 from noughts.position import Position
-from noughts.search.board import SearchBoard
-from noughts.search.evaluate import Style, line_weights
-from noughts.search.openings import strong_cells
 
 __all__ = ["Bot", "SeedQubicBot", "SeedRegionsBot", "RandomBot", "SEED_WIN"]
 

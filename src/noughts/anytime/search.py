@@ -2,8 +2,8 @@
 
 :func:`anytime_move` answers within a time and/or node budget: rules first (win now,
 block the opponent's only threat), then the opening table, a forced win by continuous
-threats (:mod:`noughts.search.threats`), iterative deepening of the principal-variation
-search (:mod:`noughts.search.pvs`) and, with the last part of the budget, a check that
+threats (:mod:`noughts.anytime.threats`), iterative deepening of the principal-variation
+search (:mod:`noughts.anytime.pvs`) and, with the last part of the budget, a check that
 the chosen move leaves the opponent no forced win by continuous threats.
 :func:`anytime_evaluate` values every legal move. Proven values are exact.
 
@@ -24,14 +24,14 @@ from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from typing import ParamSpec, TypeVar
 
+from noughts.anytime.evaluate import Style
+from noughts.anytime.openings import book_move
+from noughts.anytime.pvs import INF, MATE, MATE_BOUND, AnytimeSearch, Stop
+from noughts.anytime.threats import ThreatSearch
 from noughts.engine import MoveEval, MoveResult
 from noughts.errors import GameOverError, NoughtsError
 from noughts.position import Position
-from noughts.search.evaluate import Style
-from noughts.search.openings import book_move
-from noughts.search.pvs import INF, MATE, MATE_BOUND, AnytimeSearch, Stop
-from noughts.search.threats import ThreatSearch
-from noughts.values import Outcome, Value
+from noughts.results import Outcome, Value
 
 __all__ = [
     "anytime_move",
@@ -154,7 +154,7 @@ def anytime_move(
     ``time_limit`` (seconds, default 1 s when ``nodes`` is not given either) and
     ``nodes`` bound the search; the move comes back within the time limit plus a few
     milliseconds. ``seed`` makes the opening choice reproducible. ``style`` picks the
-    evaluation (see :mod:`noughts.search.evaluate`).
+    evaluation (see :mod:`noughts.anytime.evaluate`).
     """
     start = time.perf_counter()
     _check_playable(position)

@@ -18,9 +18,9 @@ from __future__ import annotations
 import time
 from dataclasses import dataclass
 
+from noughts.anytime.board import SearchBoard
+from noughts.anytime.evaluate import line_weights
 from noughts.position import Position
-from noughts.search.board import SearchBoard
-from noughts.search.evaluate import line_weights
 
 __all__ = [
     "ForcedWin",

@@ -28,10 +28,10 @@ from dataclasses import dataclass, field
 from multiprocessing.connection import Connection, wait
 from typing import Any
 
+from noughts.arena.ratings import EloRow, MatchStats, elo_table, match_stats
 from noughts.errors import IllegalMoveError, NoughtsError
-from noughts.players import Budget, PlayerSpec, as_spec, move_of
+from noughts.players.protocol import Budget, PlayerSpec, as_spec, move_of
 from noughts.position import Position
-from noughts.ratings import EloRow, MatchStats, elo_table, match_stats
 from noughts.variants import variant as parse_variant
 
 __all__ = [

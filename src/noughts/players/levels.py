@@ -42,9 +42,9 @@ from dataclasses import dataclass
 
 from noughts.engine import MAX_LEVEL, MoveResult
 from noughts.errors import NoughtsError
+from noughts.exact import solver
 from noughts.geometry import Bitboard, Geometry, scan_forward
 from noughts.position import Position
-from noughts.search import solver
 
 __all__ = [
     "PRESETS",
@@ -262,7 +262,7 @@ def _deep_move(
 ) -> int | None:
     """The anytime search's move under the level's node budget, if that search exists."""
     try:
-        anytime = importlib.import_module("noughts.search.anytime")
+        anytime = importlib.import_module("noughts.anytime.search")
     except ImportError:
         return None
     budget = prof.deep_nodes if nodes is None else min(nodes, prof.deep_nodes)

@@ -2,10 +2,10 @@
 
 Values are the outcome for the side to move and the plies to the end, the winner
 hurrying and the loser delaying (a draw ends when the board is full). 3x3 is answered
-from its complete table (:mod:`noughts.search.table3x3`); larger boards by negamax with
+from its complete table (:mod:`noughts.exact.table3x3`); larger boards by negamax with
 alpha-beta and a transposition table that lives across calls in the process
-(:mod:`noughts.search.negamax`), primed by a shipped opening book where there is one
-(:mod:`noughts.search.book`).
+(:mod:`noughts.exact.negamax`), primed by a shipped opening book where there is one
+(:mod:`noughts.exact.book`).
 
 The best move is a move of best value; among equals, the one that leaves the opponent
 the most losing replies (traps); then the lowest cell, or a seeded random pick.
@@ -27,12 +27,12 @@ import time
 from dataclasses import dataclass
 
 from noughts.errors import GameOverError, TooLargeError
+from noughts.exact.book import load_book
+from noughts.exact.negamax import ExactSearch
+from noughts.exact.table3x3 import Table3x3
 from noughts.geometry import Bitboard, Geometry
 from noughts.position import Position
-from noughts.search.book import load_book
-from noughts.search.negamax import ExactSearch
-from noughts.search.table3x3 import Table3x3
-from noughts.values import WIN_SCORE, Outcome, Value
+from noughts.results import WIN_SCORE, Outcome, Value
 
 __all__ = [
     "MoveValue",
@@ -285,7 +285,7 @@ def _require_solvable(position: Position) -> None:
         raise TooLargeError(
             f"{position.variant} with {position.empty.bit_count()} empty cells is too large "
             f"to solve on the spot (limit {limit} empty cells); "
-            "use the anytime search (noughts.search.anytime) or choose_move, which does"
+            "use the anytime search (noughts.anytime.search) or choose_move, which does"
         )
 
 

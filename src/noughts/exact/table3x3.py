@@ -2,7 +2,7 @@
 
 Built on first use by one memoised pass over the game (a few milliseconds). Positions are keyed
 by their *word* ``me | opp << 9`` (``me`` = the side to move), so the table serves games
-that either player started. Scores are absolute, as in :mod:`noughts.search.negamax`:
+that either player started. Scores are absolute, as in :mod:`noughts.exact.negamax`:
 ``WIN_SCORE - N`` for a win of the side to move ending with ``N`` marks, ``0`` for a draw;
 a finished position scores ``N - WIN_SCORE`` (lost, no move left) or ``0`` (full board).
 
@@ -19,7 +19,7 @@ which the opponent wins), so the trap preference of the best move costs one look
 from __future__ import annotations
 
 from noughts.geometry import Bitboard
-from noughts.values import WIN_SCORE
+from noughts.results import WIN_SCORE
 
 __all__ = ["Table3x3", "LINES_3X3", "FULL_3X3"]
 

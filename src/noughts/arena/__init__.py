@@ -1,0 +1,5 @@
+"""The arena: bot-vs-bot matches and round-robins, and their statistics.
+
+* :mod:`noughts.arena.match` -- games, matches, round-robins and their summaries.
+* :mod:`noughts.arena.ratings` -- scores, intervals and Elo.
+"""

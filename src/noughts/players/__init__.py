@@ -1,0 +1,6 @@
+"""Players: the protocol every player follows, engine levels and the reference bots.
+
+* :mod:`noughts.players.protocol` -- the player protocol, player specs and their parser.
+* :mod:`noughts.players.levels` -- difficulty levels 0-10.
+* :mod:`noughts.players.reference` -- bots written from the seed projects' descriptions.
+"""

@@ -1,0 +1,293 @@
+"""What searches answer: exact values, estimates, a chosen move, how a game ended.
+
+One vocabulary for every search and every edge:
+
+* :class:`Value` -- an exact value: the :class:`Outcome` for the side to move and the
+  plies to the end. The winner hurries and the loser delays, so values order as
+  win in 1 > win in 3 > ... > draw > ... > loss in 4 > loss in 2. A draw's plies are the
+  empty cells left (a draw ends when the board is full). Values pack into one ``int``
+  score for search: ``WIN_SCORE - plies`` for a win, ``0`` for a draw,
+  ``plies - WIN_SCORE`` for a loss.
+* :class:`Estimate` -- a heuristic score on a named :class:`Scale` (the anytime search's
+  line weights, or what a weaker level believes).
+* :class:`MoveEval` -- one move with its value or estimate; :class:`MoveChoice` -- the
+  move a player chose, with its value or estimate, line, depth, nodes, time and method.
+* :class:`GameResult` -- how a finished game ended.
+
+Each has one JSON form (``to_json()``, used by the CLI and the service) and one words
+form (:func:`describe`, used by the CLI and the terminal game).
+
+>>> Value(Outcome.WIN, 3) > Value(Outcome.WIN, 5) > Value(Outcome.DRAW, 4)
+True
+>>> Value.from_score(-(WIN_SCORE - 2), empty=7)
+Value(outcome=<Outcome.LOSS: 'loss'>, plies=2)
+>>> Value(Outcome.LOSS, 2).negate_after_move()
+Value(outcome=<Outcome.WIN: 'win'>, plies=3)
+>>> describe(Value(Outcome.WIN, 1), units=True), describe(Estimate(0.25, Scale.SEARCH))
+('win in 1 ply', 'heuristic score +0.25')
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from enum import StrEnum
+from typing import Any, Literal
+
+__all__ = [
+    "WIN_SCORE",
+    "MAX_LEVEL",
+    "Outcome",
+    "Value",
+    "Scale",
+    "Estimate",
+    "Method",
+    "MoveEval",
+    "MoveChoice",
+    "Mark",
+    "GameResult",
+    "describe",
+    "format_score",
+]
+
+WIN_SCORE = 1000
+"""Score of an immediate win; every board here ends in far fewer plies."""
+
+MAX_LEVEL = 10
+"""The strongest level: the engine at full strength (levels run 0-10)."""
+
+Mark = Literal["X", "O"]
+"""A player's mark."""
+
+Method = Literal["exact", "anytime", "level"]
+"""How a move was chosen: the exact solver, the anytime search, or a weaker level."""
+
+
+class Outcome(StrEnum):
+    """Outcome for the side to move under perfect play."""
+
+    WIN = "win"
+    DRAW = "draw"
+    LOSS = "loss"
+
+    def flipped(self) -> Outcome:
+        """The same result seen by the other player."""
+        if self is Outcome.WIN:
+            return Outcome.LOSS
+        if self is Outcome.LOSS:
+            return Outcome.WIN
+        return Outcome.DRAW
+
+
+@dataclass(frozen=True, order=False)
+class Value:
+    """An exact value: outcome for the side to move and plies until the game ends."""
+
+    outcome: Outcome
+    plies: int
+
+    @property
+    def score(self) -> int:
+        """The packed search score (higher is better for the side to move)."""
+        if self.outcome is Outcome.WIN:
+            return WIN_SCORE - self.plies
+        if self.outcome is Outcome.LOSS:
+            return self.plies - WIN_SCORE
+        return 0
+
+    @classmethod
+    def from_score(cls, score: int, *, empty: int) -> Value:
+        """Unpack a score; ``empty`` (cells left) gives a draw its plies."""
+        if score > 0:
+            return cls(Outcome.WIN, WIN_SCORE - score)
+        if score < 0:
+            return cls(Outcome.LOSS, WIN_SCORE + score)
+        return cls(Outcome.DRAW, empty)
+
+    def negate_after_move(self) -> Value:
+        """The value one ply earlier, seen by the player who moved into this position."""
+        return Value(self.outcome.flipped(), self.plies + 1)
+
+    def __lt__(self, other: Value) -> bool:
+        return self.score < other.score
+
+    def __gt__(self, other: Value) -> bool:
+        return self.score > other.score
+
+    def __str__(self) -> str:
+        """Human text: ``win in 3``, ``draw``, ``loss in 2``."""
+        if self.outcome is Outcome.DRAW:
+            return "draw"
+        return f"{self.outcome.value} in {self.plies}"
+
+
+class Scale(StrEnum):
+    """What an :class:`Estimate`'s number measures.
+
+    * ``search`` -- the anytime search's line weights, for the side to move (the
+      larger the better; no fixed range).
+    * ``level`` -- what a weaker level believes of its move: ``+1`` a win it sees,
+      ``-1`` a loss it sees, in between its heuristic share of the lines.
+    """
+
+    SEARCH = "search"
+    LEVEL = "level"
+
+
+@dataclass(frozen=True)
+class Estimate:
+    """A heuristic score on a named scale (not a proof).
+
+    >>> str(Estimate(-3.0, Scale.SEARCH))
+    'heuristic score -3'
+    """
+
+    score: float
+    scale: Scale
+
+    def __str__(self) -> str:
+        return f"heuristic score {format_score(self.score)}"
+
+
+def format_score(score: float) -> str:
+    """A heuristic score, signed, without needless decimals.
+
+    >>> format_score(0.25), format_score(-3.0), format_score(412.7)
+    ('+0.25', '-3', '+413')
+    """
+    if float(score).is_integer() or abs(score) >= 100:
+        return f"{score:+.0f}"
+    return f"{score:+.2f}"
+
+
+class _Valued:
+    """The read-only views shared by :class:`MoveEval` and :class:`MoveChoice`."""
+
+    value: Value | None
+    estimate: Estimate | None
+
+    @property
+    def proven(self) -> bool:
+        """True when the value is exact."""
+        return self.value is not None
+
+    @property
+    def outcome(self) -> str | None:
+        """``"win"``, ``"draw"`` or ``"loss"`` when proven, else ``None``."""
+        return None if self.value is None else self.value.outcome.value
+
+    @property
+    def plies(self) -> int | None:
+        """Plies to the end of the game when proven, else ``None``."""
+        return None if self.value is None else self.value.plies
+
+    @property
+    def score(self) -> float | None:
+        """The estimate's score if there is one, else the exact value's packed score."""
+        if self.estimate is not None:
+            return self.estimate.score
+        return None if self.value is None else self.value.score
+
+
+@dataclass(frozen=True)
+class MoveEval(_Valued):
+    """One move's value for the player who makes it: exact (``value``) or an estimate.
+
+    >>> MoveEval(4, (1, 1), "b2", Value(Outcome.DRAW, 8)).to_json()
+    {'move': 4, 'square': 'b2', 'coords': [1, 1], 'outcome': 'draw', 'plies': 8, \
+'proven': True, 'score': 0}
+    """
+
+    move: int
+    coords: tuple[int, ...]
+    square: str
+    value: Value | None = None
+    estimate: Estimate | None = None
+
+    def to_json(self) -> dict[str, Any]:
+        """The move's JSON form (the CLI's ``analyze --json`` and the service's)."""
+        return {
+            "move": self.move,
+            "square": self.square,
+            "coords": list(self.coords),
+            "outcome": self.outcome,
+            "plies": self.plies,
+            "proven": self.proven,
+            "score": self.score,
+        }
+
+
+@dataclass(frozen=True)
+class MoveChoice(_Valued):
+    """The move a player chose, its value or estimate, and the effort behind it.
+
+    ``depth`` is how many plies the answer looked ahead (for an exact answer: to the end
+    of the game); ``pv`` a line of best play starting with ``move``; ``traps`` the
+    opponent's losing replies (exact answers); ``moves`` every move's value when the
+    search produced them; ``level`` the level that chose (``MAX_LEVEL``: full strength).
+    """
+
+    move: int
+    coords: tuple[int, ...]
+    square: str
+    value: Value | None
+    estimate: Estimate | None
+    depth: int | None
+    pv: tuple[int, ...]
+    nodes: int
+    elapsed_ms: float
+    method: Method
+    level: int = MAX_LEVEL
+    traps: int = 0
+    moves: tuple[MoveEval, ...] = field(default=(), repr=False)
+
+    def to_json(self) -> dict[str, Any]:
+        """The choice's JSON form (the CLI's ``move --json`` and the service's)."""
+        return {
+            "move": self.move,
+            "square": self.square,
+            "coords": list(self.coords),
+            "outcome": self.outcome,
+            "plies": self.plies,
+            "proven": self.proven,
+            "score": self.score,
+            "depth": self.depth,
+            "pv": list(self.pv),
+            "nodes": self.nodes,
+            "elapsed_ms": round(self.elapsed_ms, 3),
+            "method": self.method,
+            "level": self.level,
+        }
+
+
+@dataclass(frozen=True)
+class GameResult:
+    """How a finished game ended: the winner (``None`` for a draw) and the winning line(s).
+
+    >>> str(GameResult("X", 0b111)), str(GameResult(None, 0))
+    ('X wins', 'draw')
+    """
+
+    winner: Mark | None
+    line: int
+
+    def __str__(self) -> str:
+        return "draw" if self.winner is None else f"{self.winner} wins"
+
+
+def describe(item: Value | Estimate | MoveEval | MoveChoice | None, *, units: bool = False) -> str:
+    """A value, an estimate, or a move's value in words, for the player who makes it.
+
+    ``units`` spells the plies out (``win in 3 plies``), as the command line prints them.
+
+    >>> describe(Value(Outcome.LOSS, 2), units=True), describe(Value(Outcome.DRAW, 4))
+    ('loss in 2 plies', 'draw')
+    >>> describe(MoveEval(0, (0, 0), "a3", estimate=Estimate(0.25, Scale.LEVEL)))
+    'heuristic score +0.25'
+    """
+    if isinstance(item, MoveEval | MoveChoice):
+        item = item.value if item.value is not None else item.estimate
+    if item is None:
+        return "unknown"
+    if isinstance(item, Estimate) or not units or item.outcome is Outcome.DRAW:
+        return str(item)
+    return f"{item} {'ply' if item.plies == 1 else 'plies'}"
