@@ -78,7 +78,7 @@ def test_lower_levels_go_through_the_level_player(capsys: pytest.CaptureFixture[
 def test_move_human_output(capsys: pytest.CaptureFixture[str]) -> None:
     status, out, _ = run(["move", "XX./OO./..."], capsys)
     assert status == 0
-    assert out.splitlines()[:4] == ["X X X", "O O .", ". . .", "X plays 2 (0, 2): win in 1 ply"]
+    assert out.splitlines()[:4] == ["X X X", "O O .", ". . .", "X plays c3 (cell 2): win in 1 ply"]
     assert "exact" in out.splitlines()[4]
 
 
@@ -105,7 +105,8 @@ def test_analyze_json_matches_the_engine(capsys: pytest.CaptureFixture[str]) -> 
         (e.move, e.outcome, e.plies) for e in expected
     ]
     assert {m["move"]: (m["outcome"], m["plies"]) for m in moves}[2] == ("loss", 4)
-    assert all(set(m) == {"move", "coords", "outcome", "plies", "proven", "score"} for m in moves)
+    keys = {"move", "square", "coords", "outcome", "plies", "proven", "score"}
+    assert all(set(m) == keys for m in moves)
 
 
 def test_analyze_human_output_ranks_moves(capsys: pytest.CaptureFixture[str]) -> None:
@@ -113,7 +114,7 @@ def test_analyze_human_output_ranks_moves(capsys: pytest.CaptureFixture[str]) ->
     assert status == 0
     lines = out.splitlines()
     assert lines[3].startswith("X to move on 3x3")
-    assert lines[4].split() == ["2", "(0,", "2)", "win", "in", "1", "ply"]
+    assert lines[4].split() == ["c3", "(cell", "2)", "win", "in", "1", "ply"]
     assert lines[-1].split()[-4:] == ["loss", "in", "2", "plies"]
 
 

@@ -15,8 +15,9 @@ import pytest
 
 from noughts.engine import choose_move, evaluate_moves
 from noughts.play.coordinates import cell_name
-from noughts.play.session import Seat, Session, describe_value
+from noughts.play.session import Seat, Session
 from noughts.position import Position
+from noughts.results import describe
 from noughts.variants import variant
 
 ANSI = re.compile(r"\x1b\[[0-9;?]*[A-Za-z]")
@@ -128,7 +129,7 @@ def test_hint_and_analysis_agree_with_the_engine() -> None:
     position = Position().play(0).play(3).play(1)
     best = choose_move(position)
     assert best.move == 2
-    assert f"Hint for O: play 3 ({describe_value(best)})" in out
+    assert f"Hint for O: play 3 ({describe(best)})" in out
     evals = evaluate_moves(position)
     worst = min(evals, key=lambda e: (e.outcome != "loss", -(e.plies or 0)))
     assert "Moves for O, best first:" in out
@@ -382,15 +383,20 @@ def run_loop(session: Session, lines: str) -> tuple[int, str]:
 def test_heuristic_analysis_is_listed_by_score_after_proven_wins(
     monkeypatch: pytest.MonkeyPatch,
 ) -> None:
-    from noughts.engine import MoveEval
+    from noughts.notation import square_name
+    from noughts.results import Estimate, MoveEval, Outcome, Scale, Value
 
     qubic = variant("qubic")
 
     def fake_evaluate(position: Position, **_: object) -> list[MoveEval]:
         return [
-            MoveEval(move=m, coords=qubic.coords(m), proven=m == 5, outcome="win", plies=7)
-            if m == 5
-            else MoveEval(move=m, coords=qubic.coords(m), proven=False, score=m / 100)
+            MoveEval(
+                m,
+                qubic.coords(m),
+                square_name(qubic, m),
+                Value(Outcome.WIN, 7) if m == 5 else None,
+                None if m == 5 else Estimate(m / 100, Scale.SEARCH),
+            )
             for m in position.legal_moves
         ]
 

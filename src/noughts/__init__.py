@@ -5,7 +5,7 @@
 'draw'
 """
 
-from noughts.engine import MoveEval, MoveResult, choose_move, evaluate_moves
+from noughts.engine import MoveResult, choose_move, evaluate_moves
 from noughts.errors import (
     BoardError,
     GameOverError,
@@ -16,8 +16,18 @@ from noughts.errors import (
 )
 from noughts.exact.solver import analyze, best_move, can_solve, solve
 from noughts.geometry import Bitboard, Geometry
-from noughts.position import GameResult, Mark, Position
-from noughts.results import Outcome, Value
+from noughts.position import Position
+from noughts.results import (
+    Estimate,
+    GameResult,
+    Mark,
+    MoveChoice,
+    MoveEval,
+    Outcome,
+    Scale,
+    Value,
+    describe,
+)
 from noughts.variants import variant
 
 __version__ = "0.1.0"
@@ -25,16 +35,19 @@ __version__ = "0.1.0"
 __all__ = [
     "Bitboard",
     "BoardError",
+    "Estimate",
     "GameOverError",
     "GameResult",
     "Geometry",
     "IllegalMoveError",
     "Mark",
+    "MoveChoice",
     "MoveEval",
     "MoveResult",
     "NoughtsError",
     "Outcome",
     "Position",
+    "Scale",
     "TooLargeError",
     "Value",
     "VariantError",
@@ -42,6 +55,7 @@ __all__ = [
     "best_move",
     "can_solve",
     "choose_move",
+    "describe",
     "evaluate_moves",
     "solve",
     "variant",

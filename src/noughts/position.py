@@ -29,18 +29,14 @@ noughts.errors.GameOverError: the game is over: X has won
 from __future__ import annotations
 
 from collections.abc import Iterator
-from dataclasses import dataclass
-from typing import Literal
 
 from noughts.errors import BoardError, GameOverError, IllegalMoveError
 from noughts.geometry import Bitboard, Geometry, scan_forward
 from noughts.notation import check_bitmasks, draw_grid, format_board, parse_board
+from noughts.results import GameResult, Mark
 from noughts.variants import variant as parse_variant
 
-__all__ = ["Mark", "Position", "LegalMoves", "GameResult", "other"]
-
-Mark = Literal["X", "O"]
-"""A player's mark."""
+__all__ = ["Mark", "Position", "LegalMoves", "GameResult", "other", "check_playable"]
 
 
 def other(mark: Mark) -> Mark:
@@ -50,14 +46,6 @@ def other(mark: Mark) -> Mark:
     'O'
     """
     return "O" if mark == "X" else "X"
-
-
-@dataclass(frozen=True)
-class GameResult:
-    """How a finished game ended: the winner (``None`` for a draw) and the winning line(s)."""
-
-    winner: Mark | None
-    line: Bitboard
 
 
 class LegalMoves:
@@ -347,3 +335,17 @@ def _validate(geometry: Geometry, x: Bitboard, o: Bitboard, first: Mark) -> None
         common &= line
     if not common:
         raise BoardError(f"{winner} has lines that no single last move could complete")
+
+
+def check_playable(position: Position) -> None:
+    """Raise :class:`GameOverError` naming why, if the game of ``position`` is over.
+
+    >>> check_playable(Position("XXX/OO./..."))
+    Traceback (most recent call last):
+    ...
+    noughts.errors.GameOverError: the game is over: X has won
+    """
+    result = position.result
+    if result is not None:
+        reason = f"{result.winner} has won" if result.winner else "the board is full"
+        raise GameOverError(f"the game is over: {reason}")

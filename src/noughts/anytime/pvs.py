@@ -16,11 +16,10 @@ a proof, whatever the depth of the search that found it.
 
 from __future__ import annotations
 
-import time
-
 from noughts.anytime.board import SearchBoard
 from noughts.anytime.evaluate import Style, defends, line_weights
 from noughts.anytime.threats import ThreatSearch
+from noughts.budget import Budget, BudgetExhausted
 from noughts.position import Position
 
 __all__ = ["AnytimeSearch", "Stop", "MATE", "MATE_BOUND", "INF"]
@@ -46,8 +45,8 @@ _LMR_AFTER = 4
 """Moves after this many are searched one ply shallower first (late move reduction)."""
 
 
-class Stop(Exception):
-    """The budget ran out: unwind to the root."""
+Stop = BudgetExhausted
+"""The budget ran out: unwind to the root (the one :class:`BudgetExhausted`)."""
 
 
 class AnytimeSearch:
@@ -58,17 +57,20 @@ class AnytimeSearch:
         position: Position,
         *,
         style: Style = "strong",
+        budget: Budget | None = None,
         deadline: float | None = None,
         node_limit: int | None = None,
     ) -> None:
+        """``budget`` bounds the search (or ``deadline`` and ``node_limit`` make one)."""
         self.position = position
         self.player = 0 if position.to_move == "X" else 1
         second = defends(position, position.to_move)
         weights = line_weights(position.geometry.k, style, second=second)
         self.board = SearchBoard(position, weights, self.player)
         self.tables = self.board.tables
-        self.deadline = deadline
-        self.node_limit = node_limit
+        self.budget = budget if budget is not None else Budget(
+            deadline=deadline, node_limit=node_limit
+        )
         self.nodes = 0
         self.next_check = 256
         self.table: dict[int, tuple[int, int, int, int]] = {}
@@ -78,17 +80,14 @@ class AnytimeSearch:
         self.cell_weight = [len(t) for t in self.tables.through]
         self.root_marks = self.board.marks
         self.restricted = bool(self.tables.near)
-        self.threats = ThreatSearch(self.board)
+        self.threats = ThreatSearch(self.board)  # probes: polled through this search
 
     # -- budget ---------------------------------------------------------------------------
     def out_of_budget(self) -> bool:
-        if self.node_limit is not None and self.nodes >= self.node_limit:
-            return True
-        return self.deadline is not None and time.perf_counter() >= self.deadline
+        return self.budget.expired(self.nodes)
 
     def _tick(self) -> None:
-        if self.out_of_budget():
-            raise Stop
+        self.budget.check(self.nodes)
 
     # -- move generation -------------------------------------------------------------------
     def candidates(self) -> int:

@@ -28,10 +28,10 @@ from noughts.anytime.evaluate import Style
 from noughts.anytime.openings import book_move
 from noughts.anytime.pvs import INF, MATE, MATE_BOUND, AnytimeSearch, Stop
 from noughts.anytime.threats import ThreatSearch
-from noughts.engine import MoveEval, MoveResult
-from noughts.errors import GameOverError, NoughtsError
-from noughts.position import Position
-from noughts.results import Outcome, Value
+from noughts.budget import Budget
+from noughts.notation import square_name
+from noughts.position import Position, check_playable
+from noughts.results import Estimate, MoveChoice, MoveEval, Outcome, Scale, Value
 
 __all__ = [
     "anytime_move",
@@ -71,47 +71,41 @@ def _result(
     pv: tuple[int, ...],
     nodes: int,
     start: float,
-    moves: tuple[MoveEval, ...] = (),
-) -> MoveResult:
-    coords = position.geometry.coords(move)
-    if value is not None:
-        return MoveResult(
-            move=move, coords=coords, proven=True, outcome=value.outcome.value,
-            plies=value.plies, score=float(value.score), depth=depth, pv=pv or (move,),
-            nodes=nodes, elapsed_ms=(time.perf_counter() - start) * 1000, method="anytime",
-            moves=moves,
-        )
-    return MoveResult(
-        move=move, coords=coords, proven=False, outcome=None, plies=None,
-        score=None if score is None else float(score), depth=depth, pv=pv or (move,),
-        nodes=nodes, elapsed_ms=(time.perf_counter() - start) * 1000, method="anytime",
-        moves=moves,
+) -> MoveChoice:
+    geometry = position.geometry
+    return MoveChoice(
+        move=move,
+        coords=geometry.coords(move),
+        square=square_name(geometry, move),
+        value=value,
+        estimate=None if value is not None or score is None else _estimate(score),
+        depth=depth,
+        pv=pv or (move,),
+        nodes=nodes,
+        elapsed_ms=(time.perf_counter() - start) * 1000,
+        method="anytime",
     )
 
 
+def _estimate(score: int) -> Estimate:
+    return Estimate(float(score), Scale.SEARCH)
+
+
 def _budget(
-    time_limit: float | None, nodes: int | None, start: float
-) -> tuple[float | None, int | None]:
-    if time_limit is not None and (
-        isinstance(time_limit, bool) or not isinstance(time_limit, int | float) or time_limit <= 0
-    ):
-        raise NoughtsError(f"time limit must be a positive number of seconds, not {time_limit!r}")
-    if nodes is not None and (isinstance(nodes, bool) or not isinstance(nodes, int) or nodes <= 0):
-        raise NoughtsError(f"node budget must be a positive integer, not {nodes!r}")
-    if time_limit is None and nodes is None:
+    time_limit: float | None, nodes: int | None, within: Budget | None
+) -> Budget:
+    """The search's budget: ``time_limit`` (less a safety margin) and ``nodes``, inside
+    ``within`` (whose cancel switch it shares), 1 s when nothing bounds it."""
+    checked = Budget.within(time_limit, nodes)  # validates both
+    if time_limit is None and nodes is None and (within is None or within.deadline is None):
         time_limit = DEFAULT_TIME_LIMIT
-    if time_limit is None:
-        return None, nodes
-    margin = max(_SAFETY, time_limit * _SAFETY_SHARE)  # the scheduler may be late to wake us
-    deadline = start + max(time_limit - margin, time_limit / 2)
-    return deadline, nodes
-
-
-def _check_playable(position: Position) -> None:
-    if position.is_over:
-        winner = position.winner
-        reason = f"{winner} has won" if winner else "the board is full"
-        raise GameOverError(f"the game is over: {reason}")
+    start = checked.start
+    deadline = None
+    if time_limit is not None:
+        margin = max(_SAFETY, time_limit * _SAFETY_SHARE)  # the scheduler may wake us late
+        deadline = start + max(time_limit - margin, time_limit / 2)
+    outer = within if within is not None else checked
+    return outer.narrowed(deadline=deadline, node_limit=nodes, start=start)
 
 
 _P = ParamSpec("_P")
@@ -148,18 +142,20 @@ def anytime_move(
     nodes: int | None = None,
     seed: int | None = None,
     style: Style = "strong",
-) -> MoveResult:
+    budget: Budget | None = None,
+) -> MoveChoice:
     """The anytime engine's move: proven where it can prove, else its best heuristic try.
 
     ``time_limit`` (seconds, default 1 s when ``nodes`` is not given either) and
     ``nodes`` bound the search; the move comes back within the time limit plus a few
     milliseconds. ``seed`` makes the opening choice reproducible. ``style`` picks the
-    evaluation (see :mod:`noughts.anytime.evaluate`).
+    evaluation (see :mod:`noughts.anytime.evaluate`). ``budget`` bounds the search as
+    well (cancelling it stops the search, which still answers with its best move so far).
     """
-    start = time.perf_counter()
-    _check_playable(position)
-    deadline, node_limit = _budget(time_limit, nodes, start)
-    search = AnytimeSearch(position, style=style, deadline=deadline, node_limit=node_limit)
+    check_playable(position)
+    whole = _budget(time_limit, nodes, budget)
+    start = whole.start
+    search = AnytimeSearch(position, style=style, budget=whole)
     board = search.board
     side = board.stm
     mine, theirs = board.threats[side], board.threats[1 - side]
@@ -178,7 +174,7 @@ def anytime_move(
         if book is not None:
             return _result(position, book, value=None, score=None, depth=0, pv=(book,),
                            nodes=0, start=start)
-        line = _forced_win(search, deadline, node_limit, start)
+        line = _forced_win(search, whole)
         if line is not None:
             return _result(position, line[0], value=Value(Outcome.WIN, len(line)), score=None,
                            depth=len(line), pv=tuple(line), nodes=search.nodes, start=start)
@@ -187,9 +183,8 @@ def anytime_move(
     # the root moves are screened, best first, for the opponent's forced wins by
     # continuous threats until one passes (the losing ones are dropped from the
     # search); the last part of the budget checks the final choice the same way.
-    search.deadline = _share(start, deadline, _SEARCH_SHARE)
-    search.node_limit = None if node_limit is None else max(int(node_limit * _SEARCH_SHARE), 1)
-    guard = _Guard(search, node_limit)
+    search.budget = whole.share(_SEARCH_SHARE)
+    guard = _Guard(search, whole)
     root_moves = len(moves)
     best_move, best_score, depth_done = moves[0], None, 0
     scores: dict[int, int] = {}
@@ -203,7 +198,7 @@ def anytime_move(
         if abs(score) >= MATE_BOUND or (len(moves) == 1 and depth >= 4):
             break
         if depth == _SCREEN_DEPTH and len(moves) > 1 and not theirs:
-            guard.screen(moves, _share(start, deadline, _SCREEN_SHARE))
+            guard.screen(moves, whole.share(_SCREEN_SHARE).deadline)
             if guard.safe:  # the refuted moves need no deeper search
                 moves[:] = [m for m in moves if m not in guard.refuted]
                 if best_move in guard.refuted:
@@ -211,10 +206,10 @@ def anytime_move(
     value = None if best_score is None else _proven(best_score, search.root_marks)
     if value is None and len(moves) > 1 and not theirs:
         if best_move not in guard.safe:
-            guard.check(best_move, deadline)
+            guard.check(best_move, whole.deadline)
         while best_move in guard.refuted and not guard.safe:  # look for a safe move
             unchecked = [m for m in moves if m not in guard.refuted]
-            if not unchecked or not guard.check(unchecked[0], deadline):
+            if not unchecked or not guard.check(unchecked[0], whole.deadline):
                 break
         if best_move in guard.refuted:
             if guard.safe:
@@ -230,10 +225,6 @@ def anytime_move(
     pv = search.principal_variation(best_move, max(depth_done, 1))
     return _result(position, best_move, value=value, score=best_score, depth=depth_done,
                    pv=pv, nodes=search.nodes, start=start)
-
-
-def _share(start: float, deadline: float | None, fraction: float) -> float | None:
-    return None if deadline is None else start + (deadline - start) * fraction
 
 
 _SEARCH_SHARE = 0.93
@@ -258,10 +249,10 @@ class _Guard:
     threats (``refuted``: move -> plies to the loss) and which do not (``safe``). One
     threat search serves every check, so its table of failed positions is shared."""
 
-    def __init__(self, search: AnytimeSearch, node_limit: int | None) -> None:
+    def __init__(self, search: AnytimeSearch, budget: Budget) -> None:
         self.search = search
-        self.node_limit = node_limit
-        self.threats = ThreatSearch(search.board)
+        self.budget = budget
+        self.threats = ThreatSearch(search.board, budget=budget)
         self.safe: set[int] = set()
         self.refuted: dict[int, int] = {}
 
@@ -279,13 +270,15 @@ class _Guard:
         search = self.search
         board = search.board
         threats = self.threats
-        remaining = None if self.node_limit is None else self.node_limit - search.nodes
+        node_limit = self.budget.node_limit
+        remaining = None if node_limit is None else node_limit - search.nodes
         if remaining is not None and remaining <= 0:
             return False
-        if deadline is not None and time.perf_counter() >= deadline:
+        if self.budget.cancelled or (deadline is not None and time.perf_counter() >= deadline):
             return False  # (a check that ends within 128 nodes never looks at the clock)
-        threats.deadline = deadline
-        threats.node_limit = None if remaining is None else threats.nodes + remaining
+        threats.budget = self.budget.limited(
+            deadline=deadline, node_limit=None if remaining is None else threats.nodes + remaining
+        )
         before = threats.nodes
         board.play(cell)
         try:
@@ -302,14 +295,10 @@ class _Guard:
         return True
 
 
-def _forced_win(
-    search: AnytimeSearch, deadline: float | None, node_limit: int | None, start: float
-) -> list[int] | None:
+def _forced_win(search: AnytimeSearch, budget: Budget) -> list[int] | None:
     """A continuous-threat win for the side to move, spending at most a quarter of the
     budget."""
-    threat_deadline = None if deadline is None else start + (deadline - start) / 4
-    threat_nodes = None if node_limit is None else max(node_limit // 4, 1)
-    threats = ThreatSearch(search.board, deadline=threat_deadline, node_limit=threat_nodes)
+    threats = ThreatSearch(search.board, budget=budget.share(0.25))
     line = threats.find()
     search.nodes += threats.nodes
     return line
@@ -322,6 +311,7 @@ def anytime_evaluate(
     time_limit: float | None = None,
     nodes: int | None = None,
     style: Style = "strong",
+    budget: Budget | None = None,
 ) -> list[MoveEval]:
     """Every legal move's value for the player who makes it, proven or heuristic.
 
@@ -333,10 +323,8 @@ def anytime_evaluate(
     >>> [(e.move, e.outcome, e.plies) for e in evals if e.proven][:3]
     [(3, 'win', 1), (8, 'loss', 2), (9, 'loss', 2)]
     """
-    start = time.perf_counter()
-    _check_playable(position)
-    deadline, node_limit = _budget(time_limit, nodes, start)
-    search = AnytimeSearch(position, style=style, deadline=deadline, node_limit=node_limit)
+    check_playable(position)
+    search = AnytimeSearch(position, style=style, budget=_budget(time_limit, nodes, budget))
     board = search.board
     side = board.stm
     marks = board.marks
@@ -377,11 +365,9 @@ def anytime_evaluate(
     result = []
     for cell in position.legal_moves:
         value = values[cell]
+        coords, square = geometry.coords(cell), square_name(geometry, cell)
         if isinstance(value, Value):
-            result.append(MoveEval(move=cell, coords=geometry.coords(cell), proven=True,
-                                   outcome=value.outcome.value, plies=value.plies,
-                                   score=float(value.score)))
+            result.append(MoveEval(cell, coords, square, value))
         else:
-            result.append(MoveEval(move=cell, coords=geometry.coords(cell), proven=False,
-                                   score=float(value)))
+            result.append(MoveEval(cell, coords, square, estimate=_estimate(value)))
     return result

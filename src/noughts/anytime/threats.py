@@ -15,11 +15,11 @@ ForcedWin(moves=(2, 3, 14))
 
 from __future__ import annotations
 
-import time
 from dataclasses import dataclass
 
 from noughts.anytime.board import SearchBoard
 from noughts.anytime.evaluate import line_weights
+from noughts.budget import Budget, BudgetExhausted
 from noughts.position import Position
 
 __all__ = [
@@ -45,23 +45,27 @@ class ForcedWin:
         return len(self.moves)
 
 
-class _Budget(Exception):
-    """Raised inside the search when the time or node budget runs out."""
-
-
 class ThreatSearch:
     """Continuous-threat search on a :class:`SearchBoard` for the side to move.
 
-    ``deadline`` is a ``time.perf_counter()`` value; ``node_limit`` counts positions.
-    Failed positions are remembered (per side and remaining depth) across calls.
+    ``budget`` bounds :meth:`find` and :meth:`refute` (its node limit counts this
+    search's positions, :attr:`nodes`); without one, ``deadline`` (a
+    ``time.perf_counter()`` value) and ``node_limit`` make one. Failed positions are
+    remembered (per side and remaining depth) across calls.
     """
 
     def __init__(
-        self, board: SearchBoard, *, deadline: float | None = None, node_limit: int | None = None
+        self,
+        board: SearchBoard,
+        *,
+        budget: Budget | None = None,
+        deadline: float | None = None,
+        node_limit: int | None = None,
     ) -> None:
         self.board = board
-        self.deadline = deadline
-        self.node_limit = node_limit
+        self.budget = budget if budget is not None else Budget(
+            deadline=deadline, node_limit=node_limit
+        )
         self.nodes = 0
         self.failed: dict[int, int] = {}
         self.hint: dict[int, int] = {}
@@ -71,7 +75,7 @@ class ThreatSearch:
         there is none within ``max_threats`` forcing moves or the budget ran out."""
         try:
             return self._deepening(max_threats)
-        except _Budget:
+        except BudgetExhausted:
             return None
 
     def refute(self, max_threats: int = DEFAULT_MAX_THREATS) -> list[int] | None:
@@ -81,7 +85,7 @@ class ThreatSearch:
         ``None`` if there is none or the budget ran out (see :meth:`exhausted`)."""
         try:
             line = self._search(max_threats)
-        except _Budget:
+        except BudgetExhausted:
             return None
         if line is not None:
             self.hint = {cell: index for index, cell in enumerate(line[::2])}
@@ -100,18 +104,17 @@ class ThreatSearch:
         return None
 
     def exhausted(self) -> bool:
-        """True once the time or node budget has run out."""
-        if self.node_limit is not None and self.nodes >= self.node_limit:
-            return True
-        return self.deadline is not None and time.perf_counter() >= self.deadline
+        """True once the budget has run out (or was cancelled)."""
+        return self.budget.expired(self.nodes)
 
     def _search(self, depth: int) -> list[int] | None:
         board = self.board
         self.nodes += 1
-        if self.node_limit is not None and self.nodes > self.node_limit:
-            raise _Budget
-        if self.nodes & 127 == 0 and self.exhausted():
-            raise _Budget
+        budget = self.budget
+        if budget.node_limit is not None and self.nodes > budget.node_limit:
+            raise BudgetExhausted
+        if self.nodes & 127 == 0 and budget.expired(self.nodes):
+            raise BudgetExhausted
         side = board.stm
         other = 1 - side
         mine = board.threats[side]
@@ -169,11 +172,13 @@ def find_forced_win(
     max_threats: int = DEFAULT_MAX_THREATS,
     time_limit: float | None = None,
     nodes: int | None = None,
+    budget: Budget | None = None,
 ) -> ForcedWin | None:
     """A forced win by continuous threats for the side to move, or ``None``.
 
     ``None`` means none was found within ``max_threats`` forcing moves and the budget
-    (``time_limit`` seconds, ``nodes`` positions); the position may still be won.
+    (``time_limit`` seconds, ``nodes`` positions, or a ``budget``); the position may
+    still be won.
 
     >>> find_forced_win(Position("XX./OO./...")).moves
     (2,)
@@ -182,8 +187,9 @@ def find_forced_win(
     """
     if position.is_over:
         return None
-    deadline = None if time_limit is None else time.perf_counter() + time_limit
+    if budget is None:
+        budget = Budget.within(time_limit, nodes)
     player = 0 if position.to_move == "X" else 1
     board = SearchBoard(position, line_weights(position.geometry.k), player)
-    line = ThreatSearch(board, deadline=deadline, node_limit=nodes).find(max_threats)
+    line = ThreatSearch(board, budget=budget).find(max_threats)
     return None if line is None else ForcedWin(tuple(line))

@@ -21,6 +21,7 @@ from typing import TYPE_CHECKING, Any
 
 if TYPE_CHECKING:
     from noughts.position import Position
+    from noughts.results import MoveChoice, MoveEval
 
 __all__ = ["add_arguments", "run", "infer_variant"]
 
@@ -157,86 +158,64 @@ def _move(args: argparse.Namespace, position: Position) -> int:
             "variant": position.variant,
             "board": position.board,
             "to_move": position.to_move,
-            "move": result.move,
-            "coords": list(result.coords),
-            "outcome": result.outcome,
-            "plies": result.plies,
-            "proven": result.proven,
-            "score": result.score,
-            "depth": result.depth,
-            "pv": list(result.pv),
-            "nodes": result.nodes,
-            "elapsed_ms": round(result.elapsed_ms, 3),
-            "method": result.method,
-            "level": result.level,
+            **result.to_json(),
         }
         print(json.dumps(record))
         return 0
     after = position.play(result.move)
     print(after)
     mover = position.to_move
-    verdict = _verdict(result.outcome, result.plies, result.proven, result.score)
-    print(f"{mover} plays {result.move} {_coords(result.coords)}: {verdict}")
+    print(f"{mover} plays {result.square} (cell {result.move}): {_verdict(result)}")
     details = [result.method, f"{result.nodes:,} nodes", f"{result.elapsed_ms:.2f} ms"]
     if result.method == "level":
         details[0] = f"level {result.level}"
     if len(result.pv) > 1:
-        details.append("line " + " ".join(str(move) for move in result.pv))
+        from noughts.notation import square_name
+
+        geometry = position.geometry
+        details.append("line " + " ".join(square_name(geometry, move) for move in result.pv))
     print(" · ".join(details))
     return 0
 
 
-def _coords(coords: tuple[int, ...]) -> str:
-    return "(" + ", ".join(str(c) for c in coords) + ")"
+def _verdict(value: MoveChoice | MoveEval) -> str:
+    from noughts.results import describe
 
-
-def _verdict(outcome: str | None, plies: int | None, proven: bool, score: float | None) -> str:
-    if outcome is None:
-        return f"unproven, heuristic score {score:+.1f}" if score is not None else "unproven"
-    if outcome == "draw":
-        text = "draw"
-    else:
-        text = f"{outcome} in {plies} {'ply' if plies == 1 else 'plies'}"
-    return text if proven else f"{text} (unproven)"
+    return describe(value, units=True) if value.proven else f"unproven, {describe(value)}"
 
 
 # -- analyze ----------------------------------------------------------------------------
 def _analysis(position: Position, time_limit: float | None) -> dict[str, Any]:
+    return _analysis_record(position, _evaluate(position, time_limit))
+
+
+def _evaluate(position: Position, time_limit: float | None) -> list[MoveEval]:
     from noughts.engine import evaluate_moves
 
-    moves = evaluate_moves(position, time_limit=time_limit)
+    return evaluate_moves(position, time_limit=time_limit)
+
+
+def _analysis_record(position: Position, moves: list[MoveEval]) -> dict[str, Any]:
     return {
         "board": position.board,
         "variant": position.variant,
         "to_move": position.to_move,
-        "moves": [
-            {
-                "move": m.move,
-                "coords": list(m.coords),
-                "outcome": m.outcome,
-                "plies": m.plies,
-                "proven": m.proven,
-                "score": m.score,
-            }
-            for m in moves
-        ],
+        "moves": [m.to_json() for m in moves],
     }
 
 
 def _analyze(args: argparse.Namespace, position: Position) -> int:
-    record = _analysis(position, args.time_limit)
+    moves = _evaluate(position, args.time_limit)
     if args.json:
         import json
 
-        print(json.dumps(record))
+        print(json.dumps(_analysis_record(position, moves)))
         return 0
     print(position)
     mover = position.to_move
     print(f"{mover} to move on {position.variant}; each move's value for {mover}:")
-    ranked = sorted(record["moves"], key=lambda m: (-(m["score"] or 0), m["move"]))
-    for m in ranked:
-        verdict = _verdict(m["outcome"], m["plies"], m["proven"], m["score"])
-        print(f"  {m['move']:>3} {_coords(tuple(m['coords'])):<10} {verdict}")
+    for m in sorted(moves, key=lambda m: (-(m.score or 0), m.move)):
+        print(f"  {m.square:>4} (cell {m.move:>2})  {_verdict(m)}")
     return 0
 
 

@@ -14,8 +14,8 @@ import random
 from dataclasses import dataclass
 
 from noughts.cli import fail
-from noughts.engine import MAX_LEVEL
 from noughts.position import Mark, other
+from noughts.results import MAX_LEVEL
 
 __all__ = ["add_arguments", "run", "parse_levels", "GameSetup", "plan_game"]
 

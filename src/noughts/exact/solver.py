@@ -24,15 +24,16 @@ Value(outcome=<Outcome.WIN: 'win'>, plies=5)
 from __future__ import annotations
 
 import time
-from dataclasses import dataclass
+from dataclasses import replace
 
 from noughts.errors import GameOverError, TooLargeError
 from noughts.exact.book import load_book
 from noughts.exact.negamax import ExactSearch
 from noughts.exact.table3x3 import Table3x3
 from noughts.geometry import Bitboard, Geometry
+from noughts.notation import square_name
 from noughts.position import Position
-from noughts.results import WIN_SCORE, Outcome, Value
+from noughts.results import WIN_SCORE, MoveChoice, MoveEval, Outcome, Value
 
 __all__ = [
     "MoveValue",
@@ -56,29 +57,15 @@ MAX_EMPTY_CELLS_LARGE_BOARD = 18
 games with 20 empty cells took 20 s of CPU (5x5k4) and 18 take well under a second."""
 
 
-@dataclass(frozen=True)
-class MoveValue:
-    """A legal move and its exact value from the view of the player who makes it."""
+MoveValue = MoveEval
+"""A legal move and its exact value (the former name of :class:`MoveEval` here)."""
 
-    move: int
-    value: Value
+Choice = MoveChoice
+"""The chosen move (the former name of :class:`MoveChoice` here)."""
 
 
-@dataclass(frozen=True)
-class Choice:
-    """The chosen move with its value, every move's value, and the search effort.
-
-    ``traps`` counts the opponent's losing replies to ``move``; ``pv`` is a principal
-    variation starting with ``move`` (best play by both sides, to the end of the game).
-    """
-
-    move: int
-    value: Value
-    moves: tuple[MoveValue, ...]
-    nodes: int
-    elapsed_ms: float
-    pv: tuple[int, ...] = ()
-    traps: int = 0
+def _move_eval(geometry: Geometry, cell: int, value: Value) -> MoveEval:
+    return MoveEval(cell, geometry.coords(cell), square_name(geometry, cell), value)
 
 
 def can_solve(position: Position) -> bool:
@@ -316,7 +303,7 @@ def solve(position: Position) -> Value:
     return to_value(score, position.ply, position.geometry.cells)
 
 
-def analyze(position: Position) -> list[MoveValue]:
+def analyze(position: Position) -> list[MoveEval]:
     """Every legal move with its exact value for the player who makes it, lowest cell first.
 
     >>> [str(m.value) for m in analyze(Position("XX./OO./..."))][:2]
@@ -327,17 +314,18 @@ def analyze(position: Position) -> list[MoveValue]:
     me, opp = _sides(position)
     marks, cells = position.ply, position.geometry.cells
     scores = solver_for(position.geometry).move_scores(me, opp)
-    return [MoveValue(cell, to_value(score, marks, cells)) for cell, score in scores]
+    geometry = position.geometry
+    return [_move_eval(geometry, cell, to_value(score, marks, cells)) for cell, score in scores]
 
 
-_ANSWERS_3X3: dict[int, tuple[int, Value, tuple[MoveValue, ...], tuple[int, ...], int]] = {}
+_ANSWERS_3X3: dict[int, MoveChoice] = {}
 
 
-def best_move(position: Position, *, seed: int | None = None, pv: bool = True) -> Choice:
+def best_move(position: Position, *, seed: int | None = None, pv: bool = True) -> MoveChoice:
     """A move of best value; among equals the one leaving the most losing replies.
 
     Remaining ties go to the lowest cell, or, given a ``seed``, to a seeded random pick
-    among them. ``pv=False`` skips the principal variation (``Choice.pv`` is the move).
+    among them. ``pv=False`` skips the principal variation (``pv`` is the move).
 
     >>> best_move(Position("", "4x4k3")).pv[:1]
     (5,)
@@ -356,51 +344,66 @@ def best_move(position: Position, *, seed: int | None = None, pv: bool = True) -
             answer = _answer_3x3(solver, me, opp, seed)
             if seed is None:
                 _ANSWERS_3X3[word] = answer
-        move, value, moves, line, traps = answer
-        return Choice(move, value, moves, 0, (time.perf_counter() - start) * 1000, line, traps)
+        return replace(answer, elapsed_ms=(time.perf_counter() - start) * 1000)
     _require_unfinished(position, "choose from")
     _require_solvable(position)
     start_nodes = solver.nodes
     me, opp = _sides(position)
-    marks, cells = position.ply, geometry.cells
     move, score, scores, traps = solver.choose(me, opp, seed)
-    value = to_value(score, marks, cells)
-    moves = tuple(MoveValue(cell, to_value(s, marks, cells)) for cell, s in scores)
     line = tuple(solver.principal_variation(me, opp, move)) if pv else (move,)
-    return Choice(
+    choice = _choice(geometry, move, score, scores, position.ply, line, traps, 0)
+    elapsed_ms = (time.perf_counter() - start) * 1000
+    return replace(choice, nodes=solver.nodes - start_nodes, elapsed_ms=elapsed_ms)
+
+
+def _choice(
+    geometry: Geometry,
+    move: int,
+    score: int,
+    scores: list[tuple[int, int]],
+    marks: int,
+    line: tuple[int, ...],
+    traps: int,
+    nodes: int,
+) -> MoveChoice:
+    value = to_value(score, marks, geometry.cells)
+    known = _MOVE_EVALS.get
+    return MoveChoice(
         move=move,
+        coords=geometry.coords(move),
+        square=square_name(geometry, move),
         value=value,
-        moves=moves,
-        nodes=solver.nodes - start_nodes,
-        elapsed_ms=(time.perf_counter() - start) * 1000,
+        estimate=None,
+        depth=value.plies,
         pv=line,
+        nodes=nodes,
+        elapsed_ms=0.0,
+        method="exact",
         traps=traps,
+        moves=tuple(
+            known((geometry, cell, s, marks)) or _shared_eval(geometry, cell, s, marks)
+            for cell, s in scores
+        ),
     )
 
 
-def _answer_3x3(
-    solver: Solver, me: Bitboard, opp: Bitboard, seed: int | None
-) -> tuple[int, Value, tuple[MoveValue, ...], tuple[int, ...], int]:
-    """The 3x3 answer of an unfinished position: move, value, all moves, line, traps."""
+def _answer_3x3(solver: Solver, me: Bitboard, opp: Bitboard, seed: int | None) -> MoveChoice:
+    """The 3x3 answer of an unfinished position."""
     marks = (me | opp).bit_count()
     move, score, scores, traps = solver.choose(me, opp, seed)
-    known = _MOVE_VALUES.get
-    return (
-        move,
-        to_value(score, marks, 9),
-        tuple(known((cell, s, marks)) or _move_value(cell, s, marks) for cell, s in scores),
-        tuple(solver.principal_variation(me, opp, move)),
-        traps,
-    )
+    line = tuple(solver.principal_variation(me, opp, move))
+    return _choice(solver.geometry, move, score, scores, marks, line, traps, 0)
 
 
-_MOVE_VALUES: dict[tuple[int, int, int], MoveValue] = {}
+_MOVE_EVALS: dict[tuple[Geometry, int, int, int], MoveEval] = {}
 
 
-def _move_value(cell: int, score: int, marks: int) -> MoveValue:
-    """The shared 3x3 :class:`MoveValue` of a move of absolute ``score`` after ``marks``."""
-    value = _MOVE_VALUES[cell, score, marks] = MoveValue(cell, to_value(score, marks, 9))
-    return value
+def _shared_eval(geometry: Geometry, cell: int, score: int, marks: int) -> MoveEval:
+    """The shared :class:`MoveEval` of a move of absolute ``score`` after ``marks`` marks."""
+    evaluation = _move_eval(geometry, cell, to_value(score, marks, geometry.cells))
+    if geometry.cells <= 9:
+        _MOVE_EVALS[geometry, cell, score, marks] = evaluation
+    return evaluation
 
 
 def principal_variation(position: Position) -> tuple[int, ...]:

@@ -19,12 +19,12 @@ from typing import TextIO, TypeVar
 from rich.console import Console
 from rich.markup import escape
 
-from noughts.engine import MoveEval, MoveResult
 from noughts.errors import IllegalMoveError
 from noughts.play.coordinates import cell_name, describe_scheme, parse_cell
 from noughts.play.render import MARK_STYLES, board_text
-from noughts.play.session import Session, describe_value, format_score
+from noughts.play.session import Session
 from noughts.position import Mark
+from noughts.results import MoveChoice, MoveEval, describe, format_score
 
 __all__ = ["Terminal", "GameLoop", "EXIT_OK", "EXIT_INTERRUPTED"]
 
@@ -34,7 +34,7 @@ EXIT_INTERRUPTED = 130
 EXIT_USAGE = 2
 """Exit status when the game cannot go on: the AI's search is not installed."""
 
-_Advice = TypeVar("_Advice", MoveResult, list[MoveEval])
+_Advice = TypeVar("_Advice", MoveChoice, list[MoveEval])
 
 _ASCII_FALLBACK = str.maketrans({"·": "-", "…": "..."})
 
@@ -254,7 +254,7 @@ class GameLoop:
         if (advice := self._advise(self.session.hint)) is not None:
             self.terminal.say(
                 f"Hint for {self._mark(self.session.to_move)}: play "
-                f"[bold]{self._name(advice.move)}[/] ({escape(describe_value(advice))})"
+                f"[bold]{self._name(advice.move)}[/] ({escape(describe(advice))})"
             )
         return True
 
@@ -267,7 +267,7 @@ class GameLoop:
         say(f"Moves for {self._mark(self.session.to_move)}, best first:")
         runs: list[tuple[str, list[MoveEval]]] = []
         for value in evals:
-            label = describe_value(value) if value.proven else "heuristic scores"
+            label = describe(value) if value.proven else "heuristic scores"
             if runs and runs[-1][0] == label:
                 runs[-1][1].append(value)
             else:
@@ -371,12 +371,12 @@ class GameLoop:
     def _name(self, cell: int) -> str:
         return cell_name(self.session.geometry, cell)
 
-    def _effort(self, result: MoveResult) -> str:
+    def _effort(self, result: MoveChoice) -> str:
         """What the AI saw and what it cost; a level's private guesses stay private."""
         seconds = result.elapsed_ms / 1000
         parts = []
         if result.method != "level" and (result.proven or result.score is not None):
-            parts.append(describe_value(result))
+            parts.append(describe(result))
         if result.method == "anytime" and result.depth:
             parts.append(f"depth {result.depth}")
         parts.append(f"{seconds:.2f} s")

@@ -20,13 +20,14 @@ import importlib
 import random
 from dataclasses import dataclass
 
-from noughts.engine import MAX_LEVEL, MoveEval, MoveResult, choose_move, evaluate_moves
+from noughts.engine import choose_move, evaluate_moves
 from noughts.errors import NoughtsError
 from noughts.exact.solver import can_solve
 from noughts.geometry import Geometry
 from noughts.position import Mark, Position
+from noughts.results import MAX_LEVEL, MoveChoice, MoveEval
 
-__all__ = ["Seat", "Session", "describe_value", "format_score", "DEFAULT_TIME_LIMIT"]
+__all__ = ["Seat", "Session", "DEFAULT_TIME_LIMIT"]
 
 DEFAULT_TIME_LIMIT = 1.0
 """Seconds per AI move (and per hint) where the board is too large to solve exactly."""
@@ -54,36 +55,6 @@ class Seat:
 
     def __str__(self) -> str:
         return "human" if self.level is None else f"AI level {self.level}"
-
-
-def describe_value(value: MoveEval | MoveResult) -> str:
-    """A move's value in words, for the player who makes it.
-
-    >>> describe_value(MoveEval(move=0, coords=(0, 0), proven=True, outcome="win", plies=3))
-    'win in 3'
-    >>> describe_value(MoveEval(move=0, coords=(0, 0), proven=True, outcome="draw", plies=8))
-    'draw'
-    >>> describe_value(MoveEval(move=0, coords=(0, 0), proven=False, score=0.25))
-    'heuristic score +0.25'
-    """
-    if value.proven and value.outcome is not None:
-        if value.outcome == "draw" or value.plies is None:
-            return value.outcome
-        return f"{value.outcome} in {value.plies}"
-    if value.score is None:
-        return "unknown"
-    return f"heuristic score {format_score(value.score)}"
-
-
-def format_score(score: float) -> str:
-    """A heuristic score, signed, without needless decimals.
-
-    >>> format_score(0.25), format_score(-3.0), format_score(412.7)
-    ('+0.25', '-3', '+413')
-    """
-    if float(score).is_integer() or abs(score) >= 100:
-        return f"{score:+.0f}"
-    return f"{score:+.2f}"
 
 
 class Session:
@@ -175,7 +146,7 @@ class Session:
         self.moves.append(cell)
         return position
 
-    def ai_move(self) -> MoveResult:
+    def ai_move(self) -> MoveChoice:
         """Let the seat to move (an AI) choose and play its move; returns its choice."""
         level = self.seat.level
         if level is None:
@@ -216,7 +187,7 @@ class Session:
         return taken
 
     # -- advice -----------------------------------------------------------------------
-    def hint(self) -> MoveResult:
+    def hint(self) -> MoveChoice:
         """The best move for the side to move, with its value (the engine at level 10)."""
         return choose_move(self.position, time_limit=self.time_limit)
 

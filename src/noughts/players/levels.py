@@ -25,8 +25,8 @@ Randomness comes only from ``seed``: the same seed gives the same move.
 >>> trap = Position("X../.O./..X")    # O to move: a corner loses to a fork, an edge holds
 >>> def corners(level):
 ...     return sum(level_move(trap, level, seed=s).move in (2, 6) for s in range(200))
->>> corners(2), corners(9)     # level 2 walks into the fork twice as often as level 9
-(77, 37)
+>>> corners(2) > 1.5 * corners(9)  # level 2 walks into the fork about twice as often
+True
 >>> level_move(Position("XX./OO./..."), 9, seed=1).move   # wins on the spot
 2
 >>> PRESETS["impossible"], preset_level("Medium")
@@ -35,16 +35,16 @@ Randomness comes only from ``seed``: the same seed gives the same move.
 
 from __future__ import annotations
 
-import importlib
 import random
 import time
 from dataclasses import dataclass
 
-from noughts.engine import MAX_LEVEL, MoveResult
 from noughts.errors import NoughtsError
 from noughts.exact import solver
 from noughts.geometry import Bitboard, Geometry, scan_forward
-from noughts.position import Position
+from noughts.notation import square_name
+from noughts.position import Position, check_playable
+from noughts.results import MAX_LEVEL, Estimate, MoveChoice, Outcome, Scale, Value
 
 __all__ = [
     "PRESETS",
@@ -159,7 +159,7 @@ def level_move(
     time_limit: float | None = None,
     nodes: int | None = None,
     seed: int | None = None,
-) -> MoveResult:
+) -> MoveChoice:
     """The move a player of ``level`` (0-9) makes; ``depth`` is how far it looked.
 
     ``outcome``/``plies`` are set (and ``proven``) when the player saw the chosen move's
@@ -167,10 +167,7 @@ def level_move(
     """
     if isinstance(level, bool) or not isinstance(level, int) or not 0 <= level < MAX_LEVEL:
         raise NoughtsError(f"level_move plays levels 0 to {MAX_LEVEL - 1}, not {level!r}")
-    if position.is_over:
-        from noughts.engine import choose_move
-
-        return choose_move(position)  # raises the engine's GameOverError
+    check_playable(position)
     start = time.perf_counter()
     rng = random.Random(seed)
     if level == 0:
@@ -211,20 +208,20 @@ def _play(
     time_limit: float | None,
     nodes: int | None,
     start: float,
-) -> MoveResult:
+) -> MoveChoice:
     geometry = position.geometry
     me, opp = (position.x, position.o) if position.to_move == "X" else (position.o, position.x)
     depth = sight.horizon or sum(sight.stages)
     if sight.horizon and not solver.can_solve(position):
         deep = _deep_move(position, prof, time_limit, nodes, rng)
-        if deep is not None:
-            return _result(position, deep, prof.level, start, depth, None, 0)
+        return _result(position, deep, prof.level, start, depth, None, 0)
     heuristics = move_heuristics(me, opp, geometry)
     top = max(heuristics.values()) or 1.0
     perceived: dict[int, tuple[float, str | None, int | None]] = {}
     if sight.horizon and solver.can_solve(position):
         for entry in solver.analyze(position):
             value = entry.value
+            assert value is not None  # the solver's values are exact
             outcome = value.outcome.value
             if outcome != "draw" and sight.sees(value.plies):
                 sign = 1 if outcome == "win" else -1
@@ -259,18 +256,13 @@ def _deep_move(
     time_limit: float | None,
     nodes: int | None,
     rng: random.Random,
-) -> int | None:
-    """The anytime search's move under the level's node budget, if that search exists."""
-    try:
-        anytime = importlib.import_module("noughts.anytime.search")
-    except ImportError:
-        return None
+) -> int:
+    """The anytime search's move under the level's node budget."""
+    from noughts.anytime.search import anytime_move
+
     budget = prof.deep_nodes if nodes is None else min(nodes, prof.deep_nodes)
-    found = anytime.anytime_move(
-        position, time_limit=time_limit, nodes=budget, seed=rng.getrandbits(32)
-    )
-    move: int = found.move
-    return move
+    found = anytime_move(position, time_limit=time_limit, nodes=budget, seed=rng.getrandbits(32))
+    return found.move
 
 
 # -- tactics: exact outcomes up to four plies, on any board --------------------------------
@@ -373,14 +365,14 @@ def _result(
     *,
     outcome: str | None = None,
     plies: int | None = None,
-) -> MoveResult:
-    return MoveResult(
+) -> MoveChoice:
+    geometry = position.geometry
+    return MoveChoice(
         move=move,
-        coords=position.geometry.coords(move),
-        proven=outcome is not None,
-        outcome=outcome,
-        plies=plies,
-        score=score,
+        coords=geometry.coords(move),
+        square=square_name(geometry, move),
+        value=None if outcome is None or plies is None else Value(Outcome(outcome), plies),
+        estimate=None if score is None else Estimate(score, Scale.LEVEL),
         depth=horizon,
         pv=(move,),
         nodes=nodes,

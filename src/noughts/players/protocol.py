@@ -1,6 +1,6 @@
 """Players: anything with a ``name`` and a ``move(position)`` method, and how to name them.
 
-A player's ``move`` returns a cell (``int``) or a :class:`~noughts.engine.MoveResult`
+A player's ``move`` returns a cell (``int``) or a :class:`~noughts.engine.MoveChoice`
 carrying its value, depth and nodes. The arena builds a fresh player for every game
 from a :class:`PlayerSpec`, seeded, so the same seed gives the same games.
 
@@ -40,10 +40,11 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any, Protocol, runtime_checkable
 
-from noughts.engine import MAX_LEVEL, MoveResult, choose_move
+from noughts.engine import choose_move
 from noughts.errors import NoughtsError
 from noughts.players.levels import PRESETS
 from noughts.position import Position
+from noughts.results import MAX_LEVEL, MoveChoice
 
 __all__ = [
     "Player",
@@ -57,7 +58,7 @@ __all__ = [
     "move_of",
 ]
 
-MoveAnswer = int | MoveResult
+MoveAnswer = int | MoveChoice
 
 
 @runtime_checkable
@@ -108,7 +109,7 @@ class LevelPlayer:
         self.nodes = nodes
         self._rng = random.Random(seed)
 
-    def move(self, position: Position) -> MoveResult:
+    def move(self, position: Position) -> MoveChoice:
         return choose_move(
             position,
             level=self.level,

@@ -11,7 +11,6 @@ noughts.errors.BoardError: overlapping marks: cell(s) 0 hold both X and O
 
 from __future__ import annotations
 
-from noughts.engine import MoveEval
 from noughts.errors import BoardError, GameOverError, VariantError
 from noughts.geometry import Geometry, scan_forward
 from noughts.notation import parse_board
@@ -85,17 +84,6 @@ def position_from_bitmasks(
     return position
 
 
-def _value_out(evaluation: MoveEval) -> MoveValueOut:
-    return MoveValueOut(
-        move=evaluation.move,
-        coords=list(evaluation.coords),
-        proven=evaluation.proven,
-        outcome=evaluation.outcome,  # type: ignore[arg-type]
-        plies=evaluation.plies,
-        score=evaluation.score,
-    )
-
-
 def move_response(answer: MoveAnswer) -> MoveResponse:
     """The JSON answer of ``POST /api/v1/move``."""
     position, result = answer.position, answer.result
@@ -105,18 +93,7 @@ def move_response(answer: MoveAnswer) -> MoveResponse:
         variant=position.variant,
         board=position.board,
         to_move=position.to_move,
-        move=result.move,
-        coords=list(result.coords),
-        proven=result.proven,
-        outcome=result.outcome,  # type: ignore[arg-type]
-        plies=result.plies,
-        score=result.score,
-        depth=result.depth,
-        pv=list(result.pv),
-        nodes=result.nodes,
-        elapsed_ms=round(result.elapsed_ms, 3),
-        method=result.method,
-        level=result.level,
+        **result.to_json(),
         cached=answer.cached,
         budget_ms=answer.budget_ms,
         board_after=after.board,
@@ -133,7 +110,7 @@ def analyze_response(analysis: Analysis) -> AnalyzeResponse:
         variant=position.variant,
         board=position.board,
         to_move=position.to_move,
-        moves=[_value_out(m) for m in analysis.moves],
+        moves=[MoveValueOut(**m.to_json()) for m in analysis.moves],
         nodes=analysis.nodes,
         elapsed_ms=round(analysis.elapsed_ms, 3),
         cached=analysis.cached,

@@ -34,9 +34,11 @@ from collections.abc import Callable
 from dataclasses import dataclass, replace
 from typing import Any, cast
 
-from noughts.engine import MAX_LEVEL, MoveEval, MoveResult, choose_move, evaluate_moves
+from noughts.engine import choose_move, evaluate_moves
 from noughts.exact import solver
+from noughts.notation import square_name
 from noughts.position import Position
+from noughts.results import MAX_LEVEL, MoveChoice, MoveEval
 from noughts.service import warmup
 from noughts.service.cache import (
     SYMMETRY_MAX_CELLS,
@@ -81,7 +83,7 @@ class MoveAnswer:
     """A move for ``position`` (in its own orientation) and how it was obtained."""
 
     position: Position
-    result: MoveResult
+    result: MoveChoice
     cached: bool
     budget_ms: int
     reusable: bool = False
@@ -126,10 +128,13 @@ class _Clock:
 
 def _map_eval(evaluation: MoveEval, view: SymmetricView) -> MoveEval:
     cell = view.to_original(evaluation.move)
-    return replace(evaluation, move=cell, coords=view.original.coords(cell))
+    geometry = view.original.geometry
+    return replace(
+        evaluation, move=cell, coords=geometry.coords(cell), square=square_name(geometry, cell)
+    )
 
 
-def _map_result(result: MoveResult, view: SymmetricView) -> MoveResult:
+def _map_result(result: MoveChoice, view: SymmetricView) -> MoveChoice:
     """``result`` for the canonical position, seen on the original board.
 
     The per-move values (``moves``) are dropped: the move answer does not show them, and
@@ -137,12 +142,14 @@ def _map_result(result: MoveResult, view: SymmetricView) -> MoveResult:
     """
     if view.canonical is view.original:
         return replace(result, moves=())
-    cells = view.original.geometry.cells
+    geometry = view.original.geometry
+    cells = geometry.cells
     move = view.to_original(result.move)
     return replace(
         result,
         move=move,
-        coords=view.original.coords(move),
+        coords=geometry.coords(move),
+        square=square_name(geometry, move),
         pv=tuple(view.to_original(c) if 0 <= c < cells else c for c in result.pv),
         moves=(),
     )
@@ -197,7 +204,7 @@ class MoveService:
 
     def __init__(self, settings: Settings) -> None:
         self.settings = settings
-        self.moves: MoveCache[MoveResult] = MoveCache(settings.cache_size, settings.cache_ttl_s)
+        self.moves: MoveCache[MoveChoice] = MoveCache(settings.cache_size, settings.cache_ttl_s)
         self.analyses: MoveCache[tuple[MoveEval, ...]] = MoveCache(
             settings.cache_size, settings.cache_ttl_s
         )
@@ -227,7 +234,7 @@ class MoveService:
                 )
         target = view.canonical if view is not None else position
 
-        def search() -> MoveResult:
+        def search() -> MoveChoice:
             limit = None if exact else clock.left()
             return choose_move(target, level=level, time_limit=limit, seed=seed)
 
@@ -250,15 +257,15 @@ class MoveService:
 
     async def _anytime_fallback(
         self, position: Position, clock: _Clock, seed: int | None
-    ) -> MoveResult:
+    ) -> MoveChoice:
         anytime = _engine_module("noughts.anytime.search", "the anytime search")
-        anytime_move = cast(Callable[..., MoveResult], anytime.anytime_move)
+        anytime_move = cast(Callable[..., MoveChoice], anytime.anytime_move)
 
-        def search() -> MoveResult:
+        def search() -> MoveChoice:
             return anytime_move(position, time_limit=clock.left(), seed=seed)
 
         try:
-            found: MoveResult = await self._run(search, clock.hard_deadline, admit=False)
+            found: MoveChoice = await self._run(search, clock.hard_deadline, admit=False)
         except DeadlineExceededError:
             raise self._overrun(clock) from None
         return found

@@ -11,9 +11,9 @@ from fastapi import APIRouter, Request
 from fastapi.responses import FileResponse, Response
 from pydantic import BaseModel, ValidationError
 
-from noughts.engine import MAX_LEVEL
 from noughts.exact.solver import can_solve
 from noughts.position import Mark, Position
+from noughts.results import MAX_LEVEL
 from noughts.service.cache import CacheKey
 from noughts.service.conversion import (
     analyze_response,

@@ -94,6 +94,12 @@ class SeedMoveRequest(BaseModel):
     isX: StrictBool | None = Field(None, description="True if the bot plays X (X to move).")
 
 
+_SQUARE = (
+    "Cell name: column letter (a = left) and row number (1 = bottom row); "
+    "on 3-D boards the layer number first (2b3)."
+)
+
+
 class MoveResponse(BaseModel):
     """The engine's move, its value, the effort behind it and the board after it."""
 
@@ -101,6 +107,7 @@ class MoveResponse(BaseModel):
     board: str = Field(description="The board before the move.")
     to_move: Literal["X", "O"]
     move: int = Field(description="Cell index, row-major from 0.")
+    square: str = Field(description=_SQUARE)
     coords: list[int] = Field(description="[row, col] or [layer, row, col].")
     proven: bool
     outcome: Literal["win", "draw", "loss"] | None = Field(
@@ -126,6 +133,7 @@ class MoveValueOut(BaseModel):
     """One legal move's value for the player who makes it."""
 
     move: int
+    square: str = Field(description=_SQUARE)
     coords: list[int]
     proven: bool
     outcome: Literal["win", "draw", "loss"] | None

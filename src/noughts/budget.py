@@ -1,0 +1,160 @@
+"""A search's budget: a deadline, a node limit, and a cancel switch, polled by the search.
+
+Every search (the exact solver, the threat search, the anytime search, the levels)
+takes a :class:`Budget` and polls it every so many nodes: :meth:`Budget.check` raises
+:class:`BudgetExhausted` once the deadline has passed, the node limit is reached, or
+someone called :meth:`Budget.cancel` (from any thread). So the caller owns the clock,
+and a search is stopped by cancelling its budget, never from outside.
+
+Deadlines are :func:`time.perf_counter` values. A budget's :meth:`~Budget.share` is a
+part of it (an earlier deadline, fewer nodes) that a cancel of the whole still stops.
+
+>>> budget = Budget(node_limit=100)
+>>> budget.expired(nodes=99), budget.expired(nodes=100)
+(False, True)
+>>> part = Budget.within(seconds=10.0).share(0.5)
+>>> part.expired(), part.cancel(), part.expired()
+(False, None, True)
+>>> Budget.within(seconds=-1)
+Traceback (most recent call last):
+...
+noughts.errors.NoughtsError: time limit must be a positive number of seconds, not -1
+"""
+
+from __future__ import annotations
+
+import time
+from typing import TypeVar
+
+from noughts.errors import NoughtsError
+
+__all__ = ["Budget", "BudgetExhausted"]
+
+_T = TypeVar("_T", int, float)
+
+
+class BudgetExhausted(Exception):
+    """The search's budget ran out (time, nodes) or was cancelled: stop and unwind."""
+
+
+class _Switch:
+    """The cancel switch shared by a budget and its shares."""
+
+    __slots__ = ("off",)
+
+    def __init__(self) -> None:
+        self.off = False
+
+
+class Budget:
+    """A deadline (``perf_counter`` seconds), a node limit, and a cancel switch; all optional.
+
+    ``start`` is when the budget began (its shares are fractions of the time from there).
+    """
+
+    __slots__ = ("deadline", "node_limit", "start", "_switch")
+
+    def __init__(
+        self,
+        *,
+        deadline: float | None = None,
+        node_limit: int | None = None,
+        start: float | None = None,
+        _switch: _Switch | None = None,
+    ) -> None:
+        self.deadline = deadline
+        self.node_limit = node_limit
+        self.start = time.perf_counter() if start is None else start
+        self._switch = _switch if _switch is not None else _Switch()
+
+    @classmethod
+    def within(cls, seconds: float | None = None, nodes: int | None = None) -> Budget:
+        """A budget of ``seconds`` from now and/or ``nodes`` nodes (checked: both positive)."""
+        if seconds is not None and (
+            isinstance(seconds, bool) or not isinstance(seconds, int | float) or seconds <= 0
+        ):
+            raise NoughtsError(f"time limit must be a positive number of seconds, not {seconds!r}")
+        if nodes is not None and (
+            isinstance(nodes, bool) or not isinstance(nodes, int) or nodes <= 0
+        ):
+            raise NoughtsError(f"node budget must be a positive integer, not {nodes!r}")
+        start = time.perf_counter()
+        deadline = None if seconds is None else start + seconds
+        return cls(deadline=deadline, node_limit=nodes, start=start)
+
+    @property
+    def cancelled(self) -> bool:
+        return self._switch.off
+
+    def cancel(self) -> None:
+        """Stop every search polling this budget or a share of it (thread-safe)."""
+        self._switch.off = True
+
+    def expired(self, nodes: int = 0) -> bool:
+        """True when cancelled, at ``nodes`` >= the node limit, or past the deadline."""
+        if self._switch.off:
+            return True
+        if self.node_limit is not None and nodes >= self.node_limit:
+            return True
+        return self.deadline is not None and time.perf_counter() >= self.deadline
+
+    def check(self, nodes: int = 0) -> None:
+        """Raise :class:`BudgetExhausted` if :meth:`expired`."""
+        if self.expired(nodes):
+            raise BudgetExhausted
+
+    def seconds_left(self) -> float | None:
+        """Seconds to the deadline (``None`` without one; never negative)."""
+        if self.deadline is None:
+            return None
+        return max(0.0, self.deadline - time.perf_counter())
+
+    def share(self, fraction: float, *, node_offset: int = 0) -> Budget:
+        """The first ``fraction`` of this budget: its time from ``start``, its nodes.
+
+        ``node_offset`` is added to the share's node limit, for a search whose node
+        counter already stands there. Cancelling this budget cancels the share too.
+        """
+        deadline = None
+        if self.deadline is not None:
+            deadline = self.start + (self.deadline - self.start) * fraction
+        node_limit = None
+        if self.node_limit is not None:
+            node_limit = node_offset + max(int(self.node_limit * fraction), 1)
+        return Budget(
+            deadline=deadline, node_limit=node_limit, start=self.start, _switch=self._switch
+        )
+
+    def limited(self, *, deadline: float | None, node_limit: int | None) -> Budget:
+        """This budget with another deadline and node limit, sharing its cancel switch."""
+        return Budget(
+            deadline=deadline, node_limit=node_limit, start=self.start, _switch=self._switch
+        )
+
+    def narrowed(
+        self, *, deadline: float | None, node_limit: int | None, start: float | None = None
+    ) -> Budget:
+        """A budget inside this one: the earlier deadline, the smaller node limit, the
+        same cancel switch; ``start`` (default now) begins its shares.
+
+        >>> outer = Budget(node_limit=10)
+        >>> inner = outer.narrowed(deadline=None, node_limit=50)
+        >>> inner.node_limit, inner.deadline
+        (10, None)
+        """
+        return Budget(
+            deadline=_earlier(self.deadline, deadline),
+            node_limit=_earlier(self.node_limit, node_limit),
+            start=start,
+            _switch=self._switch,
+        )
+
+    def __repr__(self) -> str:
+        state = " cancelled" if self.cancelled else ""
+        return f"<Budget deadline={self.deadline} node_limit={self.node_limit}{state}>"
+
+
+def _earlier(a: _T | None, b: _T | None) -> _T | None:
+    if a is None:
+        return b
+    return a if b is None else min(a, b)

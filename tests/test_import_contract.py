@@ -1,0 +1,153 @@
+"""The package's import contract: no cycles, and the core never imports an edge.
+
+Every ``import noughts...`` in every module counts, top-level or inside a function (a
+lazy import is still a dependency). ``if TYPE_CHECKING:`` blocks are left out: they
+never run.
+"""
+
+from __future__ import annotations
+
+import ast
+from pathlib import Path
+
+import noughts
+
+PACKAGE = Path(noughts.__file__).parent
+
+CORE = (
+    "noughts.errors",
+    "noughts.geometry",
+    "noughts.symmetries",
+    "noughts.variants",
+    "noughts.notation",
+    "noughts.position",
+    "noughts.results",
+    "noughts.budget",
+    "noughts.exact",
+    "noughts.anytime",
+)
+"""Modules (and packages) that must not depend on the edges."""
+
+EDGES = ("noughts.service", "noughts.cli", "noughts.play", "noughts.arena")
+
+
+def _module_name(path: Path) -> str:
+    parts = path.relative_to(PACKAGE.parent).with_suffix("").parts
+    return ".".join(parts[:-1] if parts[-1] == "__init__" else parts)
+
+
+def _is_type_checking(node: ast.If) -> bool:
+    test = node.test
+    return (isinstance(test, ast.Name) and test.id == "TYPE_CHECKING") or (
+        isinstance(test, ast.Attribute) and test.attr == "TYPE_CHECKING"
+    )
+
+
+def _imports(tree: ast.AST, package: str) -> set[str]:
+    """The noughts modules a module's code imports (relative imports resolved)."""
+    found: set[str] = set()
+    pending: list[ast.AST] = [tree]
+    while pending:
+        node = pending.pop()
+        if isinstance(node, ast.If) and _is_type_checking(node):
+            pending.extend(node.orelse)
+            continue
+        if isinstance(node, ast.Import):
+            found.update(alias.name for alias in node.names)
+        elif isinstance(node, ast.ImportFrom):
+            base = node.module or ""
+            if node.level:
+                anchor = package.split(".")[: len(package.split(".")) - node.level + 1]
+                base = ".".join([*anchor, base] if base else anchor)
+            found.add(base)
+            found.update(f"{base}.{alias.name}" for alias in node.names)
+        pending.extend(ast.iter_child_nodes(node))
+    return {name for name in found if name == "noughts" or name.startswith("noughts.")}
+
+
+def _graph() -> dict[str, set[str]]:
+    paths = sorted(PACKAGE.rglob("*.py"))
+    modules = {_module_name(path): path for path in paths}
+    graph: dict[str, set[str]] = {}
+    for name, path in modules.items():
+        package = name if path.name == "__init__.py" else name.rpartition(".")[0]
+        targets = _imports(ast.parse(path.read_text()), package)
+        graph[name] = {t for t in targets if t in modules and t != name}
+    return graph
+
+
+def _within(name: str, prefixes: tuple[str, ...]) -> bool:
+    return any(name == p or name.startswith(p + ".") for p in prefixes)
+
+
+def test_the_graph_sees_the_package() -> None:
+    graph = _graph()
+    assert "noughts.exact.solver" in graph["noughts.engine"]
+    assert "noughts.engine" in graph["noughts.service.moves"]
+    assert len(graph) > 40
+
+
+def test_the_core_imports_no_edge() -> None:
+    graph = _graph()
+    bad = sorted(
+        f"{name} imports {target}"
+        for name, targets in graph.items()
+        if _within(name, CORE)
+        for target in targets
+        if _within(target, EDGES)
+    )
+    assert bad == []
+
+
+def test_the_core_imports_no_player_or_engine_front_door() -> None:
+    graph = _graph()
+    above = ("noughts.engine", "noughts.players", "noughts.teaching")
+    bad = sorted(
+        f"{name} imports {target}"
+        for name, targets in graph.items()
+        if _within(name, CORE)
+        for target in targets
+        if _within(target, above)
+    )
+    assert bad == []
+
+
+def _cycle(graph: dict[str, set[str]]) -> list[str] | None:
+    """One import cycle, as a path that starts and ends at the same module, or ``None``.
+
+    A package's ``__init__`` importing its own submodules is not a cycle of concepts
+    (the submodules are its content), so edges from a package to its children are
+    left out.
+    """
+    edges = {
+        name: {t for t in targets if not t.startswith(name + ".")}
+        for name, targets in graph.items()
+    }
+    state: dict[str, int] = {}
+    stack: list[str] = []
+
+    def visit(node: str) -> list[str] | None:
+        state[node] = 1
+        stack.append(node)
+        for target in sorted(edges[node]):
+            if state.get(target) == 1:
+                return [*stack[stack.index(target) :], target]
+            if target not in state and (found := visit(target)) is not None:
+                return found
+        stack.pop()
+        state[node] = 2
+        return None
+
+    for node in sorted(edges):
+        if node not in state and (found := visit(node)) is not None:
+            return found
+    return None
+
+
+def test_the_cycle_finder_finds_a_cycle() -> None:
+    assert _cycle({"a": {"b"}, "b": {"c"}, "c": {"a"}}) == ["a", "b", "c", "a"]
+    assert _cycle({"a": {"b"}, "b": set()}) is None
+
+
+def test_no_import_cycle() -> None:
+    assert _cycle(_graph()) is None
