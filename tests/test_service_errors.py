@@ -15,6 +15,7 @@ warnings.filterwarnings("ignore", message=".*httpx.*")  # starlette's TestClient
 from fastapi.testclient import TestClient  # noqa: E402
 
 import noughts.service.moves as moves_module  # noqa: E402
+from noughts.budget import Budget  # noqa: E402
 from noughts.engine import MoveResult  # noqa: E402
 from noughts.position import Position  # noqa: E402
 from noughts.service.app import create_app  # noqa: E402
@@ -211,10 +212,9 @@ def test_saturated_search_slots_answer_429(monkeypatch: pytest.MonkeyPatch) -> N
         assert stats["rejected"] == 1 and stats["running"] == 0
 
 
-def spin_forever(position: Position, **kwargs: Any) -> MoveResult:
-    count = 0
-    while True:  # pure Python: the service must stop it from outside
-        count += 1
+def spin_forever(position: Position, *, budget: Budget, **kwargs: Any) -> MoveResult:
+    while True:  # a search that never ends by itself: only its budget stops it
+        budget.check()
 
 
 def test_a_search_past_its_deadline_is_stopped(monkeypatch: pytest.MonkeyPatch) -> None:
@@ -265,3 +265,32 @@ def test_an_exact_solve_too_long_for_the_budget_answers_on_time() -> None:
         assert answer["method"] == "anytime" and answer["move"] in set(range(20)) - {4, 5}
         assert elapsed < 0.4 + 0.1 + 0.3  # budget + grace, with slack for a busy machine
         assert app.state.service.fallbacks == 2
+
+
+def test_a_client_that_goes_away_stops_its_search() -> None:
+    import asyncio
+
+    from noughts.service.runner import ClientGoneError, EngineRunner
+
+    runner = EngineRunner(max_searches=1, queue_wait_s=0.0)
+    polls: list[Budget] = []
+
+    def work(budget: Budget) -> None:
+        polls.append(budget)
+        while True:
+            budget.check()
+
+    async def gone() -> bool:
+        return bool(polls)  # the client leaves once the search has started
+
+    async def request() -> None:
+        await runner.run(work, deadline=time.monotonic() + 30, client_gone=gone)
+
+    started = time.monotonic()
+    with pytest.raises(ClientGoneError):
+        asyncio.run(request())
+    assert time.monotonic() - started < 2 and polls[0].cancelled
+    stop_by = time.monotonic() + 2
+    while runner.running and time.monotonic() < stop_by:
+        time.sleep(0.01)
+    assert runner.running == 0

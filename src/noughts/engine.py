@@ -14,6 +14,7 @@ which they used in ``method``. Levels below 10 play like weaker opponents.
 
 from __future__ import annotations
 
+from noughts.budget import Budget
 from noughts.errors import NoughtsError
 from noughts.exact import solver
 from noughts.position import Position, check_playable
@@ -37,33 +38,43 @@ def choose_move(
     time_limit: float | None = None,
     nodes: int | None = None,
     seed: int | None = None,
+    budget: Budget | None = None,
 ) -> MoveChoice:
     """The engine's move for the side to move.
 
     ``level`` 10 is the strongest play (perfect wherever the solver applies); lower levels
     make human-like mistakes, seeded by ``seed``. ``time_limit`` (seconds) and ``nodes``
-    bound the anytime search on boards too large to solve.
+    bound the anytime search on boards too large to solve. Every search polls
+    ``budget``: cancel it to stop the search (an exact solve then raises
+    :class:`~noughts.budget.BudgetExhausted`; the anytime search answers with its best
+    move so far).
     """
     check_playable(position)
     _check_level(level)
     if level < MAX_LEVEL:
         from noughts.players.levels import level_move
 
-        return level_move(position, level, time_limit=time_limit, nodes=nodes, seed=seed)
+        return level_move(
+            position, level, time_limit=time_limit, nodes=nodes, seed=seed, budget=budget
+        )
     if solver.can_solve(position):
-        return solver.best_move(position, seed=seed)
+        return solver.best_move(position, seed=seed, budget=budget)
     from noughts.anytime.search import anytime_move
 
-    return anytime_move(position, time_limit=time_limit, nodes=nodes, seed=seed)
+    return anytime_move(position, time_limit=time_limit, nodes=nodes, seed=seed, budget=budget)
 
 
 def evaluate_moves(
-    position: Position, *, time_limit: float | None = None, nodes: int | None = None
+    position: Position,
+    *,
+    time_limit: float | None = None,
+    nodes: int | None = None,
+    budget: Budget | None = None,
 ) -> list[MoveEval]:
     """Every legal move's value for the player who makes it (proven or heuristic)."""
     check_playable(position)
     if solver.can_solve(position):
-        return solver.analyze(position)
+        return solver.analyze(position, budget=budget)
     from noughts.anytime.search import anytime_evaluate
 
-    return anytime_evaluate(position, time_limit=time_limit, nodes=nodes)
+    return anytime_evaluate(position, time_limit=time_limit, nodes=nodes, budget=budget)

@@ -25,6 +25,11 @@ True
 
 from __future__ import annotations
 
+from collections.abc import Iterator
+from contextlib import contextmanager
+from contextvars import ContextVar
+
+from noughts.budget import Budget
 from noughts.exact.book import Book
 from noughts.geometry import Bitboard, Geometry, scan_forward
 from noughts.results import WIN_SCORE
@@ -38,6 +43,12 @@ DEFAULT_MAX_ENTRIES = 1_500_000
 _EXACT, _LOWER, _UPPER = 0, 1, 2
 _OFFSET = 4096  # packed score = (score + _OFFSET) << 12 | (move + 1) << 2 | flag
 _MOVE_MASK = 1023
+
+_POLL_NODES = 1024
+"""The budget is polled every this many nodes."""
+
+_BUDGET: ContextVar[Budget | None] = ContextVar("exact_search_budget", default=None)
+"""The budget of the search running in this thread (one search object serves them all)."""
 _MAX_KEY_CELLS = 40  # boards with more cells never use symmetric keys
 
 
@@ -62,6 +73,7 @@ class ExactSearch:
         self.max_entries = max_entries
         self.table: dict[int, int] = {}
         self.nodes = 0
+        self._next_poll = _POLL_NODES
         cells = geometry.cells
         self._cells = cells
         self._full = geometry.full
@@ -89,6 +101,23 @@ class ExactSearch:
             self.canonical_marks = max(canonical_marks, self._book_marks)
 
     # -- public -----------------------------------------------------------------------
+    @contextmanager
+    def polling(self, budget: Budget | None) -> Iterator[None]:
+        """Searches in this thread poll ``budget`` (raising
+        :class:`~noughts.budget.BudgetExhausted` when it runs out) until the block ends.
+        The table keeps whatever a stopped search had finished."""
+        token = _BUDGET.set(budget)
+        try:
+            yield
+        finally:
+            _BUDGET.reset(token)
+
+    def _poll(self) -> None:
+        self._next_poll = self.nodes + _POLL_NODES
+        budget = _BUDGET.get()
+        if budget is not None:
+            budget.check()
+
     def value(self, me: Bitboard, opp: Bitboard) -> int:
         """Exact absolute score for the side to move owning ``me``.
 
@@ -197,6 +226,8 @@ class ExactSearch:
     ) -> int:
         """Fail-soft negamax; see :meth:`search` for the contract."""
         self.nodes += 1
+        if self.nodes >= self._next_poll:
+            self._poll()
         if my_wins:
             return WIN_SCORE - marks - 1
         if marks == self._cells:

@@ -26,6 +26,7 @@ from __future__ import annotations
 import time
 from dataclasses import replace
 
+from noughts.budget import Budget
 from noughts.errors import GameOverError, TooLargeError
 from noughts.exact.book import load_book
 from noughts.exact.negamax import ExactSearch
@@ -285,7 +286,7 @@ def _sides(position: Position) -> tuple[Bitboard, Bitboard]:
     return (position.x, position.o) if position.to_move == "X" else (position.o, position.x)
 
 
-def solve(position: Position) -> Value:
+def solve(position: Position, *, budget: Budget | None = None) -> Value:
     """The exact value of ``position`` for the side to move.
 
     A finished game is a loss in 0 for the side to move (if someone won) or a draw in 0.
@@ -299,11 +300,13 @@ def solve(position: Position) -> Value:
         return _value(Outcome.DRAW, 0)
     _require_solvable(position)
     me, opp = _sides(position)
-    score = solver_for(position.geometry).score(me, opp)
+    solver = solver_for(position.geometry)
+    with solver.search.polling(budget):
+        score = solver.score(me, opp)
     return to_value(score, position.ply, position.geometry.cells)
 
 
-def analyze(position: Position) -> list[MoveEval]:
+def analyze(position: Position, *, budget: Budget | None = None) -> list[MoveEval]:
     """Every legal move with its exact value for the player who makes it, lowest cell first.
 
     >>> [str(m.value) for m in analyze(Position("XX./OO./..."))][:2]
@@ -313,7 +316,9 @@ def analyze(position: Position) -> list[MoveEval]:
     _require_solvable(position)
     me, opp = _sides(position)
     marks, cells = position.ply, position.geometry.cells
-    scores = solver_for(position.geometry).move_scores(me, opp)
+    solver = solver_for(position.geometry)
+    with solver.search.polling(budget):
+        scores = solver.move_scores(me, opp)
     geometry = position.geometry
     return [_move_eval(geometry, cell, to_value(score, marks, cells)) for cell, score in scores]
 
@@ -321,11 +326,15 @@ def analyze(position: Position) -> list[MoveEval]:
 _ANSWERS_3X3: dict[int, MoveChoice] = {}
 
 
-def best_move(position: Position, *, seed: int | None = None, pv: bool = True) -> MoveChoice:
+def best_move(
+    position: Position, *, seed: int | None = None, pv: bool = True, budget: Budget | None = None
+) -> MoveChoice:
     """A move of best value; among equals the one leaving the most losing replies.
 
     Remaining ties go to the lowest cell, or, given a ``seed``, to a seeded random pick
-    among them. ``pv=False`` skips the principal variation (``pv`` is the move).
+    among them. ``pv=False`` skips the principal variation (``pv`` is the move). The
+    search polls ``budget`` and raises :class:`~noughts.budget.BudgetExhausted` when it
+    runs out (as :func:`solve` and :func:`analyze` do).
 
     >>> best_move(Position("", "4x4k3")).pv[:1]
     (5,)
@@ -349,8 +358,9 @@ def best_move(position: Position, *, seed: int | None = None, pv: bool = True) -
     _require_solvable(position)
     start_nodes = solver.nodes
     me, opp = _sides(position)
-    move, score, scores, traps = solver.choose(me, opp, seed)
-    line = tuple(solver.principal_variation(me, opp, move)) if pv else (move,)
+    with solver.search.polling(budget):
+        move, score, scores, traps = solver.choose(me, opp, seed)
+        line = tuple(solver.principal_variation(me, opp, move)) if pv else (move,)
     choice = _choice(geometry, move, score, scores, position.ply, line, traps, 0)
     elapsed_ms = (time.perf_counter() - start) * 1000
     return replace(choice, nodes=solver.nodes - start_nodes, elapsed_ms=elapsed_ms)

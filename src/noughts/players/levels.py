@@ -39,6 +39,7 @@ import random
 import time
 from dataclasses import dataclass
 
+from noughts.budget import Budget
 from noughts.errors import NoughtsError
 from noughts.exact import solver
 from noughts.geometry import Bitboard, Geometry, scan_forward
@@ -159,6 +160,7 @@ def level_move(
     time_limit: float | None = None,
     nodes: int | None = None,
     seed: int | None = None,
+    budget: Budget | None = None,
 ) -> MoveChoice:
     """The move a player of ``level`` (0-9) makes; ``depth`` is how far it looked.
 
@@ -175,7 +177,7 @@ def level_move(
         return _result(position, move, level, start, 0, None, 0)
     prof = profile(level, position.variant)
     sight = _draw_sight(prof, rng, position.empty.bit_count())
-    return _play(position, prof, sight, rng, time_limit, nodes, start)
+    return _play(position, prof, sight, rng, time_limit, nodes, start, budget)
 
 
 @dataclass(frozen=True)
@@ -208,18 +210,19 @@ def _play(
     time_limit: float | None,
     nodes: int | None,
     start: float,
+    budget: Budget | None,
 ) -> MoveChoice:
     geometry = position.geometry
     me, opp = (position.x, position.o) if position.to_move == "X" else (position.o, position.x)
     depth = sight.horizon or sum(sight.stages)
     if sight.horizon and not solver.can_solve(position):
-        deep = _deep_move(position, prof, time_limit, nodes, rng)
+        deep = _deep_move(position, prof, time_limit, nodes, rng, budget)
         return _result(position, deep, prof.level, start, depth, None, 0)
     heuristics = move_heuristics(me, opp, geometry)
     top = max(heuristics.values()) or 1.0
     perceived: dict[int, tuple[float, str | None, int | None]] = {}
     if sight.horizon and solver.can_solve(position):
-        for entry in solver.analyze(position):
+        for entry in solver.analyze(position, budget=budget):
             value = entry.value
             assert value is not None  # the solver's values are exact
             outcome = value.outcome.value
@@ -256,12 +259,14 @@ def _deep_move(
     time_limit: float | None,
     nodes: int | None,
     rng: random.Random,
+    budget: Budget | None,
 ) -> int:
     """The anytime search's move under the level's node budget."""
     from noughts.anytime.search import anytime_move
 
-    budget = prof.deep_nodes if nodes is None else min(nodes, prof.deep_nodes)
-    found = anytime_move(position, time_limit=time_limit, nodes=budget, seed=rng.getrandbits(32))
+    limit = prof.deep_nodes if nodes is None else min(nodes, prof.deep_nodes)
+    seed = rng.getrandbits(32)
+    found = anytime_move(position, time_limit=time_limit, nodes=limit, seed=seed, budget=budget)
     return found.move
 
 

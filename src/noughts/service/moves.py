@@ -28,12 +28,12 @@ Policy, for a request with a budget of ``B`` ms (its ``time_ms``, capped by the 
 
 from __future__ import annotations
 
-import importlib
 import time
-from collections.abc import Callable
+from collections.abc import Awaitable, Callable
 from dataclasses import dataclass, replace
-from typing import Any, cast
+from typing import TypeVar
 
+from noughts.budget import Budget
 from noughts.engine import choose_move, evaluate_moves
 from noughts.exact import solver
 from noughts.notation import square_name
@@ -55,7 +55,6 @@ __all__ = [
     "MoveService",
     "MoveAnswer",
     "Analysis",
-    "EngineUnavailableError",
     "EngineOverrunError",
     "GRACE_S",
 ]
@@ -70,12 +69,14 @@ _MAX_RESERVE_S = 0.25
 """At most this much of the budget is kept back for the fallback of a slow exact solve."""
 
 
-class EngineUnavailableError(Exception):
-    """The engine part a request needs is not installed (HTTP 501)."""
-
-
 class EngineOverrunError(Exception):
     """The engine gave no answer within the budget plus the grace (HTTP 503)."""
+
+
+_T = TypeVar("_T")
+
+ClientCheck = Callable[[], Awaitable[bool]]
+"""An awaitable check that the request's client has gone away."""
 
 
 @dataclass(frozen=True)
@@ -155,50 +156,6 @@ def _map_result(result: MoveChoice, view: SymmetricView) -> MoveChoice:
     )
 
 
-def _engine_module(name: str, purpose: str) -> Any:
-    try:
-        return importlib.import_module(name)
-    except ImportError as error:
-        raise EngineUnavailableError(
-            f"{purpose} is not available in this installation ({name} is missing)"
-        ) from error
-
-
-def _unavailable(error: ImportError) -> EngineUnavailableError:
-    missing = error.name or "an engine module"
-    return EngineUnavailableError(
-        f"this installation lacks {missing}, which this request needs"
-    )
-
-
-def _is_engine_import(error: ImportError) -> bool:
-    return (error.name or "").startswith("noughts")
-
-
-_LAZY_ENGINE_MODULES = ("noughts.anytime.search", "noughts.players.levels")
-_preloaded = False
-
-
-def _preload_engine() -> None:
-    """Import the engine parts it imports lazily, here on the event loop, once.
-
-    A search thread stopped at its deadline must never be in the middle of an import
-    (a half-run module could be left behind), so searches find them imported already.
-    Exact level-10 work imports nothing lazily (its fallback imports on the loop), so
-    only the other requests need this, and a cold Lambda's first exact answer skips it.
-    """
-    global _preloaded
-    if _preloaded:
-        return
-    complete = True
-    for name in _LAZY_ENGINE_MODULES:
-        try:
-            importlib.import_module(name)
-        except ImportError:
-            complete = False  # the request that needs it will say so (501)
-    _preloaded = complete
-
-
 class MoveService:
     """Moves and analyses for the HTTP routes: cache, search slots and deadlines."""
 
@@ -215,13 +172,20 @@ class MoveService:
 
     # -- moves ----------------------------------------------------------------------------
     async def move(
-        self, position: Position, *, level: int, time_ms: int | None, seed: int | None
+        self,
+        position: Position,
+        *,
+        level: int,
+        time_ms: int | None,
+        seed: int | None,
+        client_gone: ClientCheck | None = None,
     ) -> MoveAnswer:
-        """The engine's move for ``position`` within the request's budget."""
+        """The engine's move for ``position`` within the request's budget.
+
+        ``client_gone`` (the request's disconnect check) stops the search when it says so.
+        """
         clock = _Clock(time.monotonic(), self.settings.budget_ms(time_ms))
         exact = level == MAX_LEVEL and solver.can_solve(position)
-        if not exact:
-            _preload_engine()
         ready = self._ready(position)
         cacheable = level == MAX_LEVEL and (seed is None or exact) and ready
         view = SymmetricView.of(position) if cacheable else None
@@ -234,18 +198,18 @@ class MoveService:
                 )
         target = view.canonical if view is not None else position
 
-        def search() -> MoveChoice:
+        def search(budget: Budget) -> MoveChoice:
             limit = None if exact else clock.left()
-            return choose_move(target, level=level, time_limit=limit, seed=seed)
+            return choose_move(target, level=level, time_limit=limit, seed=seed, budget=budget)
 
         deadline = clock.exact_deadline if exact else clock.hard_deadline
         try:
-            result = await self._run(search, deadline)
+            result = await self._run(search, deadline, client_gone=client_gone)
         except DeadlineExceededError:
             if not exact:
                 raise self._overrun(clock) from None
             self.fallbacks += 1
-            result = await self._anytime_fallback(target, clock, seed)
+            result = await self._anytime_fallback(target, clock, seed, client_gone)
         reusable = False
         if key is not None and view is not None:
             exact_answer = result.method == "exact"
@@ -256,27 +220,28 @@ class MoveService:
         return MoveAnswer(position, result, False, clock.budget_ms, reusable=reusable)
 
     async def _anytime_fallback(
-        self, position: Position, clock: _Clock, seed: int | None
+        self, position: Position, clock: _Clock, seed: int | None, client_gone: ClientCheck | None
     ) -> MoveChoice:
-        anytime = _engine_module("noughts.anytime.search", "the anytime search")
-        anytime_move = cast(Callable[..., MoveChoice], anytime.anytime_move)
+        from noughts.anytime.search import anytime_move
 
-        def search() -> MoveChoice:
-            return anytime_move(position, time_limit=clock.left(), seed=seed)
+        def search(budget: Budget) -> MoveChoice:
+            return anytime_move(position, time_limit=clock.left(), seed=seed, budget=budget)
 
         try:
-            found: MoveChoice = await self._run(search, clock.hard_deadline, admit=False)
+            found: MoveChoice = await self._run(
+                search, clock.hard_deadline, admit=False, client_gone=client_gone
+            )
         except DeadlineExceededError:
             raise self._overrun(clock) from None
         return found
 
     # -- analyses -------------------------------------------------------------------------
-    async def analyze(self, position: Position, *, time_ms: int | None) -> Analysis:
+    async def analyze(
+        self, position: Position, *, time_ms: int | None, client_gone: ClientCheck | None = None
+    ) -> Analysis:
         """Every legal move's value for ``position`` within the request's budget."""
         clock = _Clock(time.monotonic(), self.settings.budget_ms(time_ms))
         exact = solver.can_solve(position)
-        if not exact:
-            _preload_engine()
         cacheable = exact and self._ready(position)
         view = SymmetricView.of(position) if cacheable else None
         key = cache_key("analyze", view.canonical, level=MAX_LEVEL) if view is not None else None
@@ -287,24 +252,24 @@ class MoveService:
                 return Analysis(position, moves, 0, 0.0, True, clock.budget_ms)
         target = view.canonical if view is not None else position
 
-        def search() -> tuple[tuple[MoveEval, ...], int | None, float]:
+        def search(budget: Budget) -> tuple[tuple[MoveEval, ...], int | None, float]:
             counter = solver.solver_for(target.geometry)
             nodes_before = counter.nodes
             began = time.perf_counter()
             limit = None if exact else clock.left()
-            moves = tuple(evaluate_moves(target, time_limit=limit))
+            moves = tuple(evaluate_moves(target, time_limit=limit, budget=budget))
             elapsed = (time.perf_counter() - began) * 1000
             nodes = counter.nodes - nodes_before if exact else None
             return moves, nodes, elapsed
 
         deadline = clock.exact_deadline if exact else clock.hard_deadline
         try:
-            moves, nodes, elapsed = await self._run(search, deadline)
+            moves, nodes, elapsed = await self._run(search, deadline, client_gone=client_gone)
         except DeadlineExceededError:
             if not exact:
                 raise self._overrun(clock) from None
             self.fallbacks += 1
-            moves, nodes, elapsed = await self._evaluate_fallback(target, clock)
+            moves, nodes, elapsed = await self._evaluate_fallback(target, clock, client_gone)
         if key is not None and view is not None:
             if all(m.proven for m in moves):
                 self.analyses.put(key, moves, searched_ms=clock.budget_ms, exact=True)
@@ -313,19 +278,20 @@ class MoveService:
         return Analysis(position, moves, nodes, elapsed, False, clock.budget_ms)
 
     async def _evaluate_fallback(
-        self, position: Position, clock: _Clock
+        self, position: Position, clock: _Clock, client_gone: ClientCheck | None
     ) -> tuple[tuple[MoveEval, ...], int | None, float]:
-        anytime = _engine_module("noughts.anytime.search", "the anytime search")
-        anytime_evaluate = cast(Callable[..., list[MoveEval]], anytime.anytime_evaluate)
+        from noughts.anytime.search import anytime_evaluate
 
-        def search() -> tuple[tuple[MoveEval, ...], int | None, float]:
+        def search(budget: Budget) -> tuple[tuple[MoveEval, ...], int | None, float]:
             began = time.perf_counter()
-            moves = tuple(anytime_evaluate(position, time_limit=clock.left()))
+            moves = tuple(anytime_evaluate(position, time_limit=clock.left(), budget=budget))
             return moves, None, (time.perf_counter() - began) * 1000
 
         try:
             found: tuple[tuple[MoveEval, ...], int | None, float]
-            found = await self._run(search, clock.hard_deadline, admit=False)
+            found = await self._run(
+                search, clock.hard_deadline, admit=False, client_gone=client_gone
+            )
         except DeadlineExceededError:
             raise self._overrun(clock) from None
         return found
@@ -345,13 +311,15 @@ class MoveService:
             warmup.warm_in_background(geometry)
         return symmetries_ready(geometry)
 
-    async def _run(self, work: Callable[[], Any], deadline: float, *, admit: bool = True) -> Any:
-        try:
-            return await self.runner.run(work, deadline=deadline, admit=admit)
-        except ImportError as error:
-            if _is_engine_import(error):
-                raise _unavailable(error) from error
-            raise
+    async def _run(
+        self,
+        work: Callable[[Budget], _T],
+        deadline: float,
+        *,
+        admit: bool = True,
+        client_gone: ClientCheck | None = None,
+    ) -> _T:
+        return await self.runner.run(work, deadline=deadline, admit=admit, client_gone=client_gone)
 
     @staticmethod
     def _searched_ms(clock: _Clock, exact: bool) -> int:

@@ -19,8 +19,8 @@ from fastapi.responses import JSONResponse
 from starlette.exceptions import HTTPException as StarletteHTTPException
 
 from noughts.errors import GameOverError, NoughtsError
-from noughts.service.moves import EngineOverrunError, EngineUnavailableError
-from noughts.service.runner import EngineBusyError
+from noughts.service.moves import EngineOverrunError
+from noughts.service.runner import ClientGoneError, EngineBusyError
 
 __all__ = [
     "ProblemError",
@@ -141,8 +141,8 @@ def install_error_handlers(app: FastAPI) -> None:
     async def on_busy(request: Request, error: Exception) -> JSONResponse:
         return error_response(request, 429, str(error), {"Retry-After": "1"})
 
-    async def on_unavailable(request: Request, error: Exception) -> JSONResponse:
-        return error_response(request, 501, str(error))
+    async def on_client_gone(request: Request, error: Exception) -> JSONResponse:
+        return error_response(request, 499, str(error))  # nobody reads it: the client left
 
     async def on_overrun(request: Request, error: Exception) -> JSONResponse:
         return error_response(request, 503, str(error), {"Retry-After": "1"})
@@ -159,7 +159,7 @@ def install_error_handlers(app: FastAPI) -> None:
     app.add_exception_handler(RequestValidationError, on_validation)
     app.add_exception_handler(NoughtsError, on_noughts)
     app.add_exception_handler(EngineBusyError, on_busy)
-    app.add_exception_handler(EngineUnavailableError, on_unavailable)
+    app.add_exception_handler(ClientGoneError, on_client_gone)
     app.add_exception_handler(EngineOverrunError, on_overrun)
     app.add_exception_handler(StarletteHTTPException, on_http)
     app.add_exception_handler(Exception, on_unexpected)

@@ -57,7 +57,7 @@ def _errors(*codes: int) -> dict[int | str, dict[str, Any]]:
     return {code: {"model": ErrorResponse} for code in codes}
 
 
-_POST_ERRORS = _errors(400, 409, 413, 415, 422, 429, 501, 503)
+_POST_ERRORS = _errors(400, 409, 413, 415, 422, 429, 503)
 
 
 def service_of(request: Request) -> MoveService:
@@ -96,7 +96,13 @@ async def post_move(body: MoveRequest, request: Request) -> Response:
             service.moves.record_hit()
             return Response(reply, media_type="application/json")
     position = position_from_request(body, max_cells=service.settings.max_cells)
-    answer = await service.move(position, level=body.level, time_ms=body.time_ms, seed=body.seed)
+    answer = await service.move(
+        position,
+        level=body.level,
+        time_ms=body.time_ms,
+        seed=body.seed,
+        client_gone=request.is_disconnected,
+    )
     response = move_response(answer)
     if reply_key is not None and answer.reusable:
         again = response.model_copy(update={"cached": True})
@@ -114,7 +120,10 @@ async def post_analyze(body: AnalyzeRequest, request: Request) -> Response:
     """Each legal move's value for the side to move (for the page's hint heat map)."""
     service = service_of(request)
     position = position_from_request(body, max_cells=service.settings.max_cells)
-    return _json(analyze_response(await service.analyze(position, time_ms=body.time_ms)))
+    analysis = await service.analyze(
+        position, time_ms=body.time_ms, client_gone=request.is_disconnected
+    )
+    return _json(analyze_response(analysis))
 
 
 @lru_cache(maxsize=1)

@@ -1,34 +1,30 @@
 """Engine work off the event loop: one thread per search, a bound on searches, deadlines.
 
-The engine is pure Python, so a search cannot be interrupted from outside by ordinary
-means. Each search runs in its own daemon thread; when its deadline passes, the waiting
-request gives up at once and the thread is stopped by raising :class:`SearchCancelled`
-inside it (``PyThreadState_SetAsyncExc``), which unwinds the search between two Python
-bytecodes. A search slot stays taken until its thread has really stopped, so abandoned
-work counts against the bound and can never pile up.
+Each search runs in its own daemon thread with a :class:`~noughts.budget.Budget` that
+it polls. When the request's deadline passes, or its client goes away, the waiting
+request gives up at once and cancels that budget: the search stops at its next poll
+(within about a thousand nodes) and unwinds by itself. A search slot stays taken until
+its thread has really stopped, so abandoned work counts against the bound and can
+never pile up.
 
 >>> import asyncio
 >>> runner = EngineRunner(max_searches=1, queue_wait_s=0.0)
->>> asyncio.run(runner.run(lambda: 6 * 7, deadline=_now() + 1.0))
+>>> asyncio.run(runner.run(lambda budget: 6 * 7, deadline=_now() + 1.0))
 42
 """
 
 from __future__ import annotations
 
 import asyncio
-import ctypes
 import threading
 import time
-from collections.abc import Callable
+from collections.abc import Awaitable, Callable
 from concurrent.futures import Future
 from typing import Generic, TypeVar
 
-__all__ = [
-    "EngineRunner",
-    "SearchCancelled",
-    "EngineBusyError",
-    "DeadlineExceededError",
-]
+from noughts.budget import Budget, BudgetExhausted
+
+__all__ = ["EngineRunner", "EngineBusyError", "DeadlineExceededError", "ClientGoneError"]
 
 T = TypeVar("T")
 
@@ -40,73 +36,59 @@ def _now() -> float:
     return time.monotonic()
 
 
-class SearchCancelled(BaseException):  # a signal, not an error
-    """Raised inside a search thread to stop it (a BaseException: engine code won't catch it)."""
-
-
 class EngineBusyError(Exception):
     """Every search slot stayed busy for as long as the request could wait (HTTP 429)."""
 
 
 class DeadlineExceededError(Exception):
-    """The search did not finish by its deadline; it has been told to stop."""
+    """The search did not finish by its deadline; its budget has been cancelled."""
+
+
+class ClientGoneError(Exception):
+    """The client went away before the search finished; its budget has been cancelled."""
+
+
+_DISCONNECT_POLL_S = 0.05
+"""How often a waiting request checks that its client is still there."""
 
 
 class _Search(Generic[T]):
     """One search in its own thread; ``future`` gets its result or its exception."""
 
-    def __init__(self, work: Callable[[], T], on_exit: Callable[[], None]) -> None:
+    def __init__(self, work: Callable[[Budget], T], on_exit: Callable[[], None]) -> None:
         self.future: Future[T] = Future()
+        self.budget = Budget()
         self._work = work
         self._on_exit = on_exit
-        self._lock = threading.Lock()
-        self._finished = False
-        self._cancelled = False
         self._thread = threading.Thread(target=self._main, name="noughts-search", daemon=True)
 
     def start(self) -> None:
         self._thread.start()
 
     def _main(self) -> None:
-        outcome: tuple[bool, object]
         try:
-            outcome = (True, self._work())
-        except SearchCancelled:
-            outcome = (False, DeadlineExceededError("the search was stopped at its deadline"))
+            result = self._work(self.budget)
+        except BudgetExhausted:
+            self._finish(DeadlineExceededError("the search was stopped at its deadline"))
         except BaseException as error:  # handed to the waiting request
-            outcome = (False, error)
-        attempts = (1, 2, 3)
-        for _ in attempts:
-            try:
-                self._finish(outcome)
-                return
-            except SearchCancelled:  # a stop signal landing late, after the work: retry
-                continue
+            self._finish(error)
+        else:
+            self._finish(None, result)
 
-    def _finish(self, outcome: tuple[bool, object]) -> None:
-        """Mark the search finished, free its slot, hand over the outcome (idempotent)."""
-        with self._lock:
-            if not self._finished:
-                self._finished = True
-                self._on_exit()
+    def _finish(self, error: BaseException | None, result: T | None = None) -> None:
+        """Free the search's slot and hand over its outcome."""
+        self._on_exit()
         future = self.future
         if future.done() or not (future.running() or future.set_running_or_notify_cancel()):
             return
-        ok, value = outcome
-        if ok:
-            future.set_result(value)  # type: ignore[arg-type]
-        elif isinstance(value, BaseException):
-            future.set_exception(value)
+        if error is not None:
+            future.set_exception(error)
+        else:
+            future.set_result(result)  # type: ignore[arg-type]
 
     def cancel(self) -> None:
-        """Stop the search at its next bytecode (once; nothing happens if it has ended)."""
-        with self._lock:
-            if self._finished or self._cancelled or self._thread.ident is None:
-                return
-            self._cancelled = True
-            ctypes.pythonapi.PyThreadState_SetAsyncExc(
-                ctypes.c_ulong(self._thread.ident), ctypes.py_object(SearchCancelled)
-            )
+        """Ask the search to stop: it does at its next poll of the budget."""
+        self.budget.cancel()
 
 
 class EngineRunner:
@@ -144,13 +126,22 @@ class EngineRunner:
                 )
             await asyncio.sleep(_POLL_S)
 
-    async def run(self, work: Callable[[], T], *, deadline: float, admit: bool = True) -> T:
-        """``work()`` in a search thread, its result by ``deadline`` (a ``time.monotonic``).
+    async def run(
+        self,
+        work: Callable[[Budget], T],
+        *,
+        deadline: float,
+        admit: bool = True,
+        client_gone: Callable[[], Awaitable[bool]] | None = None,
+    ) -> T:
+        """``work(budget)`` in a search thread, its result by ``deadline`` (a ``time.monotonic``).
 
         With ``admit`` (the default) the call waits up to ``queue_wait_s`` (and never past
         ``deadline``) for a free slot, then raises :class:`EngineBusyError`. Without it the
         slot is taken regardless (for a short fallback of a request that already holds one).
-        Raises :class:`DeadlineExceededError` if the work has not finished by ``deadline``.
+        Raises :class:`DeadlineExceededError` if the work has not finished by ``deadline``
+        and :class:`ClientGoneError` once ``client_gone()`` says so; either way the work's
+        budget is cancelled, and the work stops at its next poll.
         """
         if admit:
             await self._acquire(min(_now() + self.queue_wait_s, deadline))
@@ -163,12 +154,20 @@ class EngineRunner:
             self._release()
             raise
         waiting = asyncio.wrap_future(search.future)
-        timeout = max(0.0, deadline - _now())
-        done, _ = await asyncio.wait({waiting}, timeout=timeout)
-        if not done:
+        try:
+            while True:
+                left = deadline - _now()
+                if left <= 0:
+                    with self._lock:
+                        self.deadline_misses += 1
+                    raise DeadlineExceededError("the search did not finish by its deadline")
+                step = left if client_gone is None else min(left, _DISCONNECT_POLL_S)
+                done, _ = await asyncio.wait({waiting}, timeout=step)
+                if done:
+                    return waiting.result()
+                if client_gone is not None and await client_gone():
+                    raise ClientGoneError("the client went away")
+        except BaseException:
             waiting.cancel()
             search.cancel()
-            with self._lock:
-                self.deadline_misses += 1
-            raise DeadlineExceededError("the search did not finish by its deadline")
-        return waiting.result()
+            raise
