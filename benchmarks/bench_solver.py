@@ -7,6 +7,8 @@ work costs an idle one (wall time there also counts waiting for a core). Targets
 
 - 3x3: median time of a best-move call over all 4,520 unfinished positions, in-process
   (target < 20 us): ``solver.best_move`` first and repeated, and ``engine.choose_move``;
+- 3x3: ``noughts move`` as a whole new process, against a bare ``python -c pass``
+  (target: within 2x of it, in CPU time);
 - 4x4k3: ``noughts move`` on the empty board as a whole new process (target < 100 ms);
   1,000 random positions warm, median ``choose_move`` (target < 5 ms);
 - 4x4: ``noughts move`` on the empty board as a whole new process (target < 2 s);
@@ -234,6 +236,11 @@ def main() -> int:
     parser.add_argument("--scenario", choices=sorted(SCENARIOS), help=argparse.SUPPRESS)
     parser.add_argument("--runs", type=int, default=3, help="runs per in-process scenario")
     parser.add_argument("--cold-runs", type=int, default=7, help="runs per new-process figure")
+    parser.add_argument(
+        "--cold-only",
+        action="store_true",
+        help="only the 3x3 new-process figure against a bare interpreter (no results file)",
+    )
     args = parser.parse_args()
     if args.scenario:
         print(json.dumps(SCENARIOS[args.scenario]()))
@@ -247,9 +254,19 @@ def main() -> int:
             wall, cpu, _, _ = _run_process([sys.executable, "-c", "pass"], env)
             bare.append(wall * 1000)
             bare_cpu.append(cpu * 1000)
+        if args.cold_only:
+            cold = _cold(["move", "X../.O./...", "--json"], args.cold_runs, env)
+            bare_ms = statistics.median(bare_cpu)
+            print(f"bare interpreter (python -c pass): {bare_ms:.1f} ms CPU")
+            print(
+                f"noughts move (3x3), new process:   {cold['cpu_median_ms']:.1f} ms CPU "
+                f"({cold['cpu_median_ms'] / bare_ms:.2f}x; load {os.getloadavg()[0]:.1f})"
+            )
+            return 0
         results: dict[str, Any] = {
             "python_startup_ms": statistics.median(bare),
             "python_startup_cpu_ms": statistics.median(bare_cpu),
+            "cold_3x3": _cold(["move", "X../.O./...", "--json"], args.cold_runs, env),
             "cold_4x4k3": _cold(
                 ["move", "..../..../..../....", "--variant", "4x4k3", "--json"],
                 args.cold_runs,
@@ -277,7 +294,8 @@ def main() -> int:
 
 def _print_table(results: dict[str, Any]) -> None:
     t3, wk3, w4 = results["3x3"], results["warm_4x4k3"], results["warm_4x4"]
-    c3, c4 = results["cold_4x4k3"], results["cold_4x4"]
+    c3, c4, c33 = results["cold_4x4k3"], results["cold_4x4"], results["cold_3x3"]
+    ratio = c33["cpu_median_ms"] / results["python_startup_cpu_ms"]
     rows = [
         ("3x3 best_move, first call per position", f"{t3['best_move_first_us']:.1f} us",
          f"{t3['best_move_first_cpu_us']:.1f} us", "< 20 us", f"{t3['peak_mb']:.0f} MB"),
@@ -285,6 +303,8 @@ def _print_table(results: dict[str, Any]) -> None:
          f"{t3['best_move_repeat_cpu_us']:.1f} us", "", ""),
         ("3x3 engine.choose_move", f"{t3['choose_move_us']:.1f} us",
          f"{t3['choose_move_cpu_us']:.1f} us", "", ""),
+        ("3x3 noughts move, new process", f"{c33['median_ms']:.0f} ms",
+         f"{c33['cpu_median_ms']:.0f} ms ({ratio:.1f}x)", "< 2x bare", f"{c33['peak_mb']:.0f} MB"),
         ("4x4k3 empty board, new process", f"{c3['median_ms']:.0f} ms",
          f"{c3['cpu_median_ms']:.0f} ms", "< 100 ms", f"{c3['peak_mb']:.0f} MB"),
         ("4x4k3 1,000 random positions warm", f"{wk3['median_ms']:.2f} ms",

@@ -1,11 +1,12 @@
-"""Build the opening books shipped in ``src/noughts/data/`` (``book-<variant>.bin``).
+"""Build the tables shipped in ``src/noughts/data/``: opening books and the 3x3 table.
 
 For every variant of :data:`noughts.exact.book.BOOK_VARIANTS` with book depth ``D``:
 every canonical unfinished position with at most ``D`` marks (X or O having started),
 its exact score, and how many of its moves lose. The scores come from the exact search
 with no book; positions one ply deeper are solved too, to count the losing moves.
 
-Usage: ``python scripts/build_book.py [VARIANT ...]`` (default: every book variant).
+Usage: ``python scripts/build_book.py [VARIANT ...]`` (default: every book variant and
+the complete 3x3 table, ``table-3x3.bin``; name ``3x3`` for that table alone).
 It is deterministic: rebuilding gives byte-identical files (``tests/test_solver.py``
 re-solves a sample of entries).
 """
@@ -18,6 +19,7 @@ import time
 
 from noughts.exact.book import BOOK_VARIANTS, Book, book_path
 from noughts.exact.negamax import ExactSearch
+from noughts.exact.table3x3 import Table3x3, table_path
 from noughts.geometry import Bitboard
 from noughts.symmetries import SymmetryKeys
 from noughts.variants import variant
@@ -77,10 +79,16 @@ def build(name: str, depth: int) -> Book:
 
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("variants", nargs="*", default=sorted(BOOK_VARIANTS))
+    parser.add_argument("variants", nargs="*", default=["3x3", *sorted(BOOK_VARIANTS)])
     args = parser.parse_args(argv)
     for given in args.variants:
         name = variant(given).name
+        if name == "3x3":
+            data = Table3x3().to_bytes()
+            with open(table_path(), "wb") as file:
+                file.write(data)
+            print(f"3x3: the complete table, {len(data):,} bytes -> {table_path()}")
+            continue
         depth = BOOK_VARIANTS[name]
         started = time.perf_counter()
         book = build(name, depth)

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import random
 from functools import cache
+from pathlib import Path
 
 import pytest
 
@@ -340,3 +341,20 @@ def test_solver_module_api_is_stable() -> None:
     choice = solver.best_move(Position("XX./OO./..."))
     assert (choice.move, str(choice.value), choice.pv) == (2, "win in 1", (2,))
     assert [m.move for m in choice.moves] == [2, 5, 6, 7, 8]
+
+
+def test_the_shipped_3x3_table_is_the_one_the_game_gives() -> None:
+    from noughts.exact.table3x3 import table_path
+
+    shipped = Table3x3.load(table_path())
+    built = Table3x3()
+    assert shipped is not None
+    assert shipped.scores == built.scores and shipped._losing == built._losing
+    assert len(built.scores) == 5478
+    assert Table3x3.from_bytes(built.to_bytes()).scores == built.scores
+
+
+def test_a_damaged_3x3_table_file_is_not_loaded(tmp_path: Path) -> None:
+    damaged = tmp_path / "table.bin"
+    damaged.write_bytes(b"not a table")
+    assert Table3x3.load(str(damaged)) is None

@@ -9,9 +9,10 @@ from __future__ import annotations
 
 import argparse
 import importlib
+import os
 import sys
 from collections.abc import Sequence
-from typing import Protocol, cast
+from typing import Any, Protocol, cast
 
 __all__ = ["main", "COMMANDS", "fail"]
 
@@ -44,7 +45,21 @@ def fail(message: str) -> UsageError:
     return UsageError(message)
 
 
+class _Formatter(argparse.HelpFormatter):
+    """argparse's formatter, sized without importing :mod:`shutil` (a cold-start cost)."""
+
+    def __init__(self, prog: str) -> None:
+        try:
+            width = int(os.environ.get("COLUMNS") or os.get_terminal_size().columns)
+        except (OSError, ValueError):
+            width = 80
+        super().__init__(prog, width=max(width - 2, 20))
+
+
 class _Parser(argparse.ArgumentParser):
+    def __init__(self, **options: Any) -> None:
+        super().__init__(formatter_class=_Formatter, **options)
+
     def error(self, message: str) -> None:  # type: ignore[override]  # raises instead
         raise UsageError(message)
 
@@ -61,6 +76,8 @@ def main(argv: Sequence[str] | None = None) -> int:
     sub = parser.add_subparsers(dest="command", metavar="COMMAND")
     chosen = args_list[0] if args_list and args_list[0] in COMMANDS else None
     for name, (_, help_text) in COMMANDS.items():
+        if chosen is not None and name != chosen:
+            continue  # only the command that runs needs its parser (each costs start-up)
         command_parser = sub.add_parser(name, help=help_text)
         if name == chosen:
             _load(name).add_arguments(name, command_parser)

@@ -1,6 +1,8 @@
 """The complete 3x3 table: every one of the 5,478 positions with its exact score.
 
-Built on first use by one memoised pass over the game (a few milliseconds). Positions are keyed
+Loaded on first use from the package's ``data/table-3x3.bin`` (written by
+``scripts/build_book.py``; checked against a fresh build by ``tests/test_solver.py``), or
+built by one memoised pass over the game when that file is missing. Positions are keyed
 by their *word* ``me | opp << 9`` (``me`` = the side to move), so the table serves games
 that either player started. Scores are absolute, as in :mod:`noughts.exact.negamax`:
 ``WIN_SCORE - N`` for a win of the side to move ending with ``N`` marks, ``0`` for a draw;
@@ -18,15 +20,21 @@ which the opponent wins), so the trap preference of the best move costs one look
 
 from __future__ import annotations
 
+import os
+import sys
+from array import array
+
 from noughts.geometry import Bitboard
 from noughts.results import WIN_SCORE
 
-__all__ = ["Table3x3", "LINES_3X3", "FULL_3X3"]
+__all__ = ["Table3x3", "LINES_3X3", "FULL_3X3", "table_path"]
 
 LINES_3X3 = (0x7, 0x38, 0x1C0, 0x49, 0x92, 0x124, 0x111, 0x54)
 """The eight lines of 3x3: rows, columns, diagonals (``0 1 2 / 3 4 5 / 6 7 8``)."""
 
 FULL_3X3 = 0x1FF
+
+_MAGIC = b"noughts-table3x3 1\n"
 
 
 
@@ -47,18 +55,59 @@ class Table3x3:
 
     __slots__ = ("scores", "_losing", "_has_line")
 
-    def __init__(self) -> None:
+    def __init__(self, scores: dict[int, int] | None = None, losing: dict[int, int] | None = None):
+        """The table from its two maps (as read from its file), else built from scratch."""
         self._has_line = _line_table()
-        self.scores: dict[int, int] = {}
-        self._losing: dict[int, int] = {}
-        self._fill(0, 0, 0)
+        self.scores: dict[int, int] = {} if scores is None else scores
+        self._losing: dict[int, int] = {} if losing is None else losing
+        if scores is None:
+            self._fill(0, 0, 0)
 
     @classmethod
     def get(cls) -> Table3x3:
-        """The process-wide table, built on first use."""
+        """The process-wide table, loaded (or built) on first use."""
         if cls._instance is None:
-            cls._instance = cls()
+            cls._instance = cls.load() or cls()
         return cls._instance
+
+    @classmethod
+    def load(cls, path: str | None = None) -> Table3x3 | None:
+        """The table from its file (default: the shipped one), ``None`` if absent or bad."""
+        try:
+            with open(path or table_path(), "rb") as file:
+                return cls.from_bytes(file.read())
+        except (OSError, ValueError):
+            return None
+
+    def to_bytes(self) -> bytes:
+        """The file image: the words ascending, their scores, their losing-move counts
+        (``-1`` for a finished position), little-endian."""
+        words = sorted(self.scores)
+        keys, scores = array("I", words), array("h", (self.scores[w] for w in words))
+        losing = array("b", (self._losing.get(w, -1) for w in words))
+        if sys.byteorder == "big":  # pragma: no cover - files are little-endian
+            keys.byteswap()
+            scores.byteswap()
+        return _MAGIC + keys.tobytes() + scores.tobytes() + losing.tobytes()
+
+    @classmethod
+    def from_bytes(cls, data: bytes) -> Table3x3:
+        """Read a file image written by :meth:`to_bytes`."""
+        if not data.startswith(_MAGIC) or (len(data) - len(_MAGIC)) % 7:
+            raise ValueError("not a noughts 3x3 table file")
+        size = (len(data) - len(_MAGIC)) // 7
+        start = len(_MAGIC)
+        keys, scores, losing = array("I"), array("h"), array("b")
+        keys.frombytes(data[start : start + 4 * size])
+        scores.frombytes(data[start + 4 * size : start + 6 * size])
+        losing.frombytes(data[start + 6 * size :])
+        if sys.byteorder == "big":  # pragma: no cover
+            keys.byteswap()
+            scores.byteswap()
+        return cls(
+            dict(zip(keys, scores, strict=True)),
+            {w: n for w, n in zip(keys, losing, strict=True) if n >= 0},
+        )
 
     def score(self, me: Bitboard, opp: Bitboard) -> int:
         """The exact absolute score of a position for the side to move (``me``)."""
@@ -141,3 +190,9 @@ class Table3x3:
         scores[word] = best
         self._losing[word] = losing
         return best
+
+
+def table_path() -> str:
+    """Where the 3x3 table lives in the installed package."""
+    package = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+    return os.path.join(package, "data", "table-3x3.bin")
