@@ -11,6 +11,7 @@ import pytest
 from noughts.arena.match import make_tasks, run_arena, run_match
 from noughts.cli import main
 from noughts.errors import NoughtsError
+from noughts.players.game import Failure
 from noughts.position import Position
 
 
@@ -74,22 +75,23 @@ def test_colours_alternate_and_couples_share_openings() -> None:
 
 
 @pytest.mark.parametrize(
-    ("player", "reason"),
+    ("player", "reason", "failure"),
     [
-        (IllegalPlayer(), "played an illegal move: cell"),
-        (NonsensePlayer(), "a move is a cell index, not 'the centre'"),
-        (RaisingPlayer(), "raised RuntimeError: my evaluation blew up"),
-        (SlowPlayer(), "overran its time: 0.3"),
+        (IllegalPlayer(), "played an illegal move: cell", Failure.ILLEGAL),
+        (NonsensePlayer(), "a move is a cell index, not 'the centre'", Failure.ILLEGAL),
+        (RaisingPlayer(), "raised RuntimeError: my evaluation blew up", Failure.RAISED),
+        (SlowPlayer(), "overran its time: 0.3", Failure.OVERRAN),
     ],
 )
-def test_broken_players_lose_with_the_reason(player: object, reason: str) -> None:
+def test_broken_players_lose_with_the_reason(player: object, reason: str, failure: Failure) -> None:
     result = run_arena(
         [player, "random"], variant="3x3", games=2, seed=1, workers=1, move_limit=0.2
     )
     for record in result.records:
         loser = "X" if record.result == "O" else "O"
         assert record.players[loser] == player.name  # type: ignore[attr-defined]
-        assert reason in record.reason
+        assert reason in record.reason and record.failure is failure
+        assert record.to_json()["failure"] == failure.value
     assert result.stats.losses == 2
     assert sum(result.pairs[0].failures.values()) == 2
 
@@ -107,6 +109,7 @@ def test_a_hanging_player_is_killed_and_loses() -> None:
     assert time.monotonic() - started < 15
     assert [r.result for r in result.records] == ["O", "X"]
     assert all("hanger" in r.players.values() and "was killed" in r.reason for r in result.records)
+    assert all(r.failure is Failure.KILLED for r in result.records)
 
 
 def test_level_ten_never_loses_to_random() -> None:

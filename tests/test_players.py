@@ -4,14 +4,15 @@ from __future__ import annotations
 
 import pytest
 
+from noughts.budget import Budget
 from noughts.engine import MoveResult
-from noughts.errors import NoughtsError
+from noughts.errors import IllegalMoveError, NoughtsError
+from noughts.players.choice import choice_of
 from noughts.players.protocol import (
     LevelPlayer,
     Player,
     RandomPlayer,
     as_spec,
-    move_of,
     parse_player,
 )
 from noughts.position import Position
@@ -56,14 +57,15 @@ def test_specs_parse_to_names(text: str, name: str) -> None:
 
 def test_module_callable_spec_builds_a_player() -> None:
     player = parse_player("noughts.players.protocol:RandomPlayer").create(seed=3)
-    assert isinstance(player, RandomPlayer) and player.move(Position("XO./.../...")) in range(2, 9)
+    assert isinstance(player, RandomPlayer)
+    assert player.move(Position("XO./.../..."), Budget()).move in range(2, 9)
 
 
 @pytest.mark.parametrize(
     ("text", "message"),
     [
-        ("level:11", "level must be an integer from 0 to 10"),
-        ("level:x", "level must be an integer"),
+        ("level:11", "'11' is not a level from 0 to 10"),
+        ("level:x", "'x' is not a level"),
         ("seed-qubic:9", "depth must be an integer from 1 to 6"),
         ("seed-qubic:2:reckless", "style must be balanced, aggressive or defensive"),
         ("nobody", "unknown player 'nobody'"),
@@ -83,7 +85,7 @@ def test_level_players_are_seeded() -> None:
         assert isinstance(player, LevelPlayer) and isinstance(player, Player)
         position, moves = Position(), []
         while not position.is_over:
-            answer = player.move(position)
+            answer = player.move(position, Budget())
             assert isinstance(answer, MoveResult) and answer.method == "level"
             moves.append(answer.move)
             position = position.play(answer.move)
@@ -94,26 +96,27 @@ def test_level_players_are_seeded() -> None:
 
 
 def test_level_ten_player_uses_the_engine() -> None:
-    answer = parse_player("level:10").create(seed=0).move(Position("XX./OO./..."))
+    answer = parse_player("level:10").create(seed=0).move(Position("XX./OO./..."), Budget())
     assert isinstance(answer, MoveResult) and answer.method == "exact" and answer.move == 2
 
 
 def test_random_player_plays_legal_moves() -> None:
     player = RandomPlayer(seed=4)
     position = Position("XO./.X./..O")
-    assert {player.move(position) for _ in range(50)} == set(position.legal_moves)
+    assert {player.move(position, Budget()).move for _ in range(50)} == set(position.legal_moves)
 
 
 def test_python_objects_become_specs() -> None:
-    assert move_of(as_spec(first_empty).create(seed=1).move(Position("X........"))) == 1
+    assert as_spec(first_empty).create(seed=1).move(Position("X........"), Budget()).move == 1
     built = as_spec(Seeded).create(seed=42)
-    assert built.name == "seeded-42" and built.move(Position()) == 8
+    assert built.name == "seeded-42" and built.move(Position(), Budget()).move == 8
     shared = RandomPlayer(seed=1)
     assert as_spec(shared).create(seed=5) is shared
     with pytest.raises(NoughtsError, match="not a player"):
         as_spec(42)
 
 
-def test_move_of_reads_results() -> None:
-    assert move_of(5) == 5
-    assert move_of("nonsense") == "nonsense"  # left for the arena to reject
+def test_an_answer_that_is_not_a_cell_is_an_illegal_move() -> None:
+    assert choice_of(Position(), 5, started=0.0).move == 5
+    with pytest.raises(IllegalMoveError, match="not 'nonsense'"):
+        choice_of(Position(), "nonsense", started=0.0)

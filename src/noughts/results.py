@@ -58,8 +58,9 @@ MAX_LEVEL = 10
 Mark = Literal["X", "O"]
 """A player's mark."""
 
-Method = Literal["exact", "anytime", "level"]
-"""How a move was chosen: the exact solver, the anytime search, or a weaker level."""
+Method = Literal["exact", "anytime", "level", "bot"]
+"""How a move was chosen: the exact solver, the anytime search, a weaker level, or a
+player outside the engine (a reference bot, random play, a function)."""
 
 
 class Outcome(StrEnum):

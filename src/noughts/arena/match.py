@@ -7,9 +7,9 @@ is X in even games). Each game, its opening and the players' seeds derive from
 clock: a time-limited search is only as repeatable as the machine).
 
 A player that answers an illegal move, raises, or overruns ``move_limit`` seconds
-loses that game and the record says why. Games run in worker processes that report
-every move; a worker silent for ``move_limit + kill_grace`` seconds is killed and the
-player to move loses, so a hanging player never hangs the arena.
+loses that game and the record says why (:class:`~noughts.players.game.Failure`).
+Games run in worker processes (:mod:`noughts.arena.pool`) whose watchdog kills a
+hanging player's worker, so a hanging player never hangs the arena.
 
 >>> match = run_match("level:10", "random", variant="3x3", games=4, seed=7, workers=0)
 >>> match.stats.losses, len(match.records)
@@ -18,19 +18,16 @@ player to move loses, so a hanging player never hangs the arena.
 
 from __future__ import annotations
 
-import contextlib
-import multiprocessing
-import operator
 import random
-import time
 from collections.abc import Callable, Sequence
-from dataclasses import dataclass, field
-from multiprocessing.connection import Connection, wait
+from dataclasses import dataclass
 from typing import Any
 
+from noughts.arena.games import GameRecord, GameTask, play_task
+from noughts.arena.pool import WorkerPool
 from noughts.arena.ratings import EloRow, MatchStats, elo_table, match_stats
-from noughts.errors import IllegalMoveError, NoughtsError
-from noughts.players.protocol import Budget, PlayerSpec, as_spec, move_of
+from noughts.errors import NoughtsError
+from noughts.players.protocol import Allowance, PlayerSpec, as_spec
 from noughts.position import Position
 from noughts.variants import variant as parse_variant
 
@@ -39,7 +36,6 @@ __all__ = [
     "GameRecord",
     "PairSummary",
     "ArenaResult",
-    "play_game",
     "run_arena",
     "run_match",
     "DEFAULT_MOVE_LIMIT",
@@ -47,101 +43,6 @@ __all__ = [
 
 DEFAULT_MOVE_LIMIT = 30.0
 """Seconds a player may take for one move when no think time is given."""
-
-
-@dataclass(frozen=True)
-class GameTask:
-    """One game to play: player ``x`` (index into the players) against ``o``."""
-
-    index: int
-    pair: tuple[int, int]
-    x: int
-    o: int
-    seed: int
-    opening: tuple[int, ...]
-
-
-@dataclass(frozen=True)
-class GameRecord:
-    """A finished game. ``result`` is ``"X"``, ``"O"`` or ``"draw"``; ``reason`` says how."""
-
-    index: int
-    variant: str
-    pair: tuple[int, int]
-    players: dict[str, str]
-    seed: int
-    opening: tuple[int, ...]
-    moves: tuple[int, ...]
-    result: str
-    reason: str
-    times: dict[str, list[float]]
-    x: int = 0
-    o: int = 1
-
-    def to_json(self) -> dict[str, Any]:
-        """The record as JSON-ready data (one line of ``--games-out``)."""
-        return {
-            "game": self.index,
-            "variant": self.variant,
-            "players": self.players,
-            "seed": self.seed,
-            "opening": list(self.opening),
-            "moves": list(self.moves),
-            "result": self.result,
-            "reason": self.reason,
-            "move_times": self.times,
-        }
-
-    def points(self, player: int) -> float:
-        """Points of player index ``player`` in this game (1, ½ or 0)."""
-        if self.result == "draw":
-            return 0.5
-        winner = self.x if self.result == "X" else self.o
-        return 1.0 if winner == player else 0.0
-
-
-# -- one game -----------------------------------------------------------------------------
-def play_game(
-    players: dict[str, Any],
-    position: Position,
-    *,
-    move_limit: float,
-    report: Callable[[int], None] | None = None,
-) -> tuple[tuple[int, ...], str, str, dict[str, list[float]]]:
-    """Play ``players`` (by mark) from ``position``: moves, result, reason, move times."""
-    moves: list[int] = []
-    times: dict[str, list[float]] = {"X": [], "O": []}
-    while not position.is_over:
-        mover = position.to_move
-        started = time.perf_counter()
-        try:
-            answer = players[mover].move(position)
-        except Exception as error:  # a broken player loses; the arena goes on
-            reason = f"{mover} raised {type(error).__name__}: {error}"
-            return tuple(moves), _other(mover), reason, times
-        elapsed = time.perf_counter() - started
-        times[mover].append(elapsed)
-        if elapsed > move_limit:
-            reason = f"{mover} overran its time: {elapsed:.2f} s > {move_limit:.2f} s"
-            return tuple(moves), _other(mover), reason, times
-        answered = move_of(answer)
-        try:
-            if isinstance(answered, bool) or not hasattr(answered, "__index__"):
-                raise IllegalMoveError(f"a move is a cell index, not {answered!r}")
-            cell = operator.index(answered)  # numpy integers are fine too
-            position = position.play(cell)
-        except IllegalMoveError as error:
-            return tuple(moves), _other(mover), f"{mover} played an illegal move: {error}", times
-        moves.append(cell)
-        if report is not None:
-            report(cell)
-    if position.winner is not None:
-        return tuple(moves), position.winner, f"{position.winner} completed a line", times
-    return tuple(moves), "draw", "board full", times
-
-
-def _other(mark: str) -> str:
-    return "O" if mark == "X" else "X"
 
 
 def _random_opening(geometry_name: str, count: int, rng: random.Random) -> tuple[int, ...]:
@@ -164,196 +65,6 @@ def _random_opening(geometry_name: str, count: int, rng: random.Random) -> tuple
 
 def _has_immediate_win(position: Position) -> bool:
     return any(position.play(m).winner is not None for m in position.legal_moves)
-
-
-def _play_task(
-    task: GameTask,
-    specs: Sequence[PlayerSpec],
-    geometry_name: str,
-    budget: Budget,
-    move_limit: float,
-    report: Callable[[int], None] | None = None,
-) -> GameRecord:
-    rng = random.Random(task.seed)
-    seed_x, seed_o = rng.getrandbits(63), rng.getrandbits(63)
-    start = Position("", geometry_name)
-    for move in task.opening:
-        start = start.play(move)
-    names = {"X": specs[task.x].name, "O": specs[task.o].name}
-    players: dict[str, Any] = {}
-    try:
-        players["X"] = specs[task.x].create(seed_x, budget)
-    except Exception as error:
-        return _failed(task, geometry_name, names, "X", f"X could not start: {error}")
-    try:
-        players["O"] = specs[task.o].create(seed_o, budget)
-    except Exception as error:
-        return _failed(task, geometry_name, names, "O", f"O could not start: {error}")
-    moves, result, reason, times = play_game(players, start, move_limit=move_limit, report=report)
-    return GameRecord(
-        index=task.index,
-        variant=geometry_name,
-        pair=task.pair,
-        players=names,
-        seed=task.seed,
-        opening=task.opening,
-        moves=task.opening + moves,
-        result=result,
-        reason=reason,
-        times=times,
-        x=task.x,
-        o=task.o,
-    )
-
-
-def _failed(
-    task: GameTask,
-    geometry_name: str,
-    names: dict[str, str],
-    loser: str,
-    reason: str,
-    moves: tuple[int, ...] | None = None,
-) -> GameRecord:
-    return GameRecord(
-        index=task.index,
-        variant=geometry_name,
-        pair=task.pair,
-        players=names,
-        seed=task.seed,
-        opening=task.opening,
-        moves=task.opening if moves is None else moves,
-        result=_other(loser),
-        reason=reason,
-        times={"X": [], "O": []},
-        x=task.x,
-        o=task.o,
-    )
-
-
-# -- worker processes --------------------------------------------------------------------
-def _worker_main(
-    connection: Connection,
-    specs: Sequence[PlayerSpec],
-    geometry_name: str,
-    budget: Budget,
-    move_limit: float,
-) -> None:
-    """Play the games the parent sends until it sends ``None``; report every move."""
-    while True:
-        task = connection.recv()
-        if task is None:
-            return
-
-        def report(cell: int, index: int = task.index) -> None:
-            connection.send(("move", index, cell))
-
-        record = _play_task(task, specs, geometry_name, budget, move_limit, report)
-        connection.send(("done", task.index, record))
-
-
-@dataclass
-class _Worker:
-    process: multiprocessing.process.BaseProcess
-    connection: Connection
-    task: GameTask | None = None
-    moves: list[int] = field(default_factory=list)
-    deadline: float = 0.0
-
-
-class _Pool:
-    """Worker processes with a watchdog: a silent worker is killed and replaced."""
-
-    def __init__(
-        self,
-        specs: Sequence[PlayerSpec],
-        geometry_name: str,
-        budget: Budget,
-        move_limit: float,
-        kill_grace: float,
-        size: int,
-    ) -> None:
-        self._context = multiprocessing.get_context("fork")
-        self._args = (specs, geometry_name, budget, move_limit)
-        self._silence = move_limit + kill_grace
-        self.workers = [self._start() for _ in range(size)]
-
-    def _start(self) -> _Worker:
-        parent, child = self._context.Pipe()
-        process = self._context.Process(
-            target=_worker_main, args=(child, *self._args), daemon=True
-        )
-        process.start()
-        child.close()
-        return _Worker(process, parent)
-
-    def run(
-        self,
-        tasks: list[GameTask],
-        on_record: Callable[[GameRecord], None],
-        on_tick: Callable[[], None] | None = None,
-    ) -> None:
-        queue = list(reversed(tasks))
-        while queue or any(w.task is not None for w in self.workers):
-            for worker in self.workers:
-                if worker.task is None and queue:
-                    worker.task = queue.pop()
-                    worker.moves = []
-                    worker.deadline = time.monotonic() + self._silence
-                    worker.connection.send(worker.task)
-            busy = [w for w in self.workers if w.task is not None]
-            timeout = max(0.0, min(w.deadline for w in busy) - time.monotonic())
-            ready = wait([w.connection for w in busy], timeout=min(timeout, 0.25))
-            for worker in busy:
-                if worker.connection in ready:
-                    self._receive(worker, on_record)
-                elif time.monotonic() > worker.deadline:
-                    self._replace(worker, on_record, f"no move within {self._silence:.1f} s")
-            if on_tick is not None:
-                on_tick()
-
-    def _receive(self, worker: _Worker, on_record: Callable[[GameRecord], None]) -> None:
-        try:
-            kind, _, payload = worker.connection.recv()
-        except (EOFError, OSError):
-            self._replace(worker, on_record, "its worker process died")
-            return
-        worker.deadline = time.monotonic() + self._silence
-        if kind == "move":
-            worker.moves.append(payload)
-        else:
-            worker.task = None
-            on_record(payload)
-
-    def _replace(self, worker: _Worker, on_record: Callable[[GameRecord], None], why: str) -> None:
-        task = worker.task
-        assert task is not None
-        position = Position("", self._args[1])
-        for move in task.opening + tuple(worker.moves):
-            position = position.play(move)
-        mover = position.to_move
-        specs = self._args[0]
-        names = {"X": specs[task.x].name, "O": specs[task.o].name}
-        self._kill(worker)
-        fresh = self._start()
-        worker.process, worker.connection, worker.task = fresh.process, fresh.connection, None
-        reason = f"{mover} was killed: {why}"
-        moves = task.opening + tuple(worker.moves)
-        on_record(_failed(task, self._args[1], names, mover, reason, moves))
-
-    @staticmethod
-    def _kill(worker: _Worker) -> None:
-        worker.process.kill()
-        worker.process.join(5)
-        worker.connection.close()
-
-    def close(self) -> None:
-        for worker in self.workers:
-            with contextlib.suppress(BrokenPipeError, OSError):
-                worker.connection.send(None)
-        for worker in self.workers:
-            worker.process.join(2)
-            if worker.process.is_alive():
-                self._kill(worker)
 
 
 # -- matches and tournaments ---------------------------------------------------------------
@@ -415,7 +126,8 @@ def summarize(records: Sequence[GameRecord], first: int, second: int) -> PairSum
         plies.append(len(record.moves))
         if "completed a line" not in record.reason and record.reason != "board full":
             loser = "O" if record.result == "X" else "X"
-            key = f"{record.players[loser]}: {_failure_kind(record.reason)}"
+            kind = record.failure.value if record.failure is not None else record.reason
+            key = f"{record.players[loser]}: {kind}"
             failures[key] = failures.get(key, 0) + 1
     wins = tallies["X"][0] + tallies["O"][0]
     draws = tallies["X"][1] + tallies["O"][1]
@@ -434,13 +146,6 @@ def summarize(records: Sequence[GameRecord], first: int, second: int) -> PairSum
         mean_plies=sum(plies) / len(plies) if plies else 0.0,
         failures=failures,
     )
-
-
-def _failure_kind(reason: str) -> str:
-    for kind in ("raised", "illegal move", "overran its time", "was killed", "could not start"):
-        if kind in reason:
-            return kind
-    return reason
 
 
 def make_tasks(
@@ -503,7 +208,7 @@ def run_arena(
     names = _unique_names([spec.name for spec in specs])
     specs = [PlayerSpec(name, spec.factory) for name, spec in zip(names, specs, strict=True)]
     tasks = make_tasks(len(specs), games, seed, openings, geometry_name)
-    budget = Budget(time_limit, nodes)
+    allowance = Allowance(time_limit, nodes)
     records: list[GameRecord] = []
 
     def collect(record: GameRecord) -> None:
@@ -513,10 +218,10 @@ def run_arena(
 
     if workers == 0:
         for task in tasks:
-            collect(_play_task(task, specs, geometry_name, budget, move_limit))
+            collect(play_task(task, specs, geometry_name, allowance, move_limit))
     else:
         size = min(workers, len(tasks))
-        pool = _Pool(specs, geometry_name, budget, move_limit, kill_grace, size)
+        pool = WorkerPool(specs, geometry_name, allowance, move_limit, kill_grace, size)
         try:
             pool.run(tasks, collect, on_tick)
         finally:

@@ -103,17 +103,12 @@ def parse_levels(text: str | None, count: int) -> list[int]:
 
 def _level(text: str) -> int:
     """A level number, or a preset name (easy, medium, hard, impossible)."""
-    if text.isdigit() and 0 <= int(text) <= MAX_LEVEL:
-        return int(text)
-    if text.isalpha():
-        from noughts.players.levels import PRESETS
+    from noughts.players.levels import parse_level
 
-        if text.lower() in PRESETS:
-            return PRESETS[text.lower()]
-    raise fail(
-        f"--level: {text!r} is not a level from 0 to {MAX_LEVEL} "
-        "nor one of easy, medium, hard, impossible"
-    )
+    try:
+        return parse_level(text)
+    except ValueError as error:
+        raise fail(f"--level: {error}") from None
 
 
 @dataclass(frozen=True)
@@ -176,10 +171,6 @@ def run(name: str, args: argparse.Namespace) -> int:
         for mark, level in setup.levels.items()
     }
     session = Session(geometry, seats, first=setup.first, time_limit=args.time, seed=args.seed)
-    try:
-        session.check_engine()
-    except ImportError as error:
-        raise fail(f"this game needs a search that is not installed yet ({error})") from None
     terminal = Terminal.standard()
     delay = args.delay
     if delay is None:

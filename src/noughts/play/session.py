@@ -16,13 +16,11 @@ True
 
 from __future__ import annotations
 
-import importlib
 import random
 from dataclasses import dataclass
 
 from noughts.engine import choose_move, evaluate_moves
 from noughts.errors import NoughtsError
-from noughts.exact.solver import can_solve
 from noughts.geometry import Geometry
 from noughts.position import Mark, Position
 from noughts.results import MAX_LEVEL, MoveChoice, MoveEval
@@ -195,18 +193,6 @@ class Session:
         """Every legal move with its value for the side to move, best first."""
         evals = evaluate_moves(self.position, time_limit=self.time_limit)
         return sorted(evals, key=_strength, reverse=True)
-
-    def check_engine(self) -> None:
-        """Raise :class:`ImportError` now if a search the AI seats need is not installed.
-
-        Levels below 10 need :mod:`noughts.players.levels`; level 10 on a board too large to
-        solve needs the anytime search. (Hints and analysis check when asked.)
-        """
-        levels = {seat.level for seat in self.seats.values() if seat.level is not None}
-        if any(level < MAX_LEVEL for level in levels):
-            importlib.import_module("noughts.players.levels")
-        if MAX_LEVEL in levels and not can_solve(self.position):
-            importlib.import_module("noughts.anytime.search")
 
 
 def _strength(value: MoveEval) -> tuple[int, float]:

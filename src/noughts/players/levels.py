@@ -52,6 +52,7 @@ __all__ = [
     "LevelProfile",
     "profile",
     "preset_level",
+    "parse_level",
     "level_move",
     "move_heuristics",
 ]
@@ -132,6 +133,27 @@ def profile(level: int, variant: str = "3x3") -> LevelProfile:
         notice=(round(a, 4), round(b, 4), round(c, 4), round(d, 4), round(e, 4)),
         noise=noise_a + part * (noise_b - noise_a),
         deep_nodes=round(nodes_a + part * (nodes_b - nodes_a)),
+    )
+
+
+def parse_level(text: str) -> int:
+    """A level from its number (``"0"``-``"10"``) or a preset name (case-insensitive).
+
+    >>> parse_level("7"), parse_level(" Hard ")
+    (7, 8)
+    >>> parse_level("11")
+    Traceback (most recent call last):
+    ...
+    noughts.errors.NoughtsError: '11' is not a level from 0 to 10 nor one of easy, ...
+    """
+    key = text.strip().lower()
+    if key.isdigit() and 0 <= int(key) <= MAX_LEVEL:
+        return int(key)
+    if key in PRESETS:
+        return PRESETS[key]
+    raise NoughtsError(
+        f"{text!r} is not a level from 0 to {MAX_LEVEL} "
+        "nor one of easy, medium, hard, impossible"
     )
 
 

@@ -1,8 +1,12 @@
-"""Players: anything with a ``name`` and a ``move(position)`` method, and how to name them.
+"""Players: a ``name`` and ``move(position, budget) -> MoveChoice``, and how to name them.
 
-A player's ``move`` returns a cell (``int``) or a :class:`~noughts.engine.MoveChoice`
-carrying its value, depth and nodes. The arena builds a fresh player for every game
-from a :class:`PlayerSpec`, seeded, so the same seed gives the same games.
+Every player -- the engine's levels, the seed projects' reference bots, random play --
+answers a :class:`~noughts.results.MoveChoice` within a :class:`~noughts.budget.Budget`
+that it polls (the game loop, :func:`noughts.players.game.play_game`, makes one per
+move). Outside players (a function ``f(position) -> cell``, an object whose
+``move(position)`` answers a cell) are adapted once, by :func:`as_spec`. The arena builds
+a fresh player for every game from a :class:`PlayerSpec`, seeded, so the same seed gives
+the same games.
 
 Player specs on the command line:
 
@@ -18,17 +22,18 @@ Player specs on the command line:
                            object, or a class/factory building one
 =========================  =========================================================
 
+>>> from noughts.budget import Budget
 >>> from noughts.position import Position
 >>> spec = parse_player("level:hard")
 >>> spec.name
 'level:8'
 >>> player = spec.create(seed=1)
->>> move_of(player.move(Position("XX./OO./...")))
+>>> player.move(Position("XX./OO./..."), Budget()).move
 2
 >>> parse_player("level:11")
 Traceback (most recent call last):
 ...
-noughts.errors.NoughtsError: bad player 'level:11': level must be an integer from 0 to 10
+noughts.errors.NoughtsError: bad player 'level:11': '11' is not a level from 0 to 10 nor one of ...
 """
 
 from __future__ import annotations
@@ -36,49 +41,37 @@ from __future__ import annotations
 import importlib
 import inspect
 import random
+import time
 from collections.abc import Callable
 from dataclasses import dataclass
-from typing import Any, Protocol, runtime_checkable
+from typing import Any, Protocol, cast, runtime_checkable
 
+from noughts.budget import Budget
 from noughts.engine import choose_move
 from noughts.errors import NoughtsError
-from noughts.players.levels import PRESETS
+from noughts.players.choice import choice_of
+from noughts.players.levels import PRESETS, parse_level
 from noughts.position import Position
-from noughts.results import MAX_LEVEL, MoveChoice
+from noughts.results import MoveChoice
 
 __all__ = [
     "Player",
     "PlayerSpec",
-    "Budget",
+    "Allowance",
     "RandomPlayer",
     "LevelPlayer",
     "CallablePlayer",
     "parse_player",
     "as_spec",
-    "move_of",
 ]
-
-MoveAnswer = int | MoveChoice
-
 
 @runtime_checkable
 class Player(Protocol):
-    """What the arena plays: a name and a move for any position where the game goes on."""
+    """What plays a game: a name and a move for any position where the game goes on."""
 
     name: str
 
-    def move(self, position: Position) -> MoveAnswer: ...
-
-
-def move_of(answer: object) -> object:
-    """The cell of a player's answer (an ``int`` or anything with ``.move``), unchecked.
-
-    >>> move_of(4), move_of(choose_move(Position("XX./OO./...")))
-    (4, 2)
-    """
-    if isinstance(answer, int):
-        return answer
-    return getattr(answer, "move", answer)
+    def move(self, position: Position, budget: Budget) -> MoveChoice: ...
 
 
 class RandomPlayer:
@@ -88,8 +81,9 @@ class RandomPlayer:
         self.name = name
         self._rng = random.Random(seed)
 
-    def move(self, position: Position) -> int:
-        return self._rng.choice(list(position.legal_moves))
+    def move(self, position: Position, budget: Budget) -> MoveChoice:
+        started = time.perf_counter()
+        return choice_of(position, self._rng.choice(list(position.legal_moves)), started=started)
 
 
 class LevelPlayer:
@@ -109,48 +103,35 @@ class LevelPlayer:
         self.nodes = nodes
         self._rng = random.Random(seed)
 
-    def move(self, position: Position) -> MoveChoice:
+    def move(self, position: Position, budget: Budget) -> MoveChoice:
         return choose_move(
             position,
             level=self.level,
             time_limit=self.time_limit,
             nodes=self.nodes,
             seed=self._rng.getrandbits(63),
+            budget=budget,
         )
 
 
 class CallablePlayer:
-    """A plain function ``f(position) -> move`` wrapped as a player."""
+    """An outside player answering a cell (or a :class:`MoveChoice`) from
+    ``answer(position)``: a plain function, or the ``move`` method of an object."""
 
-    def __init__(self, function: Callable[[Position], Any], name: str) -> None:
+    def __init__(self, answer: Callable[[Position], object], name: str) -> None:
         self.name = name
-        self._function = function
+        self._answer = answer
 
-    def move(self, position: Position) -> Any:
-        return self._function(position)
-
-
-class _BotPlayer:
-    """A bot from :mod:`noughts.players.reference` whatever its move method is called."""
-
-    def __init__(self, bot: Any, name: str) -> None:
-        self.name = name
-        self._bot = bot
-        for method in ("move", "choose_move", "choose", "best_move", "get_move"):
-            if callable(getattr(bot, method, None)):
-                self._method: Callable[[Position], Any] = getattr(bot, method)
-                break
-        else:
-            if not callable(bot):
-                raise NoughtsError(f"{name}: the bot has no move method")
-            self._method = bot
-
-    def move(self, position: Position) -> Any:
-        return self._method(position)
+    def move(self, position: Position, budget: Budget) -> MoveChoice:
+        started = time.perf_counter()
+        answer = self._answer(position)
+        if isinstance(answer, MoveChoice):
+            return answer
+        return choice_of(position, answer, started=started)
 
 
 @dataclass(frozen=True)
-class Budget:
+class Allowance:
     """What an engine player may spend on a move: seconds and/or search nodes."""
 
     time_limit: float | None = None
@@ -162,35 +143,26 @@ class PlayerSpec:
     """A named recipe for a player: ``create(seed, budget)`` builds a fresh one."""
 
     name: str
-    factory: Callable[[int | None, Budget], Player]
+    factory: Callable[[int | None, Allowance], Player]
 
-    def create(self, seed: int | None = None, budget: Budget | None = None) -> Player:
-        """A new player, seeded; engine players think within ``budget``."""
-        return self.factory(seed, budget or Budget())
+    def create(self, seed: int | None = None, allowance: Allowance | None = None) -> Player:
+        """A new player, seeded; engine players think within ``allowance`` a move."""
+        return self.factory(seed, allowance or Allowance())
 
 
 def _level_spec(level: int) -> PlayerSpec:
     return PlayerSpec(
         f"level:{level}",
-        lambda seed, budget: LevelPlayer(
-            level, seed, time_limit=budget.time_limit, nodes=budget.nodes
+        lambda seed, allowance: LevelPlayer(
+            level, seed, time_limit=allowance.time_limit, nodes=allowance.nodes
         ),
     )
 
 
-def _parse_level(text: str) -> int:
-    if text.lower() in PRESETS:
-        return PRESETS[text.lower()]
-    if not text.isdigit() or not 0 <= int(text) <= MAX_LEVEL:
-        raise ValueError(f"level must be an integer from 0 to {MAX_LEVEL}")
-    return int(text)
-
-
 def _bots() -> Any:
-    try:
-        return importlib.import_module("noughts.players.reference")
-    except ImportError as error:
-        raise ValueError(f"the seed-style bots are not available ({error})") from None
+    from noughts.players import reference
+
+    return reference
 
 
 def _seed_qubic_spec(parts: list[str]) -> PlayerSpec:
@@ -205,16 +177,19 @@ def _seed_qubic_spec(parts: list[str]) -> PlayerSpec:
         raise ValueError("the style must be balanced, aggressive or defensive")
     name = f"seed-qubic:{depth}" + (f":{style}" if style != "balanced" else "")
 
-    def build(seed: int | None, budget: Budget) -> Player:
-        bot = _bots().SeedQubicBot(depth, style, seed)
-        return _BotPlayer(bot, name)
+    def build(seed: int | None, allowance: Allowance) -> Player:
+        bot: Player = _bots().SeedQubicBot(depth, style, seed)
+        bot.name = name
+        return bot
 
     return PlayerSpec(name, build)
 
 
 def _simple_bot_spec(name: str, class_name: str) -> PlayerSpec:
-    def build(seed: int | None, budget: Budget) -> Player:
-        return _BotPlayer(getattr(_bots(), class_name)(seed), name)
+    def build(seed: int | None, allowance: Allowance) -> Player:
+        bot: Player = getattr(_bots(), class_name)(seed)
+        bot.name = name
+        return bot
 
     return PlayerSpec(name, build)
 
@@ -241,11 +216,11 @@ def parse_player(text: str) -> PlayerSpec:
     key = head.lower()
     try:
         if key == "random" and not rest:
-            return PlayerSpec("random", lambda seed, budget: RandomPlayer(seed))
+            return PlayerSpec("random", lambda seed, allowance: RandomPlayer(seed))
         if key in PRESETS and not rest:
             return _level_spec(PRESETS[key])
         if key == "level":
-            return _level_spec(_parse_level(rest))
+            return _level_spec(parse_level(rest))
         if key == "seed-qubic":
             return _seed_qubic_spec(rest.split(":") if rest else [])
         if key == "seed-4x4" and not rest:
@@ -254,7 +229,7 @@ def parse_player(text: str) -> PlayerSpec:
             return _simple_bot_spec("seed-random", "RandomBot")
         if rest:
             return _import_spec(spec)
-    except ValueError as error:
+    except ValueError as error:  # NoughtsError included
         raise NoughtsError(f"bad player {spec!r}: {error}") from None
     raise NoughtsError(
         f"unknown player {spec!r}: expected random, level:N, easy/medium/hard/impossible, "
@@ -277,23 +252,40 @@ def as_spec(player: object, *, name: str | None = None) -> PlayerSpec:
         return parse_player(player)
     label = name or getattr(player, "name", None) or getattr(player, "__name__", "player")
     label = str(label)
-    if isinstance(player, Player) and not inspect.isclass(player):
-        shared = player
-        return PlayerSpec(label, lambda seed, budget: shared)
+    if not inspect.isclass(player) and _plays(player):
+        shared = cast(Player, player)
+        return PlayerSpec(label, lambda seed, allowance: shared)
     if inspect.isclass(player) or _takes_seed(player):
         maker: Any = player
-
-        def build(seed: int | None, budget: Budget) -> Player:
-            built = maker(seed=seed)
-            if isinstance(built, Player):
-                return built
-            return _BotPlayer(built, label)
-
-        return PlayerSpec(label, build)
-    if callable(player):
-        function: Any = player
-        return PlayerSpec(label, lambda seed, budget: CallablePlayer(function, label))
+        return PlayerSpec(label, lambda seed, allowance: _as_player(maker(seed=seed), label))
+    if callable(player) or callable(getattr(player, "move", None)):
+        shared_outside = _as_player(player, label)
+        return PlayerSpec(label, lambda seed, allowance: shared_outside)
     raise NoughtsError(f"not a player: {player!r} has no move method and is not callable")
+
+
+def _plays(player: object) -> bool:
+    """True if ``player`` follows the protocol: ``move(position, budget)``."""
+    method = getattr(player, "move", None)
+    if not callable(method):
+        return False
+    try:
+        parameters = inspect.signature(method).parameters
+    except (TypeError, ValueError):
+        return False
+    return len(parameters) >= 2
+
+
+def _as_player(built: object, label: str) -> Player:
+    """``built`` as a player: itself if it follows the protocol, else adapted."""
+    if _plays(built):
+        return cast(Player, built)
+    method = getattr(built, "move", None)
+    if callable(method):
+        return CallablePlayer(method, str(getattr(built, "name", label)))
+    if callable(built):
+        return CallablePlayer(built, label)
+    raise NoughtsError(f"{label}: not a player (no move method, not callable)")
 
 
 def _takes_seed(function: object) -> bool:

@@ -33,13 +33,17 @@ True
 from __future__ import annotations
 
 import random
+import time
 from functools import lru_cache
 
 from noughts.anytime.board import SearchBoard
 from noughts.anytime.evaluate import Style, line_weights
 from noughts.anytime.openings import strong_cells
+from noughts.budget import Budget
 from noughts.errors import NoughtsError
+from noughts.players.choice import choice_of
 from noughts.position import Position
+from noughts.results import MoveChoice
 
 __all__ = ["Bot", "SeedQubicBot", "SeedRegionsBot", "RandomBot", "SEED_WIN"]
 
@@ -48,12 +52,18 @@ SEED_WIN = 100_000
 
 
 class Bot:
-    """The bot protocol: a ``name`` and a ``choose`` method."""
+    """A reference bot: ``choose(position) -> cell``, played through the player protocol
+    (``move(position, budget) -> MoveChoice``; the seeds' bots keep no clock)."""
 
     name: str = "bot"
 
     def choose(self, position: Position) -> int:  # pragma: no cover - interface
         raise NotImplementedError
+
+    def move(self, position: Position, budget: Budget) -> MoveChoice:
+        """The bot's move as a :class:`~noughts.results.MoveChoice`."""
+        started = time.perf_counter()
+        return choice_of(position, self.choose(position), started=started)
 
 
 def _check(position: Position) -> None:
