@@ -10,7 +10,8 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from noughts.errors import VariantError
-from noughts.geometry import MAX_SYMMETRIES, Geometry, scan_forward
+from noughts.geometry import Geometry, scan_forward
+from noughts.symmetries import MAX_SYMMETRIES
 from noughts.variants import variant
 
 

@@ -407,4 +407,4 @@ def test_warm_up_builds_the_tables_in_the_background() -> None:
     assert thread is not None and warmup.warm_in_background(geometry) is None  # once
     thread.join(60)
     assert warmup.is_warm(geometry) and "4x5" in warmup.warmed_names()  # k=4 is implied
-    assert "symmetries" in geometry.__dict__
+    assert geometry.symmetry_group.ready

@@ -1,4 +1,4 @@
-"""Board geometry: cells, winning lines and symmetries of a tic-tac-toe-family board.
+"""Board geometry: the cells and winning lines of a tic-tac-toe-family board.
 
 Cells are numbered row-major from 0; in 3-D, ``cell = layer*n*n + row*n + col``.
 Bit ``i`` of a bitboard (a plain ``int``) is cell ``i``::
@@ -20,23 +20,15 @@ from __future__ import annotations
 
 from collections.abc import Iterator
 from functools import cached_property
-from itertools import permutations, product
+from itertools import product
 
 from noughts.errors import VariantError
+from noughts.symmetries import MAX_SYMMETRIES, Symmetries
 
-__all__ = ["Bitboard", "Geometry", "scan_forward"]
+__all__ = ["Bitboard", "Geometry", "scan_forward", "MAX_SYMMETRIES"]
 
 Bitboard = int
 """A set of cells as an ``int``: bit ``i`` set means cell ``i`` is in the set."""
-
-MAX_SYMMETRIES = 5000
-"""Stop enumerating symmetries past this many (only huge k = side boards get there)."""
-
-MAX_SEARCH_STEPS = 200_000
-"""Give up the symmetry search after this many steps (large n x n boards with k = n have
-hundreds of millions of symmetries and a search full of dead ends); the box's own
-rotations and reflections are then added to what was found."""
-
 
 def scan_forward(bb: Bitboard) -> Iterator[int]:
     """Yield the indices of the set bits of ``bb``, lowest first.
@@ -188,52 +180,42 @@ class Geometry:
         """True if ``marks`` (which include ``cell``) complete a line through ``cell``."""
         return any(line & marks == line for line in self.lines_through[cell])
 
-    # -- symmetries -------------------------------------------------------------------
+    # -- symmetries (kept in :mod:`noughts.symmetries`; these are shortcuts) -------------
     @cached_property
-    def symmetries(self) -> tuple[tuple[int, ...], ...]:
-        """Every permutation of cells mapping lines onto lines; ``perm[cell]`` is the image.
+    def symmetry_group(self) -> Symmetries:
+        """The board's symmetries: permutations, inverses, image tables, canonical form.
 
-        The identity comes first. Computed by a backtracking search that keeps
-        collinearity, so combinatorial symmetries (4x4's inside-out swaps) are found too.
+        >>> Geometry((3, 3), 3).symmetry_group.count
+        8
+        """
+        return Symmetries(self)
+
+    @property
+    def symmetries(self) -> tuple[tuple[int, ...], ...]:
+        """Every permutation of cells mapping lines onto lines, the identity first
+        (:attr:`Symmetries.perms`).
 
         >>> [len(Geometry(s, k).symmetries) for s, k in [((3, 3), 3), ((4, 4), 3), ((4, 4), 4)]]
         [8, 8, 32]
         >>> len(Geometry((4, 4, 4), 4).symmetries)
         192
         """
-        return tuple(self._automorphisms[0])
+        return self.symmetry_group.perms
 
     @property
     def symmetries_complete(self) -> bool:
-        """False if the group has more than :data:`MAX_SYMMETRIES` elements and
-        :attr:`symmetries` holds only some (degenerate boards such as k = 1 or 2x2x2).
-
-        Any subset still gives sound canonical keys; counting orbits needs them all.
+        """False if :attr:`symmetries` holds only some of a huge group
+        (:attr:`Symmetries.complete`).
 
         >>> Geometry((3, 3), 3).symmetries_complete, Geometry((2, 2, 2), 2).symmetries_complete
         (True, False)
         """
-        return self._automorphisms[1]
+        return self.symmetry_group.complete
 
-    @cached_property
-    def _automorphisms(self) -> tuple[list[tuple[int, ...]], bool]:
-        return _find_automorphisms(self)
-
-    @cached_property
-    def _transform_tables(self) -> list[list[list[Bitboard]]]:
-        tables = []
-        for perm in self.symmetries:
-            chunks = []
-            for base in range(0, self.cells, 8):
-                width = min(8, self.cells - base)
-                table = [0] * (1 << width)
-                for byte in range(1, 1 << width):
-                    low = byte & -byte
-                    bit = low.bit_length() - 1
-                    table[byte] = table[byte ^ low] | (1 << perm[base + bit])
-                chunks.append(table)
-            tables.append(chunks)
-        return tables
+    @property
+    def inverse_symmetries(self) -> tuple[int, ...]:
+        """``inverse_symmetries[s]`` is the index of the inverse of symmetry ``s``."""
+        return self.symmetry_group.inverse_index
 
     def transform(self, bb: Bitboard, symmetry: int) -> Bitboard:
         """Image of bitboard ``bb`` under symmetry number ``symmetry``.
@@ -242,148 +224,13 @@ class Geometry:
         >>> sorted(g.transform(1, s) for s in range(8))  # a corner goes to the four corners
         [1, 1, 4, 4, 64, 64, 256, 256]
         """
-        result = 0
-        shift = 0
-        for table in self._transform_tables[symmetry]:
-            result |= table[(bb >> shift) & 0xFF]
-            shift += 8
-        return result
-
-    @cached_property
-    def inverse_symmetries(self) -> tuple[int, ...]:
-        """``inverse_symmetries[s]`` is the index of the inverse of symmetry ``s``."""
-        index = {perm: i for i, perm in enumerate(self.symmetries)}
-        result = []
-        for perm in self.symmetries:
-            inverse = [0] * self.cells
-            for cell, image in enumerate(perm):
-                inverse[image] = cell
-            result.append(index[tuple(inverse)])
-        return tuple(result)
+        return self.symmetry_group.transform(bb, symmetry)
 
     def canonical(self, x: Bitboard, o: Bitboard) -> tuple[Bitboard, Bitboard, int]:
         """The least ``(x, o)`` image under all symmetries, and the symmetry that gives it.
-
-        Symmetric positions share one canonical pair, so it serves as a hash key.
 
         >>> g = Geometry((3, 3), 3)
         >>> g.canonical(0b100000000, 0)[:2] == g.canonical(0b1, 0)[:2]
         True
         """
-        combined = x | (o << self.cells)
-        best = combined
-        best_symmetry = 0
-        cells = self.cells
-        for symmetry in range(1, len(self.symmetries)):
-            image = self.transform(x, symmetry) | (self.transform(o, symmetry) << cells)
-            if image < best:
-                best, best_symmetry = image, symmetry
-        return best & self.full, best >> cells, best_symmetry
-
-
-def _find_automorphisms(geometry: Geometry) -> tuple[list[tuple[int, ...]], bool]:
-    """Cell permutations that keep collinearity and map the line set onto itself.
-
-    Returns them (at most :data:`MAX_SYMMETRIES`) and whether that is all of them.
-    """
-    cells = geometry.cells
-    line_set = set(geometry.lines)
-    collinear = [0] * cells
-    for line in geometry.lines:
-        for cell in scan_forward(line):
-            collinear[cell] |= line
-    for cell in range(cells):
-        collinear[cell] &= ~(1 << cell)
-    degree = [len(geometry.lines_through[c]) for c in range(cells)]
-    signature = [(degree[c], collinear[c].bit_count()) for c in range(cells)]
-    same_signature = [0] * cells
-    for a in range(cells):
-        for b in range(cells):
-            if signature[a] == signature[b]:
-                same_signature[a] |= 1 << b
-
-    # Order cells so that each one is collinear with as many earlier ones as possible.
-    order: list[int] = []
-    placed = 0
-    remaining = set(range(cells))
-    while remaining:
-        best = max(remaining, key=lambda c: ((collinear[c] & placed).bit_count(), -c))
-        order.append(best)
-        placed |= 1 << best
-        remaining.remove(best)
-
-    # Each cell's earlier cells it is collinear with: its image must be collinear with
-    # exactly their images among the cells placed so far (and with no other placed image).
-    partners = [
-        [earlier for earlier in order[:depth] if collinear[cell] >> earlier & 1]
-        for depth, cell in enumerate(order)
-    ]
-    line_cells = [list(scan_forward(line)) for line in geometry.lines]
-    found: list[tuple[int, ...]] = []
-    image = [0] * cells
-
-    steps = MAX_SEARCH_STEPS
-
-    def extend(depth: int, used: int) -> None:
-        nonlocal steps
-        steps -= 1
-        if len(found) > MAX_SYMMETRIES or steps < 0:
-            return
-        if depth == cells:
-            for members in line_cells:
-                mapped = 0
-                for member in members:
-                    mapped |= 1 << image[member]
-                if mapped not in line_set:
-                    return
-            found.append(tuple(image))
-            return
-        cell = order[depth]
-        candidates = same_signature[cell] & ~used
-        cell_partners = partners[depth]
-        for earlier in cell_partners[:2]:
-            candidates &= collinear[image[earlier]]
-        if candidates & (candidates - 1) == 0:  # one candidate (or none): the check
-            if candidates:  # of lines at the leaf settles it, no need to test here
-                image[cell] = candidates.bit_length() - 1
-                extend(depth + 1, used | candidates)
-            return
-        wanted = 0
-        for earlier in cell_partners:
-            wanted |= 1 << image[earlier]
-        while candidates:
-            low = candidates & -candidates
-            candidates ^= low
-            if collinear[low.bit_length() - 1] & used == wanted:
-                image[cell] = low.bit_length() - 1
-                extend(depth + 1, used | low)
-
-    extend(0, 0)
-    complete = len(found) <= MAX_SYMMETRIES and steps >= 0
-    found = found[:MAX_SYMMETRIES]
-    if steps < 0:
-        found = list(dict.fromkeys(found + _box_symmetries(geometry)))
-    found.sort(key=lambda perm: perm != tuple(range(cells)))
-    return found, complete
-
-
-def _box_symmetries(geometry: Geometry) -> list[tuple[int, ...]]:
-    """The rotations and reflections of the board's box: axis swaps between equal sides
-    and flips of any axis. They map straight lines onto straight lines, so lines onto lines.
-    """
-    shape = geometry.shape
-    result = []
-    for axes in permutations(range(geometry.dims)):
-        if any(shape[axis] != shape[index] for index, axis in enumerate(axes)):
-            continue
-        for flips in product((False, True), repeat=geometry.dims):
-            images = []
-            for cell in range(geometry.cells):
-                coords = geometry.coords(cell)
-                moved = tuple(
-                    shape[index] - 1 - coords[axis] if flip else coords[axis]
-                    for index, (axis, flip) in enumerate(zip(axes, flips, strict=True))
-                )
-                images.append(geometry.cell(moved))
-            result.append(tuple(images))
-    return result
+        return self.symmetry_group.canonical(x, o)

@@ -1,7 +1,23 @@
-"""Fast canonical keys: one ``int`` per position, shared by all its symmetric images.
+"""The symmetries of a board: one :class:`Symmetries` per geometry, and canonical keys.
 
-A position's *word* is ``me | opp << cells`` (``me`` = the side to move). Its canonical
-key is the least word among the images of the position under the geometry's symmetries.
+:class:`Symmetries` (``geometry.symmetry_group``) holds the cell permutations that map
+lines onto lines (found once, by a search that keeps collinearity, so combinatorial
+symmetries such as 4x4's inside-out swaps are found too), their inverses, per-byte
+image tables, and the canonical form of a position. Everything that needs symmetries
+(canonical keys, the search board's hashes, counts, the service's cache) asks it.
+
+>>> from noughts.variants import variant
+>>> group = variant("3x3").symmetry_group
+>>> group.count, group.perms[0] == tuple(range(9)), group.complete
+(8, True, True)
+>>> s = 3
+>>> group.inverses[s][group.perms[s][2]]
+2
+
+:class:`SymmetryKeys` gives fast canonical keys: one ``int`` per position, shared by all
+its symmetric images. A position's *word* is ``me | opp << cells`` (``me`` = the side to
+move). Its canonical key is the least word among the images of the position under the
+geometry's symmetries.
 Images are computed a byte at a time from per-byte tables that hold, for every byte
 value, the images under *all* symmetries at once, so a key costs a few C-level ``map``
 calls instead of a Python loop per symmetry.
@@ -22,14 +38,163 @@ False
 
 from __future__ import annotations
 
+from functools import cached_property
+from itertools import permutations, product
 from operator import or_
+from typing import TYPE_CHECKING
 
-from noughts.geometry import Bitboard, Geometry
+if TYPE_CHECKING:
+    from array import array
 
-__all__ = ["SymmetryKeys", "MAX_KEY_SYMMETRIES"]
+    from noughts.geometry import Geometry
+
+__all__ = [
+    "Symmetries",
+    "SymmetryKeys",
+    "invert",
+    "box_symmetries",
+    "MAX_KEY_SYMMETRIES",
+    "MAX_SYMMETRIES",
+    "MAX_SEARCH_STEPS",
+]
+
+Bitboard = int
+
+MAX_SYMMETRIES = 5000
+"""Stop enumerating symmetries past this many (only huge k = side boards get there)."""
+
+MAX_SEARCH_STEPS = 200_000
+"""Give up the symmetry search after this many steps (large n x n boards with k = n have
+hundreds of millions of symmetries and a search full of dead ends); the box's own
+rotations and reflections are then added to what was found."""
 
 MAX_KEY_SYMMETRIES = 256
 """At most this many symmetries take part in a key (any subset still gives valid keys)."""
+
+
+def invert(perm: tuple[int, ...]) -> tuple[int, ...]:
+    """The inverse permutation: ``invert(p)[p[cell]] == cell``.
+
+    >>> invert((2, 0, 1))
+    (1, 2, 0)
+    """
+    inverse = [0] * len(perm)
+    for cell, image in enumerate(perm):
+        inverse[image] = cell
+    return tuple(inverse)
+
+
+class Symmetries:
+    """The symmetry group of one geometry (at most :data:`MAX_SYMMETRIES` of it).
+
+    Built lazily: the permutations on first use, each table on first use.
+    """
+
+    def __init__(self, geometry: Geometry) -> None:
+        self.geometry = geometry
+
+    @cached_property
+    def _found(self) -> tuple[tuple[tuple[int, ...], ...], bool]:
+        perms, complete = _find_automorphisms(self.geometry)
+        return tuple(perms), complete
+
+    @property
+    def perms(self) -> tuple[tuple[int, ...], ...]:
+        """Every permutation of cells mapping lines onto lines; ``perm[cell]`` is the image.
+        The identity comes first."""
+        return self._found[0]
+
+    @property
+    def complete(self) -> bool:
+        """False if the group has more than :data:`MAX_SYMMETRIES` elements and
+        :attr:`perms` holds only some (degenerate boards such as k = 1 or 2x2x2). Any
+        subset still gives sound canonical keys; counting orbits needs them all."""
+        return self._found[1]
+
+    @property
+    def count(self) -> int:
+        return len(self.perms)
+
+    @cached_property
+    def inverses(self) -> tuple[tuple[int, ...], ...]:
+        """``inverses[s]`` is the inverse permutation of symmetry ``s``."""
+        return tuple(invert(perm) for perm in self.perms)
+
+    @cached_property
+    def inverse_index(self) -> tuple[int, ...]:
+        """``inverse_index[s]`` is the number of the inverse of symmetry ``s``."""
+        index = {perm: i for i, perm in enumerate(self.perms)}
+        return tuple(index[inverse] for inverse in self.inverses)
+
+    @cached_property
+    def _byte_tables(self) -> list[list[list[Bitboard]]]:
+        cells = self.geometry.cells
+        tables = []
+        for perm in self.perms:
+            chunks = []
+            for base in range(0, cells, 8):
+                width = min(8, cells - base)
+                table = [0] * (1 << width)
+                for byte in range(1, 1 << width):
+                    low = byte & -byte
+                    bit = low.bit_length() - 1
+                    table[byte] = table[byte ^ low] | (1 << perm[base + bit])
+                chunks.append(table)
+            tables.append(chunks)
+        return tables
+
+    @property
+    def ready(self) -> bool:
+        """True once the permutations and image tables are built (so a canonical form is
+        cheap; the service warms big boards in the background until then)."""
+        return "_found" in self.__dict__ and "_byte_tables" in self.__dict__
+
+    def transform(self, bb: Bitboard, symmetry: int) -> Bitboard:
+        """Image of bitboard ``bb`` under symmetry number ``symmetry``."""
+        result = 0
+        shift = 0
+        for table in self._byte_tables[symmetry]:
+            result |= table[(bb >> shift) & 0xFF]
+            shift += 8
+        return result
+
+    def canonical(self, x: Bitboard, o: Bitboard) -> tuple[Bitboard, Bitboard, int]:
+        """The least ``(x, o)`` image under all symmetries, and the symmetry giving it."""
+        cells = self.geometry.cells
+        best = x | (o << cells)
+        best_symmetry = 0
+        for symmetry in range(1, self.count):
+            image = self.transform(x, symmetry) | (self.transform(o, symmetry) << cells)
+            if image < best:
+                best, best_symmetry = image, symmetry
+        return best & self.geometry.full, best >> cells, best_symmetry
+
+    def mask_images(self) -> list[array[int]]:
+        """For each symmetry, the image of every mask of cells (boards of at most 24 cells).
+
+        >>> from noughts.variants import variant
+        >>> sorted(table[0b1] for table in variant("3x3").symmetry_group.mask_images())
+        [1, 1, 4, 4, 64, 64, 256, 256]
+        """
+        from array import array
+
+        cells = self.geometry.cells
+        if cells > 24:
+            raise ValueError(f"mask tables of {cells} cells would not fit in memory")
+        size = 1 << cells
+        tables = []
+        for perm in self.perms:
+            table = array("I", bytes(size * array("I").itemsize))
+            for mask in range(1, size):
+                low = mask & -mask
+                table[mask] = table[mask ^ low] | 1 << perm[low.bit_length() - 1]
+            tables.append(table)
+        return tables
+
+    @cached_property
+    def keys(self) -> SymmetryKeys:
+        """Fast canonical keys over (at most :data:`MAX_KEY_SYMMETRIES` of) the group."""
+        return SymmetryKeys(self.geometry)
 
 
 class SymmetryKeys:
@@ -42,18 +207,13 @@ class SymmetryKeys:
     __slots__ = ("cells", "count", "_tables", "_perms", "_inverses")
 
     def __init__(self, geometry: Geometry, max_symmetries: int = MAX_KEY_SYMMETRIES) -> None:
-        perms = geometry.symmetries[:max_symmetries]
+        group = geometry.symmetry_group
+        perms = group.perms[:max_symmetries]
         cells = geometry.cells
         self.cells = cells
         self.count = len(perms)
         self._perms = perms
-        inverses = []
-        for perm in perms:
-            inverse = [0] * cells
-            for cell, image in enumerate(perm):
-                inverse[image] = cell
-            inverses.append(tuple(inverse))
-        self._inverses: tuple[tuple[int, ...], ...] = tuple(inverses)
+        self._inverses: tuple[tuple[int, ...], ...] = group.inverses[:max_symmetries]
         width = 2 * cells
         tables: list[tuple[tuple[int, ...], ...]] = []
         for base in range(0, width, 8):
@@ -109,3 +269,120 @@ class SymmetryKeys:
     def split(self, key: int) -> tuple[Bitboard, Bitboard]:
         """The ``(me, opp)`` bitboards of a key (or of any word)."""
         return key & ((1 << self.cells) - 1), key >> self.cells
+
+
+def _find_automorphisms(geometry: Geometry) -> tuple[list[tuple[int, ...]], bool]:
+    """Cell permutations that keep collinearity and map the line set onto itself.
+
+    Returns them (at most :data:`MAX_SYMMETRIES`) and whether that is all of them.
+    """
+    cells = geometry.cells
+    line_set = set(geometry.lines)
+    collinear = [0] * cells
+    for line in geometry.lines:
+        for cell in _cells(line):
+            collinear[cell] |= line
+    for cell in range(cells):
+        collinear[cell] &= ~(1 << cell)
+    degree = [len(geometry.lines_through[c]) for c in range(cells)]
+    signature = [(degree[c], collinear[c].bit_count()) for c in range(cells)]
+    same_signature = [0] * cells
+    for a in range(cells):
+        for b in range(cells):
+            if signature[a] == signature[b]:
+                same_signature[a] |= 1 << b
+
+    # Order cells so that each one is collinear with as many earlier ones as possible.
+    order: list[int] = []
+    placed = 0
+    remaining = set(range(cells))
+    while remaining:
+        best = max(remaining, key=lambda c: ((collinear[c] & placed).bit_count(), -c))
+        order.append(best)
+        placed |= 1 << best
+        remaining.remove(best)
+
+    # Each cell's earlier cells it is collinear with: its image must be collinear with
+    # exactly their images among the cells placed so far (and with no other placed image).
+    partners = [
+        [earlier for earlier in order[:depth] if collinear[cell] >> earlier & 1]
+        for depth, cell in enumerate(order)
+    ]
+    line_cells = [_cells(line) for line in geometry.lines]
+    found: list[tuple[int, ...]] = []
+    image = [0] * cells
+
+    steps = MAX_SEARCH_STEPS
+
+    def extend(depth: int, used: int) -> None:
+        nonlocal steps
+        steps -= 1
+        if len(found) > MAX_SYMMETRIES or steps < 0:
+            return
+        if depth == cells:
+            for members in line_cells:
+                mapped = 0
+                for member in members:
+                    mapped |= 1 << image[member]
+                if mapped not in line_set:
+                    return
+            found.append(tuple(image))
+            return
+        cell = order[depth]
+        candidates = same_signature[cell] & ~used
+        cell_partners = partners[depth]
+        for earlier in cell_partners[:2]:
+            candidates &= collinear[image[earlier]]
+        if candidates & (candidates - 1) == 0:  # one candidate (or none): the check
+            if candidates:  # of lines at the leaf settles it, no need to test here
+                image[cell] = candidates.bit_length() - 1
+                extend(depth + 1, used | candidates)
+            return
+        wanted = 0
+        for earlier in cell_partners:
+            wanted |= 1 << image[earlier]
+        while candidates:
+            low = candidates & -candidates
+            candidates ^= low
+            if collinear[low.bit_length() - 1] & used == wanted:
+                image[cell] = low.bit_length() - 1
+                extend(depth + 1, used | low)
+
+    extend(0, 0)
+    complete = len(found) <= MAX_SYMMETRIES and steps >= 0
+    found = found[:MAX_SYMMETRIES]
+    if steps < 0:
+        found = list(dict.fromkeys(found + box_symmetries(geometry)))
+    found.sort(key=lambda perm: perm != tuple(range(cells)))
+    return found, complete
+
+
+def box_symmetries(geometry: Geometry) -> list[tuple[int, ...]]:
+    """The rotations and reflections of the board's box: axis swaps between equal sides
+    and flips of any axis. They map straight lines onto straight lines, so lines onto lines.
+    """
+    shape = geometry.shape
+    result = []
+    for axes in permutations(range(geometry.dims)):
+        if any(shape[axis] != shape[index] for index, axis in enumerate(axes)):
+            continue
+        for flips in product((False, True), repeat=geometry.dims):
+            images = []
+            for cell in range(geometry.cells):
+                coords = geometry.coords(cell)
+                moved = tuple(  # each source axis flipped (or not), then the axes permuted
+                    shape[axis] - 1 - coords[axis] if flips[axis] else coords[axis]
+                    for axis in axes
+                )
+                images.append(geometry.cell(moved))
+            result.append(tuple(images))
+    return result
+
+
+def _cells(bb: Bitboard) -> list[int]:
+    cells = []
+    while bb:
+        low = bb & -bb
+        cells.append(low.bit_length() - 1)
+        bb ^= low
+    return cells

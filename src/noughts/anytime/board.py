@@ -38,6 +38,7 @@ from noughts.anytime.evaluate import HEURISTIC_LIMIT, LineWeights
 from noughts.errors import TooLargeError
 from noughts.geometry import Bitboard, Geometry, scan_forward
 from noughts.position import Position
+from noughts.symmetries import box_symmetries, invert
 
 __all__ = ["SearchBoard", "Tables", "tables_for", "MAX_HASHED_SYMMETRIES"]
 
@@ -66,7 +67,7 @@ class Tables:
             tuple(scan_forward(line)) for line in self.lines
         )
         self.perms: tuple[tuple[int, ...], ...] = _symmetries(geometry)
-        self.inverse: tuple[tuple[int, ...], ...] = tuple(_invert(p) for p in self.perms)
+        self.inverse: tuple[tuple[int, ...], ...] = tuple(invert(p) for p in self.perms)
         rng = random.Random(0x5EED ^ self.cells ^ (self.k << 16))
         base = [[rng.getrandbits(63) for _ in range(self.cells)] for _ in range(2)]
         # zobrist[side][cell]: the keys of ``side`` on the image of ``cell`` under every
@@ -83,39 +84,18 @@ class Tables:
         self.near: tuple[Bitboard, ...] = _neighbourhoods(geometry)
 
 
-def _invert(perm: tuple[int, ...]) -> tuple[int, ...]:
-    inverse = [0] * len(perm)
-    for cell, image in enumerate(perm):
-        inverse[image] = cell
-    return tuple(inverse)
-
-
 def _symmetries(geometry: Geometry) -> tuple[tuple[int, ...], ...]:
-    """The symmetries to hash: all of them up to 4x4x4, the dihedral ones in 2-D (built
-    directly: the general automorphism search is slow on big boards), none in 5x5x5
-    (finding its symmetries would cost more than they save)."""
+    """The symmetries to hash: all of them up to 4x4x4, the box's rotations and
+    reflections in 2-D (the general search for symmetries is slow on big boards), none
+    in 5x5x5 (finding its symmetries would cost more than they save)."""
     identity = tuple(range(geometry.cells))
     if geometry.dims == 3:
         if geometry.cells > 64:
             return (identity,)
-        perms = geometry.symmetries
+        perms = geometry.symmetry_group.perms
         return perms if len(perms) <= MAX_HASHED_SYMMETRIES else (identity,)
-    rows, cols = geometry.shape
-    last_row, last_col = rows - 1, cols - 1
-
-    def image(cell: int, transpose: bool, flip_rows: bool, flip_cols: bool) -> int:
-        r, c = divmod(cell, cols)
-        if flip_rows:
-            r = last_row - r
-        if flip_cols:
-            c = last_col - c
-        return c * cols + r if transpose else r * cols + c
-
-    options = [(t, fr, fc) for t in (False, True) for fr in (False, True) for fc in (False, True)
-               if rows == cols or not t]
-    return tuple(
-        tuple(image(cell, *option) for cell in range(geometry.cells)) for option in options
-    )
+    boxed = box_symmetries(geometry)
+    return (identity, *(perm for perm in boxed if perm != identity))
 
 
 def _neighbourhoods(geometry: Geometry) -> tuple[Bitboard, ...]:

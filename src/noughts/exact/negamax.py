@@ -49,7 +49,7 @@ _POLL_NODES = 1024
 
 _BUDGET: ContextVar[Budget | None] = ContextVar("exact_search_budget", default=None)
 """The budget of the search running in this thread (one search object serves them all)."""
-_MAX_KEY_CELLS = 40  # boards with more cells never use symmetric keys
+_MAX_KEY_SYMMETRY_CELLS = 40  # boards with more cells never use symmetric keys
 
 
 class ExactSearch:
@@ -90,8 +90,8 @@ class ExactSearch:
         self.dynamic_empties = 4
         """Nodes with more empty cells than this order their moves by line weights."""
         self._keys: SymmetryKeys | None = None
-        if cells <= _MAX_KEY_CELLS and len(geometry.symmetries) > 1:
-            self._keys = SymmetryKeys(geometry)
+        if cells <= _MAX_KEY_SYMMETRY_CELLS and geometry.symmetry_group.count > 1:
+            self._keys = geometry.symmetry_group.keys
         if self._keys is None:
             self.canonical_marks = self._book_marks = -1
         else:

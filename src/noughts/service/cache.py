@@ -73,8 +73,7 @@ def symmetries_ready(geometry: Geometry) -> bool:
     """True if canonicalising on ``geometry`` is cheap now (its symmetry tables are built)."""
     if not shares_symmetries(geometry):
         return True
-    built = getattr(geometry, "__dict__", {})
-    return "symmetries" in built and "_transform_tables" in built
+    return geometry.symmetry_group.ready
 
 
 @dataclass(frozen=True)
@@ -92,12 +91,9 @@ class SymmetricView:
         geometry = position.geometry
         if not shares_symmetries(geometry):
             return cls(position, position, tuple(range(geometry.cells)))
-        _, _, symmetry = geometry.canonical(position.x, position.o)
-        image = geometry.symmetries[symmetry]
-        inverse = [0] * geometry.cells
-        for cell, target in enumerate(image):
-            inverse[target] = cell
-        return cls(position, position.transform(symmetry), tuple(inverse))
+        group = geometry.symmetry_group
+        _, _, symmetry = group.canonical(position.x, position.o)
+        return cls(position, position.transform(symmetry), group.inverses[symmetry])
 
     def to_original(self, cell: int) -> int:
         """The original board's cell for a cell of the canonical board."""

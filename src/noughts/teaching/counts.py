@@ -33,7 +33,6 @@ up to symmetry, ply by ply as sets of packed ints.
 
 from __future__ import annotations
 
-from array import array
 from collections.abc import Iterable
 from math import factorial, perm
 
@@ -226,7 +225,7 @@ class CountTables:
         """Positions up to symmetry, by Burnside's lemma: the average number of positions
         each symmetry leaves unchanged (such a position is a union of the symmetry's cycles)."""
         _require_whole_group(self.geometry)
-        symmetries = self.geometry.symmetries
+        symmetries = self.geometry.symmetry_group.perms
         total = self.positions()
         for permutation in symmetries[1:]:
             total += self._fixed_positions(_cycles(permutation))
@@ -317,7 +316,7 @@ def walk_up_to_symmetry(geometry: Geometry) -> tuple[int, int]:
             f"boards of at most {MAX_WALK_CELLS} cells"
         )
     _require_whole_group(geometry)
-    tables = _image_tables(geometry)
+    tables = geometry.symmetry_group.mask_images()
     full = geometry.full
     lines_through = geometry.lines_through
 
@@ -351,17 +350,3 @@ def walk_up_to_symmetry(geometry: Geometry) -> tuple[int, int]:
         positions += len(level) + len(finished)
         level = following
     return total, positions
-
-
-def _image_tables(geometry: Geometry) -> list[array[int]]:
-    """For each symmetry, the image of every mask of cells."""
-    size = 1 << geometry.cells
-    typecode = "I"  # at least 32 bits wide; masks here have at most 16
-    tables = []
-    for permutation in geometry.symmetries:
-        table = array(typecode, bytes(size * array(typecode).itemsize))
-        for mask in range(1, size):
-            low = mask & -mask
-            table[mask] = table[mask ^ low] | 1 << permutation[low.bit_length() - 1]
-        tables.append(table)
-    return tables
