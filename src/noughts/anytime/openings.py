@@ -9,12 +9,12 @@ the search choose, at 1 s a move.)
 
 >>> import random
 >>> from noughts.position import Position
->>> move = book_move(Position("", "qubic"), random.Random(1))
+>>> move = opening_move(Position("", "qubic"), random.Random(1))
 >>> move in strong_cells(Position("", "qubic").geometry)
 True
 >>> len(strong_cells(Position("", "qubic").geometry))
 16
->>> book_move(Position("X" + "." * 63, "qubic"), random.Random(1)) is None
+>>> opening_move(Position("X" + "." * 63, "qubic"), random.Random(1)) is None
 True
 """
 
@@ -25,10 +25,7 @@ import random
 from noughts.geometry import Geometry
 from noughts.position import Position
 
-__all__ = ["strong_cells", "book_move", "BOOK_PLIES"]
-
-BOOK_PLIES = 0
-"""The table covers the empty board only."""
+__all__ = ["strong_cells", "opening_move"]
 
 
 def strong_cells(geometry: Geometry) -> tuple[int, ...]:
@@ -38,9 +35,9 @@ def strong_cells(geometry: Geometry) -> tuple[int, ...]:
     return tuple(cell for cell, count in enumerate(counts) if count == top)
 
 
-def book_move(position: Position, rng: random.Random) -> int | None:
+def opening_move(position: Position, rng: random.Random) -> int | None:
     """A seeded random strong cell on an empty board (up to 125 cells), else ``None``."""
     geometry = position.geometry
-    if position.ply > BOOK_PLIES or geometry.cells > 125:
+    if position.ply > 0 or geometry.cells > 125:
         return None
     return rng.choice(strong_cells(geometry))

@@ -18,7 +18,6 @@ from __future__ import annotations
 
 from noughts.anytime.board import SearchBoard
 from noughts.anytime.evaluate import Style, defends, line_weights
-from noughts.anytime.threats import ThreatSearch
 from noughts.budget import Budget, BudgetExhausted
 from noughts.position import Position
 
@@ -32,15 +31,8 @@ INF = MATE + 1
 _EXACT, _LOWER, _UPPER = 0, 1, 2
 _CANONICAL_PLIES = 1
 """Nodes this close to the root use the canonical (symmetry-reduced) table key."""
-_QUIESCENCE_PLIES = 0
-"""Threat moves a leaf may still try (each forces a reply that costs nothing). Off: in
-matches against the seed's bot, 2 searched shallower and won less (2/6 against 4/6)."""
 _MAX_TABLE = 400_000
 _KILLER_BONUS = 1 << 40
-_PROBE_THREATS = 0
-"""Threats a frontier node may chain looking for a forced win (0: no probe). Off: with 3,
-Qubic as O against the seed's bot won 13/16 against 16/16 without, at 1 s a move."""
-_LMR = True
 _LMR_AFTER = 4
 """Moves after this many are searched one ply shallower first (late move reduction)."""
 
@@ -80,7 +72,6 @@ class AnytimeSearch:
         self.cell_weight = [len(t) for t in self.tables.through]
         self.root_marks = self.board.marks
         self.restricted = bool(self.tables.near)
-        self.threats = ThreatSearch(self.board)  # probes: polled through this search
 
     # -- budget ---------------------------------------------------------------------------
     def out_of_budget(self) -> bool:
@@ -138,10 +129,6 @@ class AnytimeSearch:
         make a threat are played, as their forced replies may still matter."""
         board = self.board
         pot = board.pot[board.stm]
-        if _PROBE_THREATS and pot:
-            line = self.probe()
-            if line is not None:
-                return MATE - board.marks - len(line)
         stand = board.evaluation()
         gains = board.gain[board.stm]
         top = -INF
@@ -205,7 +192,8 @@ class AnytimeSearch:
             if alpha >= beta:
                 return top
         if depth <= 0:
-            return self.quiesce(depth, alpha, beta, ply)
+            return board.evaluation()  # (a threat-only quiescence searched shallower and
+            # won less against the seed's bot: 2/6 against 4/6)
         if depth == 1 and not board.forks[1 - side] and not self.restricted:
             self.nodes += board.empty.bit_count()
             return self.frontier(alpha, beta)
@@ -237,7 +225,7 @@ class AnytimeSearch:
         pot = board.pot[side]
         for index, cell in enumerate(moves):
             # Late quiet moves are searched shallower first (re-searched if they rise).
-            reduce = _LMR and depth >= 3 and index >= _LMR_AFTER and cell not in pot
+            reduce = depth >= 3 and index >= _LMR_AFTER and cell not in pot
             board.play(cell)
             try:
                 if not searched_first:
@@ -272,43 +260,6 @@ class AnytimeSearch:
         flag = _UPPER if best <= original_alpha else _LOWER if best >= beta else _EXACT
         stored_move = self.tables.perms[symmetry][best_move] if best_move >= 0 else -1
         table[key] = (depth, flag, best, stored_move)
-        return best
-
-    def probe(self) -> list[int] | None:
-        """A continuous-threat win of at most ``_PROBE_THREATS`` threats for the side to
-        move (the table of failed positions is shared by the whole search)."""
-        threats = self.threats
-        before = threats.nodes
-        try:
-            return threats.probe(_PROBE_THREATS)
-        finally:
-            self.nodes += threats.nodes - before
-            if self.nodes >= self.next_check:
-                self.next_check = self.nodes + 64
-                self._tick()
-
-    def quiesce(self, depth: int, alpha: int, beta: int, ply: int) -> int:
-        """Stand pat on the evaluation, or try the moves that make a threat."""
-        board = self.board
-        stand = board.evaluation()
-        if stand >= beta or depth <= -_QUIESCENCE_PLIES:
-            return stand
-        if stand > alpha:
-            alpha = stand
-        best = stand
-        pot = board.pot[board.stm]
-        for cell in sorted(pot, key=lambda c: -pot[c]):
-            board.play(cell)
-            try:
-                score = -self.negamax(depth - 1, -beta, -alpha, ply + 1)
-            finally:
-                board.undo(cell)
-            if score > best:
-                best = score
-                if score > alpha:
-                    alpha = score
-                    if alpha >= beta:
-                        break
         return best
 
     def root(self, depth: int, moves: list[int]) -> tuple[int, int, dict[int, int]]:

@@ -1,8 +1,9 @@
 """Anytime play for boards too large to solve on the spot (Qubic, big m x n boards).
 
 :func:`anytime_move` answers within a time and/or node budget: rules first (win now,
-block the opponent's only threat), then the opening table, a forced win by continuous
-threats (:mod:`noughts.anytime.threats`), iterative deepening of the principal-variation
+block the opponent's only threat), then the opening move (a random strong cell on an
+empty board), a forced win by continuous threats (:mod:`noughts.anytime.threats`),
+iterative deepening of the principal-variation
 search (:mod:`noughts.anytime.pvs`) and, with the last part of the budget, a check that
 the chosen move leaves the opponent no forced win by continuous threats.
 :func:`anytime_evaluate` values every legal move. Proven values are exact.
@@ -25,7 +26,7 @@ from contextlib import contextmanager
 from typing import ParamSpec, TypeVar
 
 from noughts.anytime.evaluate import Style
-from noughts.anytime.openings import book_move
+from noughts.anytime.openings import opening_move
 from noughts.anytime.pvs import INF, MATE, MATE_BOUND, AnytimeSearch, Stop
 from noughts.anytime.threats import ThreatSearch
 from noughts.budget import Budget
@@ -170,9 +171,9 @@ def anytime_move(
     if theirs:
         moves = [next(iter(theirs))]  # the block is forced; search it only to value it
     else:
-        book = book_move(position, random.Random(seed))
-        if book is not None:
-            return _result(position, book, value=None, score=None, depth=0, pv=(book,),
+        opening = opening_move(position, random.Random(seed))
+        if opening is not None:
+            return _result(position, opening, value=None, score=None, depth=0, pv=(opening,),
                            nodes=0, start=start)
         line = _forced_win(search, whole)
         if line is not None:
