@@ -7,7 +7,7 @@ import random
 import urllib.request
 from typing import Any
 
-from noughts.notation import parse_board
+from noughts.notation import parse_board, square_name
 from noughts.variants import variant
 
 
@@ -121,8 +121,8 @@ def test_hint_heat_map_shows_the_values_of_a_known_position(game: Any, server_ur
     }
     best = game.page.eval_on_selector_all(".cell.best", "c => c.map(e => +e.dataset.cell)")
     assert best == [2]
-    assert "row 1, column 3, empty, win in 1" in (game.cell(2).get_attribute("aria-label") or "")
-    assert "Hint: row 1, column 3" in game.page.inner_text("#message")
+    assert "c3, empty, win in 1" in (game.cell(2).get_attribute("aria-label") or "")
+    assert "Hint: c3" in game.page.inner_text("#message")
 
 
 def test_engine_view_shows_a_heat_map_every_turn(game: Any) -> None:
@@ -151,7 +151,7 @@ def test_qubic_clicks_land_in_the_right_cells(game: Any) -> None:
         layer, row, col = geometry.coords(cell)
         button = layers.nth(layer).locator(".cell").nth(row * 4 + col)
         assert button.get_attribute("aria-label") == (
-            f"layer {layer + 1}, row {row + 1}, column {col + 1}, empty"
+            f"{square_name(geometry, cell)}, empty"  # the engine's name of the cell
         )
         with game.page.expect_response(
             lambda r: r.url.endswith("/api/v1/move") and r.status == 200
@@ -162,6 +162,7 @@ def test_qubic_clicks_land_in_the_right_cells(game: Any) -> None:
         assert sent["level"] == 10 and sent["time_ms"] in (300, 600, 1200, 2400)  # + retries
         x, _ = parse_board(answer["board"], geometry)
         assert x >> cell & 1, f"the API did not get X on cell {cell}: {answer['board']}"
+        assert answer["square"] == square_name(geometry, answer["move"])
         game.wait_idle()
         after_x, after_o = parse_board(answer["board_after"], geometry)
         page_board = game.board()
@@ -193,7 +194,7 @@ def test_keyboard_only_play(game: Any) -> None:
     page.keyboard.press("ArrowDown")
     assert focused() == 4
     assert page.evaluate("document.activeElement.getAttribute('aria-label')") == (
-        "row 2, column 2, empty"
+        "b2, empty"
     )
     page.keyboard.press("Enter")
     game.wait_idle()

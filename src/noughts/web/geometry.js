@@ -85,11 +85,16 @@ function coordsOf(cell, shape) {
   return result;
 }
 
-/** A cell's name for people: "row 2, column 3" or "layer 1, row 2, column 3" (1-based). */
+/**
+ * A cell's name, the engine's square name (noughts.notation.square_name, the API's
+ * `square`): column letter (a = left) and row number (1 = bottom row), the layer first
+ * on cubes ("2b3"). On 3x3 the top-left cell is "a3", the centre "b2".
+ */
 export function cellName(geo, cell) {
-  const c = geo.coords(cell).map((v) => v + 1);
-  if (geo.dims === 3) return `layer ${c[0]}, row ${c[1]}, column ${c[2]}`;
-  return `row ${c[0]}, column ${c[1]}`;
+  const c = geo.coords(cell);
+  const rows = geo.shape[geo.dims - 2];
+  const square = `${"abcdefghijklmnopqrstuvwxyz"[c[geo.dims - 1]]}${rows - c[geo.dims - 2]}`;
+  return geo.dims === 3 ? `${c[0] + 1}${square}` : square;
 }
 
 /** The API's board string for an array of "X" | "O" | null. */
