@@ -72,21 +72,8 @@ def _load(name: str) -> CommandModule:
 def main(argv: Sequence[str] | None = None) -> int:
     """Run the command line; returns the exit status."""
     args_list = list(sys.argv[1:] if argv is None else argv)
-    parser = _Parser(prog="noughts", description="A fast, exact tic-tac-toe-family engine.")
-    sub = parser.add_subparsers(dest="command", metavar="COMMAND")
-    chosen = args_list[0] if args_list and args_list[0] in COMMANDS else None
-    for name, (_, help_text) in COMMANDS.items():
-        if chosen is not None and name != chosen:
-            continue  # only the command that runs needs its parser (each costs start-up)
-        command_parser = sub.add_parser(name, help=help_text)
-        if name == chosen:
-            _load(name).add_arguments(name, command_parser)
     try:
-        args = parser.parse_args(args_list)
-        if args.command is None:
-            parser.print_help()
-            return 2
-        return _load(args.command).run(args.command, args)
+        return _dispatch(args_list)
     except UsageError as error:
         print(f"noughts: error: {error}", file=sys.stderr)
         return 2
@@ -98,6 +85,27 @@ def main(argv: Sequence[str] | None = None) -> int:
         return 130
     except BrokenPipeError:
         return 0
+
+
+def _dispatch(args_list: list[str]) -> int:
+    """Parse and run a command. A known command gets only its own parser (every parser
+    costs start-up: argparse looks up its translations on disk); anything else gets the
+    parser listing every command, for its help and its error message."""
+    chosen = args_list[0] if args_list and args_list[0] in COMMANDS else None
+    if chosen is not None:
+        module = _load(chosen)
+        parser = _Parser(prog=f"noughts {chosen}", description=COMMANDS[chosen][1])
+        module.add_arguments(chosen, parser)
+        args = parser.parse_args(args_list[1:])
+        args.command = chosen
+        return module.run(chosen, args)
+    parser = _Parser(prog="noughts", description="A fast, exact tic-tac-toe-family engine.")
+    sub = parser.add_subparsers(dest="command", metavar="COMMAND")
+    for name, (_, help_text) in COMMANDS.items():
+        sub.add_parser(name, help=help_text)
+    parser.parse_args(args_list)  # no command: the help, or the error naming the choices
+    parser.print_help()
+    return 2
 
 
 if __name__ == "__main__":

@@ -24,7 +24,6 @@ Value(outcome=<Outcome.WIN: 'win'>, plies=5)
 from __future__ import annotations
 
 import time
-from dataclasses import replace
 
 from noughts.budget import Budget
 from noughts.errors import GameOverError, TooLargeError
@@ -353,7 +352,7 @@ def best_move(
             answer = _answer_3x3(solver, me, opp, seed)
             if seed is None:
                 _ANSWERS_3X3[word] = answer
-        return replace(answer, elapsed_ms=(time.perf_counter() - start) * 1000)
+        return answer._replace(elapsed_ms=(time.perf_counter() - start) * 1000)
     _require_unfinished(position, "choose from")
     _require_solvable(position)
     start_nodes = solver.nodes
@@ -363,7 +362,7 @@ def best_move(
         line = tuple(solver.principal_variation(me, opp, move)) if pv else (move,)
     choice = _choice(geometry, move, score, scores, position.ply, line, traps, 0)
     elapsed_ms = (time.perf_counter() - start) * 1000
-    return replace(choice, nodes=solver.nodes - start_nodes, elapsed_ms=elapsed_ms)
+    return choice._replace(nodes=solver.nodes - start_nodes, elapsed_ms=elapsed_ms)
 
 
 def _choice(

@@ -30,7 +30,7 @@ from __future__ import annotations
 
 import time
 from collections.abc import Awaitable, Callable
-from dataclasses import dataclass, replace
+from dataclasses import dataclass
 from typing import TypeVar
 
 from noughts.budget import Budget
@@ -130,9 +130,8 @@ class _Clock:
 def _map_eval(evaluation: MoveEval, view: SymmetricView) -> MoveEval:
     cell = view.to_original(evaluation.move)
     geometry = view.original.geometry
-    return replace(
-        evaluation, move=cell, coords=geometry.coords(cell), square=square_name(geometry, cell)
-    )
+    square = square_name(geometry, cell)
+    return evaluation._replace(move=cell, coords=geometry.coords(cell), square=square)
 
 
 def _map_result(result: MoveChoice, view: SymmetricView) -> MoveChoice:
@@ -142,12 +141,11 @@ def _map_result(result: MoveChoice, view: SymmetricView) -> MoveChoice:
     ``/analyze`` maps its own.
     """
     if view.canonical is view.original:
-        return replace(result, moves=())
+        return result._replace(moves=())
     geometry = view.original.geometry
     cells = geometry.cells
     move = view.to_original(result.move)
-    return replace(
-        result,
+    return result._replace(
         move=move,
         coords=geometry.coords(move),
         square=square_name(geometry, move),
