@@ -1,7 +1,8 @@
 // The noughts page: play every variant against the engine through its HTTP API.
 //
-// State lives here; the board view draws it (board.js), the API client talks to the
-// server (api.js), the geometry knows lines and board strings (geometry.js),
+// This is the controller: it wires the page to the game model (game.js: board, moves,
+// whose turn, undo, result), the board view draws it (board.js), the API client talks to
+// the server (api.js), the geometry knows lines and board strings (geometry.js),
 // values.js turns the engine's move values into heat-map labels, and storage.js keeps
 // the score tally and the player's choices.
 //
@@ -12,7 +13,8 @@
 
 import { ApiError, apiBase, postJson } from "./api.js";
 import { BoardView } from "./board.js";
-import { VARIANTS, boardString, cellName, geometry, other, parseBoard, winningLine } from "./geometry.js";
+import { Game } from "./game.js";
+import { VARIANTS, boardString, cellName, geometry, other, parseBoard } from "./geometry.js";
 import { addToTally, loadPrefs, resetTally, savePrefs, tallyFor } from "./storage.js";
 import { bestCells, describeMove, heatMap, levelName, LEVEL_STOPS } from "./values.js";
 
@@ -29,11 +31,8 @@ const state = {
   human: "X",
   ai: "O",
   firstSetting: "you", // you | ai | random
-  first: "X", // the mark that moved first in this game
   level: 10,
-  board: [],
-  history: [], // {cell, mark, by: "human" | "ai"}
-  result: null, // null while playing; {winner: "X" | "O" | null, line: [cells] | null}
+  game: null, // the Game on the board (game.js)
   busy: false, // waiting for the AI's move
   pending: null, // AbortController of the request in flight
   retry: null, // function to retry the failed request
@@ -64,22 +63,12 @@ function rememberChoices() {
 
 // ---------------------------------------------------------------- game state
 
-function toMove(board = state.board) {
-  const xs = board.filter((m) => m === "X").length;
-  const os = board.filter((m) => m === "O").length;
-  if (xs === os) return state.first;
-  return xs > os ? "O" : "X";
-}
-
-function outcome(board) {
-  const line = winningLine(state.geo, board);
-  if (line) return { winner: board[line[0]], line };
-  if (board.every(Boolean)) return { winner: null, line: null };
-  return null;
+function toMove() {
+  return state.game.toMove();
 }
 
 function humansTurn() {
-  return !state.result && !state.busy && toMove() === state.human;
+  return !state.game.over && !state.busy && toMove() === state.human;
 }
 
 function thinkMs() {
@@ -100,7 +89,7 @@ function setThink(ms) {
 function requestBody(extra = {}, attempt = 0) {
   const body = {
     variant: state.geo.name,
-    board: boardString(state.geo, state.board),
+    board: boardString(state.geo, state.game.board),
     to_move: toMove(),
     ...extra,
   };
@@ -124,36 +113,30 @@ function newGame() {
   hideMessage();
   const setting = state.firstSetting;
   const starter = setting === "random" ? (Math.random() < 0.5 ? "you" : "ai") : setting;
-  state.first = starter === "you" ? state.human : state.ai;
-  state.board = new Array(state.geo.cells).fill(null);
-  state.history = [];
-  state.result = null;
+  state.game = new Game(state.geo, { first: starter === "you" ? state.human : state.ai });
   state.heat = null;
   state.lastAi = null;
   renderStats();
   render();
-  if (!state.result && toMove() === state.ai) aiMove();
+  if (!state.game.over && toMove() === state.ai) aiMove();
   else afterHumanTurnBegins();
 }
 
 function place(cell, by) {
-  const mark = toMove();
-  state.board[cell] = mark;
-  state.history.push({ cell, mark, by });
+  state.game.play(cell, by);
   state.heat = null;
-  state.result = outcome(state.board);
-  if (state.result) recordResult();
+  if (state.game.over) recordResult();
 }
 
 function humanPlay(cell) {
-  if (state.result) return say("The game is over. Start a new game, or undo your last move.", true);
+  if (state.game.over) return say("The game is over. Start a new game, or undo your last move.", true);
   if (state.busy) return say("Wait for the AI's move.", true);
   if (toMove() !== state.human) return;
-  if (state.board[cell]) return say(`${cellName(state.geo, cell)} is taken; pick an empty cell.`, true);
+  if (state.game.board[cell]) return say(`${cellName(state.geo, cell)} is taken; pick an empty cell.`, true);
   hideMessage();
   place(cell, "human");
   render();
-  if (!state.result) aiMove();
+  if (!state.game.over) aiMove();
 }
 
 // 503: the search found no move within its budget; the server keeps its work, so a
@@ -176,7 +159,7 @@ async function aiMove(attempt = 0) {
     });
     if (generation !== state.generation) return;
     const cell = answer.move;
-    if (!Number.isInteger(cell) || cell < 0 || cell >= state.geo.cells || state.board[cell]) {
+    if (!Number.isInteger(cell) || cell < 0 || cell >= state.geo.cells || state.game.board[cell]) {
       throw new ApiError("The engine answered with a move this board cannot take.");
     }
     state.busy = false;
@@ -185,7 +168,7 @@ async function aiMove(attempt = 0) {
     place(cell, "ai");
     renderStats();
     render();
-    if (!state.result) afterHumanTurnBegins();
+    if (!state.game.over) afterHumanTurnBegins();
   } catch (error) {
     if (generation !== state.generation || error.cancelled) return;
     if (error.status === 503 && attempt < RETRIES_ON_503) return await aiMove(attempt + 1);
@@ -201,8 +184,8 @@ function afterHumanTurnBegins() {
 }
 
 async function showHeat(fromHint, attempt = 0) {
-  if (state.result || state.busy) return;
-  const board = boardString(state.geo, state.board);
+  if (state.game.over || state.busy) return;
+  const board = boardString(state.geo, state.game.board);
   if (state.heat && state.heatBoard === board) {
     if (fromHint) announceHint();
     return;
@@ -214,14 +197,14 @@ async function showHeat(fromHint, attempt = 0) {
   state.heatPending = board;
   state.hintWanted = fromHint;
   const generation = state.generation;
-  const before = state.history.length;
+  const before = state.game.history.length;
   $("hint").setAttribute("aria-busy", "true");
   try {
     const body = requestBody({}, attempt);
     const answer = await postJson(api, "/api/v1/analyze", body, {
       timeoutMs: (body.time_ms || 0) + 20000,
     });
-    if (generation !== state.generation || before !== state.history.length) return;
+    if (generation !== state.generation || before !== state.game.history.length) return;
     const moves = Array.isArray(answer.moves) ? answer.moves : [];
     state.heat = { map: heatMap(moves), best: bestCells(moves), moves };
     state.heatBoard = board;
@@ -229,7 +212,7 @@ async function showHeat(fromHint, attempt = 0) {
     render();
     if (state.hintWanted) announceHint();
   } catch (error) {
-    if (generation !== state.generation || before !== state.history.length) return;
+    if (generation !== state.generation || before !== state.game.history.length) return;
     if (error.status === 503 && attempt < RETRIES_ON_503) {
       state.heatPending = "";
       return await showHeat(state.hintWanted, attempt + 1);
@@ -251,13 +234,10 @@ function announceHint() {
 }
 
 function undo() {
-  if (!state.history.some((h) => h.by === "human")) return;
+  if (!state.game.canUndo()) return;
   abortPending();
   hideMessage();
-  const history = state.history;
-  while (history.length && history[history.length - 1].by === "ai") state.board[history.pop().cell] = null;
-  if (history.length && history[history.length - 1].by === "human") state.board[history.pop().cell] = null;
-  state.result = null;
+  state.game.undo();
   state.heat = null;
   render();
   afterHumanTurnBegins();
@@ -266,7 +246,7 @@ function undo() {
 // ---------------------------------------------------------------- tally
 
 function recordResult() {
-  const { winner } = state.result;
+  const { winner } = state.game.result;
   addToTally(state.geo.name, winner === state.human ? "you" : winner === state.ai ? "ai" : "draws");
 }
 
@@ -306,15 +286,15 @@ function hideMessage() {
 
 function statusText() {
   const you = `you play ${state.human}`;
-  if (state.result) {
-    const { winner } = state.result;
+  if (state.game.over) {
+    const { winner } = state.game.result;
     if (winner === state.human) return `You win! Well played (${winner}).`;
     if (winner === state.ai) return `The AI wins (${winner}).`;
     return "It's a draw.";
   }
   if (state.busy) return `The AI (${state.ai}) is thinking…`;
   if (toMove() === state.human) {
-    const last = state.history[state.history.length - 1];
+    const last = state.game.history[state.game.history.length - 1];
     const played = last && last.by === "ai" ? `The AI played ${cellName(state.geo, last.cell)}. ` : "";
     return `${played}Your turn: ${you}.`;
   }
@@ -322,12 +302,12 @@ function statusText() {
 }
 
 function render() {
-  const last = state.history.length ? state.history[state.history.length - 1].cell : null;
+  const { game } = state;
   const heat = state.heat;
   view.update({
-    board: state.board,
-    lastMove: last,
-    winLine: state.result ? state.result.line : null,
+    board: game.board,
+    lastMove: game.lastMove,
+    winLine: game.over ? game.result.line : null,
     heat: heat ? heat.map : null,
     best: heat ? heat.best : null,
     playable: humansTurn(),
@@ -335,17 +315,17 @@ function render() {
   const status = $("status");
   const text = statusText();
   if (status.textContent !== text) status.textContent = text;
-  status.dataset.state = state.result
-    ? state.result.winner === state.human
+  status.dataset.state = game.over
+    ? game.result.winner === state.human
       ? "won"
-      : state.result.winner
+      : game.result.winner
         ? "lost"
         : "draw"
     : state.busy
       ? "thinking"
       : "playing";
   $("board").classList.toggle("thinking", state.busy);
-  $("undo").disabled = !state.history.some((h) => h.by === "human");
+  $("undo").disabled = !game.canUndo();
   $("hint").disabled = !humansTurn();
   $("legend").hidden = !heat;
   document.body.classList.toggle("is-3d", state.geo.dims === 3);
@@ -523,12 +503,9 @@ function start() {
     // who moved first follows from the counts; with equal counts `to` moves next
     const firstMark = xs === os ? to : xs > os ? "X" : "O";
     abortPending();
-    state.first = firstMark;
-    state.board = board;
-    state.history = [];
-    state.result = outcome(board);
+    state.game = new Game(state.geo, { first: firstMark, board });
     render();
-    if (!state.result && toMove() === state.ai) aiMove();
+    if (!state.game.over && toMove() === state.ai) aiMove();
     else afterHumanTurnBegins();
   } else {
     newGame();

@@ -1,0 +1,75 @@
+// The page's game model (src/noughts/web/game.js) with Node's test runner:
+//   node --test tests/js/game.test.mjs
+import assert from "node:assert/strict";
+import { test } from "node:test";
+
+import { Game, outcome } from "../../src/noughts/web/game.js";
+import { cellName, geometry } from "../../src/noughts/web/geometry.js";
+
+const g3 = geometry("3x3");
+
+test("moves alternate from the first player", () => {
+  const game = new Game(g3, { first: "O" });
+  assert.equal(game.toMove(), "O");
+  assert.equal(game.play(4, "human"), "O");
+  assert.equal(game.toMove(), "X");
+  assert.deepEqual(game.history, [{ cell: 4, mark: "O", by: "human" }]);
+  assert.equal(game.lastMove, 4);
+});
+
+test("a completed line ends the game with its winner and line", () => {
+  const game = new Game(g3);
+  for (const [cell, by] of [[0, "human"], [3, "ai"], [1, "human"], [4, "ai"], [2, "human"]]) game.play(cell, by);
+  assert.equal(game.over, true);
+  assert.deepEqual(game.result, { winner: "X", line: [0, 1, 2] });
+  assert.throws(() => game.play(5, "ai"), /the game is over/);
+});
+
+test("a full board without a line is a draw", () => {
+  const board = ["X", "O", "X", "X", "O", "O", "O", "X", "X"];
+  assert.deepEqual(outcome(g3, board), { winner: null, line: null });
+  assert.equal(new Game(g3, { board }).over, true);
+});
+
+test("taken and off-board cells are refused", () => {
+  const game = new Game(g3);
+  game.play(0, "human");
+  assert.throws(() => game.play(0, "ai"), /taken/);
+  assert.throws(() => game.play(9, "ai"), /no cell 9/);
+  assert.throws(() => new Game(g3, { board: [null] }), /9 cells/);
+});
+
+test("undo takes back the AI's reply and the human's move", () => {
+  const game = new Game(g3);
+  game.play(4, "human");
+  game.play(0, "ai");
+  game.play(8, "human");
+  game.play(2, "ai");
+  assert.deepEqual(game.undo(), [2, 8]);
+  assert.deepEqual(game.history.map((h) => h.cell), [4, 0]);
+  assert.equal(game.board[8], null);
+  assert.equal(game.toMove(), "X");
+  game.undo();
+  assert.equal(game.canUndo(), false);
+  assert.deepEqual(game.undo(), []);
+});
+
+test("undo reopens a finished game", () => {
+  const game = new Game(g3);
+  for (const [cell, by] of [[0, "human"], [3, "ai"], [1, "human"], [4, "ai"], [8, "human"], [5, "ai"]]) game.play(cell, by);
+  assert.equal(game.result.winner, "O");
+  game.undo();
+  assert.equal(game.over, false);
+});
+
+test("a position from a board string keeps who moves", () => {
+  const game = new Game(g3, { first: "X", board: ["X", null, null, null, "O", null, null, null, "X"] });
+  assert.equal(game.toMove(), "O");
+  assert.equal(game.canUndo(), false);
+});
+
+test("cell names are the engine's square names", () => {
+  assert.deepEqual([0, 4, 8].map((c) => cellName(g3, c)), ["a3", "b2", "c1"]);
+  assert.equal(cellName(geometry("qubic"), 16 + 4 + 1), "2b3");
+  assert.equal(cellName(geometry("4x4"), 15), "d1");
+});
