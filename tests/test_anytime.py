@@ -14,6 +14,7 @@ from noughts.engine import choose_move, evaluate_moves
 from noughts.errors import GameOverError, NoughtsError, TooLargeError
 from noughts.geometry import Geometry
 from noughts.position import Position
+from threat_referee import forced_win as referee_forced_win
 
 PUZZLES = [
     ("OO../..../X.../X..O|..../..../.XO./....|..../XX../..O./....|O.../..../...X/....", 3),
@@ -55,8 +56,25 @@ def test_the_opponents_forced_win_is_defended(board: str) -> None:
     position = Position(board, "qubic")
     assert find_forced_win(position) is None
     result = anytime_move(position, time_limit=0.6, seed=1)
-    assert find_forced_win(position.play(result.move)) is None
+    after = position.play(result.move)
+    # checked by a referee that shares no code with the engine's threat search
+    assert not referee_forced_win(after, max_threats=12)
+    assert find_forced_win(after) is None
     assert not result.proven or result.outcome != "loss"
+
+
+@pytest.mark.parametrize("board", DEFENCES[:3])
+def test_the_referee_sees_the_threat_the_defence_must_stop(board: str) -> None:
+    position = Position(board, "qubic")
+    passed = Position.from_bitboards(position.x, position.o, "qubic", first="O")
+    assert passed.to_move != position.to_move  # the opponent to move, as if we passed
+    assert referee_forced_win(passed, max_threats=12)
+    assert find_forced_win(passed) is not None
+
+
+@pytest.mark.parametrize(("board", "plies"), PUZZLES)
+def test_the_referee_agrees_on_the_puzzles(board: str, plies: int) -> None:
+    assert referee_forced_win(Position(board, "qubic"), max_threats=(plies + 1) // 2)
 
 
 def random_position(moves: list[int]) -> Position:
