@@ -410,17 +410,3 @@ def test_heuristic_analysis_is_listed_by_score_after_proven_wins(
     assert listing[2].startswith("    4d1 +0.63  4c1 +0.62  ")
     entries = re.findall(r"[1-4][a-d][1-4] [+-][\d.]+", "\n".join(listing[2:]))
     assert len(entries) == 63 and entries[-1] == "1a4 +0"
-
-
-def test_a_missing_search_mid_game_ends_with_one_line_and_status_2(
-    monkeypatch: pytest.MonkeyPatch,
-) -> None:
-    def missing(*_: object, **__: object) -> None:
-        raise ImportError("No module named 'noughts.anytime.search'")
-
-    monkeypatch.setattr("noughts.play.session.choose_move", missing)
-    game = Session(variant("3x3"), {"X": Seat.human(), "O": Seat.ai(10)})
-    status, out = run_loop(game, "5\n")
-    assert status == 2
-    assert "the AI cannot move: No module named 'noughts.anytime.search'" in out
-    assert summary_line(out) == "Game stopped (no AI): O to move (the AI) after 1 move. Moves: 5"

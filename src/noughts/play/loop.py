@@ -144,10 +144,6 @@ class GameLoop:
             self._summary("interrupted")
             self._tally()
             return EXIT_INTERRUPTED
-        except ImportError as error:  # a search module of the engine is missing
-            self._complain(f"the AI cannot move: {error}")
-            self._summary("no AI")
-            return EXIT_USAGE
         self._tally()
         return EXIT_OK
 
@@ -251,18 +247,16 @@ class GameLoop:
         return True
 
     def _hint(self) -> bool:
-        if (advice := self._advise(self.session.hint)) is not None:
-            self.terminal.say(
-                f"Hint for {self._mark(self.session.to_move)}: play "
-                f"[bold]{self._name(advice.move)}[/] ({escape(describe(advice))})"
-            )
+        advice = self._advise(self.session.hint)
+        self.terminal.say(
+            f"Hint for {self._mark(self.session.to_move)}: play "
+            f"[bold]{self._name(advice.move)}[/] ({escape(describe(advice))})"
+        )
         return True
 
     def _analysis(self) -> bool:
         """Every move by value, best first: proven values grouped, heuristic scores listed."""
         evals = self._advise(self.session.analysis)
-        if evals is None:
-            return True
         say = self.terminal.say
         say(f"Moves for {self._mark(self.session.to_move)}, best first:")
         runs: list[tuple[str, list[MoveEval]]] = []
@@ -282,16 +276,12 @@ class GameLoop:
                 say("    " + "  ".join(entries[start : start + ANALYSIS_PER_LINE]))
         return True
 
-    def _advise(self, ask: Callable[[], _Advice]) -> _Advice | None:
-        """Run a hint or an analysis; say why in one line if the search is missing."""
-        try:
-            if not self.terminal.interactive:
-                return ask()
-            with self.terminal.console.status(self.terminal.fit("Thinking…")):
-                return ask()
-        except ImportError:
-            self._complain("this board needs the anytime search, which is not installed")
-            return None
+    def _advise(self, ask: Callable[[], _Advice]) -> _Advice:
+        """Run a hint or an analysis (with a spinner at a terminal)."""
+        if not self.terminal.interactive:
+            return ask()
+        with self.terminal.console.status(self.terminal.fit("Thinking…")):
+            return ask()
 
     def _board(self) -> bool:
         console = self.terminal.console

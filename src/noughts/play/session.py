@@ -19,9 +19,11 @@ from __future__ import annotations
 import random
 from dataclasses import dataclass
 
+from noughts.budget import Budget
 from noughts.engine import choose_move, evaluate_moves
 from noughts.errors import NoughtsError
 from noughts.geometry import Geometry
+from noughts.players.protocol import LevelPlayer, Player
 from noughts.position import Mark, Position
 from noughts.results import MAX_LEVEL, MoveChoice, MoveEval
 
@@ -80,6 +82,15 @@ class Session:
         self.time_limit = time_limit
         self.seed = seed
         self._rng = random.Random(seed)
+        self._players: dict[Mark, Player] = {  # the AI seats, through the player protocol
+            mark: LevelPlayer(
+                seat.level,
+                None if seed is None else self._rng.randrange(2**32),
+                time_limit=time_limit,
+            )
+            for mark, seat in sorted(self.seats.items())
+            if seat.level is not None
+        }
         self.history: list[Position] = [Position("", geometry, first=first)]
         self.moves: list[int] = []
 
@@ -146,11 +157,10 @@ class Session:
 
     def ai_move(self) -> MoveChoice:
         """Let the seat to move (an AI) choose and play its move; returns its choice."""
-        level = self.seat.level
-        if level is None:
+        player = self._players.get(self.to_move)
+        if player is None:
             raise NoughtsError(f"{self.to_move} is played by a human, not the AI")
-        seed = self._rng.randrange(2**32) if self.seed is not None else None
-        result = choose_move(self.position, level=level, time_limit=self.time_limit, seed=seed)
+        result = player.move(self.position, Budget())
         self.play(result.move)
         return result
 

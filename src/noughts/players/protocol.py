@@ -87,7 +87,12 @@ class RandomPlayer:
 
 
 class LevelPlayer:
-    """The engine at ``level`` (0-10); ``time_limit``/``nodes`` bound its searches."""
+    """The engine at ``level`` (0-10); ``time_limit``/``nodes`` bound its searches.
+
+    A ``seed`` seeds every move's choices (so the same seed plays the same game);
+    without one the engine's own defaults apply (at level 10: the lowest of equally good
+    cells).
+    """
 
     def __init__(
         self,
@@ -101,7 +106,7 @@ class LevelPlayer:
         self.level = level
         self.time_limit = time_limit
         self.nodes = nodes
-        self._rng = random.Random(seed)
+        self._rng = None if seed is None else random.Random(seed)
 
     def move(self, position: Position, budget: Budget) -> MoveChoice:
         return choose_move(
@@ -109,7 +114,7 @@ class LevelPlayer:
             level=self.level,
             time_limit=self.time_limit,
             nodes=self.nodes,
-            seed=self._rng.getrandbits(63),
+            seed=None if self._rng is None else self._rng.getrandbits(63),
             budget=budget,
         )
 
