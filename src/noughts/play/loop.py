@@ -31,8 +31,6 @@ __all__ = ["Terminal", "GameLoop", "EXIT_OK", "EXIT_INTERRUPTED"]
 EXIT_OK = 0
 EXIT_INTERRUPTED = 130
 """Exit status after Ctrl-C (128 + SIGINT, as shells expect); the summary is still printed."""
-EXIT_USAGE = 2
-"""Exit status when the game cannot go on: the AI's search is not installed."""
 
 _Advice = TypeVar("_Advice", MoveChoice, list[MoveEval])
 
