@@ -342,8 +342,8 @@ function renderStats() {
     return;
   }
   set("stat-move", cellName(state.geo, a.move));
-  const fromBook = !a.proven && a.score == null && !a.nodes; // no search: an opening book
-  set("stat-verdict", fromBook ? "an opening-book move" : describeMove(a).label);
+  const opening = !a.proven && a.score == null && !a.nodes; // no search: a strong first cell
+  set("stat-verdict", opening ? "an opening move" : describeMove(a).label);
   set("stat-depth", a.depth ?? "—");
   set("stat-nodes", Number(a.nodes || 0).toLocaleString("en"));
   set("stat-time", `${Number(a.elapsed_ms || 0).toFixed(a.elapsed_ms < 10 ? 1 : 0)} ms`);
