@@ -4,8 +4,23 @@ import assert from "node:assert/strict";
 import { test } from "node:test";
 
 import { Game, outcome } from "../../src/noughts/web/game.js";
-import { cellName, geometry } from "../../src/noughts/web/geometry.js";
+import { cellName, findVariant, geometryFrom } from "../../src/noughts/web/geometry.js";
 
+// A catalogue as GET /api/v1/variants gives it (the parts the page reads).
+const CATALOG = {
+  variants: [
+    {
+      name: "3x3",
+      aliases: ["tictactoe"],
+      shape: [3, 3],
+      k: 3,
+      winning_lines: [[0, 1, 2], [3, 4, 5], [6, 7, 8], [0, 3, 6], [1, 4, 7], [2, 5, 8], [0, 4, 8], [2, 4, 6]],
+    },
+    { name: "4x4", aliases: [], shape: [4, 4], k: 4, winning_lines: [] },
+    { name: "4x4x4", aliases: ["qubic"], shape: [4, 4, 4], k: 4, winning_lines: [] },
+  ],
+};
+const geometry = (name) => geometryFrom(findVariant(CATALOG, name));
 const g3 = geometry("3x3");
 
 test("moves alternate from the first player", () => {
@@ -66,6 +81,13 @@ test("a position from a board string keeps who moves", () => {
   const game = new Game(g3, { first: "X", board: ["X", null, null, null, "O", null, null, null, "X"] });
   assert.equal(game.toMove(), "O");
   assert.equal(game.canUndo(), false);
+});
+
+test("variants are found by name or alias, and lines are the catalogue's", () => {
+  assert.equal(geometry("TicTacToe").name, "3x3");
+  assert.equal(findVariant(CATALOG, "5x5k4"), null);
+  assert.deepEqual(g3.linesThrough[4].length, 4);
+  assert.deepEqual(g3.coords(5), [1, 2]);
 });
 
 test("cell names are the engine's square names", () => {

@@ -321,20 +321,22 @@ def test_static_files_pointed_at_the_api_with_a_parameter(
     assert f"{server_url}/api/v1/move" in requests
     # styled: the fallback found style.css next to the page
     assert game.page.eval_on_selector(".grid", "e => getComputedStyle(e).display") == "grid"
-    # without ?api= a static host has no API: the page says what to do
+    # without ?api= a static host has no API (not even the variants): the page says what
+    # to do as soon as it opens
     game.open_url(f"{static_web_url}/index.html?variant=3x3&first=you")
-    game.play(0)
     assert "no noughts API at this address" in game.page.inner_text("#message")
 
 
 def test_the_page_knows_the_same_lines_as_the_engine(game: Any) -> None:
-    """geometry.js (hover lines, wins after the player's move) agrees with noughts.geometry."""
+    """The page's geometry (hover lines, wins after the player's move) is built from the
+    engine's catalogue, GET /api/v1/variants, and so has the engine's lines."""
     game.open(variant="3x3")
-    names = ["3x3", "4x4k3", "4x4", "4x4x4", "5x4k4", "3x3x3"]
+    names = ["3x3", "4x4k3", "4x4", "qubic", "5x5k4", "3x3x3"]
     lines = game.page.evaluate(
         """async names => {
-            const { geometry } = await import('./static/geometry.js');
-            return names.map(name => geometry(name).lines);
+            const { findVariant, geometryFrom } = await import('./static/geometry.js');
+            const catalog = await (await fetch('api/v1/variants')).json();
+            return names.map(name => geometryFrom(findVariant(catalog, name)).lines);
         }""",
         names,
     )

@@ -12,6 +12,8 @@ from fastapi.responses import FileResponse, Response
 from pydantic import BaseModel, ValidationError
 
 from noughts.exact.solver import can_solve
+from noughts.geometry import scan_forward
+from noughts.players.levels import PRESETS
 from noughts.position import Mark, Position
 from noughts.results import MAX_LEVEL
 from noughts.service.cache import CacheKey
@@ -144,9 +146,10 @@ def _variants() -> VariantsResponse:
                 lines=len(geometry.lines),
                 exact=can_solve(Position("", geometry)),
                 featured=name in NAMED_VARIANTS,
+                winning_lines=[list(scan_forward(line)) for line in geometry.lines],
             )
         )
-    return VariantsResponse(variants=infos)
+    return VariantsResponse(variants=infos, max_level=MAX_LEVEL, level_presets=dict(PRESETS))
 
 
 @api.get("/variants", response_model=VariantsResponse, summary="Supported variants")

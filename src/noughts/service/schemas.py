@@ -165,10 +165,15 @@ class VariantInfo(BaseModel):
     lines: int
     exact: bool = Field(description="True if the empty board is solved exactly on the spot.")
     featured: bool = Field(description="One of the variants the web page offers.")
+    winning_lines: list[list[int]] = Field(
+        description="Every winning line as its cells (row-major indices), as the engine has them."
+    )
 
 
 class VariantsResponse(BaseModel):
     variants: list[VariantInfo]
+    max_level: int = Field(description="The strongest level (levels run from 0, random play).")
+    level_presets: dict[str, int] = Field(description="Named levels: easy, medium, hard...")
 
 
 class EngineStats(BaseModel):

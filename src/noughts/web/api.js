@@ -1,4 +1,5 @@
-// The page's only network: the noughts move API (POST /api/v1/move, /api/v1/analyze).
+// The page's only network: the noughts API (GET /api/v1/variants, POST /api/v1/move and
+// /api/v1/analyze).
 //
 // The API's base URL comes from ?api=<url> on the page's address, else from
 // <meta name="noughts-api" content="<url>">, else the page's own address (its origin and
@@ -42,7 +43,16 @@ function friendly(status, detail) {
  * Rejects with an ApiError carrying a friendly message on a network error, a timeout,
  * an HTTP error or a non-JSON answer; with `cancelled: true` when `signal` aborts.
  */
-export async function postJson(base, path, body, { timeoutMs = 15000, signal } = {}) {
+export async function postJson(base, path, body, options = {}) {
+  return requestJson(base, path, { method: "POST", body: JSON.stringify(body) }, options);
+}
+
+/** GET `path` under the API base and return the parsed answer (errors as postJson's). */
+export async function getJson(base, path, options = {}) {
+  return requestJson(base, path, { method: "GET" }, options);
+}
+
+async function requestJson(base, path, init, { timeoutMs = 15000, signal } = {}) {
   const controller = new AbortController();
   let timedOut = false;
   const timer = setTimeout(() => {
@@ -59,12 +69,9 @@ export async function postJson(base, path, body, { timeoutMs = 15000, signal } =
     // without a base, resolve against the page's own address, so a page served under a
     // path prefix (an API Gateway stage such as /Prod/) calls the API under it too
     const url = base ? `${base}${path}` : path.replace(/^\//, "");
-    response = await fetch(url, {
-      method: "POST",
-      headers: { "Content-Type": "application/json", Accept: "application/json" },
-      body: JSON.stringify(body),
-      signal: controller.signal,
-    });
+    const headers = { Accept: "application/json" };
+    if (init.body !== undefined) headers["Content-Type"] = "application/json";
+    response = await fetch(url, { ...init, headers, signal: controller.signal });
   } catch (error) {
     if (timedOut) {
       throw new ApiError(`The engine did not answer within ${Math.round(timeoutMs / 1000)} s. Please try again.`);

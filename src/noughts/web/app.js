@@ -11,12 +11,12 @@
 // with equal counts `to`=X|O says who moves), think=<ms> (the AI's time per move on
 // boards it cannot solve exactly).
 
-import { ApiError, apiBase, postJson } from "./api.js";
+import { ApiError, apiBase, getJson, postJson } from "./api.js";
 import { BoardView } from "./board.js";
 import { Game } from "./game.js";
-import { VARIANTS, boardString, cellName, geometry, other, parseBoard } from "./geometry.js";
+import { VARIANTS, boardString, cellName, findVariant, geometryFrom, other, parseBoard } from "./geometry.js";
 import { addToTally, loadPrefs, resetTally, savePrefs, tallyFor } from "./storage.js";
-import { bestCells, describeMove, heatMap, levelName, LEVEL_STOPS } from "./values.js";
+import { bestCells, describeMove, heatMap, levelName } from "./values.js";
 
 const DEFAULT_THINK_MS = 1000;
 const MAX_THINK_MS = 5000; // the service's default cap
@@ -27,6 +27,7 @@ const params = new URL(window.location.href).searchParams;
 const api = apiBase();
 
 const state = {
+  catalog: null, // GET /api/v1/variants: every variant's shape, k and lines; the levels
   geo: null,
   human: "X",
   ai: "O",
@@ -356,11 +357,12 @@ function renderStats() {
 
 function buildVariantOptions() {
   const box = $("variant-options");
-  for (const v of VARIANTS) {
+  for (const info of state.catalog.variants.filter((v) => v.featured)) {
+    const v = VARIANTS.find((known) => known.name === info.name) || { label: info.name, detail: `${info.k} in a row` };
     const label = document.createElement("label");
     label.innerHTML = `<input type="radio" name="variant"><span><b></b><small></small></span>`;
     const input = label.querySelector("input");
-    input.value = v.name;
+    input.value = info.name;
     label.querySelector("b").textContent = v.label;
     label.querySelector("small").textContent = v.detail;
     box.append(label);
@@ -369,7 +371,8 @@ function buildVariantOptions() {
 
 function buildLevelStops() {
   const box = $("level-named");
-  for (const [name, value] of LEVEL_STOPS) {
+  const stops = Object.entries(state.catalog.level_presets).sort((a, b) => a[1] - b[1]);
+  for (const [name, value] of stops) {
     const button = document.createElement("button");
     button.type = "button";
     button.className = "stop";
@@ -381,7 +384,7 @@ function buildLevelStops() {
 }
 
 function setLevel(level) {
-  state.level = Math.max(0, Math.min(10, Math.round(level)));
+  state.level = Math.max(0, Math.min(state.catalog.max_level, Math.round(level)));
   $("level").value = String(state.level);
   $("level").setAttribute("aria-valuetext", `${state.level}, ${levelName(state.level)}`);
   $("level-value").textContent = `${state.level} · ${levelName(state.level)}`;
@@ -392,7 +395,7 @@ function setLevel(level) {
 }
 
 function setVariant(name) {
-  state.geo = geometry(name);
+  state.geo = geometryFrom(findVariant(state.catalog, name));
   view.setGeometry(state.geo);
   for (const input of document.querySelectorAll('input[name="variant"]')) input.checked = input.value === state.geo.name;
 }
@@ -463,29 +466,33 @@ function wireControls() {
 
 // ---------------------------------------------------------------- start
 
-function start() {
+async function start() {
+  try {
+    state.catalog = await getJson(api, "/api/v1/variants");
+  } catch (error) {
+    showError(error, () => window.location.reload());
+    document.documentElement.dataset.ready = "true";
+    return;
+  }
   buildVariantOptions();
   buildLevelStops();
+  $("level").max = String(state.catalog.max_level);
   const prefs = loadPrefs();
   let variantName = params.get("variant") || prefs.variant || "3x3";
-  try {
-    geometry(variantName);
-  } catch {
-    variantName = "3x3";
-  }
+  if (!findVariant(state.catalog, variantName)) variantName = "3x3";
   const mark = (params.get("you") || prefs.mark || "X").toUpperCase() === "O" ? "O" : "X";
   state.human = mark;
   state.ai = other(mark);
   const first = params.get("first") || prefs.first || "you";
   state.firstSetting = ["you", "ai", "random"].includes(first) ? first : "you";
-  const level = Number(params.get("level") ?? prefs.level ?? 10);
+  const level = Number(params.get("level") ?? prefs.level ?? state.catalog.max_level);
   state.engineView = Boolean(prefs.engineView);
   setThink(Number(params.get("think") ?? prefs.think ?? DEFAULT_THINK_MS));
   setVariant(variantName);
   checkRadio("mark", state.human);
   checkRadio("first", state.firstSetting);
   $("engine-view").checked = state.engineView;
-  setLevel(Number.isFinite(level) ? level : 10);
+  setLevel(Number.isFinite(level) ? level : state.catalog.max_level);
   wireControls();
 
   let board = null;

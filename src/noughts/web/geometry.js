@@ -1,6 +1,7 @@
 // Board geometry for the page: cells, coordinates, winning lines and board strings.
 //
-// Mirrors noughts.geometry: cells are numbered row-major from 0; in 3-D
+// The shape, k and winning lines come from the engine (GET /api/v1/variants, see
+// geometryFrom). Cells are numbered row-major from 0, as in noughts.geometry; in 3-D
 // cell = layer*n*n + row*n + col. A board string lists cells with X, O and "."
 // with "/" between rows and "|" between layers, as the API expects.
 //
@@ -8,10 +9,7 @@
 //         3 4 5                       4  5  6  7
 //         6 7 8                       ...
 
-const NAME_PATTERN = /^(\d+)x(\d+)(?:x(\d+))?(?:k(\d+))?$/;
-const ALIASES = { tictactoe: "3x3", "tic-tac-toe": "3x3", qubic: "4x4x4" };
-
-/** The variants the page offers, with a friendly label. */
+/** How the page labels the variants it features (which ones: the catalogue's `featured`). */
 export const VARIANTS = [
   { name: "3x3", label: "3×3", detail: "classic, 3 in a row", short: "3×3" },
   { name: "4x4k3", label: "4×4", detail: "3 in a row", short: "4×4, 3 in a row" },
@@ -19,61 +17,34 @@ export const VARIANTS = [
   { name: "4x4x4", label: "Qubic", detail: "4×4×4, 4 in a row", short: "Qubic" },
 ];
 
-function directions(dims) {
-  const result = [];
-  const total = 3 ** dims;
-  for (let code = 0; code < total; code++) {
-    const vector = [];
-    let rest = code;
-    for (let d = 0; d < dims; d++) {
-      vector.unshift((rest % 3) - 1);
-      rest = Math.floor(rest / 3);
-    }
-    const first = vector.find((v) => v !== 0);
-    if (first !== undefined && first > 0) result.push(vector);
-  }
-  return result;
-}
-
-/** A geometry for a variant name such as "3x3", "4x4k3", "4x4x4" or "qubic". */
-export function geometry(name) {
-  const key = String(name).trim().toLowerCase();
-  const match = NAME_PATTERN.exec(ALIASES[key] || key);
-  if (!match) throw new Error(`unknown variant ${JSON.stringify(name)}`);
-  const shape = match.slice(1, 4).filter((s) => s !== undefined).map(Number);
-  const k = match[4] !== undefined ? Number(match[4]) : Math.min(...shape);
-  if (shape.some((s) => s < 1 || s > 19) || k < 1 || k > Math.max(...shape)) {
-    throw new Error(`unknown variant ${JSON.stringify(name)}`);
-  }
+/**
+ * A variant from the engine's catalogue (an entry of GET /api/v1/variants): its shape,
+ * k and winning lines come from the server, so the page never works them out itself.
+ */
+export function geometryFrom(info) {
+  const shape = info.shape.map(Number);
   const dims = shape.length;
   const cells = shape.reduce((a, b) => a * b, 1);
-  const cellOf = (coords) => coords.reduce((index, c, i) => index * shape[i] + c, 0);
-  const lines = [];
-  const starts = [];
-  for (let cell = 0; cell < cells; cell++) starts.push(coordsOf(cell, shape));
-  for (const start of starts) {
-    for (const dir of directions(dims)) {
-      const end = start.map((s, i) => s + (k - 1) * dir[i]);
-      if (!end.every((e, i) => e >= 0 && e < shape[i])) continue;
-      const line = [];
-      for (let step = 0; step < k; step++) line.push(cellOf(start.map((s, i) => s + step * dir[i])));
-      lines.push(line);
-    }
-  }
+  const lines = info.winning_lines.map((line) => [...line]);
   const linesThrough = Array.from({ length: cells }, () => []);
   for (const line of lines) for (const cell of line) linesThrough[cell].push(line);
-  const base = shape.join("x");
   return {
-    name: k === Math.min(...shape) ? base : `${base}k${k}`,
+    name: info.name,
     shape,
-    k,
+    k: info.k,
     dims,
     cells,
     lines,
     linesThrough,
     coords: (cell) => coordsOf(cell, shape),
-    cell: cellOf,
+    cell: (coords) => coords.reduce((index, c, i) => index * shape[i] + c, 0),
   };
+}
+
+/** The catalogue entry named `name` (a variant name or one of its aliases), or null. */
+export function findVariant(catalog, name) {
+  const key = String(name).trim().toLowerCase();
+  return catalog.variants.find((v) => v.name === key || v.aliases.includes(key)) || null;
 }
 
 function coordsOf(cell, shape) {

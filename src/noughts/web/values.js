@@ -4,14 +4,6 @@
 // "win" | "draw" | "loss" (for the player making the move) and plies to the end of the
 // game; unproven ones carry a heuristic score (higher is better for the mover).
 
-/** The named stops of the level slider. */
-export const LEVEL_STOPS = [
-  ["easy", 2],
-  ["medium", 5],
-  ["hard", 8],
-  ["impossible", 10],
-];
-
 /** The name of a level: random (0), easy, medium, hard, impossible (10). */
 export function levelName(level) {
   if (level <= 0) return "random";
