@@ -24,6 +24,8 @@ from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from typing import ParamSpec, TypeVar
 
+from noughts.anytime.proof import CHAIN_NODES, find_win
+from noughts.anytime.strategy import strategy_move
 from noughts.engine import MoveEval, MoveResult
 from noughts.errors import GameOverError, NoughtsError
 from noughts.position import Position
@@ -174,6 +176,11 @@ def anytime_move(
     if theirs:
         moves = [next(iter(theirs))]  # the block is forced; search it only to value it
     else:
+        known = strategy_move(position)
+        if known is not None:  # the shipped strategy's proven move
+            return _result(position, known.move, value=Value(Outcome.WIN, known.plies),
+                           score=None, depth=known.plies, pv=(known.move,), nodes=0,
+                           start=start)
         book = book_move(position, random.Random(seed))
         if book is not None:
             return _result(position, book, value=None, score=None, depth=0, pv=(book,),
@@ -182,6 +189,11 @@ def anytime_move(
         if line is not None:
             return _result(position, line[0], value=Value(Outcome.WIN, len(line)), score=None,
                            depth=len(line), pv=tuple(line), nodes=search.nodes, start=start)
+        win = _proof_win(position, search, deadline, node_limit, start)
+        if win is not None:
+            move, plies = win
+            return _result(position, move, value=Value(Outcome.WIN, plies), score=None,
+                           depth=plies, pv=(move,), nodes=search.nodes, start=start)
         moves = search.ordered_moves(-1, 0)
     # Deepen until _SEARCH_SHARE of the budget. Once an iteration of _SCREEN_DEPTH plies is done,
     # the root moves are screened, best first, for the opponent's forced wins by
@@ -311,8 +323,32 @@ def _forced_win(
     threat_nodes = None if node_limit is None else max(node_limit // 4, 1)
     threats = ThreatSearch(search.board, deadline=threat_deadline, node_limit=threat_nodes)
     line = threats.find()
+    if line is None and not threats.exhausted():
+        # a long chain the deepening did not reach: the depth-first try the strategy
+        # builder calls a leaf with (see noughts.anytime.strategy_build)
+        threats.node_limit = threats.nodes + CHAIN_NODES
+        line = threats.refute()
     search.nodes += threats.nodes
     return line
+
+
+_PROOF_SHARE = 0.1
+"""The share of the budget the proof-number search gets to prove a win by quiet moves
+(after the threat search found none)."""
+
+
+def _proof_win(
+    position: Position, search: AnytimeSearch, deadline: float | None, node_limit: int | None,
+    start: float,
+) -> tuple[int, int] | None:
+    """A proven win for the side to move that needs quiet moves, within a share of the
+    budget."""
+    now = time.perf_counter()
+    proof_deadline = None if deadline is None else now + (deadline - start) * _PROOF_SHARE
+    proof_nodes = None if node_limit is None else max(int(node_limit * _PROOF_SHARE), 1)
+    if proof_deadline is None and proof_nodes is None:
+        return None
+    return find_win(position, deadline=proof_deadline, nodes=proof_nodes)
 
 
 @_timed
