@@ -102,8 +102,10 @@ _INFINITY = SEED_WIN * 10
 class SeedQubicBot(Bot):
     """The 4x4x4 seed's bot, move for move: ``depth`` is the seed's ``AI_DEPTH``.
 
-    Its rules come first: win now (the lowest winning cell), else block (the lowest
-    cell completing an opponent's line), else on an empty board a random first move
+    Its rules come first: win now, else block (the seed takes the first cell its scan of
+    the 76 lines meets, an order the fixture does not show; here the lowest: any win
+    wins, and against two threats every block loses), else on an empty board a random
+    first move
     (see :data:`Opening`), else alpha-beta minimax over the root move and ``depth``
     more plies, leaves scored by the seed's line counts and wins by
     ``±(100000 + plies left)``. Among equally good moves the lowest cell wins: the seed
