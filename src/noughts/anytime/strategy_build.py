@@ -14,9 +14,10 @@ on one position with a time budget, run by any :class:`concurrent.futures.Execut
   makes a job of each reply, so the work splits into smaller subtrees;
 * disproven: the move that led there was a mistake; it is reported in the frontier.
 
-The strategy file is the checkpoint: it is saved after every finished job, and a new
-run starts with a survey of what is there. An entry turns proven when every reply
-below it is.
+Jobs run deepest first, a few at a time between surveys, so subtrees are finished
+(and proven) one after another rather than every subtree split at once. The strategy
+file is the checkpoint: it is saved after every finished job, and a new run starts with
+a survey of what is there. An entry turns proven when every reply below it is.
 """
 
 from __future__ import annotations
@@ -103,18 +104,24 @@ class Survey:
         }
 
 
-def survey(strategy: Strategy, root: Position | None = None) -> Survey:
+Chains = dict[tuple[int, int], int]
+"""Canonical key -> plies of the position's threat chain, 0 where there is none."""
+
+
+def survey(strategy: Strategy, root: Position | None = None, chains: Chains | None = None
+           ) -> Survey:
     """Walk ``strategy``; turn open entries whose replies are all proven into proven
-    entries; list the positions still to prove."""
+    entries; list the positions still to prove. ``chains`` caches the threat search's
+    verdicts between surveys."""
     start = root if root is not None else Position("", strategy.geometry)
     result = Survey()
     memo: dict[tuple[int, int], int] = {}
-    _survey(strategy, start, result, memo)
+    _survey(strategy, start, result, memo, {} if chains is None else chains)
     return result
 
 
 def _survey(strategy: Strategy, position: Position, result: Survey,
-            memo: dict[tuple[int, int], int]) -> int:
+            memo: dict[tuple[int, int], int], chains: Chains) -> int:
     """The most plies the strategy lets the game last from ``position`` if it is
     proven, else 0."""
     key, _ = strategy.key(position)
@@ -128,14 +135,14 @@ def _survey(strategy: Strategy, position: Position, result: Survey,
         result.stored += 1
         result.proven += 1
         plies = found.plies
-    elif (chain := _threat_chain(position)) is not None:
+    elif chain := _cached_chain(position, key, chains):
         result.leaves += 1
         plies = chain
     elif found is None:
         result.jobs.append(position)
     else:
         result.stored += 1
-        plies = _open_entry(strategy, position, found.move, result, memo)
+        plies = _open_entry(strategy, position, found.move, result, memo, chains)
         if plies:
             entry = strategy.entries[key]
             strategy.entries[key] = replace(entry, proven=True, plies=plies)
@@ -147,7 +154,7 @@ def _survey(strategy: Strategy, position: Position, result: Survey,
 
 
 def _open_entry(strategy: Strategy, position: Position, move: int, result: Survey,
-                memo: dict[tuple[int, int], int]) -> int:
+                memo: dict[tuple[int, int], int], chains: Chains) -> int:
     """Survey the replies to an open entry's move: the plies bound if all are proven."""
     after = position.play(move)
     if after.winner is not None:
@@ -163,12 +170,19 @@ def _open_entry(strategy: Strategy, position: Position, move: int, result: Surve
         if child_key in replies:
             continue
         replies.add(child_key)
-        plies = _survey(strategy, child, result, memo)
+        plies = _survey(strategy, child, result, memo, chains)
         if not plies:
             longest = -1
         elif longest >= 0:
             longest = max(longest, plies)
     return 0 if longest < 0 else longest + 2
+
+
+def _cached_chain(position: Position, key: tuple[int, int], chains: Chains) -> int:
+    known = chains.get(key)
+    if known is None:
+        known = chains[key] = _threat_chain(position) or 0
+    return known
 
 
 def _threat_chain(position: Position) -> int | None:
@@ -227,20 +241,24 @@ def build_strategy(
     pool = ProcessPoolExecutor(max_workers=workers) if executor is None else executor
     deadline = time.monotonic() + seconds
     done = 0
-    disproven: list[tuple[int, int]] = []
+    disproven: set[tuple[int, int]] = set()
+    chains: Chains = {}
     try:
         while True:
-            state = survey(strategy)
+            state = survey(strategy, chains=chains)
             strategy.save(path)
             if progress is not None:
                 progress("survey", state, done)
             todo = [p for p in state.jobs if (p.x, p.o) not in disproven]
             if not todo or time.monotonic() >= deadline:
                 return state
-            for result in _run(pool, variant_name, todo, job_seconds, deadline, workers):
+            # the deepest first: subtrees get finished (and proven) one by one
+            todo.sort(key=lambda p: -p.ply)
+            batch = todo[: max(2 * workers, 4)]
+            for result in _run(pool, variant_name, batch, job_seconds, deadline, workers):
                 merge(strategy, result)
                 if result.status == "disproven":
-                    disproven.append((result.x, result.o))
+                    disproven.add((result.x, result.o))
                 strategy.save(path)
                 done += 1
                 if progress is not None:
