@@ -169,6 +169,10 @@ def anytime_move(
         move = min(mine)
         return _result(position, move, value=Value(Outcome.WIN, 1), score=None, depth=1,
                        pv=(move,), nodes=0, start=start)
+    known = strategy_move(position)
+    if known is not None:  # the shipped strategy's proven move
+        return _result(position, known.move, value=Value(Outcome.WIN, known.plies),
+                       score=None, depth=known.plies, pv=(known.move,), nodes=0, start=start)
     if len(theirs) >= 2:
         first, second = sorted(theirs)[:2]
         return _result(position, first, value=Value(Outcome.LOSS, 2), score=None, depth=2,
@@ -176,11 +180,6 @@ def anytime_move(
     if theirs:
         moves = [next(iter(theirs))]  # the block is forced; search it only to value it
     else:
-        known = strategy_move(position)
-        if known is not None:  # the shipped strategy's proven move
-            return _result(position, known.move, value=Value(Outcome.WIN, known.plies),
-                           score=None, depth=known.plies, pv=(known.move,), nodes=0,
-                           start=start)
         book = book_move(position, random.Random(seed))
         if book is not None:
             return _result(position, book, value=None, score=None, depth=0, pv=(book,),
