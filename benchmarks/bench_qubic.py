@@ -4,9 +4,12 @@ Not a test: it takes minutes. Three parts, each selectable:
 
 * ``speed``: nodes per second and depth reached per move over a set of middle-game
   positions (reached by seeded random play and kept only if nobody has a threat yet);
-* ``seed``: matches against the 4x4x4 seed's depth-3 balanced bot, the engine as X and
-  as O (the opponent's first move randomised), counting games we lost after proving a
-  forced win;
+* ``seed``: matches against the faithful copy of the 4x4x4 seed's bot
+  (``seed-qubic:3``: its ``AI_DEPTH = 3``, four plies, lowest-cell ties), the engine as
+  X and as O; as X the bot opens on a random corner or centre, as the seed intends
+  (``--seed-opening first16`` for its code's bug, ``any`` for any of the 64 cells, as
+  this benchmark did before the faithful copy); counting games we lost after proving a
+  forced win and games where every engine move was a proven win;
 * ``self``: the engine at ``--time`` against itself at ``--fast`` seconds a move.
 
 Results are printed as a table and written to ``benchmarks/results/qubic.json``.
@@ -34,21 +37,22 @@ from pathlib import Path
 from noughts.anytime.search import anytime_move
 from noughts.anytime.threats import find_forced_win
 from noughts.engine import MoveResult
-from noughts.players.reference import SeedQubicBot
+from noughts.players.reference import LegacySeedQubicBot, SeedQubicBot
 from noughts.position import Position
 
 RESULTS = Path(__file__).parent / "results"
 
 
 def middle_games(count: int, seed: int = 7) -> list[Position]:
-    """Positions after 8-20 plies of a weak but sane game (the seed's depth-1 bot with a
-    random opening), kept if nobody has a threat and the side to move has no quick
-    continuous-threat win."""
+    """Positions after 8-20 plies of a weak but sane game (a one-ply copy of the seed's
+    bot with a random opening), kept if nobody has a threat and the side to move has no
+    quick continuous-threat win."""
     rng = random.Random(seed)
     positions: list[Position] = []
     while len(positions) < count:
         position = Position("", "qubic")
-        bots = [SeedQubicBot(depth=1, seed=rng.randrange(1 << 30)) for _ in range(2)]
+        # the legacy copy keeps the position set of earlier runs (its own tie order)
+        bots = [LegacySeedQubicBot(depth=1, seed=rng.randrange(1 << 30)) for _ in range(2)]
         for ply in range(rng.randrange(8, 21)):
             if ply < 2 or rng.random() < 0.2:
                 move = rng.choice(list(position.legal_moves))
@@ -105,8 +109,11 @@ def bench_speed(count: int, time_limit: float) -> dict[str, object]:
 
 
 Chooser = Callable[[Position], int]
-Task = tuple[str, int, float | None, int, int | None]
-"""(side, game, time limit, seed, node budget or fast budget in ms)"""
+Task = tuple[str, int, float | None, int, int | None, str]
+"""(side, game, time limit, seed, node budget or fast budget in ms, the seed bot's
+opening: strong, first16 or any)"""
+
+SEED_OPENINGS = ("strong", "first16", "any")
 
 
 def play_game(
@@ -131,6 +138,8 @@ class EngineSide:
         self.depths: list[int] = []
         self.times: list[float] = []
         self.proved_win = False
+        self.moves = 0
+        self.proven_wins = 0
         self.results: list[MoveResult] = []
 
     def __call__(self, position: Position) -> int:
@@ -140,29 +149,33 @@ class EngineSide:
         if result.depth and not result.proven and result.pv:
             self.depths.append(result.depth)
         self.times.append(result.elapsed_ms)
+        self.moves += 1
         if result.proven and result.outcome == "win":
             self.proved_win = True
+            self.proven_wins += 1
         return result.move
 
 
 def _seed_game(task: Task) -> dict[str, object]:
-    """One game against the seed's depth-3 balanced bot (run in a worker process)."""
-    side, game, time_limit, seed, nodes = task
+    """One game against the seed's bot, ``seed-qubic:3`` (run in a worker process)."""
+    side, game, time_limit, seed, nodes, opening = task
     engine = EngineSide(time_limit, seed * 1000 + game, nodes)
-    bot = SeedQubicBot(depth=3, style="balanced", seed=seed * 1000 + game)
+    bot = SeedQubicBot(depth=3, style="balanced", seed=seed * 1000 + game,
+                       opening="first16" if opening == "first16" else "strong")
     if side == "X":
         winner = play_game(engine, bot.choose, side, {})
     else:
         rng = random.Random(seed * 1000 + game)
 
         def opener(position: Position) -> int:
-            if position.ply == 0:  # the opponent's first move, randomised
+            if position.ply == 0 and opening == "any":  # any of the 64 cells
                 return rng.choice(list(position.legal_moves))
             return bot.choose(position)
 
         winner = play_game(opener, engine, side, {})
     return {"side": side, "game": game, "winner": winner, "depths": engine.depths,
-            "times": engine.times, "proved_win": engine.proved_win}
+            "times": engine.times, "proved_win": engine.proved_win,
+            "all_proven": engine.moves > 0 and engine.proven_wins == engine.moves}
 
 
 def _played(
@@ -177,21 +190,28 @@ def _played(
 
 
 def bench_seed(
-    games: int, time_limit: float | None, seed: int, nodes: int | None = None, jobs: int = 1
+    games: int,
+    time_limit: float | None,
+    seed: int,
+    nodes: int | None = None,
+    jobs: int = 1,
+    opening: str = "strong",
 ) -> dict[str, object]:
     summary: dict[str, object] = {}
     all_depths: list[int] = []
     all_times: list[float] = []
-    tasks: list[Task] = [(side, game, time_limit, seed, nodes)
+    tasks: list[Task] = [(side, game, time_limit, seed, nodes, opening)
                          for side in ("X", "O") for game in range(games)]
     tally = {side: {"games": games, "wins": 0, "draws": 0, "losses": 0,
-                    "lost_after_proven_win": 0} for side in ("X", "O")}
+                    "lost_after_proven_win": 0, "every_move_proven_win": 0}
+             for side in ("X", "O")}
     for record in _played(_seed_game, tasks, jobs):
         side, winner = str(record["side"]), record["winner"]
         depths, times = record["depths"], record["times"]
         assert isinstance(depths, list) and isinstance(times, list)
         all_depths += depths
         all_times += times
+        tally[side]["every_move_proven_win"] += bool(record["all_proven"])
         if winner == side:
             tally[side]["wins"] += 1
         elif winner is None:
@@ -204,6 +224,8 @@ def bench_seed(
               f"  (min depth {min(depths, default=0)}, "
               f"max {max(times, default=0):.0f} ms)", flush=True)
     summary.update(tally)
+    summary["opponent"] = SeedQubicBot(depth=3).name
+    summary["opponent_opening"] = opening
     summary["jobs"] = jobs
     summary["moves"] = len(all_times)
     summary["moves_over_budget_plus_50ms"] = sum(t > (time_limit or 0) * 1000 + 50
@@ -220,7 +242,7 @@ def bench_seed(
 
 def _self_game(task: Task) -> dict[str, object]:
     """One game of the engine at ``time_limit`` against itself at ``fast`` (in a worker)."""
-    _, game, time_limit, seed, fast = task
+    _, game, time_limit, seed, fast, _ = task
     assert time_limit is not None and fast is not None
     strong = EngineSide(time_limit, seed * 7919 + game)
     weak = EngineSide(fast / 1000, seed * 104729 + game)
@@ -236,7 +258,7 @@ def bench_self(
     points = 0.0
     record = {"wins": 0, "draws": 0, "losses": 0}
     # the fast budget travels in milliseconds so that the task tuple stays one type
-    tasks: list[Task] = [("self", game, time_limit, seed, round(fast * 1000))
+    tasks: list[Task] = [("self", game, time_limit, seed, round(fast * 1000), "")
                          for game in range(games)]
     for played in _played(_self_game, tasks, jobs):
         winner, strong_side = played["winner"], played["side"]
@@ -268,6 +290,10 @@ def main(argv: list[str] | None = None) -> int:
                         help="games played at once, against the seed's bot and in self-play "
                              "(worker processes; keep to the idle cores, or the clock budget "
                              "buys less search)")
+    parser.add_argument("--seed-opening", choices=SEED_OPENINGS, default="strong",
+                        help="the seed bot's first move: strong (a random corner or centre, "
+                             "as the seed intends; default), first16 (the seed code's bug) "
+                             "or any (any cell, as before the faithful copy)")
     parser.add_argument("--parts", default="speed,seed,self", help="comma-separated parts")
     parser.add_argument("--out", default=str(RESULTS / "qubic.json"))
     args = parser.parse_args(argv)
@@ -283,9 +309,10 @@ def main(argv: list[str] | None = None) -> int:
         report["speed"] = bench_speed(args.positions, args.time)
     if "seed" in parts:
         budget = f"{args.nodes} nodes" if args.nodes else f"{args.time} s"
-        print(f"vs seed depth-3 balanced: {args.games} games a side at {budget}", flush=True)
+        print(f"vs {SeedQubicBot(depth=3).name} (the seed's AI_DEPTH 3, four plies), "
+              f"opening {args.seed_opening}: {args.games} games a side at {budget}", flush=True)
         report["seed"] = bench_seed(args.games, None if args.nodes else args.time, args.seed,
-                                    args.nodes, args.jobs)
+                                    args.nodes, args.jobs, args.seed_opening)
         report["seed_budget"] = budget
     if "self" in parts:
         print(f"self-play: {args.time} s vs {args.fast} s, {args.games} games", flush=True)

@@ -23,30 +23,32 @@ from pathlib import Path
 RESULTS = Path(__file__).parent / "results"
 
 EXPERIMENTS: dict[str, list[str]] = {
-    # The 4x4x4 seed's three experiments, with our copy of its bots.
+    # The 4x4x4 seed's three experiments, with our first copy of its bots (named
+    # seed-qubic-legacy since seed-qubic plays as the seed's code: docs/experiments.md).
     "seed-balanced-vs-random": [
-        "seed-qubic:3", "seed-random", "--variant", "qubic", "--games", "100", "--seed", "1"
+        "seed-qubic-legacy:3", "seed-random", "--variant", "qubic", "--games", "100", "--seed", "1"
     ],
     "seed-balanced-vs-depth2": [
-        "seed-qubic:3", "seed-qubic:2", "--variant", "qubic", "--games", "100", "--seed", "2"
+        "seed-qubic-legacy:3", "seed-qubic-legacy:2", "--variant", "qubic", "--games", "100",
+        "--seed", "2",
     ],
     "seed-balanced-vs-defensive2": [
-        "seed-qubic:3", "seed-qubic:2:defensive", "--variant", "qubic", "--games", "100",
-        "--seed", "3",
+        "seed-qubic-legacy:3", "seed-qubic-legacy:2:defensive", "--variant", "qubic",
+        "--games", "100", "--seed", "3",
     ],
     # Level 10 against each seed-style bot on its board, 100 games on each side.
     # Qubic at level 10 thinks 0.3 s a move here (the default is 1 s): two shared cores.
     "level10-vs-seed-qubic3": [
-        "level:10", "seed-qubic:3", "--variant", "qubic", "--games", "200", "--seed", "4",
+        "level:10", "seed-qubic-legacy:3", "--variant", "qubic", "--games", "200", "--seed", "4",
         "--time", "0.3", "--move-limit", "30",
     ],
     # The same with a node budget instead of a clock: independent of the machine's load.
     "level10-nodes-vs-seed-qubic3": [
-        "level:10", "seed-qubic:3", "--variant", "qubic", "--games", "100", "--seed", "9",
+        "level:10", "seed-qubic-legacy:3", "--variant", "qubic", "--games", "100", "--seed", "9",
         "--nodes", "100000", "--move-limit", "60",
     ],
     "level10-vs-seed-qubic2-defensive": [
-        "level:10", "seed-qubic:2:defensive", "--variant", "qubic", "--games", "200",
+        "level:10", "seed-qubic-legacy:2:defensive", "--variant", "qubic", "--games", "200",
         "--seed", "5", "--time", "0.3", "--move-limit", "30",
     ],
     "level10-vs-seed-4x4": [

@@ -6,7 +6,13 @@ import pytest
 
 from noughts.anytime.evaluate import evaluate, line_weights
 from noughts.errors import NoughtsError
-from noughts.players.reference import RandomBot, SeedQubicBot, SeedRegionsBot, _region_value
+from noughts.players.reference import (
+    LegacySeedQubicBot,
+    RandomBot,
+    SeedQubicBot,
+    SeedRegionsBot,
+    _region_value,
+)
 from noughts.position import Position
 
 EMPTY_LAYER = "..../..../..../...."
@@ -19,6 +25,8 @@ def qubic(*layers: str) -> Position:
 def test_names_are_stable() -> None:
     assert SeedQubicBot().name == "seed-qubic:3"
     assert SeedQubicBot(depth=2, style="defensive").name == "seed-qubic:2:defensive"
+    assert SeedQubicBot(opening="first16").name == "seed-qubic:3:first16"
+    assert LegacySeedQubicBot(depth=2, style="defensive").name == "seed-qubic-legacy:2:defensive"
     assert SeedRegionsBot().name == "seed-4x4"
     assert RandomBot().name == "random"
 
@@ -38,12 +46,13 @@ def test_seed_qubic_bot_opens_on_a_strong_cell_reproducibly() -> None:
     assert SeedQubicBot(seed=4).choose(empty) == SeedQubicBot(seed=4).choose(empty)
 
 
-def test_depth_three_sees_a_fork_that_depth_one_cannot() -> None:
+def test_three_plies_see_a_fork_that_one_ply_cannot() -> None:
     # X to move: cell 2 makes two threats (row 0-3 and column 2-14)
     x = sum(1 << c for c in (0, 1, 6, 10))
     o = sum(1 << c for c in (12, 15, 60, 63))
     position = Position.from_bitboards(x, o, "qubic")
-    assert SeedQubicBot(depth=3).choose(position) == 2
+    assert SeedQubicBot(depth=2).choose(position) == 2  # AI_DEPTH 2: three plies
+    assert LegacySeedQubicBot(depth=3).choose(position) == 2
 
 
 def test_styles_weigh_lines_as_the_seed_describes() -> None:
@@ -69,7 +78,11 @@ def test_seed_qubic_bot_beats_random_play() -> None:
 
 def test_bad_settings_are_errors() -> None:
     with pytest.raises(NoughtsError, match="depth"):
-        SeedQubicBot(depth=0)
+        SeedQubicBot(depth=-1)
+    with pytest.raises(NoughtsError, match="depth"):
+        LegacySeedQubicBot(depth=0)
+    with pytest.raises(NoughtsError, match="opening"):
+        SeedQubicBot(opening="centre")  # type: ignore[arg-type]
     with pytest.raises(NoughtsError, match="style"):
         SeedQubicBot(style="reckless")  # type: ignore[arg-type]
     with pytest.raises(NoughtsError, match="3 in a row"):

@@ -27,7 +27,9 @@ from typing import ParamSpec, TypeVar
 
 from noughts.anytime.evaluate import Style
 from noughts.anytime.openings import opening_move
+from noughts.anytime.proof import CHAIN_NODES, find_win
 from noughts.anytime.pvs import INF, MATE, MATE_BOUND, AnytimeSearch, Stop
+from noughts.anytime.strategy import strategy_move
 from noughts.anytime.threats import ThreatSearch
 from noughts.budget import Budget
 from noughts.notation import square_name
@@ -164,6 +166,10 @@ def anytime_move(
         move = min(mine)
         return _result(position, move, value=Value(Outcome.WIN, 1), score=None, depth=1,
                        pv=(move,), nodes=0, start=start)
+    known = strategy_move(position)
+    if known is not None:  # the shipped strategy's proven move
+        return _result(position, known.move, value=Value(Outcome.WIN, known.plies),
+                       score=None, depth=known.plies, pv=(known.move,), nodes=0, start=start)
     if len(theirs) >= 2:
         first, second = sorted(theirs)[:2]
         return _result(position, first, value=Value(Outcome.LOSS, 2), score=None, depth=2,
@@ -179,6 +185,11 @@ def anytime_move(
         if line is not None:
             return _result(position, line[0], value=Value(Outcome.WIN, len(line)), score=None,
                            depth=len(line), pv=tuple(line), nodes=search.nodes, start=start)
+        win = _proof_win(position, search, whole)
+        if win is not None:
+            move, plies = win
+            return _result(position, move, value=Value(Outcome.WIN, plies), score=None,
+                           depth=plies, pv=(move,), nodes=search.nodes, start=start)
         moves = search.ordered_moves(-1, 0)
     # Deepen until _SEARCH_SHARE of the budget. Once an iteration of _SCREEN_DEPTH plies is done,
     # the root moves are screened, best first, for the opponent's forced wins by
@@ -301,8 +312,31 @@ def _forced_win(search: AnytimeSearch, budget: Budget) -> list[int] | None:
     budget."""
     threats = ThreatSearch(search.board, budget=budget.share(0.25))
     line = threats.find()
+    if line is None and not threats.exhausted():
+        # a long chain the deepening did not reach: the depth-first try the strategy
+        # builder calls a leaf with (see noughts.anytime.strategy_build)
+        threats.budget = threats.budget.limited(
+            deadline=threats.budget.deadline, node_limit=threats.nodes + CHAIN_NODES)
+        line = threats.refute()
     search.nodes += threats.nodes
     return line
+
+
+_PROOF_SHARE = 0.1
+"""The share of the budget the proof-number search gets to prove a win by quiet moves
+(after the threat search found none)."""
+
+
+def _proof_win(position: Position, search: AnytimeSearch, budget: Budget
+               ) -> tuple[int, int] | None:
+    """A proven win for the side to move that needs quiet moves, within a share of the
+    budget (from now)."""
+    share = budget.share(_PROOF_SHARE)
+    if share.deadline is not None:
+        share = share.limited(deadline=time.perf_counter() + share.deadline - share.start,
+                              node_limit=share.node_limit)
+    win = find_win(position, budget=share)
+    return win
 
 
 @_timed

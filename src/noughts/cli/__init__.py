@@ -27,6 +27,9 @@ COMMANDS: dict[str, tuple[str, str]] = {
     "play": ("play_command", "play in the terminal"),
     "arena": ("arena_commands", "bot-vs-bot matches with statistics"),
     "replay": ("arena_commands", "print a saved arena game move by move"),
+    "prove": ("proof_commands", "prove a forced win, loss or draw (proof-number search)"),
+    "verify-book": ("proof_commands", "check the shipped Qubic strategy with simple code"),
+    "build-book": ("proof_commands", "grow a Qubic strategy file offline, resumably"),
 }
 
 

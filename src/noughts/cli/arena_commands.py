@@ -27,8 +27,9 @@ def add_arguments(name: str, parser: argparse.ArgumentParser) -> None:
         "players",
         nargs="+",
         metavar="PLAYER",
-        help="random, level:N, easy/medium/hard/impossible, seed-qubic[:D[:STYLE]], "
-        "seed-4x4, seed-random or module:callable",
+        help="random, level:N, easy/medium/hard/impossible, "
+        "seed-qubic[:D[:STYLE][:first16]] (D = the seed's AI_DEPTH: D+1 plies), "
+        "seed-qubic-legacy[:D[:STYLE]], seed-4x4, seed-random or module:callable",
     )
     parser.add_argument("--variant", default="3x3", help="board (default 3x3)")
     parser.add_argument("--games", type=int, default=100, help="games per pairing (default 100)")

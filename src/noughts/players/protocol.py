@@ -10,17 +10,27 @@ the same games.
 
 Player specs on the command line:
 
-=========================  =========================================================
-``random``                 uniformly random legal moves (the same as ``level:0``)
-``level:N``                engine level ``N`` (0-10); presets ``easy``, ``medium``,
-                           ``hard``, ``impossible`` (also as ``level:hard``)
-``seed-qubic[:D[:STYLE]]`` the 4x4x4 seed's bot: depth ``D`` (default 3), style
-                           ``balanced`` (default), ``aggressive`` or ``defensive``
-``seed-4x4``               the 4x4 backend seed's region bot
-``seed-random``            the seed-style random bot
-``module:callable``        any importable callable ``f(position) -> move``, a player
-                           object, or a class/factory building one
-=========================  =========================================================
+=================================  =================================================
+``random``                         uniformly random legal moves (``level:0``)
+``level:N``                        engine level ``N`` (0-10); presets ``easy``,
+                                   ``medium``, ``hard``, ``impossible`` (also as
+                                   ``level:hard``)
+``seed-qubic[:D[:STYLE][:OPEN]]``  the 4x4x4 seed's bot as its code plays:
+                                   ``D`` is its ``AI_DEPTH`` (0-5, default 3), so it
+                                   searches ``D + 1`` plies (its move and ``D``
+                                   more); style ``balanced`` (default),
+                                   ``aggressive`` or ``defensive``; first move
+                                   ``strong`` (default: a random corner or centre,
+                                   as the seed meant) or ``first16`` (a random cell
+                                   among 0-15, as its code does)
+``seed-qubic-legacy[:D[:STYLE]]``  our earlier copy, ``D`` plies in all (1-6,
+                                   default 3), its own tie order: what
+                                   ``seed-qubic:D`` meant before the faithful copy
+``seed-4x4``                       the 4x4 backend seed's region bot
+``seed-random``                    the seed-style random bot
+``module:callable``                any importable callable ``f(position) -> move``,
+                                   a player object, or a class/factory building one
+=================================  =================================================
 
 >>> from noughts.budget import Budget
 >>> from noughts.position import Position
@@ -170,24 +180,52 @@ def _bots() -> Any:
     return reference
 
 
+_SEED_STYLES = ("balanced", "aggressive", "defensive")
+_SEED_OPENINGS = ("strong", "first16")
+
+
 def _seed_qubic_spec(parts: list[str]) -> PlayerSpec:
-    if len(parts) > 2:
-        raise ValueError("expected seed-qubic[:DEPTH[:STYLE]]")
-    depth_text = parts[0] if parts else "3"
-    if not depth_text.isdigit() or not 1 <= int(depth_text) <= 6:
-        raise ValueError("the depth must be an integer from 1 to 6")
-    depth = int(depth_text)
-    style = parts[1].lower() if len(parts) > 1 else "balanced"
-    if style not in ("balanced", "aggressive", "defensive"):
-        raise ValueError("the style must be balanced, aggressive or defensive")
-    name = f"seed-qubic:{depth}" + (f":{style}" if style != "balanced" else "")
+    """``seed-qubic[:DEPTH[:STYLE][:OPENING]]``: the faithful copy of the seed's bot."""
+    if len(parts) > 3:
+        raise ValueError("expected seed-qubic[:DEPTH[:STYLE][:OPENING]]")
+    depth = _seed_depth(parts[0] if parts else "3", 0, 5, "the depth (the seed's AI_DEPTH)")
+    styles = [part.lower() for part in parts[1:] if part.lower() in _SEED_STYLES]
+    openings = [part.lower() for part in parts[1:] if part.lower() in _SEED_OPENINGS]
+    if len(styles) + len(openings) < len(parts[1:]) or len(styles) > 1 or len(openings) > 1:
+        raise ValueError(
+            "after the depth come a style (balanced, aggressive or defensive) and an "
+            f"opening (strong or first16), each at most once, not {':'.join(parts[1:])!r}"
+        )
+    style = styles[0] if styles else "balanced"
+    opening = openings[0] if openings else "strong"
 
     def build(seed: int | None, allowance: Allowance) -> Player:
-        bot: Player = _bots().SeedQubicBot(depth, style, seed)
-        bot.name = name
+        bot: Player = _bots().SeedQubicBot(depth, style, seed, opening=opening)
         return bot
 
-    return PlayerSpec(name, build)
+    return PlayerSpec(_bots().SeedQubicBot(depth, style, opening=opening).name, build)
+
+
+def _legacy_seed_qubic_spec(parts: list[str]) -> PlayerSpec:
+    """``seed-qubic-legacy[:PLIES[:STYLE]]``: our earlier, shallower copy."""
+    if len(parts) > 2:
+        raise ValueError("expected seed-qubic-legacy[:PLIES[:STYLE]]")
+    depth = _seed_depth(parts[0] if parts else "3", 1, 6, "the depth (plies in all)")
+    style = parts[1].lower() if len(parts) > 1 else "balanced"
+    if style not in _SEED_STYLES:
+        raise ValueError("the style must be balanced, aggressive or defensive")
+
+    def build(seed: int | None, allowance: Allowance) -> Player:
+        bot: Player = _bots().LegacySeedQubicBot(depth, style, seed)
+        return bot
+
+    return PlayerSpec(_bots().LegacySeedQubicBot(depth, style).name, build)
+
+
+def _seed_depth(text: str, low: int, high: int, what: str) -> int:
+    if not text.isdigit() or not low <= int(text) <= high:
+        raise ValueError(f"{what} must be an integer from {low} to {high}")
+    return int(text)
 
 
 def _simple_bot_spec(name: str, class_name: str) -> PlayerSpec:
@@ -228,6 +266,8 @@ def parse_player(text: str) -> PlayerSpec:
             return _level_spec(parse_level(rest))
         if key == "seed-qubic":
             return _seed_qubic_spec(rest.split(":") if rest else [])
+        if key == "seed-qubic-legacy":
+            return _legacy_seed_qubic_spec(rest.split(":") if rest else [])
         if key == "seed-4x4" and not rest:
             return _simple_bot_spec("seed-4x4", "SeedRegionsBot")
         if key == "seed-random" and not rest:
@@ -238,7 +278,8 @@ def parse_player(text: str) -> PlayerSpec:
         raise NoughtsError(f"bad player {spec!r}: {error}") from None
     raise NoughtsError(
         f"unknown player {spec!r}: expected random, level:N, easy/medium/hard/impossible, "
-        "seed-qubic[:D[:STYLE]], seed-4x4, seed-random or module:callable"
+        "seed-qubic[:D[:STYLE][:OPENING]], seed-qubic-legacy[:D[:STYLE]], seed-4x4, "
+        "seed-random or module:callable"
     )
 
 

@@ -3,11 +3,16 @@
 Each bot has a ``name`` and ``choose(position) -> cell``; randomness comes from
 ``random.Random(seed)``, so a seeded bot replays the same game.
 
-* :class:`SeedQubicBot` plays like the 4x4x4 seed: win now, else block, else (on the
-  empty board) a random strong first move, else a depth-limited alpha-beta whose leaves
-  score every line held by one side only ``4**marks`` (balanced); the defensive style
+* :class:`SeedQubicBot` plays as the 4x4x4 seed's bot does, move for move: win now,
+  else block, else (on the empty board) a random first move, else alpha-beta over the
+  root move and ``depth`` (the seed's ``AI_DEPTH``) more plies, whose leaves score
+  every line held by one side only ``4**marks`` (balanced); the defensive style
   weighs the opponent's lines ``marks * 4**marks``, the aggressive style its own.
-  Terminal scores are ``±(100000 + depth left)``, so faster wins count more.
+  Terminal scores are ``±(100000 + plies left)``, so faster wins count more; ties go
+  to the lowest cell. It picks the seed's cell on all 81 positions of
+  ``tests/data/qubic_seed_bot_moves.json`` (games against the seed's own code).
+  :class:`LegacySeedQubicBot` is our first, one ply shallower copy, kept for the
+  results measured against it.
 * :class:`SeedRegionsBot` plays like the 4x4 backend seed on 4x4 with 3 in a row: win
   now, else the cell of best utility, where a cell's utility sums over the four
   overlapping 3x3 regions the minimax value of the region after the move (regions
@@ -35,17 +40,28 @@ from __future__ import annotations
 import random
 import time
 from functools import lru_cache
+from typing import Literal
 
 from noughts.anytime.board import SearchBoard
 from noughts.anytime.evaluate import Style, line_weights
 from noughts.anytime.openings import strong_cells
 from noughts.budget import Budget
 from noughts.errors import NoughtsError
+from noughts.geometry import scan_forward
 from noughts.players.choice import choice_of
 from noughts.position import Position
 from noughts.results import MoveChoice
 
-__all__ = ["Bot", "SeedQubicBot", "SeedRegionsBot", "RandomBot", "SEED_WIN"]
+__all__ = [
+    "Bot",
+    "SeedQubicBot",
+    "LegacySeedQubicBot",
+    "Opening",
+    "OPENINGS",
+    "SeedRegionsBot",
+    "RandomBot",
+    "SEED_WIN",
+]
 
 SEED_WIN = 100_000
 """The 4x4x4 seed's terminal score (plus the depth left)."""
@@ -83,21 +99,81 @@ class RandomBot(Bot):
         return self.rng.choice(list(position.legal_moves))
 
 
-class SeedQubicBot(Bot):
-    """The 4x4x4 seed's bot: rules, random first move, depth-limited alpha-beta."""
+Opening = Literal["strong", "first16"]
+"""How :class:`SeedQubicBot` opens an empty board: ``"strong"``, a random corner or
+centre (what the 4x4x4 seed meant); ``"first16"``, a random cell among the first 16 of
+the board (cells 0-15, its bottom layer: what the seed's code does)."""
 
-    def __init__(self, depth: int = 3, style: Style = "balanced", seed: int | None = None) -> None:
-        if isinstance(depth, bool) or not isinstance(depth, int) or depth < 1:
-            raise NoughtsError(f"depth must be a positive integer, not {depth!r}")
+OPENINGS: tuple[Opening, ...] = ("strong", "first16")
+
+_INFINITY = SEED_WIN * 10
+
+
+class SeedQubicBot(Bot):
+    """The 4x4x4 seed's bot, move for move: ``depth`` is the seed's ``AI_DEPTH``.
+
+    Its rules come first: win now, else block (the seed takes the first cell its scan of
+    the 76 lines meets, an order the fixture does not show; here the lowest: any win
+    wins, and against two threats every block loses), else on an empty board a random
+    first move
+    (see :data:`Opening`), else alpha-beta minimax over the root move and ``depth``
+    more plies, leaves scored by the seed's line counts and wins by
+    ``±(100000 + plies left)``. Among equally good moves the lowest cell wins: the seed
+    tries cells in board order and keeps a later one only if it scores strictly more.
+    The search here tries likely moves first (fewer nodes, the same values) and gives
+    a cell below the best so far the window ``(best - 1, +inf)``, so that a tie comes
+    back exact and the lower cell takes it: the same choice as the seed's.
+
+    >>> from noughts.position import Position
+    >>> bot = SeedQubicBot(depth=3)
+    >>> bot.name, bot.plies
+    ('seed-qubic:3', 4)
+    >>> bot.choose(Position("X" + "." * 41 + "O" + "." * 21, "qubic"))  # 6 cells tie
+    3
+    >>> SeedQubicBot(seed=2, opening="first16").choose(Position("", "qubic")) < 16
+    True
+    """
+
+    def __init__(
+        self,
+        depth: int = 3,
+        style: Style = "balanced",
+        seed: int | None = None,
+        *,
+        opening: Opening = "strong",
+    ) -> None:
+        if isinstance(depth, bool) or not isinstance(depth, int) or depth < self._min_depth:
+            raise NoughtsError(
+                f"depth must be an integer from {self._min_depth} up, not {depth!r}"
+            )
         if style not in ("balanced", "aggressive", "defensive"):
             raise NoughtsError(
                 f"unknown seed style {style!r}: expected balanced, aggressive or defensive"
             )
+        if opening not in OPENINGS:
+            raise NoughtsError(f"unknown seed opening {opening!r}: expected strong or first16")
         self.depth = depth
         self.style: Style = style
+        self.opening: Opening = opening
         self.rng = random.Random(seed)
-        self.name = f"seed-qubic:{depth}" + ("" if style == "balanced" else f":{style}")
+        self.name = self._name()
         self.nodes = 0
+
+    _min_depth = 0
+    _prefix = "seed-qubic"
+
+    @property
+    def plies(self) -> int:
+        """Plies searched: the root move and ``depth`` more."""
+        return self.depth + 1
+
+    def _name(self) -> str:
+        name = f"{self._prefix}:{self.depth}"
+        if self.style != "balanced":
+            name += f":{self.style}"
+        if self.opening != "strong":
+            name += f":{self.opening}"
+        return name
 
     def choose(self, position: Position) -> int:
         _check(position)
@@ -108,14 +184,27 @@ class SeedQubicBot(Bot):
         if board.threats[1 - me]:
             return min(board.threats[1 - me])
         if position.ply == 0:
-            return self.rng.choice(strong_cells(position.geometry))
-        best, best_score = -1, -(SEED_WIN * 10)
-        alpha, beta = -(SEED_WIN * 10), SEED_WIN * 10
+            return self._first_move(position)
+        return self._root(board, me)
+
+    def _first_move(self, position: Position) -> int:
+        if self.opening == "first16":
+            return self.rng.choice(range(min(16, position.geometry.cells)))
+        return self.rng.choice(strong_cells(position.geometry))
+
+    def _root(self, board: SearchBoard, me: int) -> int:
+        """The lowest of the best-scoring cells (the seed's choice)."""
+        best, best_score = -1, -_INFINITY
         for cell in _ordered(board):
-            score = self._after(board, cell, self.depth - 1, alpha, beta, me)
-            if score > best_score or best < 0:
+            if best < 0:
+                alpha = -_INFINITY
+            elif cell < best:
+                alpha = best_score - 1  # a tie must come back exact: the lower cell wins it
+            else:
+                alpha = best_score
+            score = self._after(board, cell, self.plies - 1, alpha, _INFINITY, me)
+            if best < 0 or score > best_score or (score == best_score and cell < best):
                 best, best_score = cell, score
-            alpha = max(alpha, score)
         return best
 
     def _after(
@@ -132,13 +221,16 @@ class SeedQubicBot(Bot):
             board.undo(cell)
 
     def _minimax(self, board: SearchBoard, depth: int, alpha: int, beta: int, me: int) -> int:
+        """Alpha-beta (fail-soft): exact inside ``(alpha, beta)``, else a bound beyond it."""
         self.nodes += 1
         if not board.empty:
             return 0
         if depth == 0:
             return board.score if me == 0 else -board.score
+        if depth == 1:
+            return self._frontier(board, me)
         maximizing = board.stm == me
-        best = -(SEED_WIN * 10) if maximizing else SEED_WIN * 10
+        best = -_INFINITY if maximizing else _INFINITY
         for cell in _ordered(board):
             score = self._after(board, cell, depth - 1, alpha, beta, me)
             if maximizing:
@@ -151,10 +243,56 @@ class SeedQubicBot(Bot):
                 break
         return best
 
+    def _frontier(self, board: SearchBoard, me: int) -> int:
+        """Exact value of a node one ply above the leaves, no move played: a win now
+        scores ``SEED_WIN``, else the best leaf is the score plus the largest gain
+        (the seed's styles have no fork weight, so the board's gains are exact)."""
+        mover = board.stm
+        self.nodes += board.empty.bit_count()
+        if board.threats[mover]:
+            return SEED_WIN if mover == me else -SEED_WIN
+        gains = board.gain[mover]
+        best_gain = max(gains[cell] for cell in scan_forward(board.empty))
+        value = (board.score if mover == 0 else -board.score) + best_gain
+        return value if mover == me else -value
+
+
+class LegacySeedQubicBot(SeedQubicBot):
+    """Our first copy of the seed's bot, kept because measured results cite it.
+
+    It searches ``depth`` plies in all (one fewer than the seed's ``AI_DEPTH`` means),
+    breaks ties by its own move order rather than by the lowest cell, and opens on a
+    random corner or centre. Player ``seed-qubic-legacy:D[:STYLE]``.
+
+    >>> LegacySeedQubicBot(depth=3).plies, SeedQubicBot(depth=3).plies
+    (3, 4)
+    """
+
+    def __init__(self, depth: int = 3, style: Style = "balanced", seed: int | None = None) -> None:
+        super().__init__(depth, style, seed)
+
+    _min_depth = 1
+    _prefix = "seed-qubic-legacy"
+
+    @property
+    def plies(self) -> int:
+        return self.depth
+
+    def _root(self, board: SearchBoard, me: int) -> int:
+        """The first best-scoring cell in the search's own move order."""
+        best, best_score = -1, -_INFINITY
+        alpha = -_INFINITY
+        for cell in _ordered(board):
+            score = self._after(board, cell, self.plies - 1, alpha, _INFINITY, me)
+            if score > best_score or best < 0:
+                best, best_score = cell, score
+            alpha = max(alpha, score)
+        return best
+
 
 def _ordered(board: SearchBoard) -> list[int]:
     """Empty cells, likeliest best first (the seed's "future work": the value found is
-    the same as in board order, only faster; among equal moves the first here wins)."""
+    the same as in board order, only faster)."""
     side = board.stm
     mine, theirs = board.pot[side], board.pot[1 - side]
     threats = board.threats[side]

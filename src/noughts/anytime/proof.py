@@ -1,0 +1,492 @@
+"""Proof-number search: prove that the side to move wins, loses, or neither.
+
+Depth-first proof-number search (df-pn, Nagai 2002) with the 1+epsilon threshold
+trick (Pawlewicz and Lew 2007), run on a :class:`~noughts.anytime.board.SearchBoard`.
+One side is the *attacker*: the search proves that it wins by force, or that it
+cannot (a draw or a loss is a failure to the attacker). A win for the side to move is
+proven with that side as attacker, a loss with its opponent as attacker; when both
+fail the position is a proven draw.
+
+What makes it practical for Qubic:
+
+* **Forced moves are free**: a side that can complete a line wins, a side facing two
+  threats loses, a side facing one threat has one move (the block).
+* **Threat-space search at the leaves**: every new position with the attacker to move
+  is first tried with the continuous-threat search of
+  :mod:`noughts.anytime.threats` (the defender's forced blocks that make threats of
+  their own are answered inside it); a chain found there proves the node at once, so
+  most of the defender's replies are settled by a short chain without being expanded.
+* **Proof numbers from threats**: a defender facing a threat has one move, so such a
+  node starts with proof number 1; other new positions start with numbers that fall
+  as the attacker's potential grows (lines one mark short of a threat, and fork points
+  where two of them cross), so forcing and promising lines are tried first.
+* **A transposition table on canonical keys**: the Zobrist hash of the least image of
+  the position under all the board's symmetries (192 for Qubic), so a position met in
+  any orientation, by any route, is searched once. Moves are stored in the canonical
+  orientation and mapped back when read.
+
+The search polls its own :class:`~noughts.budget.Budget` (a deadline, a node limit, a
+cancel switch) and can be resumed: a :class:`ProofSearch` keeps its table between calls
+to :meth:`ProofSearch.run`.
+
+>>> from noughts.position import Position
+>>> result = prove(Position("", "4x4k3"))
+>>> result.status, result.plies
+('win', 5)
+>>> prove(Position("XX./OO./...")).status, prove(Position("X../.O./...")).status
+('win', 'draw')
+>>> prove(Position("XO./.X./...")).status  # O must block at 8, then X forks
+'loss'
+"""
+
+from __future__ import annotations
+
+import contextlib
+import time
+from collections.abc import Iterator
+from dataclasses import dataclass
+from typing import Literal
+
+from noughts.anytime.board import SearchBoard
+from noughts.anytime.evaluate import line_weights
+from noughts.anytime.threats import DEFAULT_MAX_THREATS, ThreatSearch
+from noughts.budget import Budget, BudgetExhausted
+from noughts.errors import GameOverError
+from noughts.position import Position
+
+__all__ = [
+    "CHAIN_NODES",
+    "INFINITY",
+    "ProofResult",
+    "ProofSearch",
+    "Status",
+    "prove",
+    "find_win",
+]
+
+INFINITY = 1 << 40
+"""A proof or disproof number that says: settled (the other number is 0)."""
+
+EPSILON = 0.25
+"""The 1+epsilon trick: a child is searched until its number passes the second best
+child's by this share, so the search does not switch back and forth between siblings."""
+
+LEAF_THREAT_NODES = 2_000
+"""Positions the threat-space search may visit when a new attacker node is first met."""
+
+CHAIN_NODES = 5_000
+"""A threat chain the depth-first threat search finds within this many positions ends
+a stored strategy (the position is a leaf, not stored), and the anytime search tries
+as much before it searches, so it plays such chains out."""
+
+OPEN_PROOF = 10
+"""The proof number of a new attacker position without threat potential; each two pot
+cells (empty cells on the attacker's lines one mark short of a threat) take one off and
+each fork point :data:`FORK_BONUS` (down to 1)."""
+
+QUIET_PROOF = 20
+"""The proof number of a new defender position that faces no threat, less twice the
+attacker's potential (down to 2). A defender facing a threat starts at 1.
+Measured on twelve Qubic positions 4-8 plies deep within 300,000 nodes: the mobility
+numbers (1 for the attacker, the replies for the defender) proved 4 of 10, these 9 of
+10 in a quarter of the time (``benchmarks/bench_proof.py`` has the wider set)."""
+
+FORK_BONUS = 3
+"""How many pot cells a fork point counts as in the initial proof numbers."""
+
+Status = Literal["win", "loss", "draw", "unknown"]
+
+# A table entry: [proof number, disproof number, move in the canonical orientation or -1,
+# plies of the threat chain when the node was proven by one, else 0].
+_Entry = list[int]
+_PN, _DN, _MOVE, _CHAIN = 0, 1, 2, 3
+
+
+@dataclass(frozen=True)
+class ProofResult:
+    """What the proof search settled, for the side to move.
+
+    ``status`` is ``win``/``loss``/``draw`` when proven, ``unknown`` when the budget ran
+    out first. ``move`` is a winning move (``win``), or the move that resists longest
+    in the search's view otherwise (``None`` if the game is over). ``proof_size``
+    counts the positions in the proof (``None`` unless proven win or loss), ``plies``
+    bounds the length of the game under the proof's strategy.
+    """
+
+    status: Status
+    move: int | None
+    nodes: int
+    elapsed: float
+    proof_size: int | None = None
+    plies: int | None = None
+    proof_number: int = 0
+    disproof_number: int = 0
+
+    @property
+    def proven(self) -> bool:
+        """True for a settled result (win, loss or draw)."""
+        return self.status != "unknown"
+
+
+class ProofSearch:
+    """df-pn for ``attacker`` (0 = X, 1 = O) on ``board``, which it plays on and restores.
+
+    ``table`` maps canonical keys to entries; pass one in to share it between searches
+    of the same attacker (the book builder does).
+    """
+
+    def __init__(
+        self,
+        board: SearchBoard,
+        attacker: int,
+        *,
+        table: dict[int, _Entry] | None = None,
+        leaf_threat_nodes: int = LEAF_THREAT_NODES,
+        max_threats: int = DEFAULT_MAX_THREATS,
+    ) -> None:
+        self.board = board
+        self.attacker = attacker
+        self.table: dict[int, _Entry] = {} if table is None else table
+        self.threats = ThreatSearch(board)
+        self.leaf_threat_nodes = leaf_threat_nodes
+        self.max_threats = max_threats
+        self.perms = board.tables.perms
+        self.inverse = board.tables.inverse
+        self.nodes = 0
+        self.budget = Budget()
+
+    # -- driving -----------------------------------------------------------------------
+    def run(self, budget: Budget | None = None, *, nodes: int | None = None) -> tuple[int, int]:
+        """Search until the root is proven or disproven, the ``budget`` runs out, or
+        ``nodes`` more positions are searched; return the root's ``(proof number,
+        disproof number)``. Can be called again to go on where it stopped."""
+        budget = budget if budget is not None else Budget()
+        limit = None if nodes is None else self.nodes + nodes
+        if budget.node_limit is not None:  # the budget counts this search's positions
+            limit = budget.node_limit if limit is None else min(limit, budget.node_limit)
+        self.budget = budget.limited(deadline=budget.deadline, node_limit=limit)
+        entry = self._entry()
+        with contextlib.suppress(BudgetExhausted):
+            self._mid(INFINITY, INFINITY, entry)
+        return entry[_PN], entry[_DN]
+
+    def _entry(self) -> _Entry:
+        """The table entry of the board's position, evaluated as a leaf if new."""
+        key, _ = self.board.canonical_key()
+        entry = self.table.get(key)
+        if entry is None:
+            entry = self._leaf()
+            self.table[key] = entry
+        return entry
+
+    def _check_budget(self) -> None:
+        self.budget.check(self.nodes)
+
+    # -- the rules of a node -------------------------------------------------------------
+    def _leaf(self) -> _Entry:
+        """A new position's entry: settled by the rules or a threat chain, else initial
+        proof numbers from its mobility."""
+        board = self.board
+        side = board.stm
+        attacking = side == self.attacker
+        mine = board.threats[side]
+        if mine:  # the side to move completes a line
+            move = self.perms[board.canonical_key()[1]][next(iter(mine))]
+            return [0, INFINITY, move, 1] if attacking else [INFINITY, 0, move, 0]
+        theirs = board.threats[1 - side]
+        if len(theirs) >= 2 or not board.empty:  # lost (two threats), or a full board
+            if attacking or not board.empty:
+                return [INFINITY, 0, -1, 0]
+            return [0, INFINITY, -1, 0]
+        if attacking:
+            threats = self.threats
+            before = threats.nodes
+            threats.budget = self.budget.limited(
+                deadline=self.budget.deadline, node_limit=before + self.leaf_threat_nodes)
+            line = threats.refute(self.max_threats)
+            self.nodes += threats.nodes - before
+            if line is not None:
+                move = self.perms[board.canonical_key()[1]][line[0]]
+                return [0, INFINITY, move, len(line)]
+        # initial numbers from the attacker's threat potential: lines one mark short of
+        # a threat (pot cells) and the cells where two of them cross (forks)
+        attacker = self.attacker
+        potential = len(board.pot[attacker]) // 2 + FORK_BONUS * board.forks[attacker]
+        if attacking:
+            return [max(1, OPEN_PROOF - potential), board.empty.bit_count(), -1, 0]
+        if board.threats[attacker]:  # the defender has one move: the block
+            return [1, 1, -1, 0]
+        return [max(2, QUIET_PROOF - 2 * potential), 1, -1, 0]
+
+    def moves(self) -> list[int]:
+        """The moves worth searching for the side to move: the block when the opponent
+        has one threat, else every empty cell, the most promising first."""
+        board = self.board
+        theirs = board.threats[1 - board.stm]
+        if theirs:
+            return [next(iter(theirs))]
+        return [cell for _, cell in sorted(board.gains(board.empty), reverse=True)]
+
+    # -- the search --------------------------------------------------------------------
+    def _mid(self, th_pn: int, th_dn: int, entry: _Entry) -> None:
+        """Search the board's position until its proof number reaches ``th_pn`` or its
+        disproof number ``th_dn`` (or it is settled), updating ``entry`` in place."""
+        if entry[_PN] >= th_pn or entry[_DN] >= th_dn or not entry[_PN] or not entry[_DN]:
+            return
+        self.nodes += 1
+        if self.nodes & 63 == 0:
+            self._check_budget()
+        board = self.board
+        table = self.table
+        attacking = board.stm == self.attacker
+        _, symmetry = board.canonical_key()
+        to_canonical = self.perms[symmetry]
+        children: list[tuple[int, _Entry]] = []
+        for cell in self.moves():
+            board.play(cell)
+            key, _ = board.canonical_key()
+            child = table.get(key)
+            if child is None:
+                child = self._leaf()
+                table[key] = child
+            board.undo(cell)
+            if not attacking:  # each new child of a defender's node ran a threat search
+                self._check_budget()
+            children.append((cell, child))
+            if (attacking and not child[_PN]) or (not attacking and not child[_DN]):
+                break
+        while True:
+            # an attacker node is an OR node: proven by one child, disproven by all
+            if attacking:
+                pn, dn, best, second = INFINITY, 0, 0, INFINITY
+                for index, (_, child) in enumerate(children):
+                    dn += child[_DN]
+                    value = child[_PN]
+                    if value < pn:
+                        second, pn, best = pn, value, index
+                    elif value < second:
+                        second = value
+            else:
+                pn, dn, best, second = 0, INFINITY, 0, INFINITY
+                for index, (_, child) in enumerate(children):
+                    pn += child[_PN]
+                    value = child[_DN]
+                    if value < dn:
+                        second, dn, best = dn, value, index
+                    elif value < second:
+                        second = value
+            pn = min(pn, INFINITY)
+            dn = min(dn, INFINITY)
+            entry[_PN], entry[_DN] = pn, dn
+            entry[_MOVE] = to_canonical[children[best][0]]
+            if pn >= th_pn or dn >= th_dn or not pn or not dn:
+                return
+            cell, child = children[best]
+            if attacking:
+                child_pn = min(th_pn, _widen(second))
+                child_dn = th_dn if th_dn >= INFINITY else th_dn - dn + child[_DN]
+            else:
+                child_dn = min(th_dn, _widen(second))
+                child_pn = th_pn if th_pn >= INFINITY else th_pn - pn + child[_PN]
+            board.play(cell)
+            try:
+                self._mid(child_pn, child_dn, child)
+            finally:
+                board.undo(cell)
+
+    # -- reading the table ---------------------------------------------------------------
+    def best_move(self) -> int | None:
+        """The move the table holds for the board's position (winning, if proven)."""
+        key, symmetry = self.board.canonical_key()
+        entry = self.table.get(key)
+        if entry is None or entry[_MOVE] < 0:
+            return None
+        return self.inverse[symmetry][entry[_MOVE]]
+
+    def proof(self) -> Iterator[tuple[int, int, int, bool, int]]:
+        """Walk the proof of the board's position (which must be proven): yields
+        ``(x, o, move, chain, plies)`` once for every attacker position of the strategy
+        (up to symmetry): ``x``/``o`` its bitboards, ``move`` the attacker's move there,
+        ``chain`` true where the move starts a threat chain (or wins at once), so the
+        rest of the way is forced, and ``plies`` the most plies the strategy lets the
+        game last from there."""
+        seen: set[int] = set()
+        memo: dict[int, int] = {}
+        yield from self._walk(seen, memo)
+
+    def _walk(
+        self, seen: set[int], memo: dict[int, int]
+    ) -> Iterator[tuple[int, int, int, bool, int]]:
+        board = self.board
+        key, symmetry = board.canonical_key()
+        if key in seen:
+            return
+        seen.add(key)
+        entry = self.table[key]
+        if entry[_PN]:
+            raise ValueError("the position is not proven")
+        if board.stm == self.attacker:
+            move = self.inverse[symmetry][entry[_MOVE]]
+            chain = entry[_CHAIN] > 0
+            yield board.bits[0], board.bits[1], move, chain, self._plies(memo)
+            if chain:
+                return
+            board.play(move)
+            try:
+                yield from self._walk(seen, memo)
+            finally:
+                board.undo(move)
+            return
+        if len(board.threats[self.attacker]) >= 2:
+            return  # the defender cannot block two threats: nothing to walk
+        for cell in self.moves():
+            board.play(cell)
+            try:
+                yield from self._walk(seen, memo)
+            finally:
+                board.undo(cell)
+
+    def plies(self) -> int:
+        """The most plies the proven strategy lets the game last (a bound on the
+        distance to the win, not its exact value)."""
+        memo: dict[int, int] = {}
+        return self._plies(memo)
+
+    def _plies(self, memo: dict[int, int]) -> int:
+        board = self.board
+        key, symmetry = board.canonical_key()
+        known = memo.get(key)
+        if known is not None:
+            return known
+        entry = self.table.get(key)
+        if entry is None:  # a reply to a position the rules settled without expanding
+            entry = self.table[key] = self._leaf()
+        if board.stm == self.attacker:
+            if entry[_CHAIN]:
+                result = entry[_CHAIN]
+            else:
+                move = self.inverse[symmetry][entry[_MOVE]]
+                board.play(move)
+                try:
+                    result = 1 + self._plies(memo)
+                finally:
+                    board.undo(move)
+        elif len(board.threats[self.attacker]) >= 2:
+            result = 2  # any move, then the attacker completes a line
+        else:
+            result = 0
+            for cell in self.moves():
+                board.play(cell)
+                try:
+                    result = max(result, 1 + self._plies(memo))
+                finally:
+                    board.undo(cell)
+        memo[key] = result
+        return result
+
+
+def _widen(second: int) -> int:
+    if second >= INFINITY:
+        return INFINITY
+    return int(second * (1 + EPSILON)) + 1
+
+
+FIRST_SLICE = 2_000
+"""Nodes of the first turn of each side's search in :func:`prove`; turns double."""
+
+
+def prove(
+    position: Position,
+    *,
+    time_limit: float | None = None,
+    nodes: int | None = None,
+    budget: Budget | None = None,
+) -> ProofResult:
+    """Prove a win, a loss or a draw for the side to move within the budget.
+
+    ``time_limit`` is in seconds, ``nodes`` counts searched positions (both checked),
+    ``budget`` bounds the search too (cancelling it stops the search); with none of
+    them the search runs until it settles. Two searches take turns, each keeping its
+    table: one for a win of the side to move, one for a win of its opponent (a loss),
+    each turn twice as long as the last. Both failing proves a draw.
+    """
+    if position.is_over:
+        raise GameOverError("the game is over: nothing to prove")
+    own = Budget.within(time_limit, nodes)
+    whole = own if budget is None else budget.narrowed(
+        deadline=own.deadline, node_limit=own.node_limit, start=own.start)
+    start = whole.start
+    player = 0 if position.to_move == "X" else 1
+    weights = line_weights(position.geometry.k)
+    searches = [
+        ProofSearch(SearchBoard(position, weights, player, track_gains=False), attacker)
+        for attacker in (player, 1 - player)
+    ]
+    numbers = [(1, 1), (1, 1)]
+    turn = FIRST_SLICE
+    while True:
+        for index, search in enumerate(searches):
+            if not numbers[index][1]:
+                continue  # disproven already
+            spent = sum(s.nodes for s in searches)
+            left = turn if whole.node_limit is None else min(turn, whole.node_limit - spent)
+            if left > 0:
+                # the whole budget's deadline and cancel switch; this turn's nodes
+                numbers[index] = search.run(whole.limited(deadline=whole.deadline,
+                                                          node_limit=None), nodes=left)
+            if not numbers[index][0]:
+                return _proven(searches, index, start)
+        spent = sum(s.nodes for s in searches)
+        if not numbers[0][1] and not numbers[1][1]:
+            return ProofResult("draw", searches[0].best_move(), spent,
+                               time.perf_counter() - start)
+        if whole.expired(spent):
+            pn, dn = numbers[0]
+            return ProofResult("unknown", searches[0].best_move(), spent,
+                               time.perf_counter() - start, proof_number=pn,
+                               disproof_number=dn)
+        turn *= 2
+
+
+def _proven(searches: list[ProofSearch], index: int, start: float) -> ProofResult:
+    """The result once ``searches[index]`` proved its attacker's win."""
+    search = searches[index]
+    spent = sum(s.nodes for s in searches)
+    move = search.best_move() if index == 0 else _resisting_move(search)
+    return ProofResult("win" if index == 0 else "loss", move, spent,
+                       time.perf_counter() - start,
+                       proof_size=sum(1 for _ in search.proof()), plies=search.plies())
+
+
+def _resisting_move(search: ProofSearch) -> int | None:
+    """In a proven loss, the defender's move whose proof is largest (resists longest)."""
+    board = search.board
+    best: tuple[int, int] | None = None
+    for cell in search.moves():
+        board.play(cell)
+        try:
+            size = search._plies({})
+        finally:
+            board.undo(cell)
+        if best is None or size > best[0]:
+            best = (size, cell)
+    return None if best is None else best[1]
+
+
+def find_win(position: Position, *, budget: Budget | None = None) -> tuple[int, int] | None:
+    """A proven winning move for the side to move and the most plies its proof lets
+    the game last, if the search proves a win within ``budget``; else ``None``.
+
+    >>> find_win(Position("XX./OO./..."))
+    (2, 1)
+    """
+    if position.is_over:
+        return None
+    player = 0 if position.to_move == "X" else 1
+    board = SearchBoard(position, line_weights(position.geometry.k), player, track_gains=False)
+    search = ProofSearch(board, player)
+    pn, _ = search.run(budget)
+    move = search.best_move()
+    if pn or move is None:
+        return None
+    return move, search.plies()

@@ -1,0 +1,182 @@
+"""A first player's winning strategy stored as package data: for each position the
+strategy meets with that player to move, the move to play there.
+
+A :class:`Strategy` maps positions, up to the board's symmetries, to a move and a
+status. A *proven* entry's move wins by force: every reply of the opponent leads to
+another proven entry or to a position won by a chain of continuous threats (which
+:mod:`noughts.anytime.strategy_check` checks with simple code of its own). An *open*
+entry is part of a strategy still being built: its move is the builder's choice, not
+yet proven; nothing reports it as proven.
+
+Positions are stored in their canonical form (:meth:`noughts.symmetries.Symmetries.canonical`:
+the least image under the board's symmetries), with the move in that image's
+orientation, so a position reached by any route, in any orientation, is found.
+
+The file: the magic ``NQS1``, the variant's name (a length byte and the name), then
+zlib-compressed records of 23 bytes: ``x`` and ``o`` as 64-bit little-endian integers,
+the move, a status byte (1 proven, 0 open), the most plies the strategy lets the game
+last from there (0 when open), and the milliseconds of search spent on the entry as a
+32-bit integer.
+
+>>> from noughts.position import Position
+>>> book = Strategy("4x4x4")
+>>> book.add(Position("", "4x4x4"), 0, proven=False)
+>>> book.lookup(Position("", "4x4x4")).move in {0, 3, 12, 15, 48, 51, 60, 63}
+True
+>>> Strategy.from_bytes(book.to_bytes()).entries == book.entries
+True
+"""
+
+from __future__ import annotations
+
+import struct
+import zlib
+from dataclasses import dataclass
+from functools import cache
+from importlib import resources
+from pathlib import Path
+
+from noughts.errors import NoughtsError
+from noughts.position import Position
+from noughts.variants import variant
+
+__all__ = [
+    "Entry",
+    "Found",
+    "Strategy",
+    "shipped_strategy",
+    "strategy_move",
+    "STRATEGY_FILE",
+]
+
+STRATEGY_FILE = "qubic-strategy.bin"
+"""The shipped Qubic strategy, in ``noughts/data``."""
+
+_MAGIC = b"NQS1"
+_RECORD = struct.Struct("<QQBBBI")
+PROVEN, OPEN = 1, 0
+
+
+@dataclass(frozen=True)
+class Entry:
+    """A stored decision: the move (in the canonical orientation), whether it is
+    proven to win, the most plies the strategy lets the game last from there (0 when
+    open), and the search time spent on it so far (milliseconds)."""
+
+    move: int
+    proven: bool
+    plies: int = 0
+    effort_ms: int = 0
+
+
+@dataclass(frozen=True)
+class Found:
+    """A position found in a strategy: the move in the position's own orientation,
+    whether it is proven, and the plies bound (see :class:`Entry`)."""
+
+    move: int
+    proven: bool
+    plies: int
+
+
+class Strategy:
+    """Moves for the positions a strategy meets, keyed by canonical form."""
+
+    def __init__(self, variant_name: str) -> None:
+        self.variant = variant_name
+        self.geometry = variant(variant_name)
+        self.entries: dict[tuple[int, int], Entry] = {}
+
+    def __len__(self) -> int:
+        return len(self.entries)
+
+    def key(self, position: Position) -> tuple[tuple[int, int], int]:
+        """The canonical key of ``position`` and the symmetry that maps it there."""
+        x, o, symmetry = self.geometry.symmetry_group.canonical(position.x, position.o)
+        return (x, o), symmetry
+
+    def add(
+        self, position: Position, move: int, *, proven: bool, plies: int = 0, effort_ms: int = 0
+    ) -> None:
+        """Store ``move`` (in ``position``'s orientation) for ``position``."""
+        key, symmetry = self.key(position)
+        self.entries[key] = Entry(
+            self.geometry.symmetries[symmetry][move], proven, plies if proven else 0, effort_ms
+        )
+
+    def lookup(self, position: Position) -> Found | None:
+        """The stored move for ``position`` in its own orientation, or ``None``."""
+        key, symmetry = self.key(position)
+        entry = self.entries.get(key)
+        if entry is None:
+            return None
+        perm = self.geometry.symmetries[symmetry]
+        return Found(perm.index(entry.move), entry.proven, entry.plies)
+
+    # -- the file ----------------------------------------------------------------------
+    def to_bytes(self) -> bytes:
+        """The compressed file form (records sorted, so equal strategies give equal
+        bytes)."""
+        body = b"".join(
+            _RECORD.pack(x, o, e.move, PROVEN if e.proven else OPEN, e.plies,
+                         min(e.effort_ms, 2**32 - 1))
+            for (x, o), e in sorted(self.entries.items())
+        )
+        name = self.variant.encode()
+        return _MAGIC + bytes([len(name)]) + name + zlib.compress(body, 9)
+
+    @classmethod
+    def from_bytes(cls, data: bytes) -> Strategy:
+        """Read the file form back; a damaged file raises :class:`NoughtsError`."""
+        if not data.startswith(_MAGIC) or len(data) < len(_MAGIC) + 1:
+            raise NoughtsError("not a noughts strategy file")
+        size = data[len(_MAGIC)]
+        start = len(_MAGIC) + 1
+        name = data[start : start + size].decode()
+        try:
+            body = zlib.decompress(data[start + size :])
+        except zlib.error as error:
+            raise NoughtsError(f"damaged strategy file: {error}") from None
+        if len(body) % _RECORD.size:
+            raise NoughtsError("damaged strategy file: truncated record")
+        strategy = cls(name)
+        for x, o, move, status, plies, effort in _RECORD.iter_unpack(body):
+            strategy.entries[(x, o)] = Entry(move, status == PROVEN, plies, effort)
+        return strategy
+
+    def save(self, path: Path) -> None:
+        """Write the file atomically (a new file renamed over the old one)."""
+        partial = path.with_suffix(path.suffix + ".partial")
+        partial.write_bytes(self.to_bytes())
+        partial.replace(path)
+
+    @classmethod
+    def load(cls, path: Path) -> Strategy:
+        """Read a strategy file."""
+        return cls.from_bytes(path.read_bytes())
+
+
+@cache
+def shipped_strategy() -> Strategy | None:
+    """The strategy shipped with the package for Qubic, or ``None`` if there is none."""
+    try:
+        data = resources.files("noughts.data").joinpath(STRATEGY_FILE).read_bytes()
+    except (FileNotFoundError, ModuleNotFoundError):
+        return None
+    return Strategy.from_bytes(data)
+
+
+def strategy_move(position: Position) -> Found | None:
+    """The shipped strategy's proven move for ``position`` (any orientation, any
+    route), or ``None`` when the position is not a proven entry of it.
+
+    >>> strategy_move(Position("X../.O./...")) is None  # no strategy for 3x3
+    True
+    """
+    if position.geometry.name != "4x4x4" or position.first != "X":
+        return None
+    strategy = shipped_strategy()
+    if strategy is None:
+        return None
+    found = strategy.lookup(position)
+    return found if found is not None and found.proven else None

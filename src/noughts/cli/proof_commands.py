@@ -1,0 +1,190 @@
+"""``noughts prove``, ``noughts verify-book`` and ``noughts build-book``: proofs of wins.
+
+    noughts prove BOARD [--variant V] [--time S] [--nodes N] [--json]
+    noughts verify-book qubic [--file PATH] [--sample N] [--json]
+    noughts build-book qubic [--file PATH] [--hours H] [--job-seconds S] [--workers N]
+
+``prove`` runs the proof-number search on one position and says whether the side to
+move wins, loses or draws by force, or that the budget ran out first (``unknown``).
+``verify-book`` checks the shipped Qubic strategy (or ``--file``) with code of its own;
+``--sample N`` checks N proven entries one step deep instead of walking the whole
+strategy. ``build-book`` grows a strategy file offline, resumably (see
+:mod:`noughts.anytime.strategy_build`).
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import math
+import sys
+import time
+from pathlib import Path
+from typing import Any
+
+__all__ = ["add_arguments", "run"]
+
+_STRATEGY_VARIANTS = {"qubic": "4x4x4", "4x4x4": "4x4x4"}
+
+
+def _positive(kind: type[float] | type[int]) -> Any:
+    def parse(text: str) -> float | int:
+        try:
+            value = kind(text)
+        except ValueError:
+            raise argparse.ArgumentTypeError(f"not a number: {text!r}") from None
+        if not math.isfinite(value) or value <= 0:
+            raise argparse.ArgumentTypeError(f"must be a positive finite number, not {text}")
+        return value
+
+    return parse
+
+
+def add_arguments(name: str, parser: argparse.ArgumentParser) -> None:
+    """Arguments of ``prove``, ``verify-book`` or ``build-book``."""
+    if name == "prove":
+        parser.add_argument("board", metavar="BOARD", nargs="?", default="",
+                            help="the board (default: the empty board)")
+        parser.add_argument("--variant", "-v", metavar="V", help="qubic, 4x4, 5x4k4...")
+        parser.add_argument("--first", choices=("X", "O"), default="X",
+                            help="who started (default X)")
+        parser.add_argument("--time", dest="time_limit", type=_positive(float), metavar="S",
+                            default=10.0, help="seconds to search (default 10)")
+        parser.add_argument("--nodes", type=_positive(int), metavar="N", help="node budget")
+        parser.add_argument("--json", action="store_true", help="print one JSON object")
+        return
+    parser.add_argument("variant", metavar="VARIANT", help="qubic (the only one for now)")
+    parser.add_argument("--file", type=Path, metavar="PATH",
+                        help="a strategy file (default: the one shipped with noughts)")
+    if name == "verify-book":
+        parser.add_argument("--sample", type=_positive(int), metavar="N",
+                            help="check N proven entries one step deep, not the whole walk")
+        parser.add_argument("--seed", type=int, default=0, help="seed of the sample")
+        parser.add_argument("--json", action="store_true", help="print one JSON object")
+        return
+    parser.add_argument("--hours", type=_positive(float), default=1.0,
+                        help="wall time to build (default 1)")
+    parser.add_argument("--job-seconds", type=_positive(float), default=15.0,
+                        help="search time of one job (default 15)")
+    parser.add_argument("--workers", type=_positive(int), default=1,
+                        help="worker processes (default 1)")
+
+
+def run(name: str, args: argparse.Namespace) -> int:
+    """Run ``prove``, ``verify-book`` or ``build-book``."""
+    if name == "prove":
+        return _prove(args)
+    if name == "verify-book":
+        return _verify(args)
+    return _build(args)
+
+
+def _prove(args: argparse.Namespace) -> int:
+    from noughts.anytime.proof import prove
+    from noughts.cli.engine_commands import infer_variant
+    from noughts.position import Position
+
+    variant = args.variant or (infer_variant(args.board) if args.board else "3x3")
+    position = Position(args.board, variant, first=args.first)
+    sys.setrecursionlimit(max(sys.getrecursionlimit(), 10 * position.geometry.cells + 1000))
+    result = prove(position, time_limit=args.time_limit, nodes=args.nodes)
+    record = {
+        "variant": position.variant, "board": position.board, "to_move": position.to_move,
+        "status": result.status, "proven": result.proven, "move": result.move,
+        "proof_size": result.proof_size, "plies": result.plies, "nodes": result.nodes,
+        "elapsed_ms": round(result.elapsed * 1000, 3),
+        "proof_number": result.proof_number, "disproof_number": result.disproof_number,
+    }
+    if args.json:
+        print(json.dumps(record))
+        return 0
+    mover = position.to_move
+    if result.status == "unknown":
+        text = (f"unknown: no proof within the budget (proof number {result.proof_number:,}, "
+                f"disproof number {result.disproof_number:,})")
+    elif result.status == "draw":
+        text = "draw: neither side can force a win"
+    else:
+        text = (f"{mover} {'wins' if result.status == 'win' else 'loses'} by force "
+                f"(proof of {result.proof_size:,} positions, at most {result.plies} plies)")
+    print(text)
+    if result.move is not None:
+        print(f"{mover} plays {result.move}")
+    print(f"{result.nodes:,} nodes · {result.elapsed * 1000:.0f} ms")
+    return 0
+
+
+def _strategy_path(args: argparse.Namespace) -> Path | None:
+    from noughts.cli import fail
+
+    if args.variant.lower() not in _STRATEGY_VARIANTS:
+        raise fail(f"no strategy book for {args.variant!r}: only qubic has one")
+    path: Path | None = args.file
+    return path
+
+
+def _verify(args: argparse.Namespace) -> int:
+    from noughts.anytime.strategy import Strategy, shipped_strategy
+    from noughts.anytime.strategy_check import check_entries, verify_strategy
+    from noughts.cli import fail
+
+    path = _strategy_path(args)
+    if path is not None and not path.is_file():
+        raise fail(f"no strategy file at {path}")
+    strategy = Strategy.load(path) if path is not None else shipped_strategy()
+    if strategy is None:
+        raise fail("this installation ships no Qubic strategy")
+    sys.setrecursionlimit(max(sys.getrecursionlimit(), 10_000))
+    start = time.perf_counter()
+    if args.sample:
+        report = check_entries(strategy, args.sample, seed=args.seed)
+    else:
+        report = verify_strategy(strategy)
+    elapsed = time.perf_counter() - start
+    record = {"entries": len(strategy), "seconds": round(elapsed, 3), **report.as_json()}
+    if args.sample:
+        record["complete"] = False
+    if args.json:
+        print(json.dumps(record))
+    else:
+        kind = f"a sample of {args.sample} entries" if args.sample else "the whole strategy"
+        print(f"checked {kind}: {report.checked:,} positions with stored moves, "
+              f"{report.threat_leaves:,} leaves won by threats, {elapsed:.1f} s")
+        if not args.sample:
+            print(f"frontier: {report.open_entries:,} open entries, "
+                  f"{report.unsolved:,} positions not yet solved")
+            print("the strategy proves the first player's win" if record["complete"]
+                  else "the strategy is partial: it does not prove the win from the first move")
+        for failure in report.failures[:10]:
+            print(f"FAILED {failure}")
+    return 0 if report.ok else 1
+
+
+def _build(args: argparse.Namespace) -> int:
+    from rich.progress import BarColumn, Progress, TextColumn, TimeElapsedColumn
+
+    from noughts.anytime.strategy import STRATEGY_FILE
+    from noughts.anytime.strategy_build import Survey, build_strategy
+
+    path = _strategy_path(args) or Path("src/noughts/data") / STRATEGY_FILE
+    if not path.parent.is_dir():
+        from noughts.cli import fail
+
+        raise fail(f"no directory {path.parent} for the strategy file")
+    sys.setrecursionlimit(max(sys.getrecursionlimit(), 10_000))
+    with Progress(TextColumn("{task.description}"), BarColumn(), TextColumn(
+            "{task.completed}/{task.total} jobs"), TimeElapsedColumn()) as bar:
+        task = bar.add_task("surveying", total=None)
+
+        def progress(event: str, survey: Survey, done: int) -> None:
+            if event == "survey":
+                bar.update(task, total=done + len(survey.jobs), completed=done,
+                           description=f"{survey.proven:,} proven, {survey.stored:,} stored")
+            else:
+                bar.update(task, completed=done)
+
+        final = build_strategy(path, _STRATEGY_VARIANTS[args.variant.lower()],
+                               seconds=args.hours * 3600, job_seconds=args.job_seconds,
+                               workers=args.workers, progress=progress)
+    print(json.dumps(final.as_json()))
+    return 0

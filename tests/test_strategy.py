@@ -1,0 +1,135 @@
+"""Stored strategies: the file, lookups in any orientation, the builder, the verifier,
+the shipped Qubic strategy, and the commands around them."""
+
+from __future__ import annotations
+
+import json
+import random
+import sys
+from pathlib import Path
+
+import pytest
+
+from noughts.anytime.strategy import Strategy, shipped_strategy, strategy_move
+from noughts.anytime.strategy_build import build_strategy, survey
+from noughts.anytime.strategy_check import check_entries, verify_strategy
+from noughts.cli import main
+from noughts.engine import choose_move
+from noughts.errors import NoughtsError
+from noughts.position import Position
+
+sys.setrecursionlimit(max(sys.getrecursionlimit(), 10_000))
+
+
+def test_the_file_round_trips_and_damage_is_named() -> None:
+    strategy = Strategy("4x4x4")
+    strategy.add(Position("", "4x4x4"), 0, proven=False, effort_ms=1234)
+    strategy.add(Position("X" + "." * 20 + "O" + "." * 42, "4x4x4"), 5, proven=True, plies=17)
+    data = strategy.to_bytes()
+    assert Strategy.from_bytes(data).entries == strategy.entries
+    with pytest.raises(NoughtsError, match="not a noughts strategy"):
+        Strategy.from_bytes(b"garbage")
+    with pytest.raises(NoughtsError, match="damaged"):
+        Strategy.from_bytes(data[:-5])
+
+
+def test_a_position_is_found_in_every_orientation() -> None:
+    geometry = Position("", "4x4x4").geometry
+    position = Position("X" + "." * 20 + "O" + "." * 10 + "X" + "." * 31, "4x4x4")
+    strategy = Strategy("4x4x4")
+    strategy.add(position, 63, proven=True, plies=3)
+    rng = random.Random(2)
+    for symmetry in rng.sample(range(len(geometry.symmetries)), 20):
+        image = position.transform(symmetry)
+        found = strategy.lookup(image)
+        assert found is not None and found.proven and found.plies == 3
+        assert found.move == geometry.symmetries[symmetry][63]
+        group = geometry.symmetry_group
+        assert group.canonical(image.x, image.o)[:2] == group.canonical(position.x, position.o)[:2]
+
+
+@pytest.mark.parametrize("variant", ["4x4k3", "3x3x3"])
+def test_the_builder_proves_small_first_player_wins(tmp_path: Path, variant: str) -> None:
+    path = tmp_path / "strategy.bin"
+    state = build_strategy(path, variant, seconds=60, job_seconds=5, opening=None)
+    assert not state.jobs
+    strategy = Strategy.load(path)
+    report = verify_strategy(strategy)
+    assert report.ok, report.failures
+    assert report.root_proven and report.unsolved == 0 and report.open_entries == 0
+
+
+def test_the_builder_resumes_from_its_file(tmp_path: Path) -> None:
+    path = tmp_path / "qubic.bin"
+    first = build_strategy(path, "4x4x4", seconds=3, job_seconds=1)
+    stored = Strategy.load(path)
+    assert stored.lookup(Position("", "4x4x4")) is not None  # the opening is kept
+    again = survey(Strategy.load(path))
+    assert len(again.jobs) >= len(first.jobs) - 1
+    report = verify_strategy(stored)
+    assert report.ok and not report.root_proven
+
+
+def test_the_shipped_strategy_passes_a_sample_check() -> None:
+    strategy = shipped_strategy()
+    assert strategy is not None, "the package ships a Qubic strategy"
+    assert any(entry.proven for entry in strategy.entries.values())
+    report = check_entries(strategy, 40, seed=1)
+    assert report.ok, report.failures
+
+
+def test_the_engine_answers_a_stored_proven_position_from_the_strategy() -> None:
+    strategy = shipped_strategy()
+    assert strategy is not None
+    rng = random.Random(4)
+    proven = [key for key, entry in strategy.entries.items() if entry.proven]
+    for x, o in rng.sample(proven, min(5, len(proven))):
+        position = Position.from_bitboards(x, o, "4x4x4")
+        image = position.transform(rng.randrange(192))
+        stored = strategy_move(image)
+        assert stored is not None
+        result = choose_move(image, time_limit=0.5)
+        assert result.move == stored.move
+        assert result.proven and result.outcome == "win" and result.plies == stored.plies
+
+
+def run_cli(capsys: pytest.CaptureFixture[str], *args: str) -> tuple[int, str, str]:
+    status = main(list(args))
+    captured = capsys.readouterr()
+    return status, captured.out, captured.err
+
+
+def test_prove_prints_json(capsys: pytest.CaptureFixture[str]) -> None:
+    status, out, _ = run_cli(capsys, "prove", "XX./OO./...", "--json")
+    assert status == 0
+    record = json.loads(out)
+    assert record["status"] == "win" and record["move"] == 2 and record["proven"] is True
+    assert {"proof_size", "plies", "nodes", "elapsed_ms", "variant", "board"} <= set(record)
+
+
+@pytest.mark.parametrize("args", [
+    ["prove", "", "-v", "qubic", "--time", "nan"],
+    ["prove", "", "-v", "qubic", "--time", "-1"],
+    ["prove", "", "-v", "qubic", "--nodes", "0"],
+    ["prove", "XXX/OO./..."],
+    ["verify-book", "3x3"],
+    ["verify-book", "qubic", "--file", "/nonexistent/strategy.bin"],
+    ["build-book", "4x4", "--hours", "0.01"],
+])
+def test_bad_input_is_one_line_and_status_2(capsys: pytest.CaptureFixture[str],
+                                            args: list[str]) -> None:
+    status, _, err = run_cli(capsys, *args)
+    assert status == 2
+    assert err.startswith("noughts: error: ") and err.count("\n") == 1
+
+
+def test_build_then_verify_on_the_command_line(tmp_path: Path,
+                                               capsys: pytest.CaptureFixture[str]) -> None:
+    path = tmp_path / "q.bin"
+    status, out, _ = run_cli(capsys, "build-book", "qubic", "--file", str(path),
+                             "--hours", "0.001", "--job-seconds", "1")
+    assert status == 0 and path.is_file()
+    assert json.loads(out.strip().splitlines()[-1])["stored"] >= 1
+    status, out, _ = run_cli(capsys, "verify-book", "qubic", "--file", str(path), "--json")
+    record = json.loads(out)
+    assert status == 0 and record["ok"] and record["complete"] is False
