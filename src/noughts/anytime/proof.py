@@ -76,8 +76,8 @@ LEAF_THREAT_NODES = 2_000
 
 CHAIN_NODES = 5_000
 """A threat chain the depth-first threat search finds within this many positions ends
-a stored strategy (the position is a leaf, not stored), and the anytime search tries
-as much before it searches, so it plays such chains out."""
+a stored strategy (the position is a leaf, not stored). The anytime search's own threat
+search, a quarter of its budget, finds such chains (the shortest first) and plays them."""
 
 OPEN_PROOF = 10
 """The proof number of a new attacker position without threat potential; each two pot

@@ -27,7 +27,7 @@ from typing import ParamSpec, TypeVar
 
 from noughts.anytime.evaluate import Style
 from noughts.anytime.openings import opening_move
-from noughts.anytime.proof import CHAIN_NODES, find_win
+from noughts.anytime.proof import find_win
 from noughts.anytime.pvs import INF, MATE, MATE_BOUND, AnytimeSearch, Stop
 from noughts.anytime.strategy import strategy_move
 from noughts.anytime.threats import ThreatSearch
@@ -312,12 +312,6 @@ def _forced_win(search: AnytimeSearch, budget: Budget) -> list[int] | None:
     budget."""
     threats = ThreatSearch(search.board, budget=budget.share(0.25))
     line = threats.find()
-    if line is None and not threats.exhausted():
-        # a long chain the deepening did not reach: the depth-first try the strategy
-        # builder calls a leaf with (see noughts.anytime.strategy_build)
-        threats.budget = threats.budget.limited(
-            deadline=threats.budget.deadline, node_limit=threats.nodes + CHAIN_NODES)
-        line = threats.refute()
     search.nodes += threats.nodes
     return line
 

@@ -111,6 +111,9 @@ class Report:
     unsolved: int = 0
     failures: list[str] = field(default_factory=list)
     root_proven: bool = False
+    by_plies: dict[int, list[int]] = field(default_factory=dict)
+    """plies played -> [positions met, positions won] (first player to move, up to
+    symmetry)."""
 
     @property
     def ok(self) -> bool:
@@ -123,6 +126,8 @@ class Report:
             "ok": self.ok, "complete": self.root_proven and self.ok, "checked": self.checked,
             "threat_leaves": self.threat_leaves, "open_entries": self.open_entries,
             "unsolved": self.unsolved, "failures": self.failures[:20],
+            "by_plies": {str(ply): {"positions": met, "won": won}
+                         for ply, (met, won) in sorted(self.by_plies.items())},
         }
 
 
@@ -153,19 +158,35 @@ def _walk(
     claimed: bool,
     progress: Callable[[Report], None] | None,
 ) -> bool:
-    """Check the position (first player to move); True if it is proven won."""
-    geometry = strategy.geometry
-    lines, k = geometry.lines, geometry.k
-    me, them = (position.x, position.o) if position.to_move == "X" else (position.o, position.x)
-    x, o, _ = geometry.symmetry_group.canonical(position.x, position.o)
+    """Check the position (first player to move) once; True if it is proven won."""
+    x, o, _ = strategy.geometry.symmetry_group.canonical(position.x, position.o)
     if (x, o) in seen:
         return seen[(x, o)]
     seen[(x, o)] = False
+    won = _check(strategy, position, report, seen, claimed=claimed, progress=progress)
+    seen[(x, o)] = won
+    counts = report.by_plies.setdefault(position.ply, [0, 0])
+    counts[0] += 1
+    counts[1] += won
+    return won
+
+
+def _check(
+    strategy: Strategy,
+    position: Position,
+    report: Report,
+    seen: dict[tuple[int, int], bool],
+    *,
+    claimed: bool,
+    progress: Callable[[Report], None] | None,
+) -> bool:
+    geometry = strategy.geometry
+    lines, k = geometry.lines, geometry.k
+    me, them = (position.x, position.o) if position.to_move == "X" else (position.o, position.x)
     found = strategy.lookup(position)
     if found is None:
         if threat_win(lines, k, me, them, me | them):
             report.threat_leaves += 1
-            seen[(x, o)] = True
             return True
         report.unsolved += 1
         if claimed:
@@ -181,7 +202,6 @@ def _walk(
         return False
     after = position.play(found.move)
     if after.winner is not None:
-        seen[(x, o)] = True
         return True
     if after.is_over:
         report.failures.append(f"{position.board}: stored move {found.move} draws")
@@ -190,21 +210,22 @@ def _walk(
     replies: set[tuple[int, int]] = set()
     for reply in after.legal_moves:
         child = after.play(reply)
-        if child.winner is not None or child.is_over:
+        if child.is_over:
             if found.proven or claimed:
                 report.failures.append(
                     f"{position.board}: after {found.move}, {reply} ends the game"
                 )
             won = False
             continue
-        cx, co, _ = geometry.symmetry_group.canonical(child.x, child.o)
-        if (cx, co) in replies:
+        key = geometry.symmetry_group.canonical(child.x, child.o)[:2]
+        if key in replies:
             continue
-        replies.add((cx, co))
+        replies.add(key)
         if not _walk(strategy, child, report, seen, claimed=claimed or found.proven,
                      progress=progress):
             won = False
-    seen[(x, o)] = won
+    if found.proven and not won:
+        report.failures.append(f"{position.board}: stored as proven, but not every reply is won")
     return won
 
 

@@ -153,6 +153,9 @@ def _verify(args: argparse.Namespace) -> int:
         if not args.sample:
             print(f"frontier: {report.open_entries:,} open entries, "
                   f"{report.unsolved:,} positions not yet solved")
+            for ply, (met, won) in sorted(report.by_plies.items()):
+                print(f"  after {ply:>2} plies: {won:,} of {met:,} positions won "
+                      f"({100 * won / met:.0f}%)")
             print("the strategy proves the first player's win" if record["complete"]
                   else "the strategy is partial: it does not prove the win from the first move")
         for failure in report.failures[:10]:
