@@ -14,6 +14,8 @@ on one position with a time budget, run by any :class:`concurrent.futures.Execut
   makes a job of each reply, so the work splits into smaller subtrees;
 * disproven: the move that led there was a mistake; it is reported in the frontier.
 
+An unfinished job deep in the game (:data:`SPLIT_LIMIT`) is not split but set aside.
+
 Jobs run deepest first, a few at a time between surveys, so subtrees are finished
 (and proven) one after another rather than every subtree split at once. The strategy
 file is the checkpoint: it is saved after every finished job, and a new run starts with
@@ -197,8 +199,15 @@ def _threat_chain(position: Position) -> int | None:
     return None if line is None else len(line)
 
 
+SPLIT_LIMIT = 24
+"""An unfinished job this many plies into the game is not split into its replies: so
+deep, a position the search cannot settle in its time is more likely the sign of an
+earlier weak move than a big subtree, and splitting it would spend the build there. It
+stays a job, set aside for this run (a later run, or a longer job, tries it again)."""
+
+
 def merge(strategy: Strategy, result: JobResult) -> None:
-    """Store what a job found."""
+    """Store what a job found (see :data:`SPLIT_LIMIT` for what is not stored)."""
     geometry = strategy.geometry
     position = Position.from_bitboards(result.x, result.o, geometry)
     effort = int(result.seconds * 1000)
@@ -215,7 +224,7 @@ def merge(strategy: Strategy, result: JobResult) -> None:
             entry = strategy.entries[key]
         if entry is not None:
             strategy.entries[key] = replace(entry, effort_ms=effort)
-    elif result.status == "open" and result.move is not None:
+    elif result.status == "open" and result.move is not None and position.ply < SPLIT_LIMIT:
         strategy.add(position, result.move, proven=False, effort_ms=effort)
 
 
@@ -242,7 +251,7 @@ def build_strategy(
     pool = ProcessPoolExecutor(max_workers=workers) if executor is None else executor
     deadline = time.monotonic() + seconds
     done = 0
-    disproven: set[tuple[int, int]] = set()
+    set_aside: set[tuple[int, int]] = set()  # disproven, or too deep to split
     chains: Chains = {}
     try:
         while True:
@@ -250,7 +259,7 @@ def build_strategy(
             strategy.save(path)
             if progress is not None:
                 progress("survey", state, done)
-            todo = [p for p in state.jobs if (p.x, p.o) not in disproven]
+            todo = [p for p in state.jobs if (p.x, p.o) not in set_aside]
             if not todo or time.monotonic() >= deadline:
                 return state
             # the deepest first: subtrees get finished (and proven) one by one
@@ -258,8 +267,10 @@ def build_strategy(
             batch = todo[: max(2 * workers, 4)]
             for result in _run(pool, variant_name, batch, job_seconds, deadline, workers):
                 merge(strategy, result)
-                if result.status == "disproven":
-                    disproven.add((result.x, result.o))
+                if result.status == "disproven" or (
+                        result.status == "open" and Position.from_bitboards(
+                            result.x, result.o, strategy.geometry).ply >= SPLIT_LIMIT):
+                    set_aside.add((result.x, result.o))
                 strategy.save(path)
                 done += 1
                 if progress is not None:
