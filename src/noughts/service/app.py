@@ -16,6 +16,7 @@ from contextlib import asynccontextmanager
 from fastapi import FastAPI
 from fastapi.staticfiles import StaticFiles
 
+from noughts.service.docs_page import install_docs
 from noughts.service.middleware import BodySizeLimit, CorsDispatch, RootPath
 from noughts.service.moves import MoveService
 from noughts.service.problems import SEED_PATH, install_error_handlers
@@ -53,12 +54,13 @@ def create_app(settings: Settings | None = None) -> FastAPI:
         title="noughts move service",
         version=__version__,
         description=DESCRIPTION,
-        docs_url="/docs",
+        docs_url=None,  # install_docs: Swagger UI from this server's own files
         redoc_url=None,
     )
     app.state.settings = settings
     app.state.service = MoveService(settings)
     install_error_handlers(app)
+    install_docs(app)
     app.include_router(api)
     app.include_router(site)
     web = web_directory()
