@@ -369,6 +369,7 @@ function render() {
   $("undo").disabled = !game.canUndo();
   $("hint").disabled = !humansTurn();
   $("legend").hidden = !(heat && state.engineView);
+  $("legend").classList.toggle("with-guesses", Boolean(heat && [...heat.values()].some((v) => v.text !== v.number)));
   document.body.classList.toggle("is-3d", state.geo.dims === 3);
   renderTally();
   keepGame();

@@ -4,6 +4,7 @@
 // "win" | "draw" | "loss" (for the player making the move) and plies to the end of the
 // game; unproven ones carry a heuristic score (higher is better for the mover). Players
 // see words; the raw numbers wait behind the page's "Numbers" details.
+// Unit-tested with Node's test runner (tests/js/values.test.mjs).
 
 /** The name of a level: random (0), easy, medium, hard, impossible (10). */
 export function levelName(level) {
