@@ -5,6 +5,7 @@ from __future__ import annotations
 import importlib.util
 import re
 import struct
+import sys
 from pathlib import Path
 from typing import Any
 
@@ -25,6 +26,7 @@ def load_script() -> Any:
     )
     assert spec is not None and spec.loader is not None
     module = importlib.util.module_from_spec(spec)
+    sys.modules[spec.name] = module  # its dataclasses look their module up there
     spec.loader.exec_module(module)
     return module
 

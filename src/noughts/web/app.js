@@ -3,13 +3,15 @@
 // This is the controller: it wires the page to the game model (game.js: board, moves,
 // whose turn, undo, result), the board view draws it (board.js), the API client talks to
 // the server (api.js), the geometry knows lines and board strings (geometry.js),
-// values.js turns the engine's move values into heat-map labels, and storage.js keeps
-// the score tally and the player's choices.
+// values.js turns the engine's move values into words and heat-map labels, and
+// storage.js keeps the score tally, the player's choices and the game on the board.
 //
 // Address parameters (all optional): api=<base url>, variant=3x3|4x4k3|4x4|4x4x4,
 // you=X|O, first=you|ai|random, level=0-10, board=<board string> (start from a position;
 // with equal counts `to`=X|O says who moves), think=<ms> (the AI's time per move on
-// boards it cannot solve exactly).
+// boards it cannot solve exactly), view=cube|flat (how Qubic is drawn). The page keeps
+// variant, board and to in the address as the game goes (a link to the position) and
+// saves the settings with the player's choices.
 
 import { ApiError, apiBase, getJson, postJson } from "./api.js";
 import { BoardView } from "./board.js";
