@@ -1,4 +1,5 @@
-"""Screenshots of the web page for the README: one per variant and one phone-sized.
+"""Screenshots of the web page for the docs: every variant, Qubic as a cube and as flat
+layers, the dark theme, and two phone-sized pages (Qubic, a finished 3x3 game).
 
 Usage: python scripts/screenshots.py [--url http://127.0.0.1:8000] [--out docs/img]
 
@@ -13,6 +14,7 @@ import argparse
 import contextlib
 import importlib.util
 import shutil
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
@@ -20,12 +22,32 @@ ROOT = Path(__file__).resolve().parents[1]
 DESKTOP = {"width": 1280, "height": 860}
 PHONE = {"width": 390, "height": 844}
 
-# name -> (address parameters, cells the player clicks, engine's view on?, cell to hover)
-SCENES: dict[str, tuple[dict[str, str], list[int], bool, int | None]] = {
-    "3x3": ({"variant": "3x3"}, [0, 8], True, None),
-    "4x4k3": ({"variant": "4x4k3", "level": "8"}, [5, 10], True, None),
-    "4x4": ({"variant": "4x4", "level": "10"}, [5, 10, 0], False, None),
-    "4x4x4": ({"variant": "4x4x4"}, [21, 42, 0, 63], False, 22),
+# Qubic one move from a win for X (the player): the diagonal through the cube's centre,
+# from layer 1's top-left corner (1a4) to layer 4's bottom-right one (4d1), lacks 4d1
+QUBIC_NEAR_WIN = "XOO./..../..../....|O.../.X../..../....|..../..../..X./....|..../..../..../...."
+
+
+@dataclass(frozen=True)
+class Scene:
+    """One screenshot: address parameters, cells the player clicks, and how it is shown."""
+
+    params: dict[str, str]
+    clicks: list[int] = field(default_factory=list)
+    engine_view: bool = False
+    hover: int | None = None
+    scheme: str = "light"
+    phone: bool = False
+
+
+SCENES: dict[str, Scene] = {
+    "3x3": Scene({"variant": "3x3"}, [0, 8], engine_view=True),
+    "4x4k3": Scene({"variant": "4x4k3", "level": "8"}, [5, 10], engine_view=True),
+    "4x4": Scene({"variant": "4x4", "level": "10"}, [5, 10, 0]),
+    # the cube, the player's winning move drawn through it
+    "4x4x4": Scene({"variant": "4x4x4", "board": QUBIC_NEAR_WIN, "to": "X", "you": "X"}, [63]),
+    "4x4x4-flat": Scene({"variant": "4x4x4", "view": "flat"}, [21, 42, 0, 63], hover=22),
+    "dark": Scene({"variant": "4x4x4"}, [21, 42], engine_view=True, scheme="dark"),
+    "phone-qubic": Scene({"variant": "4x4x4"}, [21, 42], phone=True),
 }
 
 
@@ -40,8 +62,8 @@ def _open(page: Any, base_url: str, params: dict[str, str]) -> None:
     _wait_idle(page)
 
 
-def _click_empty(page: Any, cell: int) -> None:
-    """Click ``cell`` if it is empty, else the first empty cell after it."""
+def _click_empty(page: Any, cell: int, *, tap: bool = False) -> None:
+    """Click (or tap) ``cell`` if it is empty, else the first empty cell after it."""
     empty = page.eval_on_selector_all(
         ".cell",
         "cells => cells.filter(c => !c.classList.contains('taken')).map(c => +c.dataset.cell)",
@@ -49,7 +71,10 @@ def _click_empty(page: Any, cell: int) -> None:
     if not empty:
         return
     target = cell if cell in empty else min(empty, key=lambda c: (c < cell, c))
-    page.click(f".cell[data-cell='{target}']")
+    if tap:
+        page.tap(f".cell[data-cell='{target}']")
+    else:
+        page.click(f".cell[data-cell='{target}']")
     _wait_idle(page)
 
 
@@ -61,21 +86,30 @@ def capture(browser: Any, base_url: str, out_dir: Path, *, settle_ms: int = 450)
     """
     out_dir.mkdir(parents=True, exist_ok=True)
     saved = []
-    for name, (params, clicks, engine_view, hover) in SCENES.items():
-        context = browser.new_context(viewport=DESKTOP, device_scale_factor=1)
+    for name, scene in SCENES.items():
+        if scene.phone:
+            context = browser.new_context(
+                viewport=PHONE, device_scale_factor=2, is_mobile=True, has_touch=True
+            )
+        else:
+            context = browser.new_context(
+                viewport=DESKTOP, device_scale_factor=1, color_scheme=scene.scheme
+            )
         page = context.new_page()
         # without settling (the tests), the AI also thinks less on Qubic
-        _open(page, base_url, params if settle_ms else {**params, "think": "100"})
-        for cell in clicks:
-            _click_empty(page, cell)
-        if engine_view:
+        _open(page, base_url, scene.params if settle_ms else {**scene.params, "think": "100"})
+        for cell in scene.clicks:
+            _click_empty(page, cell, tap=scene.phone)
+        if scene.engine_view:
             page.click("label.switch")
             page.wait_for_selector(".cell.has-heat")
-        if hover is not None:
-            page.hover(f".cell[data-cell='{hover}']")
+        if scene.hover is not None:
+            page.hover(f".cell[data-cell='{scene.hover}']")
+        else:
+            page.mouse.move(1, 1)  # no line tint from the last click
         page.wait_for_timeout(settle_ms)  # let the marks finish drawing
         path = out_dir / f"{name}.png"
-        page.screenshot(path=str(path), full_page=True)
+        page.screenshot(path=str(path), full_page=not scene.phone)
         saved.append(path)
         context.close()
 
@@ -86,7 +120,7 @@ def capture(browser: Any, base_url: str, out_dir: Path, *, settle_ms: int = 450)
     page = context.new_page()
     _open(page, base_url, {"variant": "3x3"})
     while page.get_attribute("#status", "data-state") == "playing":
-        _click_empty(page, 0)
+        _click_empty(page, 0, tap=True)
     page.wait_for_timeout(settle_ms and 1500)  # the winning line's animations
     path = out_dir / "phone.png"
     page.screenshot(path=str(path), full_page=False)

@@ -21,5 +21,5 @@ python3 -m pip install --quiet --disable-pip-version-check -e '.[test]'
 
 python3 -m ruff check src tests benchmarks
 python3 -m mypy
-node --test tests/js/game.test.mjs
+node --test tests/js/
 python3 -m pytest "$@"

@@ -1,9 +1,9 @@
 // The page's game model (src/noughts/web/game.js) with Node's test runner:
-//   node --test tests/js/game.test.mjs
+//   node --test tests/js/
 import assert from "node:assert/strict";
 import { test } from "node:test";
 
-import { Game, outcome } from "../../src/noughts/web/game.js";
+import { Game, outcome, positionProblem } from "../../src/noughts/web/game.js";
 import { cellName, findVariant, geometryFrom } from "../../src/noughts/web/geometry.js";
 
 // A catalogue as GET /api/v1/variants gives it (the parts the page reads).
@@ -94,4 +94,36 @@ test("cell names are the engine's square names", () => {
   assert.deepEqual([0, 4, 8].map((c) => cellName(g3, c)), ["a3", "b2", "c1"]);
   assert.equal(cellName(geometry("qubic"), 16 + 4 + 1), "2b3");
   assert.equal(cellName(geometry("4x4"), 15), "d1");
+});
+
+test("a saved game comes back with its moves, so undo still works", () => {
+  const game = new Game(g3, { first: "X" });
+  game.play(4, "human");
+  game.play(0, "ai", { move: 0, proven: true, outcome: "draw" });
+  game.play(8, "human");
+  const back = Game.restore(g3, JSON.parse(JSON.stringify(game.toJSON())));
+  assert.deepEqual(back.board, game.board);
+  assert.equal(back.toMove(), "O");
+  assert.deepEqual(back.lastNote("ai"), { move: 0, proven: true, outcome: "draw" });
+  back.undo();
+  assert.deepEqual(back.board, ["O", null, null, null, "X", null, null, null, null]);
+  back.undo();
+  assert.equal(back.lastNote("ai"), null);
+  assert.throws(() => Game.restore(geometry("4x4"), game.toJSON()), /not a 4x4 game/);
+});
+
+test("a game from a position keeps its start through a save", () => {
+  const start = ["X", "X", null, "O", "O", null, null, null, null];
+  const game = new Game(g3, { first: "X", board: start });
+  game.play(2, "human");
+  const back = Game.restore(g3, game.toJSON());
+  assert.equal(back.over, true);
+  assert.deepEqual(back.result.line, [0, 1, 2]);
+  assert.equal(back.history.length, 1);
+});
+
+test("a board whose counts differ by more than one is not a position", () => {
+  assert.equal(positionProblem(["X", "O", null]), null);
+  assert.equal(positionProblem(["X", "X", "O"]), null);
+  assert.match(positionProblem(["X", "X", "X", "X"]), /4 X and 0 O/);
 });

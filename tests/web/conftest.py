@@ -15,7 +15,7 @@ import subprocess
 import sys
 import time
 import urllib.request
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from pathlib import Path
 from typing import Any
 
@@ -53,7 +53,7 @@ def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item
     for item in items:
         if here not in Path(str(item.fspath)).parents:
             continue
-        if {"browser", "page", "game"} & set(getattr(item, "fixturenames", ())):
+        if {"browser", "page", "game", "axe"} & set(getattr(item, "fixturenames", ())):
             item.add_marker(pytest.mark.skip(reason=reason))
 
 
@@ -230,3 +230,24 @@ class GamePage:
 @pytest.fixture
 def game(page: Any, server_url: str) -> GamePage:
     return GamePage(page, server_url)
+
+
+def axe_violations(page: Any) -> list[str]:
+    """axe-core's violations on the whole page as it stands, one line each (none: []).
+
+    axe-core comes with the ``axe-playwright-python`` package (the test extra) and runs
+    inside the page; nothing is fetched from elsewhere.
+    """
+    from axe_playwright_python.sync_playwright import Axe
+
+    results = Axe().run(page)
+    return [
+        f"{v['id']}: {v['help']} at {[n['target'] for n in v['nodes']][:5]}"
+        for v in results.response["violations"]
+    ]
+
+
+@pytest.fixture
+def axe() -> Callable[[Any], list[str]]:
+    """:func:`axe_violations`, for tests that check a page as they go."""
+    return axe_violations

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 import random
+import re
 import urllib.request
 from typing import Any
 
@@ -102,13 +103,22 @@ def test_undo_takes_back_the_move_and_the_reply(game: Any) -> None:
     assert game.page.is_disabled("#undo")
 
 
-def test_hint_heat_map_shows_the_values_of_a_known_position(game: Any, server_url: str) -> None:
+def test_hint_marks_the_best_move_and_the_heat_map_shows_every_value(
+    game: Any, server_url: str
+) -> None:
+    """One consistent control: a hint marks the best move only, and the heat-map switch
+    (which stays as the player left it) shows every value."""
     game.open(variant="3x3", board="XX./OO./...", you="X")
     assert game.heat() == {}
     game.page.click("#hint")
     game.page.wait_for_selector(".cell.has-heat")
+    assert game.heat() == {2: "win 1"}  # the best move only
+    assert not game.page.is_checked("#engine-view") and game.page.is_hidden("#legend")
+    assert "Hint: c3" in game.page.inner_text("#message")
+    game.page.click("label.switch")
     expected = {2: "win 1", 5: "draw", 6: "loss 2", 7: "loss 2", 8: "loss 2"}
     assert game.heat() == expected
+    assert game.page.is_checked("#engine-view") and game.page.is_visible("#legend")
     # the same values as the API's own analysis
     analysis = api(server_url, "/api/v1/analyze", {"variant": "3x3", "board": "XX./OO./..."})
     from_api = {m["move"]: (m["outcome"], m["plies"]) for m in analysis["moves"]}
@@ -122,7 +132,8 @@ def test_hint_heat_map_shows_the_values_of_a_known_position(game: Any, server_ur
     best = game.page.eval_on_selector_all(".cell.best", "c => c.map(e => +e.dataset.cell)")
     assert best == [2]
     assert "c3, empty, win in 1" in (game.cell(2).get_attribute("aria-label") or "")
-    assert "Hint: c3" in game.page.inner_text("#message")
+    game.page.click("label.switch")  # off: no values at all, until the next hint
+    assert game.heat() == {}
 
 
 def test_engine_view_shows_a_heat_map_every_turn(game: Any) -> None:
@@ -136,8 +147,69 @@ def test_engine_view_shows_a_heat_map_every_turn(game: Any) -> None:
     game.play(5)
     game.page.wait_for_selector(".cell.has-heat")
     assert len(game.heat()) == 14
-    for stat in ("#stat-depth", "#stat-nodes", "#stat-time"):
+    game.page.click("#numbers summary")
+    for stat in ("#stat-score", "#stat-depth", "#stat-nodes", "#stat-time"):
         assert game.page.inner_text(stat) not in ("", "—")
+
+
+def test_qubic_heat_map_speaks_plain_words_from_the_players_side(game: Any) -> None:
+    layers = ["XX../..../..../....", "O.../..../..../....", "..../..../..../...."]
+    game.open(variant="4x4x4", think=150, board="|".join([*layers, layers[1]]), to="X")
+    game.page.click("label.switch")
+    game.page.wait_for_selector(".cell.has-heat")
+    heat = game.heat()
+    assert len(heat) == 60
+    plain = re.compile(r"^(win \d+|loss \d+|draw|strong|fine|weak)$")
+    assert all(plain.match(text) for text in heat.values()), heat
+    assert "strong" in heat.values()  # the best guesses are strong, never a raw score
+    words = {cell for cell, text in heat.items() if text in ("strong", "fine", "weak")}
+    label = game.cell(min(words)).get_attribute("aria-label") or ""
+    assert "(not proven)" in label and not re.search(r"\d{2,}", label.split(",", 2)[-1])
+    # the raw scores wait behind the Numbers details
+    game.page.click("#numbers summary")
+    numbers_shown = (
+        "[...document.querySelectorAll('.cell.has-heat .heat')]"
+        ".some(h => /^[+−±]/.test(h.textContent))"
+    )
+    game.page.wait_for_function(numbers_shown)
+    numbers = game.heat()
+    assert all(re.match(r"^([+−]\d|±0)", numbers[cell]) for cell in words), numbers
+    game.page.click("#numbers summary")
+    game.page.wait_for_function(f"!({numbers_shown})")
+    assert game.heat() == heat
+
+
+def test_plain_words_first_and_numbers_behind_details(game: Any) -> None:
+    game.open(variant="3x3", level=3, first="you")
+    game.play(0)
+    verdict = game.page.inner_text("#stat-verdict")
+    assert verdict.startswith(("I think", "I am sure")), verdict
+    for stat in ("#stat-depth", "#stat-nodes", "#stat-score"):
+        assert game.page.is_hidden(stat)
+    game.open(variant="3x3", level=10, first="you")
+    game.play(4)
+    assert game.page.inner_text("#stat-verdict") == "I am sure this draws"
+    game.page.click("#numbers summary")
+    assert game.page.is_visible("#stat-depth")
+    assert game.page.inner_text("#stat-nodes") == "none (solved)"
+    assert game.page.inner_text("#stat-score") == "draw (proven)"
+
+
+def test_undo_brings_back_the_engines_view_of_the_move_still_on_the_board(game: Any) -> None:
+    game.open(variant="3x3", level=10, first="you")
+    game.play(4)
+    first_reply = game.page.inner_text("#stat-move")
+    assert first_reply != "—"
+    game.page.click("#numbers summary")
+    first_depth = game.page.inner_text("#stat-depth")
+    game.play(empty_cells(game.board())[0])
+    assert game.page.inner_text("#stat-move") != first_reply
+    game.page.click("#undo")
+    assert game.page.inner_text("#stat-move") == first_reply
+    assert game.page.inner_text("#stat-depth") == first_depth
+    assert f"The AI played {first_reply}" in game.status()
+    game.page.click("#undo")
+    assert game.page.inner_text("#stat-move") == "—"
 
 
 def test_qubic_clicks_land_in_the_right_cells(game: Any) -> None:
@@ -344,3 +416,94 @@ def test_the_page_knows_the_same_lines_as_the_engine(game: Any) -> None:
         assert sorted(sum(1 << c for c in line) for line in js_lines) == sorted(
             variant(name).lines
         ), name
+
+
+def test_a_reload_keeps_the_game_and_the_address_shares_the_position(
+    game: Any, browser: Any, server_url: str
+) -> None:
+    game.open(variant="3x3", level=10, first="you")
+    game.page.click("button.stop[data-level='5']")  # a setting the reload must keep
+    game.play(4)
+    game.play(empty_cells(game.board())[0])
+    board = game.board()
+    address = game.page.url
+    assert "board=" in address and "variant=3x3" in address
+    game.page.reload()
+    game.page.wait_for_selector("html[data-ready]")
+    game.wait_idle()
+    assert game.board() == board and "Your turn" in game.status()
+    assert game.page.input_value("#level") == "5"
+    game.page.click("#undo")  # the moves came back too, not just the marks
+    assert game.board().count("X") == 1 and game.board().count("O") == 1
+    # the address opens the same position for someone else (a fresh browser)
+    other = open_in_a_fresh_browser(browser, address)
+    assert other.board() == board and "Your turn" in other.status()
+    other.page.context.close()
+
+
+def open_in_a_fresh_browser(browser: Any, url: str) -> Any:
+    """The page at ``url`` in a new context (its own storage), as a GamePage."""
+    from web.conftest import GamePage
+
+    context = browser.new_context(viewport={"width": 1280, "height": 900})
+    return GamePage(context.new_page(), url).open_url(url)
+
+
+def test_a_bad_board_in_the_address_is_explained(game: Any) -> None:
+    game.open(variant="3x3", board="garbage")
+    message = game.page.inner_text("#message")
+    assert "Could not open the position" in message and "unexpected character" in message
+    assert game.board() == "." * 9 and game.state() == "playing"
+    game.open(variant="3x3", board="XXX/X../...")
+    assert "4 X and 0 O" in game.page.inner_text("#message")
+
+
+def test_a_finished_board_in_the_address_is_shown_as_finished(game: Any) -> None:
+    game.open(variant="3x3", board="XXX/OO./...", you="X")
+    assert "already over" in game.status() and "X already has 3 in a row" in game.status()
+    assert "win" not in game.status().lower()
+    assert game.page.locator(".cell.win").count() == 3
+    assert game.page.locator(".cell.playable").count() == 0
+    assert game.page.is_disabled("#undo")
+    tally = [game.page.inner_text(f"#tally-{who}") for who in ("you", "draws", "ai")]
+    assert tally == ["0", "0", "0"]  # nothing was played, nothing is counted
+
+
+def test_a_lost_game_taken_back_leaves_the_tally(game: Any) -> None:
+    game.open(variant="3x3", level=10, first="you")
+    while game.state() == "playing":  # always the first empty cell: a losing plan
+        game.play(empty_cells(game.board())[0])
+    assert game.state() == "lost" and game.page.inner_text("#tally-ai") == "1"
+    game.page.click("#undo")
+    assert game.page.inner_text("#tally-ai") == "0"
+
+
+def test_try_again_stays_on_one_line_on_a_phone(browser: Any, server_url: str) -> None:
+    context = browser.new_context(viewport={"width": 360, "height": 740}, is_mobile=True)
+    page = context.new_page()
+    page.route("**/api/v1/move", lambda route: route.abort())
+    page.goto(f"{server_url}/?variant=3x3&first=ai")
+    page.wait_for_selector("#retry:visible")
+    box = page.locator("#retry").bounding_box()
+    line = page.evaluate(
+        "parseFloat(getComputedStyle(document.getElementById('retry')).lineHeight)"
+    )
+    assert box is not None and box["height"] < 2 * line + 12
+    context.close()
+
+
+def test_hovering_a_cell_of_a_flat_board_shows_its_lines(game: Any) -> None:
+    game.open(variant="3x3", first="you")
+    game.cell(4).hover()  # the centre: four lines, eight other cells
+    assert game.page.locator(".cell.on-line").count() == 8
+    game.page.mouse.move(0, 0)
+    assert game.page.locator(".cell.on-line").count() == 0
+
+
+def test_api_docs_render_with_no_outside_request(page: Any, server_url: str) -> None:
+    requests: list[str] = []
+    page.on("request", lambda request: requests.append(request.url))
+    page.goto(f"{server_url}/docs")
+    page.wait_for_selector(".swagger-ui .opblock", timeout=20_000)
+    assert "/api/v1/move" in page.inner_text(".swagger-ui")
+    assert requests and all(url.startswith(f"{server_url}/") for url in requests), requests

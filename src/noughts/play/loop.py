@@ -173,6 +173,10 @@ class GameLoop:
                 return True
             if choice in ("n", "new"):
                 self.session.restart()
+                first = self.session.position.to_move
+                self.terminal.say(
+                    f"New game: {self._mark(first)} ({self._seat_label(first)}) moves first."
+                )
                 self._board()
                 return True
             self._complain(f"{choice!r}: type u, n or q")

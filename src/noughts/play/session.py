@@ -24,7 +24,7 @@ from noughts.engine import choose_move, evaluate_moves
 from noughts.errors import NoughtsError
 from noughts.geometry import Geometry
 from noughts.players.protocol import LevelPlayer, Player
-from noughts.position import Mark, Position
+from noughts.position import Mark, Position, other
 from noughts.results import MAX_LEVEL, MoveChoice, MoveEval
 
 __all__ = ["Seat", "Session", "DEFAULT_TIME_LIMIT"]
@@ -184,8 +184,20 @@ class Session:
         return self._pop(len(self.moves) - human_moves[-1])
 
     def restart(self) -> None:
-        """Back to the empty board, same seats and first player, for another game."""
-        del self.history[1:]
+        """Back to the empty board for another game, same seats, the other mark first
+        (so a human facing the AI moves first in every other game).
+
+        >>> from noughts.variants import variant
+        >>> game = Session(variant("3x3"), {"X": Seat.human(), "O": Seat.ai(10)})
+        >>> game.restart()
+        >>> game.to_move, game.seat.is_ai, game.position.ply
+        ('O', True, 0)
+        >>> game.restart()
+        >>> game.to_move
+        'X'
+        """
+        first = other(self.history[0].first)
+        self.history = [Position("", self.geometry, first=first)]
         self.moves.clear()
 
     def _pop(self, count: int) -> list[int]:

@@ -15,6 +15,7 @@ from contextlib import asynccontextmanager
 
 from fastapi import FastAPI
 from fastapi.staticfiles import StaticFiles
+from fastapi_offline import FastAPIOffline
 
 from noughts.service.middleware import BodySizeLimit, CorsDispatch, RootPath
 from noughts.service.moves import MoveService
@@ -48,13 +49,16 @@ def create_app(settings: Settings | None = None) -> FastAPI:
             warm_in_background(*(variant(name) for name in NAMED_VARIANTS))
         yield
 
-    app = FastAPI(
+    # /docs: Swagger UI from files this server serves (the fastapi-offline package's
+    # copy, under /docs/assets), not from a CDN, so it works offline too
+    app = FastAPIOffline(
         lifespan=lifespan,
         title="noughts move service",
         version=__version__,
         description=DESCRIPTION,
         docs_url="/docs",
         redoc_url=None,
+        static_url="/docs/assets",
     )
     app.state.settings = settings
     app.state.service = MoveService(settings)

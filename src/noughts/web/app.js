@@ -3,20 +3,22 @@
 // This is the controller: it wires the page to the game model (game.js: board, moves,
 // whose turn, undo, result), the board view draws it (board.js), the API client talks to
 // the server (api.js), the geometry knows lines and board strings (geometry.js),
-// values.js turns the engine's move values into heat-map labels, and storage.js keeps
-// the score tally and the player's choices.
+// values.js turns the engine's move values into words and heat-map labels, and
+// storage.js keeps the score tally, the player's choices and the game on the board.
 //
 // Address parameters (all optional): api=<base url>, variant=3x3|4x4k3|4x4|4x4x4,
 // you=X|O, first=you|ai|random, level=0-10, board=<board string> (start from a position;
 // with equal counts `to`=X|O says who moves), think=<ms> (the AI's time per move on
-// boards it cannot solve exactly).
+// boards it cannot solve exactly), view=cube|flat (how Qubic is drawn). The page keeps
+// variant, board and to in the address as the game goes (a link to the position) and
+// saves the settings with the player's choices.
 
 import { ApiError, apiBase, getJson, postJson } from "./api.js";
 import { BoardView } from "./board.js";
-import { Game } from "./game.js";
+import { Game, positionProblem } from "./game.js";
 import { VARIANTS, boardString, cellName, findVariant, geometryFrom, other, parseBoard } from "./geometry.js";
-import { addToTally, loadPrefs, resetTally, savePrefs, tallyFor } from "./storage.js";
-import { bestCells, describeMove, heatMap, levelName } from "./values.js";
+import { addToTally, loadGame, loadPrefs, resetTally, saveGame, savePrefs, tallyFor } from "./storage.js";
+import { bestCells, formatScore, heatMap, levelName, verdictInWords } from "./values.js";
 
 const DEFAULT_THINK_MS = 1000;
 const MAX_THINK_MS = 5000; // the service's default cap
@@ -41,9 +43,12 @@ const state = {
   heatBoard: "", // board string the heat map belongs to
   heatPending: "", // board string of the analysis in flight
   hintWanted: false, // announce the best move when that analysis lands
-  engineView: false,
+  hintShown: false, // the hint marks the best cells (the heat map shows them all)
+  engineView: false, // the heat map switch
+  numbers: false, // the "Numbers" details are open: raw values instead of words
+  tallied: null, // "you" | "ai" | "draws" once the game on the board is in the tally
+  boardView: "cube", // Qubic drawn as a 3-D cube or as flat layers
   think: DEFAULT_THINK_MS, // the AI's time per move (ms) on boards it cannot solve exactly
-  lastAi: null,
   generation: 0, // bumps on every change that makes answers in flight stale
 };
 
@@ -59,6 +64,7 @@ function rememberChoices() {
     level: state.level,
     think: state.think,
     engineView: state.engineView,
+    view: state.boardView,
   });
 }
 
@@ -115,17 +121,24 @@ function newGame() {
   const setting = state.firstSetting;
   const starter = setting === "random" ? (Math.random() < 0.5 ? "you" : "ai") : setting;
   state.game = new Game(state.geo, { first: starter === "you" ? state.human : state.ai });
+  begin();
+}
+
+/** Show the game just put in state.game and let whoever moves first move. */
+function begin(tallied = null) {
+  state.tallied = tallied;
   state.heat = null;
-  state.lastAi = null;
+  state.hintShown = false;
   renderStats();
   render();
   if (!state.game.over && toMove() === state.ai) aiMove();
   else afterHumanTurnBegins();
 }
 
-function place(cell, by) {
-  state.game.play(cell, by);
+function place(cell, by, answer = null) {
+  state.game.play(cell, by, answer);
   state.heat = null;
+  state.hintShown = false;
   if (state.game.over) recordResult();
 }
 
@@ -165,8 +178,7 @@ async function aiMove(attempt = 0) {
     }
     state.busy = false;
     state.pending = null;
-    state.lastAi = answer;
-    place(cell, "ai");
+    place(cell, "ai", answerToKeep(answer));
     renderStats();
     render();
     if (!state.game.over) afterHumanTurnBegins();
@@ -184,10 +196,18 @@ function afterHumanTurnBegins() {
   if (state.engineView && humansTurn()) showHeat(false);
 }
 
+/** The parts of the engine's answer the engine's view shows (kept with the move). */
+function answerToKeep(answer) {
+  const keys = ["move", "proven", "outcome", "plies", "score", "depth", "nodes", "elapsed_ms", "method", "level", "cached"];
+  return Object.fromEntries(keys.filter((k) => k in answer).map((k) => [k, answer[k]]));
+}
+
 async function showHeat(fromHint, attempt = 0) {
   if (state.game.over || state.busy) return;
   const board = boardString(state.geo, state.game.board);
+  if (fromHint) state.hintShown = true;
   if (state.heat && state.heatBoard === board) {
+    render();
     if (fromHint) announceHint();
     return;
   }
@@ -231,15 +251,20 @@ function announceHint() {
   const move = state.heat.moves.find((m) => m.move === best[0]);
   const value = state.heat.map.get(best[0]);
   const more = best.length > 1 ? ` (${best.length} moves are as good)` : "";
-  say(`Hint: ${cellName(state.geo, move.move)} — ${value.label}${more}.`, false);
+  const words = state.numbers ? `${value.label}, ${value.number}` : value.label;
+  say(`Hint: ${cellName(state.geo, move.move)} — ${words}${more}.`, false);
 }
 
 function undo() {
   if (!state.game.canUndo()) return;
   abortPending();
   hideMessage();
+  if (state.tallied) addToTally(state.geo.name, state.tallied, -1); // the game goes on after all
+  state.tallied = null;
   state.game.undo();
   state.heat = null;
+  state.hintShown = false;
+  renderStats();
   render();
   afterHumanTurnBegins();
 }
@@ -248,7 +273,8 @@ function undo() {
 
 function recordResult() {
   const { winner } = state.game.result;
-  addToTally(state.geo.name, winner === state.human ? "you" : winner === state.ai ? "ai" : "draws");
+  state.tallied = winner === state.human ? "you" : winner === state.ai ? "ai" : "draws";
+  addToTally(state.geo.name, state.tallied);
 }
 
 function renderTally() {
@@ -287,6 +313,11 @@ function hideMessage() {
 
 function statusText() {
   const you = `you play ${state.human}`;
+  if (state.game.over && !state.game.history.length) {
+    const { winner } = state.game.result;
+    const how = winner ? `${winner} already has ${state.geo.k} in a row` : "the board is full, a draw";
+    return `This position is already over: ${how}. Start a new game to play.`;
+  }
   if (state.game.over) {
     const { winner } = state.game.result;
     if (winner === state.human) return `You win! Well played (${winner}).`;
@@ -302,22 +333,33 @@ function statusText() {
   return `The AI (${state.ai}) is to move.`;
 }
 
+/** The values to draw: all of them with the heat map on, the best ones after a hint. */
+function shownHeat() {
+  const heat = state.heat;
+  if (!heat || !(state.engineView || state.hintShown)) return null;
+  if (state.engineView) return heat.map;
+  return new Map([...heat.map].filter(([cell]) => heat.best.has(cell)));
+}
+
 function render() {
   const { game } = state;
-  const heat = state.heat;
+  const heat = shownHeat();
   view.update({
     board: game.board,
     lastMove: game.lastMove,
     winLine: game.over ? game.result.line : null,
-    heat: heat ? heat.map : null,
-    best: heat ? heat.best : null,
+    heat,
+    best: heat ? state.heat.best : null,
     playable: humansTurn(),
+    numbers: state.numbers,
   });
   const status = $("status");
   const text = statusText();
   if (status.textContent !== text) status.textContent = text;
   status.dataset.state = game.over
-    ? game.result.winner === state.human
+    ? !game.history.length
+      ? "over"
+      : game.result.winner === state.human
       ? "won"
       : game.result.winner
         ? "lost"
@@ -328,25 +370,49 @@ function render() {
   $("board").classList.toggle("thinking", state.busy);
   $("undo").disabled = !game.canUndo();
   $("hint").disabled = !humansTurn();
-  $("legend").hidden = !heat;
+  $("legend").hidden = !(heat && state.engineView);
+  $("legend").classList.toggle("with-guesses", Boolean(heat && [...heat.values()].some((v) => v.text !== v.number)));
   document.body.classList.toggle("is-3d", state.geo.dims === 3);
   renderTally();
+  keepGame();
 }
 
+/** Save the game (a reload finds it) and put the position in the address (to share).
+ * The settings the address may have carried are saved with the player's choices, so
+ * they leave the address: a reload keeps what the player set since. */
+function keepGame() {
+  saveGame({ ...state.game.toJSON(), tallied: state.tallied });
+  const url = new URL(window.location.href);
+  for (const key of ["level", "first", "you", "think", "view"]) url.searchParams.delete(key);
+  url.searchParams.set("variant", state.geo.name);
+  if (state.game.board.some(Boolean)) {
+    url.searchParams.set("board", boardString(state.geo, state.game.board));
+    url.searchParams.set("to", toMove());
+  } else {
+    url.searchParams.delete("board");
+    url.searchParams.delete("to");
+  }
+  if (url.href !== window.location.href) window.history.replaceState(null, "", url);
+}
+
+/** The engine's view of its latest move still on the board: words first, then numbers. */
 function renderStats() {
-  const a = state.lastAi;
+  const a = state.game.lastNote("ai");
   const set = (id, text) => {
     $(id).textContent = text;
   };
   if (!a) {
-    for (const id of ["stat-move", "stat-verdict", "stat-depth", "stat-nodes", "stat-time", "stat-method"]) set(id, "—");
+    for (const id of ["stat-move", "stat-verdict", "stat-score", "stat-depth", "stat-nodes", "stat-time", "stat-method"]) {
+      set(id, "—");
+    }
     return;
   }
   set("stat-move", cellName(state.geo, a.move));
-  const opening = !a.proven && a.score == null && !a.nodes; // no search: a strong first cell
-  set("stat-verdict", opening ? "an opening move" : describeMove(a).label);
+  set("stat-verdict", verdictInWords(a));
+  const proven = a.proven ? `${a.outcome}${a.outcome === "draw" ? "" : ` in ${a.plies}`} (proven)` : null;
+  set("stat-score", proven ?? (typeof a.score === "number" ? `${formatScore(a.score)} (a guess)` : "—"));
   set("stat-depth", a.depth ?? "—");
-  set("stat-nodes", Number(a.nodes || 0).toLocaleString("en"));
+  set("stat-nodes", a.method === "exact" && !a.nodes ? "none (solved)" : Number(a.nodes || 0).toLocaleString("en"));
   set("stat-time", `${Number(a.elapsed_ms || 0).toFixed(a.elapsed_ms < 10 ? 1 : 0)} ms`);
   const level = a.level ?? state.level;
   const method = { exact: "exact solver", anytime: "anytime search", level: `level ${level} play` }[a.method];
@@ -392,6 +458,13 @@ function setLevel(level) {
     stop.classList.toggle("active", Number(stop.dataset.level) === state.level);
   }
   rememberChoices();
+}
+
+/** Qubic as a 3-D cube ("cube") or as its flat layers side by side ("flat"). */
+function setBoardView(name) {
+  state.boardView = name === "flat" ? "flat" : "cube";
+  view.setView(state.boardView);
+  checkRadio("view", state.boardView);
 }
 
 function setVariant(name) {
@@ -442,11 +515,21 @@ function wireControls() {
   });
   $("engine-view").addEventListener("change", () => {
     state.engineView = $("engine-view").checked;
+    state.hintShown = false;
     rememberChoices();
     if (state.engineView) afterHumanTurnBegins();
-    else state.heat = null;
     render();
   });
+  $("numbers").addEventListener("toggle", () => {
+    state.numbers = $("numbers").open;
+    render();
+  });
+  for (const input of document.querySelectorAll('input[name="view"]')) {
+    input.addEventListener("change", () => {
+      setBoardView(input.value);
+      rememberChoices();
+    });
+  }
   $("tally-reset").addEventListener("click", () => {
     resetTally(state.geo.name);
     renderTally();
@@ -465,6 +548,53 @@ function wireControls() {
 }
 
 // ---------------------------------------------------------------- start
+
+/** The saved game if the address asks for it (its board, or nothing new), else null. */
+function savedGame(wanted) {
+  const saved = loadGame();
+  let game = null;
+  try {
+    if (saved.variant === state.geo.name) game = Game.restore(state.geo, saved);
+  } catch {
+    return null; // a save from an older page or another board: start afresh
+  }
+  if (!game) return null;
+  if (wanted) return String(wanted) === String(game.board) ? { game, tallied: saved.tallied ?? null } : null;
+  const fresh = ["variant", "first", "you"].some((key) => params.has(key));
+  return !fresh && !game.over ? { game, tallied: saved.tallied ?? null } : null;
+}
+
+/** Start from the address's ?board=, the game saved before a reload, or a new game. */
+function openGame() {
+  let board = null;
+  let problem = null;
+  if (params.get("board")) {
+    try {
+      board = parseBoard(state.geo, params.get("board"));
+      problem = positionProblem(board);
+    } catch (error) {
+      problem = error.message;
+    }
+  }
+  const saved = savedGame(problem ? null : board);
+  if (saved) {
+    abortPending();
+    state.game = saved.game;
+    begin(saved.tallied);
+  } else if (board && !problem) {
+    const xs = board.filter((m) => m === "X").length;
+    const os = board.filter((m) => m === "O").length;
+    const to = (params.get("to") || "X").toUpperCase() === "O" ? "O" : "X";
+    // who moved first follows from the counts; with equal counts `to` moves next
+    const firstMark = xs === os ? to : xs > os ? "X" : "O";
+    abortPending();
+    state.game = new Game(state.geo, { first: firstMark, board });
+    begin();
+  } else {
+    newGame();
+  }
+  if (problem) say(`Could not open the position in the address (?board=): ${problem}. Here is a new game instead.`, true);
+}
 
 async function start() {
   try {
@@ -487,6 +617,7 @@ async function start() {
   state.firstSetting = ["you", "ai", "random"].includes(first) ? first : "you";
   const level = Number(params.get("level") ?? prefs.level ?? state.catalog.max_level);
   state.engineView = Boolean(prefs.engineView);
+  setBoardView(params.get("view") || prefs.view);
   setThink(Number(params.get("think") ?? prefs.think ?? DEFAULT_THINK_MS));
   setVariant(variantName);
   checkRadio("mark", state.human);
@@ -495,28 +626,7 @@ async function start() {
   setLevel(Number.isFinite(level) ? level : state.catalog.max_level);
   wireControls();
 
-  let board = null;
-  if (params.get("board")) {
-    try {
-      board = parseBoard(state.geo, params.get("board"));
-    } catch (error) {
-      say(`Could not open that position: ${error.message}.`, true);
-    }
-  }
-  if (board) {
-    const xs = board.filter((m) => m === "X").length;
-    const os = board.filter((m) => m === "O").length;
-    const to = (params.get("to") || "X").toUpperCase() === "O" ? "O" : "X";
-    // who moved first follows from the counts; with equal counts `to` moves next
-    const firstMark = xs === os ? to : xs > os ? "X" : "O";
-    abortPending();
-    state.game = new Game(state.geo, { first: firstMark, board });
-    render();
-    if (!state.game.over && toMove() === state.ai) aiMove();
-    else afterHumanTurnBegins();
-  } else {
-    newGame();
-  }
+  openGame();
   document.documentElement.dataset.ready = "true";
 }
 

@@ -1,12 +1,25 @@
-// The board view: one <button> per cell, 2-D grids or Qubic's four layers side by side.
+// The board view: one <button> per cell, 2-D grids or Qubic's four layers.
+//
+// Qubic is drawn as a cube (the four layers stacked in perspective with CSS 3-D
+// transforms, turned by dragging or Shift+arrow keys) or as flat layers side by side:
+// the same buttons in the same order either way, only the style differs, so keyboard
+// and screen-reader play are the same in both views.
 //
 // Keyboard: arrow keys move between cells (left/right cross into the neighbouring layer
 // on 3-D boards), PageUp/PageDown change layer, Home/End jump along a row, Enter or
-// Space plays. Only one cell is in the tab order at a time (a roving tabindex).
+// Space plays, Shift+arrows turn the cube. Only one cell is in the tab order at a time
+// (a roving tabindex).
 
 import { cellName } from "./geometry.js";
 
 const SVG_NS = "http://www.w3.org/2000/svg";
+
+/** The cube's starting angles (degrees): tilt from looking straight down, spin about
+ * the vertical axis; and how far one drag pixel or one Shift+arrow press turns it. */
+export const CUBE_START = { tilt: 62, spin: -12 };
+const TILT_RANGE = [10, 80];
+const DRAG_DEGREES_PER_PX = 0.4;
+const KEY_DEGREES = 10;
 
 function markSvg(mark) {
   const svg = document.createElementNS(SVG_NS, "svg");
@@ -47,8 +60,55 @@ export class BoardView {
     this.marks = [];
     this.focused = 0;
     this.winLine = null;
+    this.view = "cube";
+    this.angles = { ...CUBE_START };
     root.addEventListener("keydown", (event) => this.#onKey(event));
     window.addEventListener("resize", () => this.#drawStrike(false));
+    this.#wireDrag();
+  }
+
+  /** Draw Qubic as "cube" (3-D) or "flat" (layers side by side); 2-D boards ignore it. */
+  setView(view) {
+    this.view = view === "flat" ? "flat" : "cube";
+    this.root.classList.toggle("cube", this.geo?.dims === 3 && this.view === "cube");
+    this.#drawStrike(false);
+  }
+
+  /** Turn the cube to `tilt` and `spin` degrees (the tilt is kept within its range). */
+  turn(tilt, spin) {
+    this.angles = { tilt: Math.max(TILT_RANGE[0], Math.min(TILT_RANGE[1], tilt)), spin: ((spin % 360) + 360) % 360 };
+    this.root.style.setProperty("--tilt", `${this.angles.tilt}deg`);
+    this.root.style.setProperty("--spin", `${this.angles.spin}deg`);
+    this.root.dataset.tilt = String(Math.round(this.angles.tilt));
+    this.root.dataset.spin = String(Math.round(this.angles.spin));
+    this.#drawStrike(false);
+  }
+
+  #isCube() {
+    return this.geo?.dims === 3 && this.view === "cube";
+  }
+
+  /** Dragging the cube (anywhere but on a cell) turns it. */
+  #wireDrag() {
+    let from = null;
+    this.root.addEventListener("pointerdown", (event) => {
+      if (!this.#isCube() || event.target.closest(".cell")) return;
+      from = { x: event.clientX, y: event.clientY, ...this.angles };
+      this.root.setPointerCapture(event.pointerId);
+      this.root.classList.add("turning");
+      event.preventDefault();
+    });
+    this.root.addEventListener("pointermove", (event) => {
+      if (!from) return;
+      const [dx, dy] = [event.clientX - from.x, event.clientY - from.y];
+      this.turn(from.tilt - dy * DRAG_DEGREES_PER_PX, from.spin - dx * DRAG_DEGREES_PER_PX);
+    });
+    const stop = () => {
+      from = null;
+      this.root.classList.remove("turning");
+    };
+    this.root.addEventListener("pointerup", stop);
+    this.root.addEventListener("pointercancel", stop);
   }
 
   /** Build the cells for a geometry (clears everything). */
@@ -62,6 +122,19 @@ export class BoardView {
     const is3d = geo.dims === 3;
     const [layers, rows, cols] = is3d ? geo.shape : [1, ...geo.shape];
     this.root.className = `board ${is3d ? "board-3d" : "board-2d"}`;
+    let parent = this.root;
+    if (is3d) {
+      // scene (perspective) > cube (turned) > layers (stacked); flat: plain wrappers
+      const scene = document.createElement("div");
+      scene.className = "scene";
+      const cube = document.createElement("div");
+      cube.className = "solid";
+      scene.append(cube);
+      this.root.append(scene);
+      parent = cube;
+      this.setView(this.view);
+      this.turn(this.angles.tilt, this.angles.spin);
+    }
     this.root.style.setProperty("--cols", cols);
     this.root.style.setProperty("--rows", rows);
     this.root.dataset.variant = geo.name;
@@ -72,6 +145,7 @@ export class BoardView {
     for (let layer = 0; layer < layers; layer++) {
       const layerEl = document.createElement("div");
       layerEl.className = "layer";
+      layerEl.style.setProperty("--layer", String(layer));
       if (is3d) {
         const caption = document.createElement("div");
         caption.className = "layer-caption";
@@ -99,27 +173,31 @@ export class BoardView {
           this.onPlay(cell);
         });
         button.addEventListener("focus", () => this.#setRoving(cell));
-        if (is3d) {
-          button.addEventListener("pointerenter", () => this.#showLines(cell));
-          button.addEventListener("pointerleave", () => this.#showLines(null));
-          button.addEventListener("focus", () => this.#showLines(cell));
-          button.addEventListener("blur", () => this.#showLines(null));
-        }
+        // the lines through a cell, for a mouse over it or keyboard focus on it (a
+        // finger's tap would leave them on: touch screens have no "leave")
+        button.addEventListener("pointerenter", (event) => {
+          if (event.pointerType === "mouse") this.#showLines(cell);
+        });
+        button.addEventListener("pointerleave", () => this.#showLines(null));
+        button.addEventListener("focus", () => {
+          if (button.matches(":focus-visible")) this.#showLines(cell);
+        });
+        button.addEventListener("blur", () => this.#showLines(null));
         grid.append(button);
         this.buttons.push(button);
       }
       layerEl.append(grid);
-      this.root.append(layerEl);
+      parent.append(layerEl);
     }
     this.update({ board: this.marks });
   }
 
   /**
    * Show a state: board (array of "X" | "O" | null), lastMove, winLine (cells),
-   * heat (Map cell -> {text, label, tone, strength}), best (Set of cells),
-   * playable (whether empty cells can be played now).
+   * heat (Map cell -> {text, label, tone, strength, number}), best (Set of cells),
+   * playable (whether empty cells can be played now), numbers (show heat as raw numbers).
    */
-  update({ board, lastMove = null, winLine = null, heat = null, best = null, playable = false }) {
+  update({ board, lastMove = null, winLine = null, heat = null, best = null, playable = false, numbers = false }) {
     const winSet = new Set(winLine || []);
     this.root.classList.toggle("finished", Boolean(winLine));
     this.root.dataset.winner = winLine ? board[winLine[0]] : "";
@@ -132,7 +210,7 @@ export class BoardView {
       }
       const info = !mark && heat ? heat.get(cell) : null;
       const heatEl = button.querySelector(".heat");
-      heatEl.textContent = info ? info.text : "";
+      heatEl.textContent = info ? (numbers ? info.number : info.text) : "";
       button.dataset.tone = info ? info.tone : "";
       button.style.setProperty("--strength", info ? String(info.strength ?? 1) : "0");
       button.classList.toggle("has-heat", Boolean(info));
@@ -145,7 +223,7 @@ export class BoardView {
       let name = `${cellName(this.geo, cell)}, ${mark || "empty"}`;
       if (cell === lastMove) name += ", last move";
       if (winSet.has(cell)) name += ", winning line";
-      if (info) name += `, ${info.label}`;
+      if (info) name += `, ${info.label}${numbers && info.number !== info.text ? `, ${info.number}` : ""}`;
       button.setAttribute("aria-label", name);
     });
     const changed = String(winLine) !== String(this.winLine);
@@ -153,12 +231,13 @@ export class BoardView {
     if (changed) this.#drawStrike(true);
   }
 
-  /** A stroke through the winning line of a 2-D board, from end cell to end cell. */
+  /** A stroke through the winning line from end cell to end cell: over the grid of a
+   * 2-D board, through the cube (as it is turned now) in 3-D. */
   #drawStrike(animate) {
     this.root.querySelector(".strike")?.remove();
     const line = this.winLine;
-    if (!line || this.geo.dims !== 2) return;
-    const layer = this.root.querySelector(".layer");
+    if (!line || !this.geo || (this.geo.dims !== 2 && !this.#isCube())) return;
+    const layer = this.root.querySelector(this.#isCube() ? ".scene" : ".layer");
     const box = layer.getBoundingClientRect();
     const centre = (cell) => {
       const r = this.buttons[cell].getBoundingClientRect();
@@ -219,6 +298,21 @@ export class BoardView {
     const [layers, rows, cols] = is3d ? geo.shape : [1, ...geo.shape];
     const cell = Number(target.dataset.cell);
     let [layer, row, col] = is3d ? geo.coords(cell) : [0, ...geo.coords(cell)];
+    switch (event.key) {
+      case "ArrowLeft":
+      case "ArrowRight":
+      case "ArrowUp":
+      case "ArrowDown":
+        if (event.shiftKey && this.#isCube()) {
+          const [dTilt, dSpin] = { ArrowLeft: [0, KEY_DEGREES], ArrowRight: [0, -KEY_DEGREES], ArrowUp: [KEY_DEGREES, 0], ArrowDown: [-KEY_DEGREES, 0] }[event.key];
+          this.turn(this.angles.tilt + dTilt, this.angles.spin + dSpin);
+          event.preventDefault();
+          return;
+        }
+        break;
+      default:
+        break;
+    }
     switch (event.key) {
       case "ArrowLeft":
         if (col > 0) col -= 1;

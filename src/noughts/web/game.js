@@ -13,6 +13,15 @@ export function outcome(geo, board) {
   return null;
 }
 
+/** Why `board` cannot come from a game (the marks' counts differ by more than one), or
+ * null if it can. */
+export function positionProblem(board) {
+  const xs = board.filter((m) => m === "X").length;
+  const os = board.filter((m) => m === "O").length;
+  if (Math.abs(xs - os) <= 1) return null;
+  return `it has ${xs} X and ${os} O, but in a game the counts differ by at most one`;
+}
+
 export class Game {
   /**
    * A game on `geo` that `first` ("X" | "O") started, from the empty board or from
@@ -23,6 +32,7 @@ export class Game {
     this.geo = geo;
     this.first = first;
     this.board = board ? [...board] : new Array(geo.cells).fill(null);
+    this.start = board ? [...board] : null; // the position the game began from
     this.history = []; // {cell, mark, by}, oldest first
     this.result = outcome(geo, this.board);
   }
@@ -44,17 +54,43 @@ export class Game {
     return this.history.length ? this.history[this.history.length - 1].cell : null;
   }
 
-  /** Play `cell` for the side to move; `by` says who chose it ("human" | "ai").
-   * Throws on a finished game, a cell off the board, or a taken cell. */
-  play(cell, by) {
+  /** Play `cell` for the side to move; `by` says who chose it ("human" | "ai"), `note`
+   * anything to keep with the move (the page keeps the engine's answer). Throws on a
+   * finished game, a cell off the board, or a taken cell. */
+  play(cell, by, note = null) {
     if (this.over) throw new Error("the game is over");
     if (!Number.isInteger(cell) || cell < 0 || cell >= this.geo.cells) throw new Error(`no cell ${cell} on ${this.geo.name}`);
     if (this.board[cell]) throw new Error(`cell ${cell} is taken`);
     const mark = this.toMove();
     this.board[cell] = mark;
-    this.history.push({ cell, mark, by });
+    this.history.push(note === null ? { cell, mark, by } : { cell, mark, by, note });
     this.result = outcome(this.geo, this.board);
     return mark;
+  }
+
+  /** The note of the latest move `by` made ("human" | "ai") still on the board, or null. */
+  lastNote(by) {
+    for (let i = this.history.length - 1; i >= 0; i--) {
+      if (this.history[i].by === by) return this.history[i].note ?? null;
+    }
+    return null;
+  }
+
+  /** A plain object to save (JSON) and give back to Game.restore. */
+  toJSON() {
+    return { variant: this.geo.name, first: this.first, start: this.start, history: this.history };
+  }
+
+  /** The game `saved` (from toJSON) on `geo`: its start position, then its moves replayed.
+   * Throws if the moves do not fit the board. */
+  static restore(geo, saved) {
+    if (saved.variant !== geo.name) throw new Error(`a saved ${saved.variant} game is not a ${geo.name} game`);
+    const start = saved.start ? saved.start.map((m) => (m === "X" || m === "O" ? m : null)) : null;
+    const game = new Game(geo, { first: saved.first === "O" ? "O" : "X", board: start });
+    for (const { cell, by, note } of saved.history || []) {
+      game.play(cell, by === "ai" ? "ai" : "human", note ?? null);
+    }
+    return game;
   }
 
   /** True if a human move can be taken back. */

@@ -3,6 +3,7 @@
 
 const TALLY_KEY = "noughts.tally.v1";
 const PREFS_KEY = "noughts.prefs.v1";
+const GAME_KEY = "noughts.game.v1";
 
 function loadJson(key) {
   try {
@@ -26,11 +27,12 @@ export function tallyFor(variant) {
   return { you: 0, ai: 0, draws: 0, ...(loadJson(TALLY_KEY)[variant] || {}) };
 }
 
-/** Count one finished game: outcome is "you", "ai" or "draws". */
-export function addToTally(variant, outcome) {
+/** Count one finished game: outcome is "you", "ai" or "draws"; `by` -1 takes one back
+ * (a finished game undone). */
+export function addToTally(variant, outcome, by = 1) {
   const tally = loadJson(TALLY_KEY);
   const entry = tallyFor(variant);
-  entry[outcome] += 1;
+  entry[outcome] = Math.max(0, entry[outcome] + by);
   tally[variant] = entry;
   saveJson(TALLY_KEY, tally);
 }
@@ -42,7 +44,16 @@ export function resetTally(variant) {
   saveJson(TALLY_KEY, tally);
 }
 
-/** The saved choices: {variant, mark, first, level, engineView} (any may be missing). */
+/** The game on the board (Game.toJSON plus the page's own fields), or {} if none. */
+export function loadGame() {
+  return loadJson(GAME_KEY);
+}
+
+export function saveGame(game) {
+  saveJson(GAME_KEY, game);
+}
+
+/** The saved choices: {variant, mark, first, level, think, engineView, view} (any may be missing). */
 export function loadPrefs() {
   return loadJson(PREFS_KEY);
 }

@@ -2,7 +2,9 @@
 //
 // A move value from the API is {move, proven, outcome, plies, score}: proven values say
 // "win" | "draw" | "loss" (for the player making the move) and plies to the end of the
-// game; unproven ones carry a heuristic score (higher is better for the mover).
+// game; unproven ones carry a heuristic score (higher is better for the mover). Players
+// see words; the raw numbers wait behind the page's "Numbers" details.
+// Unit-tested with Node's test runner (tests/js/values.test.mjs).
 
 /** The name of a level: random (0), easy, medium, hard, impossible (10). */
 export function levelName(level) {
@@ -21,7 +23,8 @@ export function formatScore(score) {
   return `${score > 0 ? "+" : "−"}${text}`;
 }
 
-/** {text, label, tone} for one move value: short text for the cell, a label for people. */
+/** {text, label, tone} for one move value: short text for the cell, a label for people.
+ * A value without a proof gets its raw score here; heatMap turns those into words. */
 export function describeMove(value) {
   if (value.proven && value.outcome === "win") {
     return { text: `win ${value.plies}`, label: `win in ${value.plies}`, tone: "win" };
@@ -38,6 +41,34 @@ export function describeMove(value) {
   return { text: "?", label: "not evaluated", tone: "even" };
 }
 
+/** The plain categories of moves nothing is proven about, best first, with the share of
+ * the way from the weakest to the strongest score a move needs to earn each. */
+export const CATEGORIES = [
+  { name: "strong", tone: "up", from: 0.8 },
+  { name: "fine", tone: "even", from: 0.2 },
+  { name: "weak", tone: "down", from: -Infinity },
+];
+
+/** The category ({name, tone}) of a heuristic `score` among scores from `low` to `high`:
+ * only the order means something, so a move is judged against the others on the board.
+ * @example category(90, 0, 100).name === "strong" */
+export function category(score, low, high) {
+  if (!(high > low)) return CATEGORIES[1]; // all alike: nothing to choose between them
+  const share = (score - low) / (high - low);
+  return CATEGORIES.find((c) => share >= c.from);
+}
+
+/** What the engine says of the move it just played, in its own words and from its side:
+ * "I am sure this draws", "I think this is good for me". */
+export function verdictInWords(answer) {
+  if (answer.proven && answer.outcome === "win") return `I am sure I win (in ${answer.plies} moves at most)`;
+  if (answer.proven && answer.outcome === "loss") return "I am sure I lose if you play well";
+  if (answer.proven && answer.outcome === "draw") return "I am sure this draws";
+  if (!answer.nodes && answer.score == null) return "an opening move";
+  if (typeof answer.score !== "number" || Math.abs(answer.score) < 1) return "I think this is even";
+  return answer.score > 0 ? "I think this is good for me" : "I think you have the better of it";
+}
+
 /** A number ordering move values, larger is better for the mover. */
 export function rank(value) {
   if (value.proven && value.outcome === "win") return 1e9 - (value.plies ?? 0);
@@ -47,25 +78,30 @@ export function rank(value) {
 }
 
 /**
- * Map cell -> {text, label, tone, strength (0-1)} for every move in an analysis; tone is
- * win, draw or loss for proven values, up, down or even for heuristic scores.
+ * Map cell -> {text, label, tone, strength (0-1), number} for every move in an analysis,
+ * from the side of the player to move. Proven values read "win 5", "draw", "loss 2" (tones
+ * win, draw, loss); the others a plain category (strong, fine, weak: tones up, even,
+ * down) next to the other unproven moves. `number` is the raw value (the search's score
+ * where nothing is proven), for the player who opens the numbers.
  */
 export function heatMap(moves) {
   const scores = moves.filter((m) => !m.proven && typeof m.score === "number").map((m) => m.score);
-  const largest = Math.max(0, ...scores.map(Math.abs));
+  const [low, high] = [Math.min(...scores), Math.max(...scores)];
   const longest = Math.max(1, ...moves.filter((m) => m.proven).map((m) => m.plies ?? 1));
   const map = new Map();
   for (const m of moves) {
-    const info = describeMove(m);
+    let info = describeMove(m);
+    const number = info.text;
     let strength = 1;
     if (info.tone === "win" || info.tone === "loss") {
       // quick wins and quick losses are the most vivid
       strength = 1 - 0.6 * (((m.plies ?? 1) - 1) / Math.max(1, longest - 1));
-    } else if (info.tone === "up" || info.tone === "down") {
-      // heuristic scores: green above zero, red below, stronger with the size
-      strength = largest > 0 ? 0.25 + 0.75 * (Math.abs(m.score) / largest) : 0.5;
+    } else if (!m.proven && typeof m.score === "number") {
+      const { name, tone } = category(m.score, low, high);
+      info = { text: name, label: `${name} (not proven)`, tone };
+      strength = tone === "even" ? 0.5 : 0.8;
     }
-    map.set(m.move, { ...info, strength: Number(strength.toFixed(3)) });
+    map.set(m.move, { ...info, number, strength: Number(strength.toFixed(3)) });
   }
   return map;
 }

@@ -1,0 +1,41 @@
+// How the page words the engine's values (src/noughts/web/values.js):
+//   node --test tests/js/
+import assert from "node:assert/strict";
+import { test } from "node:test";
+
+import { bestCells, category, heatMap, verdictInWords } from "../../src/noughts/web/values.js";
+
+test("proven values read win in N, draw, loss in N", () => {
+  const map = heatMap([
+    { move: 0, proven: true, outcome: "win", plies: 3 },
+    { move: 1, proven: true, outcome: "draw", plies: 6 },
+    { move: 2, proven: true, outcome: "loss", plies: 2 },
+  ]);
+  assert.deepEqual([...map.values()].map((v) => [v.text, v.tone]), [["win 3", "win"], ["draw", "draw"], ["loss 2", "loss"]]);
+  assert.equal(map.get(0).label, "win in 3");
+});
+
+test("unproven scores become plain categories judged against the other moves", () => {
+  // Qubic-like scores: all negative, none proven; the best is still strong
+  const moves = [-1704, -2208, -432, -500, -1500].map((score, move) => ({ move, proven: false, score }));
+  const map = heatMap(moves);
+  assert.deepEqual([...map.values()].map((v) => v.text), ["fine", "weak", "strong", "strong", "fine"]);
+  assert.equal(map.get(1).number, "−2208"); // the raw score, for the Numbers details
+  assert.equal(map.get(2).label, "strong (not proven)");
+  assert.ok([...map.values()].every((v) => !/\d/.test(v.label)));
+  assert.deepEqual([...bestCells(moves)], [2]);
+});
+
+test("categories of equal scores are all fine", () => {
+  assert.equal(category(5, 5, 5).name, "fine");
+  assert.equal(category(100, 0, 100).name, "strong");
+  assert.equal(category(0, 0, 100).name, "weak");
+});
+
+test("the AI's verdict in words, from its own side", () => {
+  assert.equal(verdictInWords({ proven: true, outcome: "draw", plies: 8 }), "I am sure this draws");
+  assert.equal(verdictInWords({ proven: true, outcome: "win", plies: 5 }), "I am sure I win (in 5 moves at most)");
+  assert.equal(verdictInWords({ proven: false, score: -432, nodes: 10 }), "I think you have the better of it");
+  assert.equal(verdictInWords({ proven: false, score: 4.2, nodes: 8 }), "I think this is good for me");
+  assert.equal(verdictInWords({ proven: false, score: null, nodes: 0 }), "an opening move");
+});
