@@ -410,3 +410,27 @@ def test_heuristic_analysis_is_listed_by_score_after_proven_wins(
     assert listing[2].startswith("    4d1 +0.63  4c1 +0.62  ")
     entries = re.findall(r"[1-4][a-d][1-4] [+-][\d.]+", "\n".join(listing[2:]))
     assert len(entries) == 63 and entries[-1] == "1a4 +0"
+
+
+def test_hint_and_analysis_are_one_search_on_qubic(monkeypatch: pytest.MonkeyPatch) -> None:
+    import noughts.play.session as session_module
+    from noughts.play.coordinates import parse_cell
+    from noughts.results import MoveEval
+
+    searches: list[Position] = []
+
+    def counted(position: Position, *, time_limit: float | None = None) -> list[MoveEval]:
+        searches.append(position)
+        return evaluate_moves(position, time_limit=time_limit)
+
+    monkeypatch.setattr(session_module, "evaluate_moves", counted)
+    game = Session(variant("qubic"), {"X": Seat.human(), "O": Seat.human()}, time_limit=0.2)
+    for name in ("1a4", "2b3", "4d1"):
+        game.play(parse_cell(game.geometry, name))
+    status, out = run_loop(game, "h\na\nh\n")
+    assert status == 0 and len(searches) == 1  # one search answers all three
+    hints = re.findall(r"Hint for O: play (\d[a-d]\d) \(heuristic score ([+-][\d.]+)\)", out)
+    assert len(hints) == 2 and hints[0] == hints[1]
+    listing = out.split("Moves for O, best first:\n")[1].splitlines()
+    assert listing[0] == "  heuristic scores:"
+    assert listing[1].split()[:2] == list(hints[0])  # the hint is the analysis' first entry
