@@ -16,14 +16,19 @@ import griffe
 
 FENCE = "```"
 _ROLE = re.compile(r":(?:class|func|meth|mod|attr|data|exc|obj):`(~?)([\w.]+)`")
+_LITERAL_MARK = re.compile(r"(\S) ?::$", re.MULTILINE)
 
 
 def plain_roles(text: str) -> str:
-    """Sphinx cross-references as inline code (``~`` keeps only the last name).
+    """Sphinx cross-references as inline code (``~`` keeps only the last name), and the
+    ``::`` that opens a literal block as a plain colon (the indented block stays code).
 
     >>> plain_roles("a :class:`~noughts.results.Value` or :func:`noughts.engine.choose_move`")
     'a `Value` or `noughts.engine.choose_move`'
+    >>> plain_roles("numbered row-major::")
+    'numbered row-major:'
     """
+    text = _LITERAL_MARK.sub(r"\1:", text)
     return _ROLE.sub(lambda m: f"`{m[2].rsplit('.', 1)[-1] if m[1] else m[2]}`", text)
 
 
