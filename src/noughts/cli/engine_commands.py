@@ -24,11 +24,9 @@ if TYPE_CHECKING:
     from noughts.position import Position
     from noughts.results import MoveChoice, MoveEval
 
-__all__ = ["add_arguments", "run", "infer_variant", "DEFAULT_VARIANT"]
+__all__ = ["add_arguments", "run", "infer_variant"]
 
 _BY_CELLS = {9: "3x3", 16: "4x4", 27: "3x3x3", 64: "4x4x4"}
-DEFAULT_VARIANT = "3x3"
-"""The variant of a position given without a board or ``--variant`` (the API's default)."""
 
 
 def add_arguments(name: str, parser: argparse.ArgumentParser) -> None:
@@ -44,8 +42,8 @@ def add_arguments(name: str, parser: argparse.ArgumentParser) -> None:
         )
         return
     board_help = (
-        f"the board, e.g. 'X../.O./...'; none: the empty board of --variant "
-        f"({DEFAULT_VARIANT} by default, as in the API)"
+        "the board, e.g. 'X../.O./...'; none: the empty board of --variant "
+        "(3x3 by default, as in the API)"
     )
     if name == "analyze":
         board_help += "; '-' reads one board (or 'VARIANT BOARD') per line from stdin"
@@ -141,8 +139,10 @@ def _position(args: argparse.Namespace) -> Position:
         return Position.from_bitboards(
             args.num_x, args.num_o, args.variant or "3x3", first=args.first
         )
-    if args.board is None:  # like the API: no board is the empty board
-        return Position("", args.variant or DEFAULT_VARIANT, first=args.first)
+    if args.board is None:  # like the API: no board is the empty board (Position's: 3x3)
+        if args.variant is None:
+            return Position(first=args.first)
+        return Position("", args.variant, first=args.first)
     return Position(args.board, args.variant or infer_variant(args.board), first=args.first)
 
 
