@@ -47,3 +47,25 @@ def test_every_docs_page_with_examples_runs_them_as_doctests() -> None:
         "run here as ```pycon)"
     )
     assert "README.md" in collected
+
+
+def test_the_api_references_docstrings_read_as_markdown() -> None:
+    import doctest
+    import importlib.util
+
+    import pytest
+
+    pytest.importorskip("griffe")  # the docs extra
+    spec = importlib.util.spec_from_file_location(
+        "docs_doctest_blocks", ROOT / "scripts" / "docs_doctest_blocks.py"
+    )
+    assert spec is not None and spec.loader is not None
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    assert doctest.testmod(module).failed == 0
+    from noughts import engine
+
+    text = module.plain_roles(module.fence_doctests(engine.choose_move.__doc__ or ""))
+    assert ":class:" not in text and "`BudgetExhausted`" in text
+    fenced = module.fence_doctests(engine.__doc__ or "")
+    assert fenced.count("```pycon") == 1 and fenced.count("```") == 2
