@@ -17,9 +17,14 @@ if [ ${#missing[@]} -gt 0 ]; then
     fi
 fi
 
-python3 -m pip install --quiet --disable-pip-version-check -e '.[test]'
+python3 -m pip install --quiet --disable-pip-version-check -e '.[test,docs]'
 
 python3 -m ruff check src tests benchmarks
 python3 -m mypy
 node --test tests/js/
+# the documentation site: any warning (a broken link, a missing page or anchor, a
+# docstring mkdocstrings cannot read) fails the build; the site goes to a scratch directory
+site_dir="$(mktemp -d)"
+NO_MKDOCS_2_WARNING=1 python3 -m mkdocs build --strict --site-dir "$site_dir"
+rm -rf "$site_dir"
 python3 -m pytest "$@"

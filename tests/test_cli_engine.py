@@ -42,6 +42,28 @@ def test_move_json_has_every_field(capsys: pytest.CaptureFixture[str]) -> None:
     assert "moves" not in record
 
 
+@pytest.mark.parametrize("variant", [None, "4x4k3"])
+def test_no_board_is_the_empty_board_as_in_the_api(
+    variant: str | None, capsys: pytest.CaptureFixture[str]
+) -> None:
+    from fastapi.testclient import TestClient
+
+    from noughts.service import create_app
+
+    options = [] if variant is None else ["--variant", variant]
+    record = run_json(["move", *options], capsys)
+    body = {} if variant is None else {"variant": variant}
+    with TestClient(create_app()) as client:
+        answer = client.post("/api/v1/move", json=body).json()
+    assert record["variant"] == answer["variant"] == (variant or "3x3")
+    assert record["board"] == answer["board"] and "X" not in record["board"]
+    for key in ("move", "square", "outcome", "plies", "proven"):
+        assert record[key] == answer[key], key
+    analysis = run_json(["analyze", *options], capsys)
+    empty = Position("", variant or "3x3")
+    assert analysis["moves"] == [m.to_json() for m in evaluate_moves(empty)]
+
+
 def test_move_on_4x4k3_finds_the_quick_win(capsys: pytest.CaptureFixture[str]) -> None:
     record = run_json(["move", "................", "--variant", "4x4k3"], capsys)
     assert record["outcome"] == "win" and record["plies"] == 5
@@ -162,7 +184,6 @@ def test_solve_human_output(capsys: pytest.CaptureFixture[str]) -> None:
         (["move", "XXX/OO./..."], "game is over"),
         (["move", "XOX/XOO/OXX"], "game is over"),
         (["move", "XX./.../..."], "impossible counts"),
-        (["move"], "give a BOARD"),
         (["move", "X........", "--level", "11"], "level"),
         (["analyze", "XXX/OO./..."], "game is over"),
         (["solve", "4x4x4"], "anytime"),

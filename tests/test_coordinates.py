@@ -1,4 +1,4 @@
-"""Cell names of the terminal game: 1-9 on 3x3, chess squares on m x n, 2b3 on cubes."""
+"""Cell names of the terminal game: chess squares on m x n (3x3 also 1-9), 2b3 on cubes."""
 
 from __future__ import annotations
 
@@ -24,12 +24,18 @@ def test_every_cell_name_parses_back_to_its_cell(name: str) -> None:
     )
 
 
-def test_3x3_cells_are_numbered_like_a_keypad_from_the_top_left() -> None:
+def test_3x3_cells_are_named_as_everywhere_and_also_take_keypad_numbers() -> None:
+    from noughts.notation import square_name
+
     geometry = variant("3x3")
-    assert scheme_of(geometry) == "numbers"
-    assert [cell_name(geometry, cell) for cell in range(9)] == [str(n) for n in range(1, 10)]
-    assert parse_cell(geometry, "1") == 0
-    assert parse_cell(geometry, "9") == 8
+    assert scheme_of(geometry) == "chess"
+    names = [cell_name(geometry, cell) for cell in range(9)]
+    assert names == [square_name(geometry, cell) for cell in range(9)]  # the API's 'square'
+    assert names == ["a3", "b3", "c3", "a2", "b2", "c2", "a1", "b1", "c1"]
+    assert [parse_cell(geometry, str(n)) for n in range(1, 10)] == list(range(9))
+    assert parse_cell(variant("4x4"), "a1") == 12
+    with pytest.raises(IllegalMoveError, match="type a square like b3"):
+        parse_cell(variant("4x4"), "5")  # numbers only on 3x3 and smaller
 
 
 def test_chess_names_count_ranks_from_the_bottom_and_files_from_the_left() -> None:
@@ -60,7 +66,8 @@ def test_layer_names_put_the_layer_first() -> None:
     [
         ("3x3", "0", "0 is off the board: cells are numbered 1-9"),
         ("3x3", "10", "10 is off the board: cells are numbered 1-9"),
-        ("3x3", "five", "'five' is not a move: type a cell number 1-9"),
+        ("3x3", "five", "'five' is not a move: type a square like b3 (file a-c, rank 1-3"),
+        ("3x3", "d1", "d1 is off the board: files run a-c"),
         ("3x3", "", "'' is not a move"),
         ("4x4", "e1", "e1 is off the board: files run a-d"),
         ("4x4", "a5", "a5 is off the board: ranks run 1-4"),

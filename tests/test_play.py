@@ -14,7 +14,7 @@ import pexpect
 import pytest
 
 from noughts.engine import choose_move, evaluate_moves
-from noughts.play.coordinates import cell_name
+from noughts.play.coordinates import cell_name, parse_cell
 from noughts.play.session import Seat, Session
 from noughts.position import Position
 from noughts.results import describe
@@ -22,7 +22,8 @@ from noughts.variants import variant
 
 ANSI = re.compile(r"\x1b\[[0-9;?]*[A-Za-z]")
 ALL_CELLS_3X3 = "".join(f"{n}\n" for n in range(1, 10))
-"""Fed in a loop, the human always plays the first free cell: taken cells are refused."""
+"""Fed in a loop, the human always plays the first free cell: taken cells are refused.
+(3x3 takes keypad numbers 1-9 from the top left; the game names cells a3..c1.)"""
 
 
 def clean_environment() -> dict[str, str]:
@@ -83,7 +84,7 @@ def test_piped_full_game_against_level_10_never_ends_in_a_human_win(first: str) 
     if first == "ai":
         position = Position(first="X")
     for move in moves:
-        position = position.play(int(move) - 1)
+        position = position.play(parse_cell(position.geometry, move))
     assert position.is_over
     assert ("draw" in summary) == (position.winner is None)
     assert "\x1b" not in result.stdout  # plain text in a pipe
@@ -91,11 +92,11 @@ def test_piped_full_game_against_level_10_never_ends_in_a_human_win(first: str) 
 
 def test_piped_game_prints_the_board_after_each_move() -> None:
     result = play(stdin="5\n")
-    boards = [line for line in result.stdout.splitlines() if line.startswith("───")]
-    # the empty board, after our move, after the AI's reply: two rules each
-    assert len(boards) == 6
-    assert "[X]" in result.stdout  # our move marked as the last move
-    assert re.search(r"O \(AI level 10\) plays [1379]", result.stdout)  # a corner holds
+    files = [line for line in result.stdout.splitlines() if line.strip() == "a  b  c"]
+    # the empty board, after our move, after the AI's reply: files above and below each
+    assert len(files) == 6
+    assert "[X]" in result.stdout and played_moves(result.stdout)[0] == "b2"  # 5 is b2
+    assert re.search(r"O \(AI level 10\) plays [ac][13] ", result.stdout)  # a corner holds
     assert summary_line(result.stdout).startswith("Game stopped (end of input)")
 
 
@@ -103,8 +104,8 @@ def test_invalid_inputs_get_one_line_each_and_the_prompt_again() -> None:
     result = play(stdin="5\n5\nfoo\n0\n10\n\n  q  \n")
     assert result.returncode == 0, result.stderr
     out = result.stdout
-    assert "5 is taken by X: pick an empty cell" in out
-    assert "'foo' is not a move: type a cell number 1-9" in out
+    assert "b2 is taken by X: pick an empty cell" in out
+    assert "'foo' is not a move: type a square like b3 (file a-c" in out
     assert "0 is off the board: cells are numbered 1-9" in out
     assert "10 is off the board: cells are numbered 1-9" in out
     # every bad line is followed by a fresh prompt, and the game goes on to quit cleanly
@@ -115,11 +116,11 @@ def test_invalid_inputs_get_one_line_each_and_the_prompt_again() -> None:
 def test_undo_takes_back_the_human_move_and_the_ai_reply() -> None:
     result = play(stdin="5\nu\nu\n9\n")
     out = result.stdout
-    match = re.search(r"Took back 5, (\d)\.", out)
+    match = re.search(r"Took back b2, ([a-c][1-3])\.", out)
     assert match, out
     assert "nothing to undo" in out  # the second undo finds an empty board
     moves = played_moves(out)
-    assert moves[0] == "9" and len(moves) == 2  # the game restarted from the empty board
+    assert moves[0] == "c1" and len(moves) == 2  # the game restarted from the empty board
 
 
 def test_hint_and_analysis_agree_with_the_engine() -> None:
@@ -129,7 +130,7 @@ def test_hint_and_analysis_agree_with_the_engine() -> None:
     position = Position().play(0).play(3).play(1)
     best = choose_move(position)
     assert best.move == 2
-    assert f"Hint for O: play 3 ({describe(best)})" in out
+    assert f"Hint for O: play c3 ({describe(best)})" in out
     evals = evaluate_moves(position)
     worst = min(evals, key=lambda e: (e.outcome != "loss", -(e.plies or 0)))
     assert "Moves for O, best first:" in out
@@ -137,7 +138,7 @@ def test_hint_and_analysis_agree_with_the_engine() -> None:
     groups = [line.split(":")[1].split() for line in analysis if line.startswith("  ")]
     listed = [name for group in groups for name in group]
     assert sorted(listed) == sorted(cell_name(position.geometry, e.move) for e in evals)
-    assert analysis[0].split(":")[1].split()[0] == "3"
+    assert analysis[0].split(":")[1].split()[0] == "c3"
     assert f"{worst.outcome} in {worst.plies}" in out
 
 
@@ -156,7 +157,7 @@ def test_ai_moves_first_with_the_mark_it_is_given() -> None:
     assert result.stdout.index("O (AI level 10) plays") < result.stdout.index("Your move (X)")
     result = play("--first", "you", "--mark", "O", stdin="5\nq\n")
     assert "X: AI level 10, O: you · O moves first" in result.stdout
-    assert played_moves(result.stdout)[0] == "5"
+    assert played_moves(result.stdout)[0] == "b2"
 
 
 def test_qubic_accepts_layer_coordinates_and_highlights_the_winning_line() -> None:
@@ -219,8 +220,7 @@ def test_terminal_game_against_level_10_ends_without_a_human_win() -> None:
     child.expect(r"u undo · n new game · q quit: ")
     child.sendline("n")
     child.expect(r"New game: O \(AI level 10\) moves first")
-    child.expect(r" 7 │ 8 │ 9\r\n")
-    child.expect(r"O \(AI level 10\) plays \d")
+    child.expect(r"O \(AI level 10\) plays [a-c][1-3]")
     child.expect(r"Your move \(X\): ")
     child.sendline("q")
     child.expect(r"Game stopped \(you quit\): X to move \(you\) after 1 move")
@@ -234,19 +234,19 @@ def test_terminal_undo_hint_and_invalid_input_recover() -> None:
     child = spawn()
     child.expect(r"Your move \(X\): ")
     child.sendline("1")
-    child.expect(r"O \(AI level 10\) plays (\d)")
+    child.expect(r"O \(AI level 10\) plays ([a-c][1-3])")
     reply = child.match.group(1)
-    assert reply == "5"  # the only reply to a corner that does not lose
+    assert reply == "b2"  # the only reply to a corner that does not lose
     child.expect(r"Your move \(X\): ")
     child.sendline("1")
-    child.expect("1 is taken by X: pick an empty cell")
+    child.expect("a3 is taken by X: pick an empty cell")
     child.expect(r"Your move \(X\): ")
     child.sendline("h")
-    child.expect(r"Hint for X: play (\d) \((\w+)")
+    child.expect(r"Hint for X: play ([a-c][1-3]) \((\w+)")
     assert child.match.group(2) == "draw"
     child.expect(r"Your move \(X\): ")
     child.sendline("u")
-    child.expect(r"Took back 1, 5\.")
+    child.expect(r"Took back a3, b2\.")
     child.expect(r"Your move \(X\): ")
     child.sendline("q")
     child.expect(r"Game stopped \(you quit\): X to move \(you\) after 0 moves")
@@ -261,7 +261,9 @@ def test_ctrl_c_and_end_of_input_exit_cleanly_with_a_summary() -> None:
     child.sendline("5")
     child.expect(r"Your move \(X\): ")
     child.sendintr()
-    child.expect(r"Game stopped \(interrupted\): X to move \(you\) after 2 moves\. Moves: 5 \d")
+    child.expect(
+        r"Game stopped \(interrupted\): X to move \(you\) after 2 moves\. Moves: b2 [a-c][1-3]"
+    )
     child.expect(pexpect.EOF)
     assert "Traceback" not in (child.before or "")
     child.close()
@@ -291,7 +293,7 @@ def test_a_colour_terminal_gets_styles_and_the_same_text() -> None:
     assert "\x1b[" in raw  # styled
     plain = ANSI.sub("", raw)
     assert "\x1b" not in plain
-    assert "│ X │" in plain and "[O]" in plain  # our move, and the AI's reply bracketed
+    assert " X " in plain and "[O]" in plain  # our move, and the AI's reply bracketed
     assert "Game stopped (you quit)" in plain
 
 
@@ -414,3 +416,27 @@ def test_heuristic_analysis_is_listed_by_score_after_proven_wins(
     assert listing[2].startswith("    4d1 +0.63  4c1 +0.62  ")
     entries = re.findall(r"[1-4][a-d][1-4] [+-][\d.]+", "\n".join(listing[2:]))
     assert len(entries) == 63 and entries[-1] == "1a4 +0"
+
+
+def test_hint_and_analysis_are_one_search_on_qubic(monkeypatch: pytest.MonkeyPatch) -> None:
+    import noughts.play.session as session_module
+    from noughts.play.coordinates import parse_cell
+    from noughts.results import MoveEval
+
+    searches: list[Position] = []
+
+    def counted(position: Position, *, time_limit: float | None = None) -> list[MoveEval]:
+        searches.append(position)
+        return evaluate_moves(position, time_limit=time_limit)
+
+    monkeypatch.setattr(session_module, "evaluate_moves", counted)
+    game = Session(variant("qubic"), {"X": Seat.human(), "O": Seat.human()}, time_limit=0.2)
+    for name in ("1a4", "2b3", "4d1"):
+        game.play(parse_cell(game.geometry, name))
+    status, out = run_loop(game, "h\na\nh\n")
+    assert status == 0 and len(searches) == 1  # one search answers all three
+    hints = re.findall(r"Hint for O: play (\d[a-d]\d) \(heuristic score ([+-][\d.]+)\)", out)
+    assert len(hints) == 2 and hints[0] == hints[1]
+    listing = out.split("Moves for O, best first:\n")[1].splitlines()
+    assert listing[0] == "  heuristic scores:"
+    assert listing[1].split()[:2] == list(hints[0])  # the hint is the analysis' first entry

@@ -103,3 +103,16 @@ def test_large_trees_are_refused(capsys: pytest.CaptureFixture[str]) -> None:
         build_tree("4x4", max_nodes=500)
     assert main(["tree", "3x3", "--format", "svg"]) == 2
     assert "invalid choice" in capsys.readouterr().err
+
+
+def test_the_help_offers_only_variants_it_accepts(capsys: pytest.CaptureFixture[str]) -> None:
+    from noughts.cli.stats_commands import TREE_EXAMPLES
+
+    with pytest.raises(SystemExit):
+        main(["tree", "--help"])
+    text = " ".join(capsys.readouterr().out.split())
+    assert "e.g. " + ", ".join(TREE_EXAMPLES) in text
+    for name in TREE_EXAMPLES:
+        assert build_tree(name).nodes  # none is refused as too large
+    assert main(["tree", "4x4k3"]) == 2
+    assert "more than 200000 nodes" in capsys.readouterr().err

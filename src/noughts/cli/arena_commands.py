@@ -217,6 +217,7 @@ def _report(result: Any, out: Any) -> dict[str, Any]:
 
 def _replay(args: argparse.Namespace) -> int:
     from noughts.cli import fail
+    from noughts.notation import square_name
     from noughts.position import Position
 
     path = Path(args.file)
@@ -246,7 +247,8 @@ def _replay(args: argparse.Namespace) -> int:
         mover = position.to_move
         position = position.play(move)
         note = " (opening)" if ply <= opening else ""
-        print(f"\n{ply}. {mover} {players[mover]} plays cell {move} {position.coords(move)}{note}")
+        square = square_name(position.geometry, move)
+        print(f"\n{ply}. {mover} {players[mover]} plays {square} (cell {move}){note}")
         print(position)
     print(f"\nresult: {game['result']} ({game['reason']})")
     return 0

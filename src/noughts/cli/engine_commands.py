@@ -1,6 +1,6 @@
 """``noughts move``, ``noughts analyze`` and ``noughts solve``: the engine on the command line.
 
-    noughts move BOARD [--variant V] [--json] [--level L] [--time S] [--nodes N] [--seed S]
+    noughts move [BOARD] [--variant V] [--json] [--level L] [--time S] [--nodes N] [--seed S]
     noughts move --x NUMX --o NUMO [--variant V] [--first X|O] ...
     noughts analyze BOARD [--variant V] [--json]
     noughts analyze - [--variant V] < boards.txt      (one JSON object per line)
@@ -9,7 +9,8 @@
 Without ``--variant`` a board's variant comes from its shape: rows split by ``/`` and
 layers by ``|`` give ``RxC`` or ``NxNxN`` (k = the smallest side); a board without
 separators of 9, 16, 27 or 64 cells is 3x3, 4x4, 3x3x3 or 4x4x4. ``--x/--o`` boards
-default to 3x3. Only the standard library is imported here, so ``noughts move`` starts
+default to 3x3. No board at all is the empty board of ``--variant`` (3x3 by default), as
+in the API. Only the standard library is imported here, so ``noughts move`` starts
 fast.
 """
 
@@ -40,7 +41,10 @@ def add_arguments(name: str, parser: argparse.ArgumentParser) -> None:
             "searching from scratch",
         )
         return
-    board_help = "the board, e.g. 'X../.O./...'"
+    board_help = (
+        "the board, e.g. 'X../.O./...'; none: the empty board of --variant "
+        "(3x3 by default, as in the API)"
+    )
     if name == "analyze":
         board_help += "; '-' reads one board (or 'VARIANT BOARD') per line from stdin"
     parser.add_argument("board", metavar="BOARD", nargs="?", help=board_help)
@@ -135,8 +139,10 @@ def _position(args: argparse.Namespace) -> Position:
         return Position.from_bitboards(
             args.num_x, args.num_o, args.variant or "3x3", first=args.first
         )
-    if args.board is None:
-        raise fail("give a BOARD (e.g. 'X../.O./...') or --x NUMX --o NUMO")
+    if args.board is None:  # like the API: no board is the empty board (Position's: 3x3)
+        if args.variant is None:
+            return Position(first=args.first)
+        return Position("", args.variant, first=args.first)
     return Position(args.board, args.variant or infer_variant(args.board), first=args.first)
 
 

@@ -26,7 +26,8 @@ DEFAULT_WATCH_DELAY = 0.6
 def add_arguments(name: str, parser: argparse.ArgumentParser) -> None:
     parser.description = (
         "Play a tic-tac-toe-family game in the terminal. At the prompt type a move "
-        "(1-9 on 3x3, b3 on larger boards, 2b3 on Qubic) or u (undo), h (hint), "
+        "(b3 on 2-D boards, also 1-9 from the top left on 3x3; 2b3 on Qubic) or u (undo), "
+        "h (hint), "
         "a (analysis), q (quit). In a pipe, moves are read line by line."
     )
     parser.add_argument("--variant", default="3x3", help="board: 3x3, 4x4k3, 4x4, qubic, 7x6k4...")

@@ -10,7 +10,10 @@ import argparse
 import json
 import sys
 
-__all__ = ["add_arguments", "run"]
+__all__ = ["add_arguments", "run", "TREE_EXAMPLES"]
+
+TREE_EXAMPLES = ("3x3", "4x3k3", "2x4k3", "2x2x2")
+"""Variants ``noughts tree --help`` offers; each builds (checked by the tests)."""
 
 _LABELS = {
     "positions": "positions",
@@ -24,7 +27,18 @@ _LABELS = {
 
 def add_arguments(name: str, parser: argparse.ArgumentParser) -> None:
     """Arguments of ``stats`` or ``tree``."""
-    parser.add_argument("variant", metavar="VARIANT", help="e.g. 3x3, 4x4k3, 4x4")
+    if name == "tree":
+        from noughts.teaching.tree import MAX_NODES
+
+        parser.add_argument(
+            "variant",
+            metavar="VARIANT",
+            help=f"a variant whose tree has at most {MAX_NODES:,} positions, e.g. "
+            + ", ".join(TREE_EXAMPLES)
+            + " (4x4k3 and 4x4 are far larger)",
+        )
+    else:
+        parser.add_argument("variant", metavar="VARIANT", help="e.g. 3x3, 4x4k3, 4x4")
     if name == "stats":
         parser.add_argument("--json", action="store_true", help="print one JSON object")
         parser.add_argument(

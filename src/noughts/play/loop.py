@@ -32,7 +32,7 @@ EXIT_OK = 0
 EXIT_INTERRUPTED = 130
 """Exit status after Ctrl-C (128 + SIGINT, as shells expect); the summary is still printed."""
 
-_Advice = TypeVar("_Advice", MoveChoice, list[MoveEval])
+_Advice = TypeVar("_Advice", MoveEval, list[MoveEval])
 
 _ASCII_FALLBACK = str.maketrans({"·": "-", "…": "..."})
 

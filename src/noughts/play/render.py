@@ -1,4 +1,4 @@
-"""The board drawn with Rich: numbered 3x3, chess-style m x n, Qubic layers side by side.
+"""The board drawn with Rich: chess-style m x n (3x3 included), Qubic layers side by side.
 
 The drawing carries its highlights in the characters as well as in colour, so it reads
 the same in a pipe (where Rich writes no ANSI codes): the last move stands in brackets
@@ -6,11 +6,11 @@ the same in a pipe (where Rich writes no ANSI codes): the last move stands in br
 
 >>> from noughts.position import Position
 >>> print(board_text(Position("XO./.X./..."), last_move=4, unicode=False).plain)
- X | O | 3
----+---+---
- 4 |[X]| 6
----+---+---
- 7 | 8 | 9
+   a  b  c
+3  X  O  .  3
+2  . [X] .  2
+1  .  .  .  1
+   a  b  c
 >>> print(board_text(Position("XXXX/OOO./..../....", "4x4"), last_move=3).plain)
    a  b  c  d
 4 *X**X**X**X* 4
@@ -52,9 +52,7 @@ def board_text(
     """
     win_cells = position.winning_line
     scheme = scheme_of(position.geometry)
-    if scheme == "numbers":
-        lines = _numbered_grid(position, last_move, win_cells, unicode)
-    elif scheme == "chess":
+    if scheme == "chess":
         lines = _chess_grid(position, 0, last_move, win_cells, unicode, footer=True)
     else:
         lines = _layers(position, last_move, win_cells, unicode, width)
@@ -77,31 +75,6 @@ def _cell(
     if cell == last_move:
         return Text.assemble("[", (mark, f"{MARK_STYLES[mark]} {_LAST_STYLE}"), "]")
     return Text.assemble(" ", (mark, MARK_STYLES[mark]), " ")
-
-
-def _numbered_grid(
-    position: Position, last_move: int | None, win_cells: Bitboard, unicode: bool
-) -> list[Text]:
-    rows, cols = position.geometry.shape
-    bar, cross, dash = ("│", "┼", "─") if unicode else ("|", "+", "-")
-    rule = Text()
-    rule.append(cross.join([dash * 3] * cols), style=_LABEL_STYLE)
-    lines: list[Text] = []
-    for row in range(rows):
-        if row:
-            lines.append(rule.copy())
-        cells = [
-            _cell(position, row * cols + col, last_move, win_cells, str(row * cols + col + 1))
-            for col in range(cols)
-        ]
-        line = Text()
-        for col, cell_text in enumerate(cells):
-            if col:
-                line.append(bar, style=_LABEL_STYLE)
-            line.append_text(cell_text)
-        line.rstrip()
-        lines.append(line)
-    return lines
 
 
 def _chess_grid(

@@ -20,7 +20,7 @@ import random
 from dataclasses import dataclass
 
 from noughts.budget import Budget
-from noughts.engine import choose_move, evaluate_moves
+from noughts.engine import evaluate_moves
 from noughts.errors import NoughtsError
 from noughts.geometry import Geometry
 from noughts.players.protocol import LevelPlayer, Player
@@ -93,6 +93,7 @@ class Session:
         }
         self.history: list[Position] = [Position("", geometry, first=first)]
         self.moves: list[int] = []
+        self._analysed: tuple[Position, list[MoveEval]] | None = None
 
     # -- state ------------------------------------------------------------------------
     @property
@@ -207,14 +208,32 @@ class Session:
         return taken
 
     # -- advice -----------------------------------------------------------------------
-    def hint(self) -> MoveChoice:
-        """The best move for the side to move, with its value (the engine at level 10)."""
-        return choose_move(self.position, time_limit=self.time_limit)
+    def hint(self) -> MoveEval:
+        """The first move of :meth:`analysis`, with the very value the analysis lists.
+
+        Hint and analysis are one search of the position, so they never disagree.
+
+        >>> from noughts.variants import variant
+        >>> game = Session(variant("3x3"), {"X": Seat.human(), "O": Seat.human()})
+        >>> for cell in (0, 3, 1):  # X a3, O a2, X b3: O must block at c3, and still loses
+        ...     _ = game.play(cell)
+        >>> hint = game.hint()
+        >>> hint.square, str(hint.value), hint == game.analysis()[0]
+        ('c3', 'loss in 4', True)
+        """
+        return self.analysis()[0]
 
     def analysis(self) -> list[MoveEval]:
-        """Every legal move with its value for the side to move, best first."""
-        evals = evaluate_moves(self.position, time_limit=self.time_limit)
-        return sorted(evals, key=_strength, reverse=True)
+        """Every legal move with its value for the side to move, best first.
+
+        The position is searched once (the engine's ``evaluate_moves``); asking again,
+        or asking for a hint, reads the same list.
+        """
+        position = self.position
+        if self._analysed is None or self._analysed[0] != position:
+            evals = evaluate_moves(position, time_limit=self.time_limit)
+            self._analysed = (position, sorted(evals, key=_strength, reverse=True))
+        return list(self._analysed[1])
 
 
 def _strength(value: MoveEval) -> tuple[int, float]:

@@ -1,0 +1,71 @@
+"""The README and the docs site: short, true to their set-up, their examples run.
+
+The site itself is built by ``scripts/test.sh`` with ``mkdocs build --strict`` (a broken
+link, anchor or page left out of the nav fails it); these checks cover what that build
+does not see: the README, which lives outside the site, and the doctest wiring.
+"""
+
+from __future__ import annotations
+
+import re
+import tomllib
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parent.parent
+README = (ROOT / "README.md").read_text(encoding="utf-8")
+
+
+def test_the_readme_is_short_and_keeps_the_two_set_up_commands() -> None:
+    assert len(README.splitlines()) < 200
+    commands = re.findall(r"```sh\n(.*?)\n```", README, re.DOTALL)
+    assert commands[:2] == ["pip install . && noughts serve", "bash scripts/test.sh"]
+
+
+def test_the_readmes_links_and_images_exist() -> None:
+    targets = re.findall(r"\]\(([^)#]+)(?:#[^)]*)?\)", README)
+    local = [t for t in targets if "://" not in t]
+    assert any(t.startswith("docs/img/") for t in local)
+    assert any(t.endswith(".md") for t in local)
+    for target in local:
+        assert (ROOT / target).exists(), target
+
+
+def test_every_docs_page_with_examples_runs_them_as_doctests() -> None:
+    config = tomllib.loads((ROOT / "pyproject.toml").read_text(encoding="utf-8"))
+    options = config["tool"]["pytest"]["ini_options"]
+    assert "--doctest-glob=*.md" in options["addopts"]
+    collected = set(options["testpaths"])
+    with_examples = {
+        f"docs/{page.name}"
+        for page in (ROOT / "docs").glob("*.md")
+        if re.search(r"^```python\n>>> ", page.read_text(encoding="utf-8"), re.MULTILINE)
+    }
+    missing = sorted(with_examples - collected)
+    assert with_examples and not missing, (
+        f"{missing}: a docs page whose ```python examples start with >>> runs them as "
+        "doctests: add it to testpaths in pyproject.toml (or fence an example that cannot "
+        "run here as ```pycon)"
+    )
+    assert "README.md" in collected
+
+
+def test_the_api_references_docstrings_read_as_markdown() -> None:
+    import doctest
+    import importlib.util
+
+    import pytest
+
+    pytest.importorskip("griffe")  # the docs extra
+    spec = importlib.util.spec_from_file_location(
+        "docs_doctest_blocks", ROOT / "scripts" / "docs_doctest_blocks.py"
+    )
+    assert spec is not None and spec.loader is not None
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    assert doctest.testmod(module).failed == 0
+    from noughts import engine
+
+    text = module.plain_roles(module.fence_doctests(engine.choose_move.__doc__ or ""))
+    assert ":class:" not in text and "`BudgetExhausted`" in text
+    fenced = module.fence_doctests(engine.__doc__ or "")
+    assert fenced.count("```pycon") == 1 and fenced.count("```") == 2
