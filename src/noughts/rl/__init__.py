@@ -26,7 +26,7 @@ except ImportError as error:  # pragma: no cover - the extra is installed for th
         f"noughts.rl needs the rl extra: pip install 'noughts[rl]' ({error})"
     ) from error
 
-from noughts.rl.aec import NoughtsAECEnv, aec_env, render_text
+from noughts.rl.aec import AGENT_OF, AGENTS, NoughtsAECEnv, aec_env, render_text
 from noughts.rl.exact import ExactView, exact_view
 from noughts.rl.gym_env import GYM_ID, NoughtsEnv, register
 from noughts.rl.judge import Judgement, evaluate
@@ -35,6 +35,8 @@ from noughts.rl.observation import action_space, observation_space, observe
 register()
 
 __all__ = [
+    "AGENTS",
+    "AGENT_OF",
     "GYM_ID",
     "ExactView",
     "Judgement",

@@ -72,8 +72,12 @@ def observe(position: Position, mark: Mark) -> Observation:
     """
     geometry = position.geometry
     own, opponent = (position.x, position.o) if mark == "X" else (position.o, position.x)
-    planes = np.stack(
-        (cells_of(own, geometry.cells), cells_of(opponent, geometry.cells)), axis=-1
-    ).reshape(*geometry.shape, 2)
     legal = position.legal_moves.mask if position.to_move == mark else 0
-    return {"observation": planes, "action_mask": cells_of(legal, geometry.cells)}
+    cells = geometry.cells
+    if cells <= 64:  # one unpacking for the three boards
+        words = np.array((own, opponent, legal), dtype=np.uint64).view(np.uint8)
+        bits = np.unpackbits(words, bitorder="little").reshape(3, 64)[:, :cells].view(np.int8)
+    else:
+        bits = np.stack([cells_of(board, cells) for board in (own, opponent, legal)])
+    planes = np.ascontiguousarray(bits[:2].T).reshape(*geometry.shape, 2)
+    return {"observation": planes, "action_mask": bits[2].copy()}
