@@ -13,6 +13,10 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 from pettingzoo.test import api_test, seed_test
 
+with warnings.catch_warnings():  # PettingZoo warns about its own lazy loader on import
+    warnings.simplefilter("ignore", DeprecationWarning)
+    from pettingzoo.classic import tictactoe_v3
+
 from noughts import GameOverError, IllegalMoveError, NoughtsError, Position, analyze
 from noughts.rl import AGENT_OF, GYM_ID, NoughtsAECEnv, NoughtsEnv, aec_env, exact_view
 
@@ -217,3 +221,33 @@ def test_gym_env_follows_the_engine_on_random_games(
         assert reward == 0.0
         view = exact_view(position) if name != "qubic" else None
         assert info.get("optimal_moves") == (view.optimal_moves if view else None)
+
+
+# -- PettingZoo's own tic-tac-toe as a referee ---------------------------------------------
+def _their_action(cell: int) -> int:
+    """``tictactoe_v3`` numbers cells column by column; noughts row by row."""
+    row, col = divmod(cell, 3)
+    return col * 3 + row
+
+
+@settings(max_examples=40, deadline=None)
+@given(choices=st.lists(st.integers(0, 10**6), min_size=9, max_size=9))
+def test_3x3_agrees_with_pettingzoo_tictactoe_v3(choices: list[int]) -> None:
+    ours, theirs = aec_env("3x3"), tictactoe_v3.env()
+    ours.reset(seed=0)
+    theirs.reset(seed=0)
+    for choice in choices:
+        if all(ours.terminations.values()):
+            break
+        agent = ours.agent_selection
+        assert theirs.agent_selection == agent
+        our_mask = ours.observe(agent)["action_mask"]
+        their_mask = theirs.observe(agent)["action_mask"]
+        assert [their_mask[_their_action(c)] for c in range(9)] == our_mask.tolist()
+        legal = np.flatnonzero(our_mask)
+        cell = int(legal[choice % len(legal)])
+        ours.step(cell)
+        theirs.step(_their_action(cell))
+        assert ours.terminations == theirs.terminations
+        assert ours.rewards == theirs.rewards
+    assert all(theirs.terminations.values())
