@@ -32,7 +32,7 @@ from pettingzoo.utils import wrappers
 
 from noughts import Geometry, Mark, Position, variant
 from noughts.position import other
-from noughts.rl.observation import Observation, action_space, observation_space, observe
+from noughts.rl.observation import Observation, action_space, encode, observation_space
 
 __all__ = ["AGENTS", "AGENT_OF", "NoughtsAECEnv", "aec_env", "render_text"]
 
@@ -103,7 +103,12 @@ class NoughtsAECEnv(AECEnv):  # type: ignore[misc]  # PettingZoo ships no type h
         return self._action_space
 
     def observe(self, agent: str) -> Observation:
-        return observe(self.position, AGENTS[agent])
+        mark = AGENTS[agent]
+        position = self.position
+        own, rival = (position.x, position.o) if mark == "X" else (position.o, position.x)
+        # The game's end is known here: no need for the position to look for a line again.
+        playing = agent == self.agent_selection and not self.terminations.get(agent, True)
+        return encode(self.geometry, own, rival, position.empty if playing else 0)
 
     def reset(self, seed: int | None = None, options: dict[str, Any] | None = None) -> None:
         """A new game on the empty board; ``seed`` seeds the action spaces' sampling."""

@@ -23,7 +23,7 @@ from gymnasium import spaces
 
 from noughts import Bitboard, Geometry, Mark, Position
 
-__all__ = ["Observation", "observation_space", "action_space", "observe", "cells_of"]
+__all__ = ["Observation", "observation_space", "action_space", "observe", "encode", "cells_of"]
 
 Observation = dict[str, np.ndarray]
 """``{"observation": int8 planes, "action_mask": int8 vector}``."""
@@ -70,9 +70,18 @@ def observe(position: Position, mark: Mark) -> Observation:
     The mask marks the legal moves when ``mark`` is to move and the game goes on; it is all
     zeros otherwise.
     """
-    geometry = position.geometry
     own, opponent = (position.x, position.o) if mark == "X" else (position.o, position.x)
     legal = position.legal_moves.mask if position.to_move == mark else 0
+    return encode(position.geometry, own, opponent, legal)
+
+
+def encode(geometry: Geometry, own: Bitboard, opponent: Bitboard, legal: Bitboard) -> Observation:
+    """The observation of the boards ``own`` and ``opponent`` with the moves ``legal``.
+
+    >>> from noughts import variant
+    >>> encode(variant("3x3"), 0b1, 0b10, 0b100)["action_mask"].tolist()
+    [0, 0, 1, 0, 0, 0, 0, 0, 0]
+    """
     cells = geometry.cells
     if cells <= 64:  # one unpacking for the three boards
         words = np.array((own, opponent, legal), dtype=np.uint64).view(np.uint8)
