@@ -251,3 +251,16 @@ def test_3x3_agrees_with_pettingzoo_tictactoe_v3(choices: list[int]) -> None:
         assert ours.terminations == theirs.terminations
         assert ours.rewards == theirs.rewards
     assert all(theirs.terminations.values())
+
+
+def test_actions_are_cell_indices() -> None:
+    env = NoughtsEnv("3x3", opponent=0)
+    env.reset(seed=0)
+    with pytest.raises(IllegalMoveError, match="cell index"):
+        env.step(4.0)  # type: ignore[arg-type]
+    _, reward, terminated, _, _ = env.step(np.array(4))
+    assert reward == 0.0 and not terminated and env.position.x == 1 << 4
+    bare = NoughtsAECEnv("3x3")
+    bare.reset()
+    with pytest.raises(IllegalMoveError, match="cell index"):
+        bare.step("4")

@@ -32,7 +32,13 @@ from pettingzoo.utils import wrappers
 
 from noughts import Geometry, Mark, Position, variant
 from noughts.position import other
-from noughts.rl.observation import Observation, action_space, encode, observation_space
+from noughts.rl.observation import (
+    Observation,
+    action_cell,
+    action_space,
+    encode,
+    observation_space,
+)
 
 __all__ = ["AGENTS", "AGENT_OF", "NoughtsAECEnv", "aec_env", "render_text"]
 
@@ -124,7 +130,7 @@ class NoughtsAECEnv(AECEnv):  # type: ignore[misc]  # PettingZoo ships no type h
             self._was_dead_step(action)
             return
         self._cumulative_rewards[agent] = 0
-        self.position = self.position.play(int(action))
+        self.position = self.position.play(action_cell(action))
         result = self.position.result
         if result is not None:
             if result.winner is not None:

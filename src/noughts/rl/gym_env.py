@@ -35,7 +35,13 @@ from noughts import Geometry, Mark, NoughtsError, Position, variant
 from noughts.players import Player
 from noughts.rl.aec import render_text
 from noughts.rl.exact import exact_view
-from noughts.rl.observation import Observation, action_space, observation_space, observe
+from noughts.rl.observation import (
+    Observation,
+    action_cell,
+    action_space,
+    observation_space,
+    observe,
+)
 from noughts.rl.opponents import ask, player_spec
 
 __all__ = ["GYM_ID", "NoughtsEnv", "register", "AgentSide"]
@@ -114,7 +120,7 @@ class NoughtsEnv(gymnasium.Env[dict[str, Any], np.int64]):
         """The agent marks cell ``action``; then the opponent answers unless the game ended."""
         if self._over:
             raise NoughtsError("the episode is over: call reset() to start a new game")
-        cell = int(action)
+        cell = action_cell(action)
         info: dict[str, Any] = {"agent": self.agent_mark}
         if cell not in self.position.legal_moves:
             self._over = True

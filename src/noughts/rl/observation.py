@@ -18,12 +18,22 @@ np.int64(0)
 
 from __future__ import annotations
 
+import operator
+
 import numpy as np
 from gymnasium import spaces
 
-from noughts import Bitboard, Geometry, Mark, Position
+from noughts import Bitboard, Geometry, IllegalMoveError, Mark, Position
 
-__all__ = ["Observation", "observation_space", "action_space", "observe", "encode", "cells_of"]
+__all__ = [
+    "Observation",
+    "observation_space",
+    "action_space",
+    "action_cell",
+    "observe",
+    "encode",
+    "cells_of",
+]
 
 Observation = dict[str, np.ndarray]
 """``{"observation": int8 planes, "action_mask": int8 vector}``."""
@@ -52,6 +62,24 @@ def action_space(geometry: Geometry) -> spaces.Discrete:
     np.int64(16)
     """
     return spaces.Discrete(geometry.cells)
+
+
+def action_cell(action: object) -> int:
+    """The cell an action names: an ``int``, a NumPy integer or a 0-d integer array.
+
+    >>> action_cell(np.int64(4)), action_cell(np.array(2))
+    (4, 2)
+    >>> action_cell(1.5)
+    Traceback (most recent call last):
+    ...
+    noughts.errors.IllegalMoveError: an action is a cell index, not 1.5
+    """
+    if not isinstance(action, bool):
+        try:
+            return operator.index(action)  # type: ignore[arg-type]
+        except TypeError:
+            pass
+    raise IllegalMoveError(f"an action is a cell index, not {action!r}")
 
 
 def cells_of(board: Bitboard, cells: int) -> np.ndarray:
