@@ -11,11 +11,11 @@ import pytest
 from gymnasium.utils.env_checker import check_env
 from hypothesis import given, settings
 from hypothesis import strategies as st
-from pettingzoo.test import api_test, seed_test
 
 with warnings.catch_warnings():  # PettingZoo warns about its own lazy loader on import
     warnings.simplefilter("ignore", DeprecationWarning)
     from pettingzoo.classic import tictactoe_v3
+    from pettingzoo.test import api_test, seed_test
 
 from noughts import GameOverError, IllegalMoveError, NoughtsError, Position, analyze
 from noughts.rl import AGENT_OF, GYM_ID, NoughtsAECEnv, NoughtsEnv, aec_env, exact_view
