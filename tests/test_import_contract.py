@@ -28,7 +28,7 @@ CORE = (
 )
 """Modules (and packages) that must not depend on the edges."""
 
-EDGES = ("noughts.service", "noughts.cli", "noughts.play", "noughts.arena")
+EDGES = ("noughts.service", "noughts.cli", "noughts.play", "noughts.arena", "noughts.rl")
 
 
 def _module_name(path: Path) -> str:
