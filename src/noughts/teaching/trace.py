@@ -45,8 +45,8 @@ call):
 from __future__ import annotations
 
 import time
-from dataclasses import dataclass, field
-from typing import Literal
+from dataclasses import asdict, dataclass, field
+from typing import Any, Literal
 
 from noughts.errors import GameOverError, NoughtsError, TooLargeError
 from noughts.geometry import Bitboard, scan_forward
@@ -127,7 +127,7 @@ class Cutoff:
     reason: str
 
 
-@dataclass(frozen=True)
+@dataclass(slots=True)
 class TraceNode:
     """One position the search entered, with what it saw and what it returned.
 
@@ -137,7 +137,8 @@ class TraceNode:
     ``why`` is how the value was found: ``"searched"``, ``"X wins"``/``"O wins"``,
     ``"draw"``, ``"horizon"`` (the heuristic) or ``"table"`` (a transposition).
     ``subtree`` counts the positions entered below and at this node; ``enter`` and
-    ``exit`` are its steps in playback order (kept nodes only).
+    ``exit`` are its steps in playback order (kept nodes only). The walk fills in the
+    fields after ``enter`` as it leaves the node.
     """
 
     id: int
@@ -148,14 +149,14 @@ class TraceNode:
     maximizing: bool
     alpha: int
     beta: int
-    value: int
-    bound: Bound
-    best_move: int | None
-    why: str
-    cutoff: Cutoff | None
-    subtree: int
     enter: int
-    exit: int
+    value: int = 0
+    bound: Bound = "exact"
+    best_move: int | None = None
+    why: str = "searched"
+    cutoff: Cutoff | None = None
+    subtree: int = 1
+    exit: int = 0
 
 
 @dataclass(frozen=True)
@@ -195,6 +196,18 @@ class Trace:
         """True when more positions were entered than kept."""
         return self.nodes > len(self.stored)
 
+    def to_json(self) -> dict[str, Any]:
+        """The trace as plain JSON data (what ``noughts explain --json`` prints).
+
+        >>> data = trace(Position("XX./OO./..."), max_stored=2).to_json()
+        >>> data["best_move"], data["truncated"], len(data["stored"]), data["stored"][1]["move"]
+        (2, True, 2, 2)
+        """
+        data = asdict(self)
+        data["truncated"] = self.truncated
+        data["description"] = DESCRIPTIONS[self.algorithm]
+        return data
+
     def exact_value(self) -> Value | None:
         """The root value as an exact :class:`~noughts.values.Value`, if it is one.
 
@@ -209,12 +222,17 @@ class Trace:
 
 @dataclass(frozen=True)
 class AlgorithmCount:
-    """One row of the comparison table: an algorithm's answer and effort on a position."""
+    """One row of the comparison table: an algorithm's answer and effort on a position.
+
+    ``finished`` is False when the walk passed the node limit: ``nodes`` is then the
+    limit it passed, and there is no value or move.
+    """
 
     algorithm: Algorithm
-    value: int
+    finished: bool
+    value: int | None
     value_text: str
-    best_move: int
+    best_move: int | None
     nodes: int
     counted: int
     cutoffs: int
@@ -240,35 +258,6 @@ def _value_text(value: int, win: int, empty: int, estimated: bool) -> str:
     if exact is None or (estimated and exact.outcome is Outcome.DRAW):
         return f"estimate {value:+d}"
     return str(exact)
-
-
-@dataclass(slots=True)
-class _Draft:
-    """A kept node while the walk is inside it."""
-
-    id: int
-    parent: int | None
-    depth: int
-    move: int | None
-    board: str
-    maximizing: bool
-    alpha: int
-    beta: int
-    enter: int
-    value: int = 0
-    bound: Bound = "exact"
-    best_move: int | None = None
-    why: str = "searched"
-    cutoff: Cutoff | None = None
-    subtree: int = 1
-    exit: int = 0
-
-    def freeze(self) -> TraceNode:
-        return TraceNode(
-            self.id, self.parent, self.depth, self.move, self.board, self.maximizing,
-            self.alpha, self.beta, self.value, self.bound, self.best_move, self.why,
-            self.cutoff, self.subtree, self.enter, self.exit,
-        )  # fmt: skip
 
 
 class _Walk:
@@ -312,7 +301,7 @@ class _Walk:
         self.cutoffs = 0
         self.table_hits = 0
         self.steps = 0
-        self.drafts: list[_Draft] = []
+        self.kept: list[TraceNode] = []
         self.pv: list[list[int]] = [[] for _ in range(geometry.cells + 2)]
 
     # -- helpers ----------------------------------------------------------------------
@@ -383,13 +372,13 @@ class _Walk:
                 "alpha-beta instead of minimax, or a depth limit"
             )
         maximizing = depth % 2 == 0
-        draft: _Draft | None = None
-        if len(self.drafts) < self.max_stored:
-            draft = _Draft(
+        record: TraceNode | None = None
+        if len(self.kept) < self.max_stored:
+            record = TraceNode(
                 node_id, parent, depth, move, self._board(mine, theirs), maximizing,
                 alpha, beta, self.steps,
             )  # fmt: skip
-            self.drafts.append(draft)
+            self.kept.append(record)
             self.steps += 1
         self.pv[depth] = []
         why, best_move, cutoff = "searched", None, None
@@ -409,14 +398,16 @@ class _Walk:
                 if self.use_table:
                     flag = _UPPER if value <= alpha else _LOWER if value >= beta else _EXACT
                     self.table[key] = (self._to_table(value, depth), flag)
-        if draft is not None:
-            draft.value = value
-            draft.bound = _BOUNDS[_UPPER if value <= alpha else _LOWER if value >= beta else _EXACT]
-            draft.best_move = best_move
-            draft.why = why
-            draft.cutoff = cutoff
-            draft.subtree = self.nodes - node_id
-            draft.exit = self.steps
+        if record is not None:
+            record.value = value
+            record.bound = _BOUNDS[
+                _UPPER if value <= alpha else _LOWER if value >= beta else _EXACT
+            ]
+            record.best_move = best_move
+            record.why = why
+            record.cutoff = cutoff
+            record.subtree = self.nodes - node_id
+            record.exit = self.steps
             self.steps += 1
         return value
 
@@ -601,7 +592,7 @@ def trace(
         win=walk.win,
         infinity=walk.infinity,
         max_stored=max_stored,
-        stored=tuple(draft.freeze() for draft in walk.drafts),
+        stored=tuple(walk.kept),
     )
 
 
@@ -616,18 +607,40 @@ def compare(
 ) -> tuple[AlgorithmCount, ...]:
     """Each algorithm's answer, node count and time on ``position`` (nothing kept).
 
+    ``node_limit`` stops a walk that would pass it; its row says so (``finished`` False).
+
     >>> [(row.algorithm, row.nodes) for row in compare(Position("XOX/OO./X.."))][:3]
     [('minimax', 12), ('alphabeta', 9), ('ordered', 9)]
+    >>> compare(Position(), ("minimax",), node_limit=1000)[0].value_text
+    'more than 1,000 positions: stopped'
     """
     rows = []
     for algorithm in algorithms:
-        result = trace(
-            position, algorithm, depth=depth if algorithm == "depth-limited" else None,
-            style=style, max_stored=0, node_limit=node_limit, tutorial=tutorial,
-        )  # fmt: skip
+        start = time.perf_counter()
+        try:
+            result = trace(
+                position,
+                algorithm,
+                depth=depth if algorithm == "depth-limited" else None,
+                style=style,
+                max_stored=0,
+                node_limit=node_limit,
+                tutorial=tutorial,
+            )
+        except TraceTooLargeError:
+            assert node_limit is not None
+            elapsed_ms = round((time.perf_counter() - start) * 1000, 3)
+            text = f"more than {node_limit:,} positions: stopped"
+            rows.append(
+                AlgorithmCount(
+                    algorithm, False, None, text, None, node_limit, node_limit, 0, 0, elapsed_ms
+                )
+            )
+            continue
         rows.append(
             AlgorithmCount(
                 algorithm,
+                True,
                 result.value,
                 result.value_text,
                 result.best_move,
