@@ -1,9 +1,10 @@
 """``POST /api/v1/explain``: a search's trace and every algorithm's counts, for the Learn view.
 
-Two bounds keep an answer small and quick, and a request past either is refused with a
-4xx naming it: at most :data:`MAX_KEPT_NODES` nodes are kept and returned (``max_nodes``,
-else 422), and no walk enters more than :data:`NODE_LIMIT` positions (else 413; in the
-comparison table such a walk is reported as stopped instead).
+Bounds keep an answer small and quick, and a request past one is refused with a 4xx
+naming it: boards of at most :data:`MAX_CELLS` cells (else 400); at most
+:data:`MAX_KEPT_NODES` nodes kept and returned (``max_nodes``, else 422); no walk
+entering more than :data:`NODE_LIMIT` positions (else 413; in the comparison table such
+a walk is reported as stopped instead). Comparison tables are cached by position.
 
 >>> from fastapi.testclient import TestClient
 >>> from noughts.service.app import create_app
@@ -17,6 +18,7 @@ from __future__ import annotations
 
 import time
 from dataclasses import asdict
+from functools import lru_cache
 from typing import Literal
 
 from fastapi import APIRouter, Request
@@ -42,10 +44,14 @@ __all__ = [
     "router",
     "ExplainRequest",
     "ExplainResponse",
+    "MAX_CELLS",
     "MAX_KEPT_NODES",
     "NODE_LIMIT",
     "DEADLINE_S",
 ]
+
+MAX_CELLS = 16
+"""Largest board traced: 3x3, 4x4k3 and 4x4 (the teaching boards) and smaller."""
 
 MAX_KEPT_NODES = 5_000
 """Most nodes one answer keeps and returns (the page draws them)."""
@@ -164,17 +170,18 @@ def _explain(body: ExplainRequest, position: Position) -> ExplainResponse:
         )
     except TraceTooLargeError as error:
         raise ProblemError(413, str(error)) from None
-    rows = []
-    if body.compare:
-        rows = [
-            AlgorithmCountOut.model_validate(asdict(row))
-            for row in compare(
-                position, depth=result.depth, node_limit=NODE_LIMIT, tutorial=body.tutorial
-            )
-        ]
+    rows = list(_compare_rows(position, result.depth, body.tutorial)) if body.compare else []
     return ExplainResponse.model_validate(
         {**result.to_json(), "node_limit": NODE_LIMIT, "compare": rows}
     )
+
+
+@lru_cache(maxsize=256)
+def _compare_rows(
+    position: Position, depth: int | None, tutorial: bool
+) -> tuple[AlgorithmCountOut, ...]:
+    rows = compare(position, depth=depth, node_limit=NODE_LIMIT, tutorial=tutorial)
+    return tuple(AlgorithmCountOut.model_validate(asdict(row)) for row in rows)
 
 
 @router.post(
@@ -188,6 +195,12 @@ async def post_explain(body: ExplainRequest, request: Request) -> Response:
     kept), and, with ``compare``, each algorithm's value, node count and time."""
     service = request.app.state.service
     position = position_from_request(body, max_cells=service.settings.max_cells)
+    if position.geometry.cells > MAX_CELLS:
+        raise ProblemError(
+            400,
+            f"explain traces boards of at most {MAX_CELLS} cells (the bound on its boards); "
+            f"{position.variant} has {position.geometry.cells}",
+        )
     if body.depth is not None and body.algorithm != "depth-limited":
         raise ProblemError(422, f"depth applies to the depth-limited search, not {body.algorithm}")
     try:
