@@ -14,6 +14,7 @@ import { ApiError, apiBase, postJson } from "./api.js";
 import { BoardView } from "./board.js";
 import { VARIANTS, boardString, cellName, geometry, other, parseBoard, winningLine } from "./geometry.js";
 import { addToTally, loadPrefs, resetTally, savePrefs, tallyFor } from "./storage.js";
+import { openLearn } from "./learn.js";
 import { bestCells, describeMove, heatMap, levelName, LEVEL_STOPS } from "./values.js";
 
 const DEFAULT_THINK_MS = 1000;
@@ -452,6 +453,7 @@ function wireControls() {
   $("new-game").addEventListener("click", () => newGame());
   $("undo").addEventListener("click", () => undo());
   $("hint").addEventListener("click", () => showHeat(true));
+  $("learn-open").addEventListener("click", () => openLearn({ api, variant: state.geo.name, board: boardString(state.geo, state.board), toMove: toMove() }));
   $("retry").addEventListener("click", () => {
     const retry = state.retry;
     hideMessage();
