@@ -2,13 +2,17 @@
 
 from __future__ import annotations
 
+import importlib.util
 import json
+import re
 import urllib.request
+from pathlib import Path
 from typing import Any
 
 from noughts.service.explain import MAX_KEPT_NODES
 
 DRAW_BOUND = 2000  # learn.js asks for this many nodes and says so on the page
+ROOT = Path(__file__).resolve().parents[2]
 
 
 def explain(server_url: str, body: dict[str, Any]) -> dict[str, Any]:
@@ -172,3 +176,21 @@ def test_the_tutorial_counts_on_the_page(game: Any) -> None:
     assert page.locator("#learn-tree .why", has_text="horizon").count() >= 1
     page.click("#learn-close")
     assert page.locator("#learn-view").is_hidden()
+
+
+def test_the_learn_screenshots_script_and_the_docs(
+    browser: Any, server_url: str, tmp_path: Path
+) -> None:
+    spec = importlib.util.spec_from_file_location(
+        "learn_screenshots", ROOT / "scripts" / "learn_screenshots.py"
+    )
+    assert spec is not None and spec.loader is not None
+    script = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(script)
+    saved = script.capture(browser, server_url, tmp_path)
+    assert [path.stem for path in saved] == list(script.SCENES)
+    assert all(path.read_bytes()[:8] == b"\x89PNG\r\n\x1a\n" for path in saved)
+    docs = (ROOT / "docs" / "learn.md").read_text(encoding="utf-8")
+    shown = re.findall(r"!\[[^\]]*\]\((img/[^)]+\.png)\)", docs)
+    assert shown == [f"img/{name}.png" for name in script.SCENES]
+    assert all((ROOT / "docs" / path).is_file() for path in shown)
