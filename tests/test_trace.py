@@ -94,14 +94,42 @@ def test_tutorial_counting_matches_the_tutorial_code_everywhere() -> None:
         assert (traced.counted, traced.best_move) == (tutorial.nodes, tutorial.move), position
 
 
-def test_node_counts_equal_the_teaching_negamax() -> None:
+def reference_negamax(position: Position, *, alpha_beta: bool) -> tuple[int, int]:
+    """An independent negamax over Position objects: the root's score and the calls made."""
+    win = position.geometry.cells + 1
+    calls = 0
+
+    def search(node: Position, depth: int, alpha: int, beta: int) -> int:
+        nonlocal calls
+        calls += 1
+        if node.winner is not None:
+            return depth - win
+        if not node.empty:
+            return 0
+        best = -win - 1
+        for move in node.legal_moves:
+            score = -search(node.play(move), depth + 1, -beta, -alpha)
+            best = max(best, score)
+            if alpha_beta:
+                alpha = max(alpha, score)
+                if alpha >= beta:
+                    break
+        return best
+
+    return search(position, 0, -win - 1, win + 1), calls
+
+
+def test_node_counts_equal_the_algorithms_counts() -> None:
     for variant, marks in (("3x3", 1), ("4x4k3", 9)):
         for position in positions(variant, 12, marks, seed=5):
-            plain, pruned = negamax(position, alpha_beta=False), negamax(position)
-            traced_plain = trace(position, "minimax", max_stored=0)
-            traced_pruned = trace(position, "alphabeta", max_stored=0)
-            assert (traced_plain.nodes, traced_plain.value) == (plain.nodes, plain.score)
-            assert (traced_pruned.nodes, traced_pruned.value) == (pruned.nodes, pruned.score)
+            for algorithm, pruning in (("minimax", False), ("alphabeta", True)):
+                traced = trace(position, algorithm, max_stored=0)
+                expected = reference_negamax(position, alpha_beta=pruning)
+                assert (traced.value, traced.nodes) == expected, (algorithm, position)
+                taught = negamax(position, alpha_beta=pruning)  # the teaching API's walk
+                assert (taught.score, taught.nodes, taught.move) == (
+                    traced.value, traced.nodes, traced.best_move
+                )
 
 
 def test_the_empty_board_minimax_keeps_only_its_bound() -> None:
