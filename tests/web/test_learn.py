@@ -194,3 +194,25 @@ def test_the_learn_screenshots_script_and_the_docs(
     shown = re.findall(r"!\[[^\]]*\]\((img/[^)]+\.png)\)", docs)
     assert shown == [f"img/{name}.png" for name in script.SCENES]
     assert all((ROOT / "docs" / path).is_file() for path in shown)
+
+
+def test_a_search_past_the_servers_bound_says_so_and_fits_a_phone(browser: Any,
+                                                                 server_url: str) -> None:
+    context = browser.new_context(viewport={"width": 390, "height": 844})
+    page = context.new_page()
+    page.goto(f"{server_url}/?variant=4x4&first=you&you=X")
+    page.wait_for_selector("html[data-ready]")
+    page.click("#learn-open")
+    page.wait_for_function("!document.getElementById('learn-view').hasAttribute('aria-busy')",
+                           timeout=60_000)
+    summary = page.inner_text("#learn-summary")
+    assert "more positions than the server traces at once" in summary
+    assert page.locator("#learn-body").is_hidden()
+    page.select_option("#learn-algorithm", "depth-limited")
+    page.click("#learn-run")
+    page.wait_for_function("document.getElementById('learn-summary').textContent"
+                           ".startsWith('Depth-limited')", timeout=60_000)
+    width = page.evaluate("document.documentElement.scrollWidth")
+    assert width <= 390, width
+    assert not axe_violations(page, "#learn-view")
+    context.close()

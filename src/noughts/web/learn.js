@@ -71,13 +71,15 @@ const TEMPLATE = `
       </div>
     </div>
   </div>
-  <table class="learn-table" id="learn-table" hidden>
-    <caption>Every algorithm on this position</caption>
+  <div class="learn-table-wrap" id="learn-table-wrap" role="region" aria-labelledby="learn-table-caption" tabindex="0" hidden>
+  <table class="learn-table" id="learn-table">
+    <caption id="learn-table-caption">Every algorithm on this position</caption>
     <thead><tr><th scope="col">Algorithm</th><th scope="col">Value</th><th scope="col">Best move</th>
       <th scope="col">Positions</th><th scope="col">Cut-offs</th><th scope="col">Table hits</th>
       <th scope="col">Time</th></tr></thead>
     <tbody></tbody>
-  </table>`;
+  </table>
+  </div>`;
 
 const fmt = (n) => Number(n).toLocaleString("en");
 
@@ -169,7 +171,7 @@ class LearnView {
     const summary = this.$("learn-summary");
     if (geo.cells > MAX_CELLS) {
       summary.textContent = `Learn traces boards of at most ${MAX_CELLS} cells (3×3, 4×4); this board has ${geo.cells}.`;
-      this.$("learn-body").hidden = this.$("learn-table").hidden = true;
+      this.$("learn-body").hidden = this.$("learn-table-wrap").hidden = true;
       return;
     }
     const algorithm = this.$("learn-algorithm").value;
@@ -189,8 +191,10 @@ class LearnView {
       this.show(answer, geo);
     } catch (error) {
       if (request !== this.request) return;
-      summary.textContent = error.message;
-      this.$("learn-body").hidden = this.$("learn-table").hidden = true;
+      summary.textContent = error.status === 413
+        ? `This search would enter more positions than the server traces at once. Try ${NAMES.symmetry.toLowerCase()}, a depth limit, or a position with fewer empty cells.`
+        : error.message;
+      this.$("learn-body").hidden = this.$("learn-table-wrap").hidden = true;
     } finally {
       if (request === this.request) this.section.removeAttribute("aria-busy");
     }
@@ -263,7 +267,7 @@ class LearnView {
       tr.dataset.algorithm = row.algorithm;
       tbody.append(tr);
     }
-    this.$("learn-table").hidden = !t.compare.length;
+    this.$("learn-table-wrap").hidden = !t.compare.length;
   }
 
   // ------------------------------------------------------------ words
