@@ -55,6 +55,7 @@ from noughts.position import Mark, Position, other
 from noughts.search.canonical import SymmetryKeys
 from noughts.search.evaluate import Style, evaluate, line_weights
 from noughts.values import Outcome, Value
+from noughts.variants import variant as parse_variant
 
 __all__ = [
     "Algorithm",
@@ -166,7 +167,8 @@ class Trace:
     ``nodes`` counts every position entered (the root included); ``counted`` is the
     number the algorithm reports by its own convention, explained in ``counting``.
     ``win`` is the score of a win at the root (a win ``d`` plies away scores
-    ``win - d``), ``infinity`` the edge of the initial window.
+    ``win - d``), ``infinity`` the edge of the initial window. ``pv`` is the principal
+    variation; it ends early where a value came from the transposition table.
     """
 
     algorithm: Algorithm
@@ -216,7 +218,7 @@ class Trace:
         >>> trace(Position("XX./OO./..."), "minimax").exact_value()
         Value(outcome=<Outcome.WIN: 'win'>, plies=1)
         """
-        empty = Position.from_bitboards(0, 0, self.variant).geometry.cells - _marks(self.board)
+        empty = parse_variant(self.variant).cells - _marks(self.board)
         return _exact(self.value, self.win, empty)
 
 
