@@ -146,6 +146,8 @@ def test_cut_branches_are_greyed_with_their_reason(game: Any) -> None:
     page.keyboard.press("ArrowDown")
     assert "never searched" in page.inner_text("#learn-cut")
     assert not axe_violations(page, "#learn-view")
+    page.emulate_media(color_scheme="dark")
+    assert not axe_violations(page, "#learn-view")
 
 
 def test_a_large_trace_states_its_bound(game: Any, server_url: str) -> None:
