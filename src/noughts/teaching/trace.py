@@ -54,7 +54,7 @@ import time
 from dataclasses import asdict, dataclass, field
 from typing import Any, Literal
 
-from noughts.anytime.evaluate import Style, evaluate, line_weights
+from noughts.anytime.evaluate import Style, evaluate_marks, line_weights
 from noughts.budget import Budget
 from noughts.errors import GameOverError, NoughtsError, TooLargeError
 from noughts.geometry import Bitboard, scan_forward
@@ -348,8 +348,7 @@ class _Walk:
 
     def _heuristic(self, mine: Bitboard, theirs: Bitboard) -> int:
         x, o = (mine, theirs) if self.me == "X" else (theirs, mine)
-        node = Position.from_bitboards(x, o, self.geometry, first=self.position.first)
-        return evaluate(node, self.me, self.style)
+        return evaluate_marks(self.geometry, x, o, self.me, self.style)
 
     def _moves(self, mine: Bitboard, theirs: Bitboard, maximizing: bool) -> list[int]:
         empty = self.geometry.full & ~(mine | theirs)
