@@ -9,7 +9,7 @@ import urllib.request
 from pathlib import Path
 from typing import Any
 
-from noughts.service.explain import MAX_KEPT_NODES
+from noughts.service.explain import DEADLINE_S, MAX_KEPT_NODES
 
 DRAW_BOUND = 2000  # learn.js asks for this many nodes and says so on the page
 ROOT = Path(__file__).resolve().parents[2]
@@ -205,15 +205,23 @@ def test_a_search_past_the_servers_bound_says_so_and_fits_a_phone(browser: Any,
     page.goto(f"{server_url}/?variant=4x4&first=you&you=X")
     page.wait_for_selector("html[data-ready]")
     page.click("#learn-open")
-    page.wait_for_function("!document.getElementById('learn-view').hasAttribute('aria-busy')",
-                           timeout=60_000)
+    answered = "!document.getElementById('learn-view').hasAttribute('aria-busy')"
+    # the server gives an explanation DEADLINE_S (60 s); wait past it, so that a slow
+    # answer fails with the server's own message rather than a browser timeout
+    wait_ms = int((DEADLINE_S + 30) * 1000)
+    page.wait_for_function(answered, timeout=wait_ms)
     summary = page.inner_text("#learn-summary")
     assert "more positions than the server traces at once" in summary
     assert page.locator("#learn-body").is_hidden()
     page.select_option("#learn-algorithm", "depth-limited")
     page.click("#learn-run")
-    page.wait_for_function("document.getElementById('learn-summary').textContent"
-                           ".startsWith('Depth-limited')", timeout=60_000)
+    page.wait_for_function(  # answered again: the 413's message gone
+        f"{answered} && !document.getElementById('learn-summary').textContent"
+        ".includes('more positions than the server traces')",
+        timeout=wait_ms,
+    )
+    summary = page.inner_text("#learn-summary")
+    assert summary.startswith("Depth-limited"), summary
     width = page.evaluate("document.documentElement.scrollWidth")
     assert width <= 390, width
     assert not axe_violations(page, "#learn-view")
