@@ -17,7 +17,7 @@ if [ ${#missing[@]} -gt 0 ]; then
     fi
 fi
 
-python3 -m pip install --quiet --disable-pip-version-check -e '.[test,docs]'
+python3 -m pip install --quiet --disable-pip-version-check -e '.[test,docs,rl]'
 
 python3 -m ruff check src tests benchmarks
 python3 -m mypy

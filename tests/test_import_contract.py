@@ -28,7 +28,7 @@ CORE = (
 )
 """Modules (and packages) that must not depend on the edges."""
 
-EDGES = ("noughts.service", "noughts.cli", "noughts.play", "noughts.arena")
+EDGES = ("noughts.service", "noughts.cli", "noughts.play", "noughts.arena", "noughts.rl")
 
 
 def _module_name(path: Path) -> str:
@@ -110,6 +110,54 @@ def test_the_core_imports_no_player_or_engine_front_door() -> None:
         if _within(target, above)
     )
     assert bad == []
+
+
+SEARCHES = ("noughts.exact", "noughts.anytime", "noughts.teaching")
+"""The search families: they know positions and the core vocabulary, nothing above."""
+
+ABOVE_THE_SEARCHES = ("noughts.engine", "noughts.players", *EDGES)
+
+
+def test_the_searches_import_nothing_above_them() -> None:
+    graph = _graph()
+    bad = sorted(
+        f"{name} imports {target}"
+        for name, targets in graph.items()
+        if _within(name, SEARCHES)
+        for target in targets
+        if _within(target, ABOVE_THE_SEARCHES)
+    )
+    assert bad == []
+    assert "noughts.anytime.evaluate" in graph["noughts.teaching.trace"]  # the graph sees it
+
+
+def test_the_learning_environments_play_through_the_players_not_another_edge() -> None:
+    graph = _graph()
+    other_edges = tuple(edge for edge in EDGES if edge != "noughts.rl")
+    bad = sorted(
+        f"{name} imports {target}"
+        for name, targets in graph.items()
+        if _within(name, ("noughts.rl",))
+        for target in targets
+        if _within(target, other_edges)
+    )
+    assert bad == []
+    assert "noughts.players.game" in graph["noughts.rl.judge"]  # the one game loop
+
+
+def _importers(graph: dict[str, set[str]], package: str) -> set[str]:
+    """Modules outside ``package`` that import it."""
+    return {
+        name
+        for name, targets in graph.items()
+        if not _within(name, (package,))
+        and any(_within(target, (package,)) for target in targets)
+    }
+
+
+def test_nothing_else_imports_the_learning_environments() -> None:
+    # noughts.rl needs the rl extra: nothing outside it may import it.
+    assert _importers(_graph(), "noughts.rl") == set()
 
 
 def _cycle(graph: dict[str, set[str]]) -> list[str] | None:

@@ -25,11 +25,12 @@ threat cross: whoever plays there makes two threats at once.
 from __future__ import annotations
 
 from dataclasses import dataclass
+from functools import lru_cache
 from typing import Literal
 
 from noughts.anytime.openings import strong_cells
 from noughts.errors import NoughtsError
-from noughts.geometry import Geometry
+from noughts.geometry import Bitboard, Geometry
 from noughts.position import Mark, Position
 
 __all__ = [
@@ -38,6 +39,7 @@ __all__ = [
     "LineWeights",
     "line_weights",
     "evaluate",
+    "evaluate_marks",
     "FORK_WEIGHT",
     "OPPONENT_WEIGHT",
     "defends",
@@ -88,6 +90,7 @@ class LineWeights:
     fork: int = 0
 
 
+@lru_cache(maxsize=256)  # a few (k, style, second) in use; the weights never change
 def line_weights(k: int, style: Style = "strong", *, second: bool = False) -> LineWeights:
     """The line weights of ``style`` for lines of ``k`` cells.
 
@@ -158,12 +161,16 @@ def defends(position: Position, player: Mark) -> bool:
     >>> defends(corner, "O"), defends(edge, "O"), defends(edge, "X")
     (False, True, False)
     """
+    return _defends(position.geometry, position.x, position.o, player)
+
+
+def _defends(geometry: Geometry, x: Bitboard, o: Bitboard, player: Mark) -> bool:
     if player != "O":
         return False
     strongest = 0
-    for cell in strong_cells(position.geometry):
+    for cell in strong_cells(geometry):
         strongest |= 1 << cell
-    return (position.x & strongest).bit_count() <= (position.o & strongest).bit_count()
+    return (x & strongest).bit_count() <= (o & strongest).bit_count()
 
 
 def evaluate(position: Position, player: Mark, style: Style = "strong") -> int:
@@ -173,9 +180,22 @@ def evaluate(position: Position, player: Mark, style: Style = "strong") -> int:
     counts fork points. Scans every line, so it is meant for display and tests; the
     searches keep the same sum up to date move by move.
     """
-    geometry = position.geometry
-    weights = line_weights(geometry.k, style, second=defends(position, player))
-    mine, theirs = (position.x, position.o) if player == "X" else (position.o, position.x)
+    return evaluate_marks(position.geometry, position.x, position.o, player, style)
+
+
+def evaluate_marks(
+    geometry: Geometry, x: Bitboard, o: Bitboard, player: Mark, style: Style = "strong"
+) -> int:
+    """:func:`evaluate` of the marks ``x`` and ``o`` on ``geometry``, with no
+    :class:`~noughts.position.Position` built (for walks over bitboards, such as the
+    teaching traces).
+
+    >>> from noughts.variants import variant
+    >>> evaluate_marks(variant("qubic"), 0b1, 0, "X", "balanced")
+    28
+    """
+    weights = line_weights(geometry.k, style, second=_defends(geometry, x, o, player))
+    mine, theirs = (x, o) if player == "X" else (o, x)
     total = 0
     for line in geometry.lines:
         own = (line & mine).bit_count()

@@ -228,6 +228,16 @@ def merge(strategy: Strategy, result: JobResult) -> None:
         strategy.add(position, result.move, proven=False, effort_ms=effort)
 
 
+def prune_open(strategy: Strategy, plies: int) -> int:
+    """Drop the open entries ``plies`` or more into the game (their subtrees go with
+    them, as nothing leads there any more); return how many. Proven entries stay."""
+    deep = [key for key, entry in strategy.entries.items()
+            if not entry.proven and (key[0] | key[1]).bit_count() >= plies]
+    for key in deep:
+        del strategy.entries[key]
+    return len(deep)
+
+
 def build_strategy(
     path: Path,
     variant_name: str = "4x4x4",
@@ -245,6 +255,7 @@ def build_strategy(
     cells lie on seven lines), or lets the search choose (``None``). ``progress``
     hears ``(event, survey, jobs done)``."""
     strategy = Strategy.load(path) if path.exists() else Strategy(variant_name)
+    prune_open(strategy, SPLIT_LIMIT)
     if not strategy.entries and opening is not None:
         strategy.add(Position("", strategy.geometry), opening, proven=False)
     own = executor is None

@@ -23,6 +23,7 @@ COMMANDS: dict[str, tuple[str, str]] = {
     "solve": ("engine_commands", "the exact value of a variant's empty board"),
     "stats": ("stats_commands", "position and game counts of a small variant"),
     "tree": ("stats_commands", "the complete decision tree of a small variant"),
+    "explain": ("explain_command", "watch minimax and alpha-beta decide, node by node"),
     "serve": ("serve_command", "serve the web page and the move API"),
     "play": ("play_command", "play in the terminal"),
     "arena": ("arena_commands", "bot-vs-bot matches with statistics"),

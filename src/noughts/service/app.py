@@ -17,6 +17,7 @@ from fastapi import FastAPI
 from fastapi.staticfiles import StaticFiles
 from fastapi_offline import FastAPIOffline
 
+from noughts.service.explain import router as explain_router
 from noughts.service.middleware import BodySizeLimit, CorsDispatch, RootPath
 from noughts.service.moves import MoveService
 from noughts.service.problems import SEED_PATH, install_error_handlers
@@ -64,6 +65,7 @@ def create_app(settings: Settings | None = None) -> FastAPI:
     app.state.service = MoveService(settings)
     install_error_handlers(app)
     app.include_router(api)
+    app.include_router(explain_router)
     app.include_router(site)
     web = web_directory()
     if web.is_dir():

@@ -47,6 +47,7 @@ from dataclasses import dataclass
 
 from noughts.errors import GameOverError, VariantError
 from noughts.position import Mark, Position, other
+from noughts.teaching.trace import trace
 
 __all__ = [
     "TeachingResult",
@@ -264,28 +265,10 @@ def negamax(position: Position, *, alpha_beta: bool = True) -> TeachingResult:
     55505
     >>> negamax(Position("", "2x2")).score  # the first player wins on the 3rd ply
     2
+
+    The walk is the search trace's (:func:`noughts.teaching.trace.trace`), keeping no
+    nodes: one walk both counts and, when asked, shows its steps.
     """
     _require_moves(position)
-    counter = NodeCounter()
-    win = position.geometry.cells + 1
-    limit = win + 1
-
-    def search(node: Position, depth: int, alpha: int, beta: int) -> tuple[int, int]:
-        counter.visit()
-        if node.winner is not None:  # the previous mover won
-            return depth - win, -1
-        if not node.empty:
-            return 0, -1
-        best, best_move = -limit, -1
-        for move in node.legal_moves:
-            score = -search(node.play(move), depth + 1, -beta, -alpha)[0]
-            if score > best:
-                best, best_move = score, move
-            if alpha_beta:
-                alpha = max(alpha, score)
-                if alpha >= beta:
-                    break
-        return best, best_move
-
-    score, move = search(position, 0, -limit, limit)
-    return TeachingResult(move, score, counter.nodes)
+    walk = trace(position, "alphabeta" if alpha_beta else "minimax", max_stored=0)
+    return TeachingResult(walk.best_move, walk.value, walk.nodes)

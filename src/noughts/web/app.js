@@ -3,8 +3,9 @@
 // This is the controller: it wires the page to the game model (game.js: board, moves,
 // whose turn, undo, result), the board view draws it (board.js), the API client talks to
 // the server (api.js), the geometry knows lines and board strings (geometry.js),
-// values.js turns the engine's move values into words and heat-map labels, and
-// storage.js keeps the score tally, the player's choices and the game on the board.
+// values.js turns the engine's move values into words and heat-map labels,
+// storage.js keeps the score tally, the player's choices and the game on the board, and
+// learn.js shows a search deciding on the position on the board (the Learn button).
 //
 // Address parameters (all optional): api=<base url>, variant=3x3|4x4k3|4x4|4x4x4,
 // you=X|O, first=you|ai|random, level=0-10, board=<board string> (start from a position;
@@ -17,6 +18,7 @@ import { ApiError, apiBase, getJson, postJson } from "./api.js";
 import { BoardView } from "./board.js";
 import { Game, positionProblem } from "./game.js";
 import { VARIANTS, boardString, cellName, findVariant, geometryFrom, other, parseBoard } from "./geometry.js";
+import { openLearn } from "./learn.js";
 import { addToTally, loadGame, loadPrefs, resetTally, saveGame, savePrefs, tallyFor } from "./storage.js";
 import { bestCells, formatScore, heatMap, levelName, verdictInWords } from "./values.js";
 
@@ -419,6 +421,11 @@ function renderStats() {
   set("stat-method", `${method || a.method || "?"}${a.cached ? " (cached)" : ""}`);
 }
 
+/** The Learn view (learn.js): the search deciding on the position on the board. */
+function openLearnView() {
+  openLearn({ api, geo: state.geo, board: boardString(state.geo, state.game.board), toMove: toMove() });
+}
+
 // ---------------------------------------------------------------- controls
 
 function buildVariantOptions() {
@@ -508,6 +515,7 @@ function wireControls() {
   $("new-game").addEventListener("click", () => newGame());
   $("undo").addEventListener("click", () => undo());
   $("hint").addEventListener("click", () => showHeat(true));
+  $("learn-open").addEventListener("click", () => openLearnView());
   $("retry").addEventListener("click", () => {
     const retry = state.retry;
     hideMessage();

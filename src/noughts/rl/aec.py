@@ -1,0 +1,166 @@
+"""A PettingZoo AEC environment for every board noughts plays.
+
+Two agents, ``"player_1"`` (X, moving first) and ``"player_2"`` (O), named as in
+PettingZoo's ``tictactoe_v3``. Each sees :func:`~noughts.rl.observation.observe` (its own
+marks, the opponent's, and a mask of its legal moves); the action is a cell, numbered
+row-major (``tictactoe_v3`` numbers its cells column by column). At the end the winner
+gets +1 and the loser -1 (0 each for a draw). ``render_mode="ansi"``
+returns the board as text, ``"human"`` prints it.
+
+:func:`aec_env` is the environment to use: it wraps :class:`NoughtsAECEnv` in
+PettingZoo's usual wrappers, so an illegal move ends the game with -1 for the agent that
+made it. The bare class raises :class:`~noughts.IllegalMoveError` instead.
+
+>>> env = aec_env("4x4k3")
+>>> env.reset(seed=1)
+>>> env.agent_selection, env.action_space("player_1").n
+('player_1', np.int64(16))
+>>> for cell in (0, 4, 1, 5, 2):
+...     env.step(cell)
+>>> env.terminations["player_2"], env.rewards
+(True, {'player_1': 1, 'player_2': -1})
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import numpy as np
+from gymnasium import spaces
+from pettingzoo import AECEnv
+from pettingzoo.utils import wrappers
+
+from noughts.geometry import Geometry
+from noughts.position import Position, other
+from noughts.results import Mark
+from noughts.rl.observation import (
+    Observation,
+    action_cell,
+    action_space,
+    encode,
+    observation_space,
+)
+from noughts.variants import variant
+
+__all__ = ["AGENTS", "AGENT_OF", "NoughtsAECEnv", "aec_env", "render_text"]
+
+AGENTS: dict[str, Mark] = {"player_1": "X", "player_2": "O"}
+"""Agent names and their marks."""
+AGENT_OF: dict[Mark, str] = {mark: agent for agent, mark in AGENTS.items()}
+RENDER_MODES = ("ansi", "human")
+
+
+def render_text(position: Position) -> str:
+    """The board as text with whose turn it is or how the game ended.
+
+    >>> print(render_text(Position("XX./OO./...")))
+    X X .
+    O O .
+    . . .
+    X to move
+    """
+    result = position.result
+    if result is None:
+        status = f"{position.to_move} to move"
+    elif result.winner is None:
+        status = "draw"
+    else:
+        status = f"{result.winner} wins"
+    return f"{position}\n{status}"
+
+
+class NoughtsAECEnv(AECEnv):  # type: ignore[misc]  # PettingZoo ships no type hints
+    """The bare environment (no wrappers): see the module docstring."""
+
+    metadata = {  # noqa: RUF012  (PettingZoo reads it from the class)
+        "render_modes": list(RENDER_MODES),
+        "name": "noughts_v0",
+        "is_parallelizable": False,
+    }
+
+    def __init__(self, variant_name: str | Geometry = "3x3", render_mode: str | None = None):
+        super().__init__()
+        if render_mode is not None and render_mode not in RENDER_MODES:
+            raise ValueError(
+                f"render_mode must be one of {RENDER_MODES} or None, not {render_mode!r}"
+            )
+        self.geometry = (
+            variant_name if isinstance(variant_name, Geometry) else variant(variant_name)
+        )
+        self.render_mode = render_mode
+        self.possible_agents: list[str] = list(AGENTS)
+        self._observation_space = observation_space(self.geometry)
+        self._action_space = action_space(self.geometry)
+        self.position = Position("", self.geometry)
+        self._start()
+
+    def _start(self) -> None:
+        self.position = Position("", self.geometry)
+        self.agents = list(self.possible_agents)
+        self.rewards = dict.fromkeys(self.agents, 0)
+        self._cumulative_rewards = dict.fromkeys(self.agents, 0)
+        self.terminations = dict.fromkeys(self.agents, False)
+        self.truncations = dict.fromkeys(self.agents, False)
+        self.infos: dict[str, dict[str, Any]] = {agent: {} for agent in self.agents}
+        self.agent_selection = AGENT_OF[self.position.to_move]
+
+    def observation_space(self, agent: str) -> spaces.Dict:
+        return self._observation_space
+
+    def action_space(self, agent: str) -> spaces.Discrete:
+        return self._action_space
+
+    def observe(self, agent: str) -> Observation:
+        mark = AGENTS[agent]
+        position = self.position
+        own, rival = (position.x, position.o) if mark == "X" else (position.o, position.x)
+        # The game's end is known here: no need for the position to look for a line again.
+        playing = agent == self.agent_selection and not self.terminations.get(agent, True)
+        return encode(self.geometry, own, rival, position.empty if playing else 0)
+
+    def reset(self, seed: int | None = None, options: dict[str, Any] | None = None) -> None:
+        """A new game on the empty board; ``seed`` seeds the action spaces' sampling."""
+        if seed is not None:
+            self._action_space.seed(seed)
+            self._observation_space.seed(seed)
+        self._start()
+
+    def step(self, action: int | np.integer[Any]) -> None:
+        """The agent to move marks cell ``action`` (a finished agent's step passes ``None``)."""
+        agent = self.agent_selection
+        if self.terminations[agent] or self.truncations[agent]:
+            self._was_dead_step(action)
+            return
+        self._cumulative_rewards[agent] = 0
+        self.position = self.position.play(action_cell(action))
+        result = self.position.result
+        if result is not None:
+            if result.winner is not None:
+                self.rewards[AGENT_OF[result.winner]] = 1
+                self.rewards[AGENT_OF[other(result.winner)]] = -1
+            self.terminations = dict.fromkeys(self.agents, True)
+        self._accumulate_rewards()
+        self.agent_selection = AGENT_OF[self.position.to_move]
+        if self.render_mode == "human":
+            self.render()
+
+    def render(self) -> str | None:
+        """The board as text (``"ansi"``), printed too (``"human"``)."""
+        if self.render_mode is None:
+            return None
+        text = render_text(self.position)
+        if self.render_mode == "human":
+            print(text)
+            return None
+        return text
+
+    def close(self) -> None:
+        """Nothing to release."""
+
+
+def aec_env(variant_name: str | Geometry = "3x3", render_mode: str | None = None) -> Any:
+    """The environment with PettingZoo's wrappers (illegal move: -1 and the game ends)."""
+    env: Any = NoughtsAECEnv(variant_name, render_mode)
+    env = wrappers.TerminateIllegalWrapper(env, illegal_reward=-1)
+    env = wrappers.AssertOutOfBoundsWrapper(env)
+    return wrappers.OrderEnforcingWrapper(env)

@@ -1,0 +1,83 @@
+"""The exact truth about a position, where the solver can tell it: its value, the optimal
+moves and the moves that keep the result (any other move is a blunder).
+
+A blunder throws a result away: from a won position to one that is not won, or from a
+drawn position to a lost one. Positions the exact solver cannot finish on the spot (the
+early and middle game of 4x4x4, large m x n k boards) have no exact view: ``None``.
+
+>>> from noughts import Position
+>>> view = exact_view(Position("XX./OO./..."))
+>>> str(view.value), view.optimal_moves, view.keeping_moves
+('win in 1', (2,), (2,))
+>>> view.is_blunder(5), view.is_blunder(2)
+(True, False)
+>>> exact_view(Position("XXX/OO./...")) is None  # the game is over
+True
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from noughts.exact.solver import analyze, can_solve
+from noughts.position import Position
+from noughts.results import Outcome, Value
+
+__all__ = ["ExactView", "exact_view"]
+
+
+@dataclass(frozen=True)
+class ExactView:
+    """Exact facts about an unfinished position, for the side to move.
+
+    ``value`` is the position's value; ``optimal_moves`` reach it exactly (outcome and
+    plies); ``keeping_moves`` keep its outcome (a win stays a win, a draw at least a draw).
+    """
+
+    value: Value
+    optimal_moves: tuple[int, ...]
+    keeping_moves: tuple[int, ...]
+
+    def is_blunder(self, move: int) -> bool:
+        """True if ``move`` throws the result away (won to not won, drawn to lost)."""
+        return move not in self.keeping_moves
+
+    def as_info(self) -> dict[str, object]:
+        """The view as plain data (for an environment's ``info``).
+
+        >>> exact_view(Position("XX./OO./...")).as_info()["outcome"]
+        'win'
+        """
+        return {
+            "exact": True,
+            "outcome": self.value.outcome.value,
+            "plies": self.value.plies,
+            "value": str(self.value),
+            "optimal_moves": self.optimal_moves,
+            "keeping_moves": self.keeping_moves,
+        }
+
+
+def exact_view(position: Position) -> ExactView | None:
+    """The exact view of ``position``, or ``None`` if the game is over or too large to solve."""
+    if position.is_over or not can_solve(position):
+        return None
+    values: dict[int, Value] = {}
+    for entry in analyze(position):
+        assert entry.value is not None  # the solver's values are exact
+        values[entry.move] = entry.value
+    best = max(values.values(), key=lambda value: value.score)
+    keeps = _keeps(best.outcome)
+    return ExactView(
+        value=best,
+        optimal_moves=tuple(move for move, value in values.items() if value == best),
+        keeping_moves=tuple(move for move, value in values.items() if value.outcome in keeps),
+    )
+
+
+def _keeps(outcome: Outcome) -> tuple[Outcome, ...]:
+    if outcome is Outcome.WIN:
+        return (Outcome.WIN,)
+    if outcome is Outcome.DRAW:
+        return (Outcome.WIN, Outcome.DRAW)
+    return (Outcome.WIN, Outcome.DRAW, Outcome.LOSS)

@@ -1,0 +1,171 @@
+"""A Gymnasium environment: one agent against a noughts opponent, on any board.
+
+The agent plays X, O or each side in turn (``agent="alternate"``); the opponent is an
+engine level (0-10) or any player spec (``"level:7"``, ``"random"``, ``"seed-qubic:2"``,
+a player object, a function ``f(position) -> cell``). Observations are those of
+:func:`~noughts.rl.observation.observe` for the agent; the action is a cell. The reward
+is +1 for a win, -1 for a loss, 0 otherwise; an illegal action ends the episode with
+``illegal_reward`` (and ``info["illegal_move"]``).
+
+Where the exact solver can finish the position, ``info`` carries its exact value for the
+agent and the optimal and result-keeping moves (see :class:`~noughts.rl.exact.ExactView`);
+elsewhere ``info["exact"]`` is ``False``.
+
+Registered as ``noughts/Noughts-v0`` when :mod:`noughts.rl` is imported:
+
+>>> import gymnasium
+>>> import noughts.rl
+>>> env = gymnasium.make("noughts/Noughts-v0", variant_name="3x3", opponent=10)
+>>> observation, info = env.reset(seed=0)
+>>> info["outcome"], info["optimal_moves"]
+('draw', (0, 1, 2, 3, 4, 5, 6, 7, 8))
+>>> observation, reward, terminated, truncated, info = env.step(1)  # an edge: still a draw
+>>> info["opponent_move"], info["outcome"], terminated
+(0, 'draw', False)
+"""
+
+from __future__ import annotations
+
+from typing import Any, Literal
+
+import gymnasium
+import numpy as np
+
+from noughts.budget import Budget
+from noughts.errors import NoughtsError
+from noughts.geometry import Geometry
+from noughts.players.protocol import Player
+from noughts.position import Position
+from noughts.results import Mark
+from noughts.rl.aec import render_text
+from noughts.rl.exact import exact_view
+from noughts.rl.observation import (
+    Observation,
+    action_cell,
+    action_space,
+    observation_space,
+    observe,
+)
+from noughts.rl.opponents import player_spec
+from noughts.variants import variant
+
+__all__ = ["GYM_ID", "NoughtsEnv", "register", "AgentSide"]
+
+GYM_ID = "noughts/Noughts-v0"
+AgentSide = Literal["X", "O", "alternate"]
+RENDER_MODES = ("ansi", "human")
+
+
+def register() -> None:
+    """Register :data:`GYM_ID` with Gymnasium (once)."""
+    if GYM_ID not in gymnasium.registry:
+        gymnasium.register(GYM_ID, entry_point="noughts.rl.gym_env:NoughtsEnv")
+
+
+class NoughtsEnv(gymnasium.Env[dict[str, Any], np.int64]):
+    """The agent against ``opponent`` on ``variant_name``: see the module docstring."""
+
+    metadata = {"render_modes": list(RENDER_MODES), "render_fps": 4}  # noqa: RUF012
+
+    def __init__(
+        self,
+        variant_name: str | Geometry = "3x3",
+        opponent: int | object = 10,
+        agent: AgentSide = "X",
+        *,
+        render_mode: str | None = None,
+        exact_info: bool = True,
+        illegal_reward: float = -1.0,
+    ) -> None:
+        if agent not in ("X", "O", "alternate"):
+            raise NoughtsError(f"agent must be 'X', 'O' or 'alternate', not {agent!r}")
+        if render_mode is not None and render_mode not in RENDER_MODES:
+            raise NoughtsError(f"render_mode must be one of {RENDER_MODES} or None")
+        self.geometry = (
+            variant_name if isinstance(variant_name, Geometry) else variant(variant_name)
+        )
+        self.opponent_spec = player_spec(opponent)
+        self.agent_side: AgentSide = agent
+        self.render_mode = render_mode
+        self.exact_info = exact_info
+        self.illegal_reward = illegal_reward
+        self.observation_space = observation_space(self.geometry)
+        self.action_space = action_space(self.geometry)
+        self.position = Position("", self.geometry)
+        self.agent_mark: Mark = "O" if agent == "O" else "X"
+        self._episodes = 0
+        self._over = True
+        self._opponent: Player | None = None
+
+    def reset(
+        self, *, seed: int | None = None, options: dict[str, Any] | None = None
+    ) -> tuple[Observation, dict[str, Any]]:
+        """A new game; ``seed`` seeds the opponent (and the action space's sampling)."""
+        super().reset(seed=seed)
+        if seed is not None:  # a seeded reset starts the sequence over: X first when alternating
+            self.action_space.seed(seed)
+            self._episodes = 0
+        if self.agent_side == "alternate":
+            self.agent_mark = "X" if self._episodes % 2 == 0 else "O"
+        self._episodes += 1
+        self._opponent = self.opponent_spec.create(seed=int(self.np_random.integers(2**63)))
+        self.position = Position("", self.geometry)
+        self._over = False
+        info: dict[str, Any] = {"agent": self.agent_mark}
+        if self.agent_mark == "O":
+            info["opponent_move"] = self._opponent_moves()
+        info.update(self._exact_info())
+        if self.render_mode == "human":
+            self.render()
+        return observe(self.position, self.agent_mark), info
+
+    def step(
+        self, action: int | np.integer[Any]
+    ) -> tuple[Observation, float, bool, bool, dict[str, Any]]:
+        """The agent marks cell ``action``; then the opponent answers unless the game ended."""
+        if self._over:
+            raise NoughtsError("the episode is over: call reset() to start a new game")
+        cell = action_cell(action)
+        info: dict[str, Any] = {"agent": self.agent_mark}
+        if cell not in self.position.legal_moves:
+            self._over = True
+            info["illegal_move"] = cell
+            return observe(self.position, self.agent_mark), self.illegal_reward, True, False, info
+        self.position = self.position.play(cell)
+        if not self.position.is_over:
+            info["opponent_move"] = self._opponent_moves()
+        reward = 0.0
+        result = self.position.result
+        if result is not None:
+            self._over = True
+            reward = 0.0 if result.winner is None else _sign(result.winner == self.agent_mark)
+            info["result"] = "draw" if reward == 0 else "win" if reward > 0 else "loss"
+        else:
+            info.update(self._exact_info())
+        if self.render_mode == "human":
+            self.render()
+        return observe(self.position, self.agent_mark), reward, self._over, False, info
+
+    def _opponent_moves(self) -> int:
+        assert self._opponent is not None
+        cell = self._opponent.move(self.position, Budget()).move
+        self.position = self.position.play(cell)
+        return cell
+
+    def _exact_info(self) -> dict[str, Any]:
+        view = exact_view(self.position) if self.exact_info else None
+        return view.as_info() if view is not None else {"exact": False}
+
+    def render(self) -> str | None:
+        """The board as text (``"ansi"``), printed too (``"human"``)."""
+        if self.render_mode is None:
+            return None
+        text = render_text(self.position)
+        if self.render_mode == "human":
+            print(text)
+            return None
+        return text
+
+
+def _sign(won: bool) -> float:
+    return 1.0 if won else -1.0

@@ -1,0 +1,237 @@
+"""``POST /api/v1/explain``: a search's trace and every algorithm's counts, for the Learn view.
+
+Bounds keep an answer small and quick, and a request past one is refused with a 4xx
+naming it: boards of at most :data:`MAX_CELLS` cells (else 400); at most
+:data:`MAX_KEPT_NODES` nodes kept and returned (``max_nodes``, else 422); no walk
+entering more than :data:`NODE_LIMIT` positions (else 413; in the comparison table such
+a walk is reported as stopped instead). Comparison tables are cached by position.
+
+>>> from fastapi.testclient import TestClient
+>>> from noughts.service.app import create_app
+>>> client = TestClient(create_app())
+>>> answer = client.post("/api/v1/explain", json={"board": ".../.X./...", "tutorial": True})
+>>> answer.json()["counted"], answer.json()["best_move"]
+(8465, 0)
+"""
+
+from __future__ import annotations
+
+import threading
+import time
+from dataclasses import asdict
+from typing import Literal
+
+from cachetools import LRUCache
+from fastapi import APIRouter, Request
+from fastapi.responses import Response
+from pydantic import BaseModel, Field, StrictBool, StrictInt
+
+from noughts.budget import Budget
+from noughts.position import Position
+from noughts.service.conversion import position_from_request
+from noughts.service.problems import ProblemError
+from noughts.service.runner import DeadlineExceededError
+from noughts.service.schemas import ErrorResponse
+from noughts.service.schemas import _PositionFields as PositionFields
+from noughts.teaching.trace import (
+    ALGORITHMS,
+    DEFAULT_MAX_STORED,
+    Algorithm,
+    TraceTooLargeError,
+    compare,
+    trace,
+)
+
+__all__ = [
+    "router",
+    "ExplainRequest",
+    "ExplainResponse",
+    "MAX_CELLS",
+    "MAX_KEPT_NODES",
+    "NODE_LIMIT",
+    "DEADLINE_S",
+]
+
+MAX_CELLS = 16
+"""Largest board traced: 3x3, 4x4k3 and 4x4 (the teaching boards) and smaller."""
+
+MAX_KEPT_NODES = 5_000
+"""Most nodes one answer keeps and returns (the page draws them)."""
+
+NODE_LIMIT = 600_000
+"""Most positions one walk may enter: plain minimax on the empty 3x3 board (549,946) fits."""
+
+DEADLINE_S = 60.0
+"""An explain job (the trace and the comparison) that runs longer is abandoned (503)."""
+
+
+class ExplainRequest(PositionFields):
+    """Body of ``POST /api/v1/explain`` (``time_ms`` is accepted and ignored: the walks are
+    bounded by positions, not time)."""
+
+    algorithm: Algorithm = Field(
+        "alphabeta", description="The search to trace: " + ", ".join(ALGORITHMS) + "."
+    )
+    depth: StrictInt | None = Field(
+        None, ge=1, le=64, description="Horizon of the depth-limited search (default 2)."
+    )
+    max_nodes: StrictInt = Field(
+        DEFAULT_MAX_STORED,
+        ge=0,
+        le=MAX_KEPT_NODES,
+        description=f"Nodes to keep and return (at most {MAX_KEPT_NODES:,}); all are counted.",
+    )
+    tutorial: StrictBool = Field(
+        False, description="Count the tutorial seed's way: a fresh window per root move."
+    )
+    compare: StrictBool = Field(True, description="Also run every algorithm for the table.")
+
+
+class CutoffOut(BaseModel):
+    after: int = Field(description="The move whose value closed the window.")
+    alpha: int
+    beta: int
+    skipped: list[int] = Field(description="The moves never tried.")
+    reason: str
+
+
+class TraceNodeOut(BaseModel):
+    id: int = Field(description="Entry order; the root is 0.")
+    parent: int | None
+    depth: int
+    move: int | None
+    board: str
+    maximizing: bool = Field(description="True where the root's side is to move.")
+    alpha: int = Field(description="The window's low edge on entry (root player's view).")
+    beta: int = Field(description="The window's high edge on entry.")
+    enter: int = Field(description="Playback step at which the search enters the node.")
+    value: int = Field(description="The value returned (root player's view).")
+    bound: Literal["exact", "lower", "upper"]
+    best_move: int | None
+    why: str = Field(description="searched, X wins, O wins, draw, horizon or table.")
+    cutoff: CutoffOut | None
+    subtree: int = Field(description="Positions entered at and below this node.")
+    exit: int = Field(description="Playback step at which the search leaves the node.")
+
+
+class AlgorithmCountOut(BaseModel):
+    algorithm: str
+    finished: bool = Field(description="False if the walk passed the node limit and stopped.")
+    value: int | None
+    value_text: str
+    best_move: int | None
+    nodes: int
+    counted: int
+    cutoffs: int
+    table_hits: int
+    elapsed_ms: float
+
+
+class ExplainResponse(BaseModel):
+    """A trace: the answer, its cost, the kept nodes, and the comparison table."""
+
+    algorithm: str
+    description: str
+    variant: str
+    board: str
+    to_move: Literal["X", "O"]
+    depth: int | None
+    style: str | None
+    tutorial: bool
+    value: int = Field(description="The root's value: win - plies for a win, 0 a draw...")
+    value_text: str
+    best_move: int
+    pv: list[int]
+    nodes: int = Field(description="Every position entered, the root included.")
+    counted: int = Field(description="The count by the algorithm's own convention.")
+    counting: str
+    cutoffs: int
+    table_hits: int
+    elapsed_ms: float
+    win: int = Field(description="The score of a win at the root itself.")
+    infinity: int = Field(description="The edge of the initial window (shown as infinity).")
+    max_stored: int
+    truncated: bool = Field(description="True when more positions were entered than kept.")
+    stored: list[TraceNodeOut]
+    node_limit: int = Field(description="Most positions one walk may enter.")
+    compare: list[AlgorithmCountOut]
+
+
+router = APIRouter(prefix="/api/v1", tags=["teaching"])
+
+
+def _explain(body: ExplainRequest, position: Position, budget: Budget) -> ExplainResponse:
+    """The trace and the table, polling ``budget`` (the runner cancels it at the deadline
+    or when the client leaves)."""
+    try:
+        result = trace(
+            position,
+            body.algorithm,
+            depth=body.depth,
+            max_stored=body.max_nodes,
+            node_limit=NODE_LIMIT,
+            tutorial=body.tutorial,
+            budget=budget,
+        )
+    except TraceTooLargeError as error:
+        raise ProblemError(413, str(error)) from None
+    rows = _compare_rows(position, result.depth, body.tutorial, budget) if body.compare else ()
+    return ExplainResponse.model_validate(
+        {**result.to_json(), "node_limit": NODE_LIMIT, "compare": list(rows)}
+    )
+
+
+_COMPARED: LRUCache[tuple[Position, int | None, bool], tuple[AlgorithmCountOut, ...]] = (
+    LRUCache(maxsize=256)
+)
+"""Comparison tables by (position, depth, tutorial): the same every time they are asked."""
+_COMPARED_LOCK = threading.Lock()
+
+
+def _compare_rows(
+    position: Position, depth: int | None, tutorial: bool, budget: Budget
+) -> tuple[AlgorithmCountOut, ...]:
+    """Every algorithm's row on ``position``, cached (a table stopped by its budget is not)."""
+    key = (position, depth, tutorial)
+    with _COMPARED_LOCK:
+        rows = _COMPARED.get(key)
+    if rows is None:
+        table = compare(
+            position, depth=depth, node_limit=NODE_LIMIT, tutorial=tutorial, budget=budget
+        )
+        rows = tuple(AlgorithmCountOut.model_validate(asdict(row)) for row in table)
+        with _COMPARED_LOCK:
+            _COMPARED[key] = rows
+    return rows
+
+
+@router.post(
+    "/explain",
+    response_model=ExplainResponse,
+    responses={code: {"model": ErrorResponse} for code in (400, 409, 413, 415, 422, 429, 503)},
+    summary="Watch a search decide: its trace and every algorithm's counts",
+)
+async def post_explain(body: ExplainRequest, request: Request) -> Response:
+    """The walk of ``algorithm`` from the position, node by node (the first ``max_nodes``
+    kept), and, with ``compare``, each algorithm's value, node count and time."""
+    service = request.app.state.service
+    position = position_from_request(body, max_cells=service.settings.max_cells)
+    if position.geometry.cells > MAX_CELLS:
+        raise ProblemError(
+            400,
+            f"explain traces boards of at most {MAX_CELLS} cells (the bound on its boards); "
+            f"{position.variant} has {position.geometry.cells}",
+        )
+    if body.depth is not None and body.algorithm != "depth-limited":
+        raise ProblemError(422, f"depth applies to the depth-limited search, not {body.algorithm}")
+    try:
+        answer: ExplainResponse = await service.runner.run(
+            lambda budget: _explain(body, position, budget),
+            deadline=time.monotonic() + DEADLINE_S,
+            client_gone=request.is_disconnected,
+        )
+    except DeadlineExceededError:
+        raise ProblemError(
+            503, f"the explanation took longer than {DEADLINE_S:.0f} s; try a smaller position"
+        ) from None
+    return Response(answer.model_dump_json(), media_type="application/json")

@@ -1,0 +1,132 @@
+"""``noughts explain`` and ``POST /api/v1/explain``: one trace, in the terminal and over HTTP."""
+
+from __future__ import annotations
+
+import json
+import warnings
+from collections.abc import Iterator
+
+import pytest
+
+warnings.filterwarnings("ignore", message=".*httpx.*")  # starlette's TestClient on httpx
+
+from fastapi.testclient import TestClient  # noqa: E402
+
+from noughts.cli import main  # noqa: E402
+from noughts.position import Position  # noqa: E402
+from noughts.service.app import create_app  # noqa: E402
+from noughts.service.explain import MAX_KEPT_NODES, NODE_LIMIT  # noqa: E402
+from noughts.service.settings import Settings  # noqa: E402
+from noughts.teaching.trace import ALGORITHMS, trace  # noqa: E402
+
+
+def run(args: list[str], capsys: pytest.CaptureFixture[str]) -> tuple[int, str, str]:
+    status = main(args)
+    captured = capsys.readouterr()
+    return status, captured.out, captured.err
+
+
+@pytest.fixture
+def client() -> Iterator[TestClient]:
+    with TestClient(create_app(Settings(warmup=False))) as test_client:
+        yield test_client
+
+
+# -- the terminal -------------------------------------------------------------------------
+def test_explain_prints_a_bounded_tree_and_the_table(capsys: pytest.CaptureFixture[str]) -> None:
+    status, out, _ = run(["explain", "X../.O./...", "--lines", "5"], capsys)
+    assert status == 0
+    lines = out.splitlines()
+    assert lines[0].startswith("alphabeta on X../.O./... (3x3, X to move): draw, best move")
+    tree = [line for line in lines if "window (" in line]
+    assert len(tree) == 5 and tree[0].startswith("root")
+    assert tree[1].startswith("  X b3  window (-inf, +inf)")
+    full = trace(Position("X../.O./..."), "alphabeta", max_stored=0)
+    assert f"... {full.nodes - 5:,} more positions entered, not shown" in out
+    table = lines[lines.index(next(line for line in lines if line.startswith("algorithm"))) :]
+    assert [row.split()[0] for row in table[1:]] == list(ALGORITHMS)
+    assert f" {full.nodes:,} " in table[2]
+
+
+def test_explain_json_counts_the_tutorial_way(capsys: pytest.CaptureFixture[str]) -> None:
+    status, out, _ = run(["explain", ".../.X./...", "--tutorial", "--json", "--lines", "3"], capsys)
+    assert status == 0
+    data = json.loads(out)
+    assert data["counted"] == 8_465 and data["truncated"] and len(data["stored"]) == 3
+    rows = {row["algorithm"]: row for row in data["compare"]}
+    assert rows["minimax"]["counted"] == 55_505 and rows["alphabeta"]["counted"] == 8_465
+
+
+def test_explain_shows_cutoffs_and_depth(capsys: pytest.CaptureFixture[str]) -> None:
+    _, out, _ = run(["explain", "XOX/OO./X..", "--lines", "100"], capsys)
+    assert "CUT after c2, skipping c1: alpha -8 >= beta -8" in out
+    _, out, _ = run(["explain", "", "--variant", "3x3", "--depth", "1"], capsys)
+    assert out.startswith("depth-limited on .../.../... (3x3, X to move, depth 1): heuristic score")
+    assert "[horizon]" in out
+
+
+def test_explain_stops_a_walk_at_its_node_limit(capsys: pytest.CaptureFixture[str]) -> None:
+    status, out, _ = run(["explain", "X........", "--node-limit", "9000", "-a", "symmetry"],
+                         capsys)
+    assert status == 0
+    assert "more than 9,000 positions: stopped" in out  # minimax's row
+    status, _, err = run(["explain", "X........", "-a", "minimax", "--node-limit", "500"], capsys)
+    assert status == 2 and err.startswith("noughts: error: the trace would enter more than 500")
+
+
+@pytest.mark.parametrize(
+    ("args", "message"),
+    [
+        (["XXX/OO./..."], "the game is over"),
+        (["XX./X../..."], "noughts: error:"),
+        (["X..", "-a", "minimax", "--depth", "2"], "--depth applies to the depth-limited"),
+        (["X../.../...", "-a", "bogus"], "invalid choice: 'bogus'"),
+        (["X../.../...", "--lines", "-1"], "cannot be negative"),
+    ],
+)
+def test_explain_errors_are_one_line(
+    args: list[str], message: str, capsys: pytest.CaptureFixture[str]
+) -> None:
+    status, _, err = run(["explain", *args], capsys)
+    assert status == 2 and message in err and err.count("\n") == 1
+
+
+# -- the API -------------------------------------------------------------------------------
+def test_api_returns_the_same_trace_as_the_engine(client: TestClient) -> None:
+    body = {"board": "X../.O./...", "algorithm": "transposition", "max_nodes": 40}
+    data = client.post("/api/v1/explain", json=body).json()
+    expected = trace(Position("X../.O./..."), "transposition", max_stored=40).to_json()
+    for key in ("value", "value_text", "best_move", "pv", "nodes", "cutoffs", "table_hits"):
+        assert data[key] == (list(expected[key]) if key == "pv" else expected[key]), key
+    assert len(data["stored"]) == 40 and data["truncated"] and data["node_limit"] == NODE_LIMIT
+    assert data["stored"][1]["parent"] == 0 and data["stored"][1]["move"] == 1
+    assert [row["algorithm"] for row in data["compare"]] == list(ALGORITHMS)
+
+
+def test_api_counts_the_tutorial_way_and_can_skip_the_table(client: TestClient) -> None:
+    body = {"board": ".../.X./...", "algorithm": "minimax", "tutorial": True, "compare": False}
+    data = client.post("/api/v1/explain", json=body).json()
+    assert data["counted"] == 55_505 and data["compare"] == []
+    assert "tutorial" in data["counting"]
+
+
+def test_api_bounds_are_named(client: TestClient) -> None:
+    answer = client.post("/api/v1/explain", json={"max_nodes": MAX_KEPT_NODES + 1})
+    assert answer.status_code == 422 and "max_nodes" in answer.json()["detail"]
+    assert "5000" in answer.json()["detail"]
+    answer = client.post("/api/v1/explain", json={"variant": "4x4", "algorithm": "minimax"})
+    assert answer.status_code == 413
+    assert f"more than {NODE_LIMIT:,} positions" in answer.json()["detail"]
+    answer = client.post("/api/v1/explain", json={"variant": "5x5k4"})
+    assert answer.status_code == 400 and "at most 16 cells" in answer.json()["detail"]
+
+
+def test_api_bad_requests(client: TestClient) -> None:
+    answer = client.post("/api/v1/explain", json={"board": "XXX/OO./..."})
+    assert answer.status_code == 409 and "game is over" in answer.json()["detail"]
+    answer = client.post("/api/v1/explain", json={"algorithm": "negascout"})
+    assert answer.status_code == 422 and "algorithm" in answer.json()["detail"]
+    answer = client.post("/api/v1/explain", json={"depth": 3})
+    assert answer.status_code == 422 and "depth-limited" in answer.json()["detail"]
+    answer = client.post("/api/v1/explain", json={"algorithm": "depth-limited", "depth": 3})
+    assert answer.status_code == 200 and answer.json()["depth"] == 3
