@@ -17,7 +17,7 @@ a proof, whatever the depth of the search that found it.
 from __future__ import annotations
 
 from noughts.anytime.board import SearchBoard
-from noughts.anytime.evaluate import Style, defends, line_weights
+from noughts.anytime.evaluate import Style, search_weights
 from noughts.budget import Budget, BudgetExhausted
 from noughts.position import Position
 
@@ -56,9 +56,7 @@ class AnytimeSearch:
         """``budget`` bounds the search (or ``deadline`` and ``node_limit`` make one)."""
         self.position = position
         self.player = 0 if position.to_move == "X" else 1
-        second = defends(position, position.to_move)
-        weights = line_weights(position.geometry.k, style, second=second)
-        self.board = SearchBoard(position, weights, self.player)
+        self.board = SearchBoard(position, search_weights(position, style), self.player)
         self.tables = self.board.tables
         self.budget = budget if budget is not None else Budget(
             deadline=deadline, node_limit=node_limit
