@@ -13,6 +13,7 @@ import argparse
 import contextlib
 import importlib.util
 import shutil
+import sys
 from pathlib import Path
 from typing import Any
 
@@ -26,6 +27,8 @@ def _screenshots() -> Any:
     spec = importlib.util.spec_from_file_location("screenshots", path)
     assert spec is not None and spec.loader is not None
     module = importlib.util.module_from_spec(spec)
+    # registered before it runs: its dataclasses look their module up in sys.modules
+    module = sys.modules.setdefault(spec.name, module)
     spec.loader.exec_module(module)
     return module
 
