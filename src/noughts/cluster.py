@@ -20,6 +20,7 @@ is the caller's and can be reported.
 
 from __future__ import annotations
 
+import concurrent.futures as futures
 import contextlib
 import multiprocessing
 import re
@@ -91,6 +92,11 @@ def executor_for(cluster: str, *, workers: int) -> Executor:
     return RayExecutor(chosen)
 
 
+def _call(fn: Callable[..., _T], args: tuple[Any, ...], kwargs: dict[str, Any]) -> _T:
+    """The Ray task behind every job: call ``fn`` (any callable, builtins included)."""
+    return fn(*args, **kwargs)
+
+
 class RayExecutor(Executor):
     """A :class:`~concurrent.futures.Executor` whose jobs run as Ray tasks.
 
@@ -125,7 +131,7 @@ class RayExecutor(Executor):
                 ray.init(**options)
             except (ConnectionError, RuntimeError, ValueError) as error:
                 raise ClusterError(f"cannot reach the Ray cluster {address}: {error}") from None
-        self._remotes: dict[Callable[..., Any], Any] = {}
+        self._call: Any = None
         self._pending: dict[Future[Any], Any] = {}
         self._lock = threading.Lock()
         self._closed = False
@@ -140,15 +146,20 @@ class RayExecutor(Executor):
         with self._lock:
             if self._closed:
                 raise RuntimeError("cannot submit to a RayExecutor that was shut down")
-            remote = self._remotes.get(fn)
-            if remote is None:
-                remote = self._ray.remote(num_cpus=1, max_retries=0)(fn)
-                self._remotes[fn] = remote
-            ref = remote.remote(*args, **kwargs)
+            if self._call is None:
+                self._call = self._ray.remote(num_cpus=1, max_retries=0)(_call)
+            ref = self._call.remote(fn, args, kwargs)
             future: Future[_T] = Future()
             self._pending[future] = ref
+        future.add_done_callback(lambda settled: self._stop_if_cancelled(settled, ref))
         ref.future().add_done_callback(lambda done: self._settle(future, done))
         return future
+
+    def _stop_if_cancelled(self, future: Future[Any], ref: Any) -> None:
+        """A job whose future was cancelled is stopped, its worker with it."""
+        if future.cancelled():
+            with contextlib.suppress(Exception):  # finished meanwhile, or Ray is gone
+                self._ray.cancel(ref, force=True)
 
     def _settle(self, future: Future[_T], done: Future[Any]) -> None:
         with self._lock:
@@ -177,12 +188,9 @@ class RayExecutor(Executor):
             self._closed = True
             pending = list(self._pending.items())
         if cancel_futures:
-            for future, ref in pending:
-                future.cancel()
-                with contextlib.suppress(Exception):  # already finished
-                    self._ray.cancel(ref, force=True)
-        elif wait:
             for future, _ in pending:
-                future.exception()
+                future.cancel()
+        elif wait:
+            futures.wait([future for future, _ in pending])
         if self._owns and self._ray.is_initialized():
             self._ray.shutdown()
