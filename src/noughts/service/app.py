@@ -47,6 +47,8 @@ def create_app(settings: Settings | None = None) -> FastAPI:
         if settings.warmup:
             warm_in_background(*(variant(name) for name in NAMED_VARIANTS))
         yield
+        if service.shared is not None:
+            service.shared.close()
 
     app = FastAPI(
         lifespan=lifespan,
@@ -57,7 +59,7 @@ def create_app(settings: Settings | None = None) -> FastAPI:
         redoc_url=None,
     )
     app.state.settings = settings
-    app.state.service = MoveService(settings)
+    app.state.service = service = MoveService(settings)
     install_error_handlers(app)
     app.include_router(api)
     app.include_router(site)
