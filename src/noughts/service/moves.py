@@ -20,7 +20,6 @@ Policy, for a request with a budget of ``B`` ms (its ``time_ms``, capped by the 
 >>> import asyncio
 >>> from noughts.position import Position
 >>> from noughts.service.settings import Settings
-from noughts.service.shared_cache import SharedCache
 >>> service = MoveService(Settings())
 >>> answer = asyncio.run(service.move(Position("XX./OO./..."), level=10, time_ms=None, seed=None))
 >>> answer.result.move, answer.result.outcome, answer.cached

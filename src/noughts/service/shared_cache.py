@@ -190,6 +190,15 @@ class SharedCache:
         self.skipped = 0
         self.errors = 0
         self.last_error: str | None = None
+        self._writer.submit(self._connect)  # so the first lookup finds a connection ready
+
+    def _connect(self) -> None:
+        try:
+            self._client.ping()
+        except self._errors as error:
+            self._failed(error)
+            return
+        self._recovered()
 
     @property
     def status(self) -> str:
