@@ -44,20 +44,23 @@ RESULTS = Path(__file__).parent / "results"
 
 
 # -- arena ----------------------------------------------------------------------------------
-def bench_arena(games: int, variant: str, nodes: int, cpus: int) -> dict[str, Any]:
+def bench_arena(
+    players: list[str], games: int, variant: str, nodes: int, cpus: int
+) -> dict[str, Any]:
     """Games per second on the local pool and on a local Ray, same games."""
+    first, second = players
     options: dict[str, Any] = {"variant": variant, "games": games, "nodes": nodes, "seed": 7,
                                "openings": 2}
     started = time.perf_counter()
-    local = run_match("level:10", "level:6", workers=cpus, **options)
+    local = run_match(first, second, workers=cpus, **options)
     local_s = time.perf_counter() - started
     started = time.perf_counter()
     executor = executor_for("ray", workers=cpus)
     startup_s = time.perf_counter() - started
     try:
-        run_match("level:10", "level:6", executor=executor, **{**options, "games": cpus})  # warm
+        run_match(first, second, executor=executor, **{**options, "games": cpus})  # warm
         started = time.perf_counter()
-        remote = run_match("level:10", "level:6", executor=executor, **options)
+        remote = run_match(first, second, executor=executor, **options)
         ray_s = time.perf_counter() - started
     finally:
         executor.shutdown()
@@ -65,11 +68,12 @@ def bench_arena(games: int, variant: str, nodes: int, cpus: int) -> dict[str, An
         (r.moves, r.result) for r in remote.records
     ]
     row = {
-        "variant": variant, "games": games, "nodes": nodes, "cpus": cpus,
+        "players": players, "variant": variant, "games": games, "nodes": nodes, "cpus": cpus,
         "local_games_per_s": games / local_s, "ray_games_per_s": games / ray_s,
         "ray_time_ratio": ray_s / local_s, "ray_startup_s": startup_s, "same_games": same,
     }
-    print(f"arena {variant}, {games} games, {nodes} nodes a move, {cpus} CPUs:")
+    print(f"arena {first} v {second} on {variant}, {games} games, {nodes} nodes a move,"
+          f" {cpus} CPUs:")
     print(f"  local pool  {row['local_games_per_s']:8.2f} games/s")
     ratio = row["ray_time_ratio"]
     print(f"  local Ray   {row['ray_games_per_s']:8.2f} games/s  (time x{ratio:.2f};"
@@ -223,7 +227,10 @@ def main() -> None:
     parser.add_argument("what", choices=["arena", "cache", "jobs", "all"])
     parser.add_argument("--cpus", type=int, default=2, help="worker processes / Ray CPUs")
     parser.add_argument("--games", type=int, default=40, help="arena games")
-    parser.add_argument("--variant", default="4x4", help="arena board")
+    parser.add_argument(
+        "--players", nargs=2, default=["level:10", "level:9"], help="the arena's two players"
+    )
+    parser.add_argument("--variant", default="qubic", help="arena board")
     parser.add_argument("--nodes", type=int, default=2000, help="arena nodes a move")
     parser.add_argument("--positions", type=int, default=15, help="distinct Qubic positions")
     parser.add_argument("--repeats", type=int, default=3, help="requests per position")
@@ -234,18 +241,24 @@ def main() -> None:
     parser.add_argument("--jobs", type=int, default=12, help="proof-build-shaped jobs")
     parser.add_argument("--job-seconds", type=float, default=0.5, help="seconds a job")
     args = parser.parse_args()
-    results: dict[str, Any] = {"command": " ".join(sys.argv)}
+    command = " ".join(sys.argv)
+    results: dict[str, Any] = {}
     if args.what in ("arena", "all"):
-        results["arena"] = bench_arena(args.games, args.variant, args.nodes, args.cpus)
+        results["arena"] = bench_arena(
+            args.players, args.games, args.variant, args.nodes, args.cpus
+        )
     if args.what in ("cache", "all"):
         results["cache"] = bench_cache(
             args.positions, args.repeats, args.time_ms, args.cache_timeout_ms
         )
     if args.what in ("jobs", "all"):
         results["jobs"] = bench_jobs(args.jobs, args.job_seconds, args.cpus)
+    for row in results.values():
+        row["command"] = command
     RESULTS.mkdir(exist_ok=True)
     out = RESULTS / "cluster.json"
     previous = json.loads(out.read_text()) if out.exists() else {}
+    previous.pop("command", None)
     out.write_text(json.dumps({**previous, **results}, indent=2) + "\n")
     print(f"wrote {out}")
 

@@ -23,17 +23,24 @@ from __future__ import annotations
 
 from collections.abc import Callable, Sequence
 from concurrent.futures import FIRST_COMPLETED, Executor, Future, wait
+from functools import cache
 
 from noughts.arena.games import GameRecord, GameTask
 from noughts.arena.pool import WorkerPool
 from noughts.cluster import WorkerLostError
+from noughts.engine import choose_move
 from noughts.errors import NoughtsError
+from noughts.exact.solver import can_solve
 from noughts.players.protocol import Allowance, PlayerSpec
+from noughts.position import Position
 
-__all__ = ["play_guarded", "run_jobs", "MAX_RERUNS"]
+__all__ = ["play_guarded", "prepare", "run_jobs", "MAX_RERUNS"]
 
 MAX_RERUNS = 3
 """A game whose worker is lost this many times stops the run (something is wrong)."""
+
+PREPARE_NODES = 200
+"""Nodes of the tiny search that builds a board's search tables in a cluster worker."""
 
 
 def play_guarded(
@@ -44,7 +51,12 @@ def play_guarded(
     move_limit: float,
     kill_grace: float,
 ) -> GameRecord:
-    """Play one game in a child process under the watchdog; the job a cluster worker runs."""
+    """Play one game in a child process under the watchdog; the job a cluster worker runs.
+
+    The worker builds the board's tables once (:func:`prepare`), so each game's child
+    inherits them instead of building them again, as the local pool's workers keep theirs.
+    """
+    prepare(geometry_name)
     records: list[GameRecord] = []
     pool = WorkerPool(specs, geometry_name, allowance, move_limit, kill_grace, size=1)
     try:
@@ -52,6 +64,16 @@ def play_guarded(
     finally:
         pool.close()
     return records[0]
+
+
+@cache
+def prepare(geometry_name: str) -> None:
+    """Build ``geometry_name``'s one-off tables in this process (once): its symmetries and
+    what a first, tiny search builds. Games do not depend on it, only their speed."""
+    empty = Position("", geometry_name)
+    _ = empty.geometry.symmetry_group.perms
+    if not can_solve(empty):
+        choose_move(empty, nodes=PREPARE_NODES)
 
 
 def run_jobs(
