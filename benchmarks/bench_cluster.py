@@ -45,35 +45,40 @@ RESULTS = Path(__file__).parent / "results"
 
 # -- arena ----------------------------------------------------------------------------------
 def bench_arena(
-    players: list[str], games: int, variant: str, nodes: int, cpus: int
+    players: list[str], games: int, variant: str, nodes: int, cpus: int, rounds: int
 ) -> dict[str, Any]:
-    """Games per second on the local pool and on a local Ray, same games."""
+    """Games per second on the local pool and on a local Ray, same games, in alternating
+    rounds (medians: other load on the machine comes and goes)."""
     first, second = players
     options: dict[str, Any] = {"variant": variant, "games": games, "nodes": nodes, "seed": 7,
                                "openings": 2}
     started = time.perf_counter()
-    local = run_match(first, second, workers=cpus, **options)
-    local_s = time.perf_counter() - started
-    started = time.perf_counter()
     executor = executor_for("ray", workers=cpus)
     startup_s = time.perf_counter() - started
+    local_times, ray_times, same = [], [], True
     try:
         run_match(first, second, executor=executor, **{**options, "games": cpus})  # warm
-        started = time.perf_counter()
-        remote = run_match(first, second, executor=executor, **options)
-        ray_s = time.perf_counter() - started
+        for _ in range(rounds):
+            started = time.perf_counter()
+            local = run_match(first, second, workers=cpus, **options)
+            local_times.append(time.perf_counter() - started)
+            started = time.perf_counter()
+            remote = run_match(first, second, executor=executor, **options)
+            ray_times.append(time.perf_counter() - started)
+            same = same and [(r.moves, r.result) for r in local.records] == [
+                (r.moves, r.result) for r in remote.records
+            ]
     finally:
         executor.shutdown()
-    same = [(r.moves, r.result) for r in local.records] == [
-        (r.moves, r.result) for r in remote.records
-    ]
+    local_s, ray_s = statistics.median(local_times), statistics.median(ray_times)
     row = {
         "players": players, "variant": variant, "games": games, "nodes": nodes, "cpus": cpus,
-        "local_games_per_s": games / local_s, "ray_games_per_s": games / ray_s,
+        "rounds": rounds, "local_games_per_s": games / local_s, "ray_games_per_s": games / ray_s,
         "ray_time_ratio": ray_s / local_s, "ray_startup_s": startup_s, "same_games": same,
+        "local_seconds": local_times, "ray_seconds": ray_times,
     }
     print(f"arena {first} v {second} on {variant}, {games} games, {nodes} nodes a move,"
-          f" {cpus} CPUs:")
+          f" {cpus} CPUs, median of {rounds} rounds:")
     print(f"  local pool  {row['local_games_per_s']:8.2f} games/s")
     ratio = row["ray_time_ratio"]
     print(f"  local Ray   {row['ray_games_per_s']:8.2f} games/s  (time x{ratio:.2f};"
@@ -213,7 +218,9 @@ def bench_jobs(count: int, seconds: float, cpus: int) -> dict[str, Any]:
                            "ideal_per_hour": cpus * 3600 / seconds}
     for label, cluster in (("local processes", "none"), ("local Ray", "ray")):
         with executor_for(cluster, workers=cpus) as executor:
-            executor.submit(run_job, *jobs[0][:3], 0.01).result()  # start the workers
+            warm = [executor.submit(run_job, *jobs[0][:3], 0.05) for _ in range(2 * cpus)]
+            for future in warm:  # every worker started, its Qubic tables built
+                future.result()
             row[label] = jobs_per_hour(executor, jobs)
     print(f"proof-build-shaped jobs: {count} Qubic searches of {seconds} s, {cpus} CPUs "
           f"(ideal {row['ideal_per_hour']:.0f}/h):")
@@ -231,6 +238,7 @@ def main() -> None:
         "--players", nargs=2, default=["level:10", "level:9"], help="the arena's two players"
     )
     parser.add_argument("--variant", default="qubic", help="arena board")
+    parser.add_argument("--rounds", type=int, default=3, help="alternating arena rounds")
     parser.add_argument("--nodes", type=int, default=2000, help="arena nodes a move")
     parser.add_argument("--positions", type=int, default=15, help="distinct Qubic positions")
     parser.add_argument("--repeats", type=int, default=3, help="requests per position")
@@ -245,7 +253,7 @@ def main() -> None:
     results: dict[str, Any] = {}
     if args.what in ("arena", "all"):
         results["arena"] = bench_arena(
-            args.players, args.games, args.variant, args.nodes, args.cpus
+            args.players, args.games, args.variant, args.nodes, args.cpus, args.rounds
         )
     if args.what in ("cache", "all"):
         results["cache"] = bench_cache(
