@@ -136,11 +136,6 @@ class RayExecutor(Executor):
         self._lock = threading.Lock()
         self._closed = False
 
-    @property
-    def cpus(self) -> int:
-        """CPUs the cluster has in all (how many jobs run at once)."""
-        return int(self._ray.cluster_resources().get("CPU", 1))
-
     def submit(self, fn: Callable[_P, _T], /, *args: _P.args, **kwargs: _P.kwargs) -> Future[_T]:
         """Run ``fn(*args, **kwargs)`` as a Ray task; its future holds the result."""
         with self._lock:
