@@ -79,7 +79,9 @@ QUBIC = "X" + "." * 62 + "O"  # two corners: searched by the anytime search
 
 def test_two_instances_share_an_answer_under_its_canonical_key(redis_url: str, store: Any) -> None:
     warm(variant("4x4x4"))  # Qubic answers are cached once its symmetry tables are built
-    first, second = (TestClient(create_app(settings(redis_url))) for _ in range(2))
+    # a generous timeout: this test is about sharing, not about a loaded machine's delays
+    generous = settings(redis_url, cache_timeout_ms=5000)
+    first, second = (TestClient(create_app(generous)) for _ in range(2))
     request = {"board": QUBIC, "variant": "qubic", "time_ms": 100}
     answer = first.post("/api/v1/move", json=request).json()
     assert answer["cached"] is False
