@@ -6,6 +6,8 @@ at 0) and writes ``benchmarks/results/levels_<variant>.json``.
 
     nice -n 10 python benchmarks/calibrate_levels.py --variant 3x3 --games 2000
     nice -n 10 python benchmarks/calibrate_levels.py --variant qubic --games 200 --time 0.2
+    python benchmarks/calibrate_levels.py --variant qubic --games 200 --nodes 20000 \
+        --cluster ray://head:10001     # every game a job on a Ray cluster
 """
 
 from __future__ import annotations
@@ -14,11 +16,13 @@ import argparse
 import json
 import sys
 import time
+from concurrent.futures import Executor
 from pathlib import Path
 from typing import Any
 
 from noughts.arena.match import run_match
 from noughts.arena.ratings import EloRow, elo_table
+from noughts.cluster import LOCAL, executor_for, parse_cluster
 
 RESULTS = Path(__file__).parent / "results"
 
@@ -35,8 +39,14 @@ def calibrate(
     seed: int,
     openings: int,
     levels: list[int],
+    nodes: int | None = None,
+    executor: Executor | None = None,
 ) -> dict[str, object]:
-    """Run the adjacent-level matches of ``variant`` and return the ladder as data."""
+    """Run the adjacent-level matches of ``variant`` and return the ladder as data.
+
+    With an ``executor`` (a cluster) every game is a job on it; else ``workers`` local
+    processes play them.
+    """
     rows = []
     results: dict[tuple[int, int], tuple[int, int, int]] = {}
     names = [f"level:{level}" for level in range(0, 11)]
@@ -48,9 +58,11 @@ def calibrate(
             variant=variant,
             games=games,
             time_limit=time_limit,
+            nodes=nodes,
             workers=workers,
             seed=seed + level,
             openings=openings,
+            executor=executor,
         )
         pair = match.pairs[0]
         stats = pair.stats
@@ -63,6 +75,7 @@ def calibrate(
             "failures": pair.failures,
             "mean_move_ms": list(pair.mean_move_ms),
             "seconds": time.perf_counter() - started,
+            "reruns": match.reruns,
         }
         rows.append(row)
         print(
@@ -86,6 +99,7 @@ def calibrate(
         "variant": variant,
         "games_per_pair": games,
         "time": time_limit,
+        "nodes": nodes,
         "openings": openings,
         "seed": seed,
         "pairs": rows,
@@ -122,7 +136,11 @@ def main() -> None:
     parser.add_argument("--variant", default="3x3")
     parser.add_argument("--games", type=int, default=1000)
     parser.add_argument("--time", type=float, default=None, help="think time for level 10")
+    parser.add_argument("--nodes", type=int, default=None, help="search nodes per move")
     parser.add_argument("--workers", type=int, default=2)
+    parser.add_argument(
+        "--cluster", default="none", help="none (local processes), ray, auto or ray://HOST:PORT"
+    )
     parser.add_argument("--seed", type=int, default=2026)
     parser.add_argument("--openings", type=int, default=0)
     parser.add_argument("--levels", default="1-10", help="higher levels to test, e.g. 1-10 or 9,10")
@@ -137,9 +155,17 @@ def main() -> None:
         levels = list(range(low, high + 1))
     else:
         levels = [int(x) for x in args.levels.split(",")]
-    data = calibrate(
-        args.variant, args.games, args.time, args.workers, args.seed, args.openings, levels
-    )
+    cluster = parse_cluster(args.cluster)
+    executor = None if cluster == LOCAL else executor_for(cluster, workers=args.workers)
+    try:
+        data = calibrate(
+            args.variant, args.games, args.time, args.workers, args.seed, args.openings, levels,
+            nodes=args.nodes, executor=executor,
+        )
+    finally:
+        if executor is not None:
+            executor.shutdown(wait=False, cancel_futures=True)
+    data["cluster"] = cluster
     RESULTS.mkdir(exist_ok=True)
     out = Path(args.out) if args.out else RESULTS / f"levels_{args.variant}.json"
     out.write_text(json.dumps(data, indent=2) + "\n")

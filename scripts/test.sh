@@ -7,6 +7,7 @@ cd "$(dirname "$0")/.."
 missing=()
 command -v chromium >/dev/null 2>&1 || missing+=(chromium)
 command -v node >/dev/null 2>&1 || missing+=(nodejs)  # the page's unit tests (tests/js)
+command -v redis-server >/dev/null 2>&1 || missing+=(redis-server)  # the shared cache's tests
 if [ ${#missing[@]} -gt 0 ]; then
     if [ "$(id -u)" = 0 ]; then
         apt-get update
@@ -17,7 +18,7 @@ if [ ${#missing[@]} -gt 0 ]; then
     fi
 fi
 
-python3 -m pip install --quiet --disable-pip-version-check -e '.[test,docs,rl]'
+python3 -m pip install --quiet --disable-pip-version-check -e '.[test,docs,rl,cluster,redis]'
 
 python3 -m ruff check src tests benchmarks
 python3 -m mypy

@@ -115,6 +115,7 @@ def test_prove_prints_json(capsys: pytest.CaptureFixture[str]) -> None:
     ["verify-book", "3x3"],
     ["verify-book", "qubic", "--file", "/nonexistent/strategy.bin"],
     ["build-book", "4x4", "--hours", "0.01"],
+    ["build-book", "qubic", "--cluster", "nowhere", "--hours", "0.001"],
 ])
 def test_bad_input_is_one_line_and_status_2(capsys: pytest.CaptureFixture[str],
                                             args: list[str]) -> None:

@@ -291,18 +291,32 @@ def build_strategy(
             pool.shutdown(cancel_futures=True)
 
 
+JOB_RETRIES = 2
+"""How many times a job whose worker failed (a lost cluster worker, a killed process)
+is run again before the build stops with that failure."""
+
+
 def _run(pool: Executor, variant_name: str, jobs: list[Position], job_seconds: float,
          deadline: float, workers: int) -> Iterator[JobResult]:
-    """Run ``jobs`` in order, ``workers`` at a time, starting none past ``deadline``."""
-    pending: set[Future[JobResult]] = set()
-    queue = list(reversed(jobs))
+    """Run ``jobs`` in order, ``workers`` at a time, starting none past ``deadline``; a
+    job whose worker failed is run again (up to :data:`JOB_RETRIES` times)."""
+    pending: dict[Future[JobResult], tuple[Position, int]] = {}
+    queue = [(position, 0) for position in reversed(jobs)]
     while queue or pending:
         while queue and len(pending) < workers and time.monotonic() < deadline:
-            position = queue.pop()
-            pending.add(pool.submit(run_job, variant_name, position.x, position.o, job_seconds))
+            position, tries = queue.pop()
+            future = pool.submit(run_job, variant_name, position.x, position.o, job_seconds)
+            pending[future] = (position, tries)
         if not pending:
             return
-        finished, pending = wait(pending, return_when=FIRST_COMPLETED)
+        finished, _ = wait(pending, return_when=FIRST_COMPLETED)
         for future in finished:
-            yield future.result()
-
+            position, tries = pending.pop(future)
+            try:
+                result = future.result()
+            except Exception:
+                if tries >= JOB_RETRIES:
+                    raise
+                queue.append((position, tries + 1))
+                continue
+            yield result

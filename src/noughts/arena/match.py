@@ -20,10 +20,12 @@ from __future__ import annotations
 
 import random
 from collections.abc import Callable, Sequence
-from dataclasses import dataclass
+from concurrent.futures import Executor
+from dataclasses import dataclass, field
 from typing import Any
 
 from noughts.arena.games import GameRecord, GameTask, play_task
+from noughts.arena.jobs import run_jobs
 from noughts.arena.pool import WorkerPool
 from noughts.arena.ratings import EloRow, MatchStats, elo_table, match_stats
 from noughts.errors import NoughtsError
@@ -102,6 +104,8 @@ class ArenaResult:
     table: list[EloRow]
     seed: int
     settings: dict[str, Any]
+    reruns: list[int] = field(default_factory=list)
+    """Games played again because their cluster worker was lost (by index)."""
 
     @property
     def stats(self) -> MatchStats:
@@ -178,8 +182,13 @@ def run_arena(
     kill_grace: float = 5.0,
     on_record: Callable[[GameRecord], None] | None = None,
     on_tick: Callable[[], None] | None = None,
+    executor: Executor | None = None,
 ) -> ArenaResult:
     """Play every pair of ``players`` ``games`` times; ``workers=0`` plays in-process.
+
+    With an ``executor`` (:func:`noughts.cluster.executor_for`: local processes or Ray),
+    every game is a job on it instead (``workers`` is then only reported); a game whose
+    worker is lost is played again and listed in ``reruns``.
 
     ``time_limit`` (seconds) and ``nodes`` bound engine players' searches (a node budget
     alone keeps Qubic games repeatable and independent of the machine's load);
@@ -216,7 +225,13 @@ def run_arena(
         if on_record is not None:
             on_record(record)
 
-    if workers == 0:
+    reruns: list[int] = []
+    if executor is not None:
+        reruns = run_jobs(
+            executor, tasks, specs, geometry_name, allowance, move_limit, kill_grace,
+            collect, on_tick,
+        )
+    elif workers == 0:
         for task in tasks:
             collect(play_task(task, specs, geometry_name, allowance, move_limit))
     else:
@@ -242,7 +257,7 @@ def run_arena(
         "openings": openings,
     }
     return ArenaResult(
-        geometry_name, names, records, pairs, elo_table(names, results), seed, settings
+        geometry_name, names, records, pairs, elo_table(names, results), seed, settings, reruns
     )
 
 

@@ -10,6 +10,8 @@ from __future__ import annotations
 
 import contextlib
 import multiprocessing
+import os
+import threading
 import time
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
@@ -31,6 +33,7 @@ def _worker_main(
     move_limit: float,
 ) -> None:
     """Play the games the parent sends until it sends ``None``; report every move."""
+    threading.Thread(target=_exit_when_orphaned, args=(os.getppid(),), daemon=True).start()
     while True:
         task = connection.recv()
         if task is None:
@@ -41,6 +44,13 @@ def _worker_main(
 
         record = play_task(task, specs, geometry_name, allowance, move_limit, report)
         connection.send(("done", task.index, record))
+
+
+def _exit_when_orphaned(parent: int) -> None:
+    """End this worker once its parent is gone (killed, say), even inside a hanging move."""
+    while os.getppid() == parent:
+        time.sleep(0.5)
+    os._exit(1)
 
 
 @dataclass

@@ -44,6 +44,12 @@ def add_arguments(name: str, parser: argparse.ArgumentParser) -> None:
     parser.add_argument(
         "--workers", type=int, default=min(2, os.cpu_count() or 1), help="worker processes"
     )
+    parser.add_argument(
+        "--cluster",
+        default="none",
+        help="where games run: none (local worker processes, the default), ray (a local "
+        "Ray), auto or ray://HOST:PORT (an existing Ray cluster; needs noughts[cluster])",
+    )
     parser.add_argument("--seed", type=int, default=0, help="master seed (default 0)")
     parser.add_argument("--openings", type=int, default=0, help="random opening moves")
     parser.add_argument("--round-robin", action="store_true", help="every pairing, Elo table")
@@ -65,10 +71,12 @@ def _arena(args: argparse.Namespace) -> int:
 
     from noughts.arena.match import GameRecord, run_arena
     from noughts.cli import fail
+    from noughts.cluster import LOCAL, executor_for, parse_cluster
     from noughts.players.protocol import parse_player
 
     if len(args.players) < 2:
         raise fail("the arena needs at least two players")
+    cluster = parse_cluster(args.cluster)
     if len(args.players) > 2 and not args.round_robin:
         args.round_robin = True
     specs = [parse_player(text) for text in args.players]
@@ -98,22 +106,36 @@ def _arena(args: argparse.Namespace) -> int:
         progress.update(job, advance=1, score=score)
         progress.refresh()
 
-    with progress:
-        result = run_arena(
-            specs,
-            variant=args.variant,
-            games=args.games,
-            time_limit=args.time,
-            nodes=args.nodes,
-            move_limit=args.move_limit,
-            workers=args.workers,
-            seed=args.seed,
-            openings=args.openings,
-            on_record=on_record,
-            on_tick=progress.refresh,
-        )
+    executor = None
+    if cluster != LOCAL:
+        if not args.quiet:
+            err.print(f"arena: connecting to the cluster ({cluster})")
+        executor = executor_for(cluster, workers=max(1, args.workers))
+    try:
+        with progress:
+            result = run_arena(
+                specs,
+                variant=args.variant,
+                games=args.games,
+                time_limit=args.time,
+                nodes=args.nodes,
+                move_limit=args.move_limit,
+                workers=args.workers,
+                seed=args.seed,
+                openings=args.openings,
+                on_record=on_record,
+                on_tick=progress.refresh,
+                executor=executor,
+            )
+    finally:
+        if executor is not None:
+            executor.shutdown(wait=False, cancel_futures=True)
     out = Console()
     data = _report(result, out)
+    if result.reruns:
+        games = ", ".join(str(index) for index in result.reruns)
+        out.print(f"re-ran {len(result.reruns)} games whose cluster worker was lost: {games}")
+    data.update(cluster=cluster, reruns=result.reruns)
     if args.json:
         Path(args.json).write_text(json.dumps(data, indent=2) + "\n")
     if args.games_out:

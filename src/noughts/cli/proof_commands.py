@@ -19,6 +19,7 @@ import json
 import math
 import sys
 import time
+from concurrent.futures import Executor
 from pathlib import Path
 from typing import Any
 
@@ -67,7 +68,11 @@ def add_arguments(name: str, parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--job-seconds", type=_positive(float), default=15.0,
                         help="search time of one job (default 15)")
     parser.add_argument("--workers", type=_positive(int), default=1,
-                        help="worker processes (default 1)")
+                        help="jobs at once (default 1)")
+    parser.add_argument("--cluster", default="none", metavar="WHERE",
+                        help="where jobs run: none (local processes, the default), ray (a "
+                        "local Ray), auto or ray://HOST:PORT (an existing Ray cluster; "
+                        "needs noughts[cluster])")
 
 
 def run(name: str, args: argparse.Namespace) -> int:
@@ -164,17 +169,29 @@ def _verify(args: argparse.Namespace) -> int:
 
 
 def _build(args: argparse.Namespace) -> int:
-    from rich.progress import BarColumn, Progress, TextColumn, TimeElapsedColumn
-
     from noughts.anytime.strategy import STRATEGY_FILE
-    from noughts.anytime.strategy_build import Survey, build_strategy
+    from noughts.cluster import LOCAL, executor_for, parse_cluster
 
     path = _strategy_path(args) or Path("src/noughts/data") / STRATEGY_FILE
     if not path.parent.is_dir():
         from noughts.cli import fail
 
         raise fail(f"no directory {path.parent} for the strategy file")
+    cluster = parse_cluster(args.cluster)
+    executor = None if cluster == LOCAL else executor_for(cluster, workers=args.workers)
     sys.setrecursionlimit(max(sys.getrecursionlimit(), 10_000))
+    try:
+        return _build_with(args, path, executor)
+    finally:
+        if executor is not None:
+            executor.shutdown(cancel_futures=True)
+
+
+def _build_with(args: argparse.Namespace, path: Path, executor: Executor | None) -> int:
+    from rich.progress import BarColumn, Progress, TextColumn, TimeElapsedColumn
+
+    from noughts.anytime.strategy_build import Survey, build_strategy
+
     with Progress(TextColumn("{task.description}"), BarColumn(), TextColumn(
             "{task.completed}/{task.total} jobs"), TimeElapsedColumn()) as bar:
         task = bar.add_task("surveying", total=None)
@@ -188,6 +205,6 @@ def _build(args: argparse.Namespace) -> int:
 
         final = build_strategy(path, _STRATEGY_VARIANTS[args.variant.lower()],
                                seconds=args.hours * 3600, job_seconds=args.job_seconds,
-                               workers=args.workers, progress=progress)
+                               executor=executor, workers=args.workers, progress=progress)
     print(json.dumps(final.as_json()))
     return 0

@@ -49,6 +49,8 @@ def create_app(settings: Settings | None = None) -> FastAPI:
         if settings.warmup:
             warm_in_background(*(variant(name) for name in NAMED_VARIANTS))
         yield
+        if service.shared is not None:
+            service.shared.close()
 
     # /docs: Swagger UI from files this server serves (the fastapi-offline package's
     # copy, under /docs/assets), not from a CDN, so it works offline too
@@ -62,7 +64,7 @@ def create_app(settings: Settings | None = None) -> FastAPI:
         static_url="/docs/assets",
     )
     app.state.settings = settings
-    app.state.service = MoveService(settings)
+    app.state.service = service = MoveService(settings)
     install_error_handlers(app)
     app.include_router(api)
     app.include_router(explain_router)

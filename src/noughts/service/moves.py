@@ -12,6 +12,9 @@ Policy, for a request with a budget of ``B`` ms (its ``time_ms``, capped by the 
   are cached too, but serve only requests with a budget no larger than the one they were
   searched with. A request that gives a ``seed`` bypasses the cache there.
 - Levels below 10 are never cached: their mistakes are random by design.
+- With ``NOUGHTS_CACHE_URL`` set, a move missed by this process's cache is looked up in
+  the shared cache (:mod:`noughts.service.shared_cache`, Redis) within its short timeout,
+  and every new move answer is stored there too, for the other workers and instances.
 - Every answer comes by ``B`` + 100 ms; a search still running then is stopped.
 
 >>> import asyncio
@@ -50,6 +53,7 @@ from noughts.service.cache import (
 )
 from noughts.service.runner import DeadlineExceededError, EngineRunner
 from noughts.service.settings import Settings
+from noughts.service.shared_cache import SharedCache
 
 __all__ = [
     "MoveService",
@@ -164,6 +168,15 @@ class MoveService:
             settings.cache_size, settings.cache_ttl_s
         )
         self.replies = ReplyCache(settings.cache_size, settings.cache_ttl_s)
+        self.shared: SharedCache | None = None
+        if settings.cache_url is not None:
+            self.shared = SharedCache(
+                settings.cache_url,
+                ttl_s=settings.cache_ttl_s,
+                maxsize=settings.cache_size,
+                timeout_s=settings.cache_timeout_ms / 1000,
+                retry_s=settings.cache_retry_s,
+            )
         self.runner = EngineRunner(settings.max_searches, settings.queue_wait_ms / 1000)
         self.fallbacks = 0
         self.started_at = time.monotonic()
@@ -190,6 +203,11 @@ class MoveService:
         key = cache_key("move", view.canonical, level=level) if view is not None else None
         if key is not None and view is not None:
             hit = self.moves.get(key, budget_ms=clock.budget_ms)
+            if hit is None and self.shared is not None:
+                shared = await self.shared.lookup(key, budget_ms=clock.budget_ms)
+                if shared is not None:
+                    hit, searched_ms, exact_hit = shared
+                    self.moves.put(key, hit, searched_ms=searched_ms, exact=exact_hit)
             if hit is not None:
                 return MoveAnswer(
                     position, _map_result(hit, view), True, clock.budget_ms, reusable=True
@@ -213,6 +231,8 @@ class MoveService:
             exact_answer = result.method == "exact"
             searched = clock.budget_ms if exact_answer else self._searched_ms(clock, exact)
             self.moves.put(key, result, searched_ms=searched, exact=exact_answer)
+            if self.shared is not None:
+                self.shared.store(key, result, searched_ms=searched, exact=exact_answer)
             reusable = exact_answer or searched >= clock.budget_ms
             result = _map_result(result, view)
         return MoveAnswer(position, result, False, clock.budget_ms, reusable=reusable)

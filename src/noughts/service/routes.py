@@ -39,6 +39,7 @@ from noughts.service.schemas import (
     MoveRequest,
     MoveResponse,
     SeedMoveRequest,
+    SharedCacheStats,
     StatsResponse,
     VariantInfo,
     VariantsResponse,
@@ -172,6 +173,7 @@ async def get_stats(request: Request) -> StatsResponse:
         maxsize=moves.maxsize + analyses.maxsize,
         ttl_s=moves.ttl_s,
         hit_rate=round(hits / (hits + misses), 4) if hits + misses else None,
+        shared=None if service.shared is None else SharedCacheStats(**service.shared.as_json()),
     )
     engine = EngineStats(
         running=runner.running,

@@ -22,6 +22,7 @@ __all__ = [
     "VariantInfo",
     "VariantsResponse",
     "CacheStats",
+    "SharedCacheStats",
     "EngineStats",
     "StatsResponse",
     "HealthResponse",
@@ -186,6 +187,25 @@ class EngineStats(BaseModel):
     warmed: list[str] = Field(description="Variants whose tables are built.")
 
 
+class SharedCacheStats(BaseModel):
+    """The Redis move cache shared by every worker and instance (``NOUGHTS_CACHE_URL``)."""
+
+    url: str = Field(description="The Redis URL, without its password.")
+    status: Literal["untried", "ok", "unreachable"] = Field(
+        description="unreachable: the last call failed or was too slow; lookups skip Redis "
+        "for a few seconds and the service answers from its in-process cache."
+    )
+    hits: int
+    misses: int
+    stored: int
+    skipped: int = Field(description="Lookups and stores skipped while unreachable.")
+    errors: int
+    last_error: str | None
+    timeout_ms: int
+    maxsize: int
+    ttl_s: float
+
+
 class CacheStats(BaseModel):
     hits: int
     misses: int
@@ -193,6 +213,7 @@ class CacheStats(BaseModel):
     maxsize: int
     ttl_s: float
     hit_rate: float | None
+    shared: SharedCacheStats | None = None
 
 
 class StatsResponse(BaseModel):

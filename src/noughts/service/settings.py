@@ -40,6 +40,17 @@ class Settings(BaseSettings):
     cache_ttl_s: float = Field(
         default=3600.0, gt=0, description="Seconds an answer stays in the move cache."
     )
+    cache_url: str | None = Field(
+        default=None,
+        description="Redis URL of a move cache shared by every worker and instance "
+        "(redis://HOST:PORT/DB or rediss://...; needs noughts[redis]). Unset: none.",
+    )
+    cache_timeout_ms: int = Field(
+        default=50, ge=1, description="Longest wait for the shared cache; slower is skipped."
+    )
+    cache_retry_s: float = Field(
+        default=5.0, gt=0, description="After a shared-cache failure, seconds before trying again."
+    )
     cors_origins: Annotated[list[str], NoDecode] = Field(
         default_factory=lambda: ["*"],
         description="Origins allowed to call /api/v1 from a browser: comma-separated or JSON.",
@@ -71,6 +82,15 @@ class Settings(BaseSettings):
             if text.startswith("["):
                 return json.loads(text)
             return [part.strip() for part in text.split(",") if part.strip()]
+        return value
+
+    @field_validator("cache_url", mode="before")
+    @classmethod
+    def _check_cache_url(cls, value: Any) -> Any:
+        if isinstance(value, str):
+            value = value.strip() or None
+        if value is not None and not str(value).startswith(("redis://", "rediss://", "unix://")):
+            raise ValueError(f"cache_url must be a redis://, rediss:// or unix:// URL: {value!r}")
         return value
 
     @model_validator(mode="after")

@@ -1,0 +1,50 @@
+"""An arena worker whose parent is killed (a cluster worker lost, say) ends too."""
+
+from __future__ import annotations
+
+import multiprocessing
+import os
+import signal
+import time
+from multiprocessing.connection import Connection
+
+from noughts.arena.games import GameTask
+from noughts.arena.pool import WorkerPool
+from noughts.players.protocol import Allowance, as_spec
+from noughts.position import Position
+
+
+def hang(position: Position) -> int:
+    time.sleep(3600)
+    return 0
+
+
+def run_pool(report: Connection) -> None:
+    specs = [as_spec(hang, name="hanger"), as_spec("random")]
+    pool = WorkerPool(specs, "3x3", Allowance(), move_limit=3600, kill_grace=0, size=1)
+    report.send(pool.workers[0].process.pid)
+    pool.run([GameTask(0, (0, 1), 0, 1, seed=1, opening=())], print)
+
+
+def alive(pid: int) -> bool:
+    try:
+        with open(f"/proc/{pid}/stat") as stat:
+            return stat.read().split()[2] != "Z"
+    except FileNotFoundError:
+        return False
+
+
+def test_a_worker_ends_when_its_parent_is_killed() -> None:
+    context = multiprocessing.get_context("fork")
+    receive, send = context.Pipe(duplex=False)
+    parent = context.Process(target=run_pool, args=(send,))
+    parent.start()
+    worker = receive.recv()
+    time.sleep(0.3)  # the worker is inside the hanging move now
+    assert alive(worker)
+    os.kill(parent.pid, signal.SIGKILL)  # type: ignore[arg-type]
+    parent.join()
+    deadline = time.monotonic() + 5
+    while alive(worker) and time.monotonic() < deadline:
+        time.sleep(0.1)
+    assert not alive(worker)

@@ -1,0 +1,155 @@
+"""The move cache shared through a real ``redis-server`` started here on 127.0.0.1."""
+
+from __future__ import annotations
+
+import asyncio
+import logging
+import shutil
+import socket
+import subprocess
+import time
+from collections.abc import Iterator
+from typing import Any
+
+import pytest
+from fastapi.testclient import TestClient
+
+from noughts.position import Position
+from noughts.service.app import create_app
+from noughts.service.cache import cache_key
+from noughts.service.settings import Settings
+from noughts.service.shared_cache import CHOICE_EXAMPLE, INDEX, SharedCache, decode_entry
+from noughts.service.warmup import warm
+from noughts.variants import variant
+
+redis = pytest.importorskip("redis")
+SERVER = shutil.which("redis-server")
+pytestmark = pytest.mark.skipif(SERVER is None, reason="needs redis-server (apt-get install)")
+
+
+def free_port() -> int:
+    with socket.socket() as probe:
+        probe.bind(("127.0.0.1", 0))
+        port: int = probe.getsockname()[1]
+        return port
+
+
+@pytest.fixture(scope="session")
+def redis_url() -> Iterator[str]:
+    assert SERVER is not None
+    port = free_port()
+    server = subprocess.Popen(
+        [SERVER, "--bind", "127.0.0.1", "--port", str(port), "--save", "", "--appendonly", "no"],
+        stdout=subprocess.DEVNULL,
+    )
+    client = redis.Redis(host="127.0.0.1", port=port)
+    try:
+        for _ in range(100):
+            try:
+                client.ping()
+                break
+            except redis.ConnectionError:
+                time.sleep(0.05)
+        yield f"redis://127.0.0.1:{port}/0"
+    finally:
+        client.close()
+        server.terminate()
+        server.wait(10)
+
+
+@pytest.fixture
+def store(redis_url: str) -> Iterator[Any]:
+    client = redis.Redis.from_url(redis_url)
+    client.flushall()
+    yield client
+    client.close()
+
+
+def settings(url: str, **options: Any) -> Settings:
+    return Settings(cache_url=url, warmup=False, **options)
+
+
+def stats(client: TestClient) -> dict[str, Any]:
+    shared: dict[str, Any] = client.get("/api/v1/stats").json()["cache"]["shared"]
+    return shared
+
+
+QUBIC = "X" + "." * 62 + "O"  # two corners: searched by the anytime search
+
+
+def test_two_instances_share_an_answer_under_its_canonical_key(redis_url: str, store: Any) -> None:
+    warm(variant("4x4x4"))  # Qubic answers are cached once its symmetry tables are built
+    # a generous timeout: this test is about sharing, not about a loaded machine's delays
+    generous = settings(redis_url, cache_timeout_ms=5000)
+    first, second = (TestClient(create_app(generous)) for _ in range(2))
+    request = {"board": QUBIC, "variant": "qubic", "time_ms": 100}
+    answer = first.post("/api/v1/move", json=request).json()
+    assert answer["cached"] is False
+    first.app.state.service.shared.flush()  # type: ignore[attr-defined]
+    # the same position mirrored, on the other instance: its cache is empty, Redis has it
+    mirrored = Position(QUBIC, "4x4x4").transform(1)
+    again = second.post("/api/v1/move", json={**request, "board": mirrored.board}).json()
+    assert again["cached"] is True
+    # the stored answer, mapped onto this board (a symmetric position has equivalent cells)
+    assert again["move"] in mirrored.legal_moves and again["score"] == answer["score"]
+    assert again["depth"] == answer["depth"] and again["nodes"] == answer["nodes"]
+    assert stats(second) | {"hits": 1, "status": "ok"} == stats(second)
+    assert stats(first)["stored"] == 1 and store.zcard(INDEX) == 1
+    # a larger budget than the stored answer's is not served from it
+    assert second.post("/api/v1/move", json={**request, "time_ms": 300}).json()["cached"] is False
+
+
+def test_entries_have_the_ttl_and_the_size_cap(redis_url: str, store: Any) -> None:
+    shared = SharedCache(redis_url, ttl_s=60, maxsize=3, timeout_s=0.5, retry_s=1)
+    keys = []
+    for cells in range(5):
+        position = Position("", "3x3").play(cells)
+        key = cache_key("move", position, level=10)
+        keys.append(key)
+        shared.store(key, CHOICE_EXAMPLE, searched_ms=100, exact=False)
+    shared.flush()
+    names = [name for name in store.scan_iter() if name != INDEX.encode()]
+    assert len(names) == 3 == store.zcard(INDEX)
+    assert all(0 < store.pttl(name) <= 60_000 for name in names)
+    assert asyncio.run(shared.lookup(keys[0], budget_ms=100)) is None  # the oldest went
+    entry = asyncio.run(shared.lookup(keys[4], budget_ms=100))
+    assert entry is not None and entry[0] == CHOICE_EXAMPLE
+    assert asyncio.run(shared.lookup(keys[4], budget_ms=101)) is None  # searched with less
+    store.set(names[0], b"not json")  # a corrupt entry is a miss, never an error
+    assert decode_entry(store.get(names[1]))[1] == 100
+    shared.close()
+
+
+def test_unreachable_redis_is_skipped_and_reported(caplog: pytest.LogCaptureFixture) -> None:
+    url = f"redis://127.0.0.1:{free_port()}/0"  # nothing listens there
+    client = TestClient(create_app(settings(url, cache_timeout_ms=50, cache_retry_s=60)))
+    with caplog.at_level(logging.WARNING, logger="noughts.service"):
+        for board in ("XX./OO./...", "X../.O./..."):
+            started = time.monotonic()
+            response = client.post("/api/v1/move", json={"board": board, "time_ms": 200})
+            assert response.status_code == 200 and time.monotonic() - started < 1.0
+    shared = stats(client)
+    assert shared["status"] == "unreachable" and shared["errors"] == 1
+    assert shared["skipped"] >= 2 and "ConnectionError" in shared["last_error"]
+    warnings = [r.message for r in caplog.records if "unreachable" in r.getMessage()]
+    assert len(warnings) == 1
+
+
+def test_a_slow_redis_costs_only_the_timeout(redis_url: str, store: Any) -> None:
+    client = TestClient(create_app(settings(redis_url, cache_timeout_ms=50, cache_retry_s=60)))
+    store.execute_command("CLIENT", "PAUSE", "3000")  # every other client's command waits
+    try:
+        started = time.monotonic()
+        response = client.post("/api/v1/move", json={"board": "XX./OO./...", "time_ms": 100})
+        elapsed = time.monotonic() - started
+    finally:
+        store.execute_command("CLIENT", "UNPAUSE")
+    assert response.status_code == 200 and response.json()["move"] == 2
+    assert elapsed < 1.0
+    assert stats(client)["status"] == "unreachable"
+
+
+def test_cache_url_must_be_redis() -> None:
+    with pytest.raises(ValueError, match="redis://"):
+        Settings(cache_url="http://127.0.0.1:6379")
+    assert Settings(cache_url=" ").cache_url is None
