@@ -14,6 +14,8 @@ import os
 from pathlib import Path
 from typing import Any
 
+from noughts.cli import limits
+
 __all__ = ["add_arguments", "run"]
 
 
@@ -30,21 +32,28 @@ def add_arguments(name: str, parser: argparse.ArgumentParser) -> None:
         help="random, level:N, easy/medium/hard/impossible, seed-qubic[:D[:STYLE]], "
         "seed-4x4, seed-random or module:callable",
     )
-    parser.add_argument("--variant", default="3x3", help="board (default 3x3)")
-    parser.add_argument("--games", type=int, default=100, help="games per pairing (default 100)")
-    parser.add_argument("--time", type=float, default=None, help="think time per move (s)")
-    parser.add_argument("--nodes", type=int, default=None, help="search nodes per move")
+    parser.add_argument(
+        "--variant", default="3x3", type=limits.variant_name, help="board (default 3x3)"
+    )
+    parser.add_argument(
+        "--games", type=limits.positive_count, default=100, help="games per pairing (default 100)"
+    )
+    parser.add_argument("--time", type=limits.seconds, default=None, help="think time per move (s)")
+    parser.add_argument("--nodes", type=limits.nodes, default=None, help="search nodes per move")
     parser.add_argument(
         "--move-limit",
-        type=float,
+        type=limits.seconds,
         default=None,
         help="hard limit per move in seconds; slower loses (default 3*time+1, or 30)",
     )
     parser.add_argument(
-        "--workers", type=int, default=min(2, os.cpu_count() or 1), help="worker processes"
+        "--workers",
+        type=limits.count,
+        default=min(2, os.cpu_count() or 1),
+        help="worker processes (0: play in this process)",
     )
     parser.add_argument("--seed", type=int, default=0, help="master seed (default 0)")
-    parser.add_argument("--openings", type=int, default=0, help="random opening moves")
+    parser.add_argument("--openings", type=limits.count, default=0, help="random opening moves")
     parser.add_argument("--round-robin", action="store_true", help="every pairing, Elo table")
     parser.add_argument("--json", metavar="FILE", help="write the figures as JSON")
     parser.add_argument("--games-out", metavar="FILE", help="write every game as JSON lines")

@@ -10,6 +10,8 @@ import argparse
 import json
 import sys
 
+from noughts.cli import limits
+
 __all__ = ["add_arguments", "run"]
 
 _LABELS = {
@@ -24,7 +26,9 @@ _LABELS = {
 
 def add_arguments(name: str, parser: argparse.ArgumentParser) -> None:
     """Arguments of ``stats`` or ``tree``."""
-    parser.add_argument("variant", metavar="VARIANT", help="e.g. 3x3, 4x4k3, 4x4")
+    parser.add_argument(
+        "variant", metavar="VARIANT", type=limits.variant_name, help="e.g. 3x3, 4x4k3, 4x4"
+    )
     if name == "stats":
         parser.add_argument("--json", action="store_true", help="print one JSON object")
         parser.add_argument(
