@@ -91,6 +91,15 @@ def test_finished_game_is_409(client: TestClient, board: str, reason: str) -> No
         assert "game is over" in detail(response) and reason in detail(response)
 
 
+@pytest.mark.parametrize("depth", [500, 990, 10_000])
+def test_deeply_nested_json_is_400_everywhere(client: TestClient, depth: int) -> None:
+    nested = b"[" * depth + b"]" * depth
+    for path in ("/", "/api/v1/move", "/api/v1/analyze"):
+        for body in (nested, b'{"numX": ' + nested + b', "numO": 0}'):
+            response = client.post(path, content=body, headers={"content-type": "application/json"})
+            assert 400 <= response.status_code < 500, (path, depth, response.text)
+
+
 def test_the_schema_bounds_are_what_validation_accepts(client: TestClient) -> None:
     openapi = client.get("/openapi.json").json()
     seed = openapi["components"]["schemas"]["MoveRequest"]["properties"]["seed"]["anyOf"][0]

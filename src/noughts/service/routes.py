@@ -241,6 +241,8 @@ async def post_seed_move(request: Request) -> Response:
         data = json.loads(raw)
     except (ValueError, UnicodeDecodeError) as error:
         raise ProblemError(400, f"request body is not valid JSON: {error}") from None
+    except RecursionError:
+        raise ProblemError(400, "request body is not valid JSON: nested too deeply") from None
     try:
         seed_request = SeedMoveRequest.model_validate(data)
     except ValidationError as error:
