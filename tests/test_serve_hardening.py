@@ -12,6 +12,7 @@ import time
 from collections.abc import Iterator
 
 import pytest
+
 from serving import Server, free_port, request, serving, start, stop
 
 TIMEOUT_S = 1.0

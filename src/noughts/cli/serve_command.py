@@ -12,6 +12,7 @@ with one line. Connections that do not deliver a request in time are closed
 from __future__ import annotations
 
 import argparse
+import contextlib
 import socket
 
 from noughts.cli import fail, limits
@@ -105,10 +106,8 @@ def run(name: str, args: argparse.Namespace) -> int:
             http=connections.GuardedH11Protocol,
             timeout_keep_alive=KEEP_ALIVE_S,
         )
-        try:
+        with contextlib.suppress(KeyboardInterrupt):  # Ctrl-C stops it (as in uvicorn.run)
             Multiprocess(config, sockets=[sock]).run()
-        except KeyboardInterrupt:
-            pass
     else:
         config = uvicorn.Config(
             create_app(settings),
@@ -118,8 +117,6 @@ def run(name: str, args: argparse.Namespace) -> int:
             http=connections.GuardedH11Protocol,
             timeout_keep_alive=KEEP_ALIVE_S,
         )
-        try:
+        with contextlib.suppress(KeyboardInterrupt):
             uvicorn.Server(config).run(sockets=[sock])
-        except KeyboardInterrupt:  # Ctrl-C is the way to stop it (as in uvicorn.run)
-            pass
     return 0
