@@ -16,6 +16,7 @@ gets a 400 result naming the problem, and a warning in the log, instead of an ex
 
 from __future__ import annotations
 
+import asyncio
 import binascii
 import json
 import logging
@@ -48,6 +49,15 @@ def _shape(event: object) -> str:
     return f"a {type(event).__name__}"
 
 
+def _ensure_event_loop() -> None:
+    """Give this thread an event loop if it has none (Mangum runs the app on the current
+    one; an ``asyncio.run`` earlier in the process leaves none behind)."""
+    try:
+        asyncio.get_event_loop()
+    except RuntimeError:
+        asyncio.set_event_loop(asyncio.new_event_loop())
+
+
 def _reason(error: Exception) -> str:
     if isinstance(error, KeyError):
         return f"it has no {error.args[0]!r} field"
@@ -63,7 +73,7 @@ class GuardedMangum(Mangum):
         if not isinstance(event, dict):
             return self._refuse(event, "the event must be a JSON object")
         try:
-            self.infer(event, context)
+            handler = self.infer(event, context)
         except Exception:
             return self._refuse(
                 event,
@@ -71,9 +81,11 @@ class GuardedMangum(Mangum):
                 "HTTP API proxy events)",
             )
         try:
-            return super().__call__(event, context)
+            handler.scope, handler.body  # noqa: B018  # read from the event's fields
         except Exception as error:  # the event's own fields are broken
             return self._refuse(event, f"malformed API Gateway event: {_reason(error)}")
+        _ensure_event_loop()
+        return super().__call__(event, context)
 
     @staticmethod
     def _refuse(event: object, detail: str) -> dict[str, Any]:

@@ -220,9 +220,10 @@ class MoveService:
     async def _anytime_fallback(
         self, position: Position, clock: _Clock, seed: int | None, client_gone: ClientCheck | None
     ) -> MoveChoice:
-        from noughts.anytime.search import anytime_move
-
         def search(budget: Budget) -> MoveChoice:
+            # imported here, in the search thread: a first import must not block the loop
+            from noughts.anytime.search import anytime_move
+
             return anytime_move(position, time_limit=clock.left(), seed=seed, budget=budget)
 
         try:
@@ -278,9 +279,9 @@ class MoveService:
     async def _evaluate_fallback(
         self, position: Position, clock: _Clock, client_gone: ClientCheck | None
     ) -> tuple[tuple[MoveEval, ...], int | None, float]:
-        from noughts.anytime.search import anytime_evaluate
-
         def search(budget: Budget) -> tuple[tuple[MoveEval, ...], int | None, float]:
+            from noughts.anytime.search import anytime_evaluate  # in the thread, as above
+
             began = time.perf_counter()
             moves = tuple(anytime_evaluate(position, time_limit=clock.left(), budget=budget))
             return moves, None, (time.perf_counter() - began) * 1000
