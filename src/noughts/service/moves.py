@@ -12,7 +12,9 @@ Policy, for a request with a budget of ``B`` ms (its ``time_ms``, capped by the 
   are cached too, but serve only requests with a budget no larger than the one they were
   searched with. A request that gives a ``seed`` bypasses the cache there.
 - Levels below 10 are never cached: their mistakes are random by design.
-- Every answer comes by ``B`` + 100 ms; a search still running then is stopped.
+- Every answer comes by ``B`` + 100 ms; a search still running then is stopped. Time
+  spent waiting for a search slot is part of ``B``: a request that could not start with
+  :data:`MIN_SEARCH_S` left is answered 429 (Retry-After) at once.
 
 >>> import asyncio
 >>> from noughts.position import Position
@@ -57,6 +59,7 @@ __all__ = [
     "Analysis",
     "EngineOverrunError",
     "GRACE_S",
+    "MIN_SEARCH_S",
 ]
 
 GRACE_S = 0.1
@@ -67,6 +70,11 @@ _HARD_MARGIN_S = 0.08
 
 _MAX_RESERVE_S = 0.25
 """At most this much of the budget is kept back for the fallback of a slow exact solve."""
+
+
+MIN_SEARCH_S = 0.03
+"""A request still queueing for a search slot when less than this is left before its
+deadline is turned away (429) instead of starting a search it cannot finish."""
 
 
 class EngineOverrunError(Exception):
@@ -318,7 +326,13 @@ class MoveService:
         admit: bool = True,
         client_gone: ClientCheck | None = None,
     ) -> _T:
-        return await self.runner.run(work, deadline=deadline, admit=admit, client_gone=client_gone)
+        return await self.runner.run(
+            work,
+            deadline=deadline,
+            admit=admit,
+            client_gone=client_gone,
+            min_search_s=MIN_SEARCH_S,
+        )
 
     @staticmethod
     def _searched_ms(clock: _Clock, exact: bool) -> int:
