@@ -221,7 +221,7 @@ def run_arena(
 
     if workers == 0:
         for task in tasks:
-            collect(play_task(task, specs, geometry_name, allowance, move_limit))
+            collect(play_task(task, specs, geometry_name, allowance, move_limit, watched=True))
     else:
         size = min(workers, len(tasks))
         pool = WorkerPool(specs, geometry_name, allowance, move_limit, kill_grace, size)

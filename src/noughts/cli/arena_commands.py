@@ -79,16 +79,20 @@ def _arena(args: argparse.Namespace) -> int:
         raise fail("the arena needs at least two players")
     if len(args.players) > 2 and not args.round_robin:
         args.round_robin = True
+    outputs = [path for path in (args.json, args.games_out) if path]
+    for path in outputs:
+        _check_writable(path)
     specs = [parse_player(text) for text in args.players]
     pairings = len(specs) * (len(specs) - 1) // 2
     total = args.games * pairings
     tally = {"A": 0.0, "played": 0}
-    err = Console(stderr=True)
+    # Player names are shown as they are: no Rich markup or emoji codes read into them.
+    err = Console(stderr=True, markup=False, emoji=False)
     progress = Progress(
-        TextColumn("[bold]arena[/]"),
+        TextColumn("arena", style="bold"),
         BarColumn(),
         MofNCompleteColumn(),
-        TextColumn("{task.fields[score]}"),
+        TextColumn("{task.fields[score]}", markup=False),
         TimeElapsedColumn(),
         console=err,
         auto_refresh=False,
@@ -120,15 +124,32 @@ def _arena(args: argparse.Namespace) -> int:
             on_record=on_record,
             on_tick=progress.refresh,
         )
-    out = Console()
+    out = Console(markup=False, emoji=False)
     data = _report(result, out)
-    if args.json:
-        Path(args.json).write_text(json.dumps(data, indent=2) + "\n")
-    if args.games_out:
-        with open(args.games_out, "w") as handle:
-            for record in result.records:
-                handle.write(json.dumps(record.to_json()) + "\n")
+    try:
+        if args.json:
+            Path(args.json).write_text(json.dumps(data, indent=2) + "\n")
+        if args.games_out:
+            with open(args.games_out, "w") as handle:
+                for record in result.records:
+                    handle.write(json.dumps(record.to_json()) + "\n")
+    except OSError as error:
+        raise fail(f"cannot write {error.filename}: {error.strerror}") from None
     return 0
+
+
+def _check_writable(path: str) -> None:
+    """Fail now, before any game, if ``path`` cannot be written at the end."""
+    from noughts.cli import fail
+
+    target = Path(path)
+    if target.is_dir():
+        raise fail(f"cannot write {path}: it is a directory")
+    folder = target.parent
+    if not folder.is_dir():
+        raise fail(f"cannot write {path}: no such directory {str(folder)!r}")
+    if not os.access(folder, os.W_OK) or (target.exists() and not os.access(target, os.W_OK)):
+        raise fail(f"cannot write {path}: permission denied")
 
 
 def _fmt_elo(value: float | None, low: float | None, high: float | None) -> str:
