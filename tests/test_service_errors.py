@@ -320,3 +320,25 @@ def test_a_client_that_goes_away_stops_its_search() -> None:
     while runner.running and time.monotonic() < stop_by:
         time.sleep(0.01)
     assert runner.running == 0
+
+
+def test_a_search_that_raises_does_not_take_the_server_down(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    real = moves_module.choose_move
+    calls = {"count": 0}
+
+    def faulty(position: Position, **kwargs: Any) -> Any:
+        calls["count"] += 1
+        if calls["count"] == 1:
+            raise RuntimeError("injected fault in the search")
+        return real(position, **kwargs)
+
+    monkeypatch.setattr(moves_module, "choose_move", faulty)
+    with TestClient(create_app(quiet_settings()), raise_server_exceptions=False) as test_client:
+        broken = test_client.post("/api/v1/move", json={"board": "X../.../..."})
+        assert broken.status_code == 500 and detail(broken) == "internal error: RuntimeError"
+        after = test_client.post("/api/v1/move", json={"board": "X../.../..."})
+        assert after.status_code == 200 and after.json()["move"] == 4
+        engine = test_client.get("/api/v1/stats").json()["engine"]
+        assert engine["running"] == 0 and engine["started"] == 2  # the slot came back
