@@ -25,6 +25,7 @@ from noughts.lru import LRU
 __all__ = [
     "variant",
     "kept_variants",
+    "is_built",
     "ALIASES",
     "NAMED_VARIANTS",
     "MAX_SIDE_2D",
@@ -74,6 +75,22 @@ variant names cannot grow a server without bound."""
 _NAMED = frozenset(NAMED_VARIANTS)
 _PINNED: dict[str, Geometry] = {}
 _KEPT: LRU[str, Geometry] = LRU(MAX_KEPT_VARIANTS)
+
+
+def is_built(name: str) -> bool:
+    """True if :func:`variant` would answer ``name`` from memory now (building a large
+    board's lines takes tens of milliseconds; a bad name fails fast either way).
+
+    >>> _ = variant("3x3"); is_built("tictactoe"), is_built("17x13k6")
+    (True, False)
+    """
+    key = name.strip().lower() if isinstance(name, str) else ""
+    try:
+        shape, k = _parse(ALIASES.get(key, key))
+    except VariantError:
+        return True
+    canonical = name_of(shape, k)
+    return canonical in _PINNED or canonical in _KEPT
 
 
 def kept_variants() -> list[str]:
