@@ -7,6 +7,7 @@ time and number of requests (loopback only):
   variant names (degenerate ones included), with budgets of 50-1000 ms;
 - analyses, the seed client's ``POST /``, ``/healthz``, ``/api/v1/variants`` and
   ``/api/v1/stats``;
+- a lone probe that pings ``/healthz`` every 50 ms (the event loop's responsiveness);
 - bad input: malformed and deeply nested JSON, unknown variants, out-of-range fields,
   a body over the size limit;
 - clients that disconnect mid-search and slow clients that send half a request.
@@ -259,12 +260,19 @@ async def soak(port: int, pid: int, args: argparse.Namespace) -> tuple[Tally, li
             issued += 1
             await perform(make_call(rng, distinct), port, tally, args.request_timeout + 3)
 
+    async def probe() -> None:
+        """A lone client pinging /healthz every 50 ms: how long the event loop makes it wait."""
+        call = Call("GET /healthz (probe, every 50 ms)", _get("/healthz"))
+        while time.monotonic() < stop_at:
+            await perform(call, port, tally, 0)
+            await asyncio.sleep(0.05)
+
     async def sampler() -> None:
         while time.monotonic() < stop_at:
             memory.append((round(time.monotonic() - began, 1), round(resident_mb(pid), 1)))
             await asyncio.sleep(1.0)
 
-    await asyncio.gather(sampler(), *(client() for _ in range(args.clients)))
+    await asyncio.gather(sampler(), probe(), *(client() for _ in range(args.clients)))
     memory.append((round(time.monotonic() - began, 1), round(resident_mb(pid), 1)))
     return tally, memory
 
