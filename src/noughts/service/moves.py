@@ -30,6 +30,7 @@ Policy, for a request with a budget of ``B`` ms (its ``time_ms``, capped by the 
 
 from __future__ import annotations
 
+import asyncio
 import time
 from collections.abc import Awaitable, Callable
 from dataclasses import dataclass
@@ -48,6 +49,7 @@ from noughts.service.cache import (
     ReplyCache,
     SymmetricView,
     cache_key,
+    shares_symmetries,
     symmetries_ready,
 )
 from noughts.service.runner import DeadlineExceededError, EngineRunner
@@ -135,6 +137,19 @@ class _Clock:
         return max(0.001, self.end - time.monotonic())
 
 
+_LOOP_SYMMETRIES = 8
+"""Boards with more symmetries than this (Qubic: 192, about 1.5 ms in Python) find their
+canonical view in a thread, so a burst of them does not hold up the event loop."""
+
+
+async def _view(position: Position) -> SymmetricView:
+    """The position's canonical view (see :data:`_LOOP_SYMMETRIES`)."""
+    geometry = position.geometry
+    if not shares_symmetries(geometry) or geometry.symmetry_group.count <= _LOOP_SYMMETRIES:
+        return SymmetricView.of(position)  # the identity, or a few symmetries
+    return await asyncio.to_thread(SymmetricView.of, position)
+
+
 def _map_eval(evaluation: MoveEval, view: SymmetricView) -> MoveEval:
     cell = view.to_original(evaluation.move)
     geometry = view.original.geometry
@@ -194,7 +209,7 @@ class MoveService:
         exact = level == MAX_LEVEL and solver.can_solve(position)
         ready = self._ready(position)
         cacheable = level == MAX_LEVEL and (seed is None or exact) and ready
-        view = SymmetricView.of(position) if cacheable else None
+        view = await _view(position) if cacheable else None
         key = cache_key("move", view.canonical, level=level) if view is not None else None
         if key is not None and view is not None:
             hit = self.moves.get(key, budget_ms=clock.budget_ms)
@@ -250,7 +265,7 @@ class MoveService:
         clock = _Clock(time.monotonic(), self.settings.budget_ms(time_ms))
         exact = solver.can_solve(position)
         cacheable = exact and self._ready(position)
-        view = SymmetricView.of(position) if cacheable else None
+        view = await _view(position) if cacheable else None
         key = cache_key("analyze", view.canonical, level=MAX_LEVEL) if view is not None else None
         if key is not None and view is not None:
             hit = self.analyses.get(key, budget_ms=clock.budget_ms)
