@@ -4,6 +4,8 @@ from __future__ import annotations
 
 import json
 import re
+import sys
+import textwrap
 import time
 from pathlib import Path
 
@@ -49,6 +51,13 @@ class SlowPlayer:
         return next(iter(position.legal_moves))
 
 
+class ExitingPlayer:
+    name = "exiter"
+
+    def move(self, position: Position) -> int:
+        sys.exit(3)
+
+
 class HangingPlayer:
     name = "hanger"
 
@@ -84,9 +93,12 @@ def test_colours_alternate_and_couples_share_openings() -> None:
         (SlowPlayer(), "overran its time: 0.3", Failure.OVERRAN),
     ],
 )
-def test_broken_players_lose_with_the_reason(player: object, reason: str, failure: Failure) -> None:
+@pytest.mark.parametrize("workers", [0, 1])
+def test_broken_players_lose_with_the_reason(
+    player: object, reason: str, failure: Failure, workers: int
+) -> None:
     result = run_arena(
-        [player, "random"], variant="3x3", games=2, seed=1, workers=1, move_limit=0.2
+        [player, "random"], variant="3x3", games=2, seed=1, workers=workers, move_limit=0.2
     )
     for record in result.records:
         loser = "X" if record.result == "O" else "O"
@@ -111,6 +123,60 @@ def test_a_hanging_player_is_killed_and_loses() -> None:
     assert [r.result for r in result.records] == ["O", "X"]
     assert all("hanger" in r.players.values() and "was killed" in r.reason for r in result.records)
     assert all(r.failure is Failure.KILLED for r in result.records)
+
+
+@pytest.mark.parametrize("workers", [0, 2])
+def test_a_player_calling_sys_exit_loses_and_the_arena_reports(workers: int) -> None:
+    result = run_arena([ExitingPlayer(), "random"], variant="3x3", games=2, workers=workers)
+    assert [r.result for r in result.records] == ["O", "X"]
+    expected = "tried to end the process" if workers == 0 else "worker process died"
+    assert all(expected in r.reason for r in result.records), [r.reason for r in result.records]
+    assert result.stats.losses == 2
+
+
+def test_a_hanging_player_in_process_loses_and_the_arena_goes_on() -> None:
+    started = time.monotonic()
+    result = run_arena(
+        [HangingPlayer(), "random"], variant="3x3", games=2, workers=0, move_limit=0.3
+    )
+    assert time.monotonic() - started < 10
+    for record in result.records:
+        assert record.failure is Failure.OVERRAN and "no move within" in record.reason
+
+
+BROKEN_MODULE = textwrap.dedent(
+    """
+    raise RuntimeError("this module is broken")
+    """
+)
+
+
+def test_a_player_module_that_fails_to_import_loses_every_game(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    (tmp_path / "broken_players.py").write_text(BROKEN_MODULE)
+    (tmp_path / "markup_players.py").write_text(
+        "from noughts.players.protocol import RandomPlayer\n"
+        "def keyboard(seed=None):\n    return RandomPlayer(seed)\n"
+    )
+    monkeypatch.syspath_prepend(str(tmp_path))
+    out_json = tmp_path / "arena.json"
+    status = main(["arena", "broken_players:make", "markup_players:keyboard", "--games", "2",
+                   "--workers", "0", "--quiet", "--json", str(out_json)])
+    assert status == 0
+    report = json.loads(out_json.read_text())
+    assert report["failures"] == {"broken_players:make: could not start": 2}
+    assert report["as_first"]["losses"] + report["as_second"]["losses"] == 2
+    out = capsys.readouterr().out
+    assert "markup_players:keyboard" in out and "⌨" not in out  # the name, not an emoji
+
+
+def test_output_paths_are_checked_before_any_game(capsys: pytest.CaptureFixture[str]) -> None:
+    started = time.monotonic()
+    status = main(["arena", "level:10", "level:10", "--games", "1000", "--quiet",
+                   "--games-out", "/nonexistent/dir/games.jsonl"])
+    assert status == 2 and time.monotonic() - started < 5
+    assert "no such directory" in capsys.readouterr().err
 
 
 def test_level_ten_never_loses_to_random() -> None:

@@ -144,13 +144,28 @@ def test_analyze_reads_boards_from_stdin(
     capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
 ) -> None:
     lines = "X../.O./...\n\n4x4k3 ..../..../..../....\nXQ./.../...\nXX./OO./...\n"
-    monkeypatch.setattr(sys, "stdin", io.StringIO(lines))
+    monkeypatch.setattr(sys, "stdin", _stdin(lines.encode()))
     status, out, err = run(["analyze", "-"], capsys)
     records = [json.loads(line) for line in out.splitlines()]
     assert [r.get("variant") for r in records] == ["3x3", "4x4k3", None, "3x3"]
     assert records[1]["moves"][5]["outcome"] == "win"
     assert records[2]["line"] == 4 and records[2]["input"] == "XQ./.../..."
     assert "unexpected character 'Q'" in records[2]["error"]
+    assert status == 2 and err.startswith("noughts: error: 1 bad input line")
+
+
+def _stdin(data: bytes) -> io.TextIOWrapper:
+    return io.TextIOWrapper(io.BytesIO(data), encoding="utf-8")
+
+
+def test_analyze_answers_an_undecodable_line_and_goes_on(
+    capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setattr(sys, "stdin", _stdin(b"\xff\xfeX../...\nXX./OO./...\n"))
+    status, out, err = run(["analyze", "-"], capsys)
+    bad, good = (json.loads(line) for line in out.splitlines())
+    assert bad["line"] == 1 and "can't decode byte 0xff" in bad["error"]
+    assert good["moves"][0]["outcome"] == "win"
     assert status == 2 and err.startswith("noughts: error: 1 bad input line")
 
 
@@ -188,6 +203,22 @@ def test_solve_human_output(capsys: pytest.CaptureFixture[str]) -> None:
         (["analyze", "XXX/OO./..."], "game is over"),
         (["solve", "4x4x4"], "anytime"),
         (["solve", "banana"], "unknown variant"),
+        (["move", "X........", "--time", "nan"], "--time: time limit must be a positive"),
+        (["move", "X........", "--time", "inf"], "not inf"),
+        (["move", "X........", "--time", "-1"], "not -1.0"),
+        (["move", "X........", "--time", "1e9"], "more than the limit"),
+        (["move", "X........", "--nodes", "-5"], "--nodes: node budget must be a positive"),
+        (["move", "X........", "--nodes", "10000000000000"], "more than the limit"),
+        (["move", "X........", "--variant", ""], "variant name is empty"),
+        (["analyze", "X........", "--time", "nan"], "positive number of seconds"),
+        (["solve", " "], "variant name is empty"),
+        (["stats", ""], "variant name is empty"),
+        (["arena", "random", "random", "--time", "nan"], "--time"),
+        (["arena", "random", "random", "--move-limit", "inf"], "--move-limit"),
+        (["arena", "random", "random", "--games", "0"], "--games: must be at least 1"),
+        (["arena", "random", "random", "--workers", "-1"], "--workers"),
+        (["arena", "random", "random", "--variant", ""], "variant name is empty"),
+        (["play", "--time", "nan"], "--time"),
     ],
 )
 def test_bad_input_is_one_line_and_status_2(

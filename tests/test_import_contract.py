@@ -23,6 +23,7 @@ CORE = (
     "noughts.position",
     "noughts.results",
     "noughts.budget",
+    "noughts.lru",
     "noughts.exact",
     "noughts.anytime",
 )

@@ -222,3 +222,41 @@ def test_docs_behind_a_stage_prefix_find_their_schema() -> None:
     assert answer["statusCode"] == 200 and "'/Prod/openapi.json'" in answer["body"]
     seed = staged(rest_event("POST", "/", json.dumps(SEED_BODY)), LambdaContext())
     assert seed["statusCode"] == 200 and json.loads(seed["body"]) == [0, 2]
+
+
+def _broken(change: Any) -> dict[str, Any]:
+    event = rest_event("POST", "/", json.dumps(SEED_BODY))
+    change(event)
+    return event
+
+
+@pytest.mark.parametrize(
+    ("event", "words"),
+    [
+        ({}, "not an HTTP event"),
+        ({"Records": [{"eventSource": "aws:s3", "s3": {"bucket": {"name": "b"}}}]},
+         "not an HTTP event"),
+        ({"source": "aws.events", "detail-type": "Scheduled Event", "detail": {}},
+         "not an HTTP event"),
+        ([1, 2], "must be a JSON object"),
+        ("hello", "must be a JSON object"),
+        (None, "must be a JSON object"),
+        (_broken(lambda e: e.update(isBase64Encoded=True, body="abcde")), "not base64"),
+        (_broken(lambda e: e.pop("path")), "no 'path' field"),
+        (_broken(lambda e: e.pop("httpMethod")), "no 'httpMethod' field"),
+    ],
+)
+def test_events_it_cannot_serve_get_a_400_result_and_a_log_line(
+    event: Any, words: str, caplog: pytest.LogCaptureFixture
+) -> None:
+    with caplog.at_level("WARNING", logger="noughts.lambda"):
+        answer = lambda_handler.handler(event, LambdaContext())
+    assert answer["statusCode"] == 400
+    assert words in json.loads(answer["body"])["detail"]
+    assert any("refused a Lambda event" in record.message for record in caplog.records)
+
+
+def test_deeply_nested_json_is_a_400_not_a_500() -> None:
+    for path in ("/", "/api/v1/move"):
+        status, _, body = invoke(rest_event("POST", path, "[" * 5000 + "]" * 5000))
+        assert status == 400 and "body" in body["detail"], body

@@ -190,7 +190,7 @@ def test_chess_coordinates_on_4x4() -> None:
         (["--first", "ai", "--two-players"], "--first is for a game against the AI"),
         (["--two-players", "--level", "5"], "--level needs an AI player"),
         (["--variant", "3x3k4"], "unknown variant '3x3k4'"),
-        (["--time", "0"], "--time must be a positive number"),
+        (["--time", "0"], "--time: time limit must be a positive number"),
         (["--first", "maybe"], "argument --first: invalid choice"),
         (["--watch", "--two-players"], "not allowed with argument"),
     ],

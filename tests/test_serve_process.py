@@ -3,73 +3,22 @@
 from __future__ import annotations
 
 import json
-import os
-import signal
-import socket
-import subprocess
-import sys
-import time
-import urllib.error
-import urllib.request
 from collections.abc import Iterator
 from typing import Any
 
 import pytest
 
-
-def free_port() -> int:
-    with socket.socket() as probe:
-        probe.bind(("127.0.0.1", 0))
-        port: int = probe.getsockname()[1]
-        return port
-
-
-def request(
-    url: str, body: bytes | None = None, content_type: str = "application/json"
-) -> tuple[int, dict[str, str], bytes]:
-    headers = {"Content-Type": content_type} if body is not None else {}
-    call = urllib.request.Request(url, data=body, headers=headers)
-    try:
-        with urllib.request.urlopen(call, timeout=10) as response:
-            return response.status, dict(response.headers), response.read()
-    except urllib.error.HTTPError as error:
-        return error.code, dict(error.headers), error.read()
+from serving import request, start, stop
 
 
 @pytest.fixture(scope="module")
 def server() -> Iterator[str]:
-    port = free_port()
-    env = {**os.environ, "NOUGHTS_CACHE_SIZE": "100"}
-    process = subprocess.Popen(
-        [sys.executable, "-m", "noughts", "serve", "--port", str(port), "--log-level", "warning"],
-        stdout=subprocess.PIPE,
-        stderr=subprocess.STDOUT,
-        env=env,
-    )
-    base = f"http://127.0.0.1:{port}"
+    running = start({"NOUGHTS_CACHE_SIZE": "100"})
     try:
-        deadline = time.monotonic() + 30
-        while True:
-            if process.poll() is not None:
-                output = process.stdout.read().decode() if process.stdout else ""
-                pytest.fail(f"noughts serve exited early with {process.returncode}: {output}")
-            try:
-                if request(f"{base}/healthz")[0] == 200:
-                    break
-            except OSError:
-                pass
-            if time.monotonic() > deadline:
-                pytest.fail("noughts serve did not answer /healthz within 30 s")
-            time.sleep(0.1)
-        yield base
+        yield running.base
     finally:
-        process.send_signal(signal.SIGINT)
-        try:
-            process.wait(timeout=10)
-        except subprocess.TimeoutExpired:
-            process.kill()
-            process.wait()
-    assert process.returncode == 0
+        status = stop(running)
+    assert status == 0
 
 
 def test_move_over_http(server: str) -> None:
@@ -113,7 +62,7 @@ def test_page_over_http(server: str) -> None:
     [
         (["serve", "--port", "70000"], "port must be 0-65535, not 70000"),
         (["serve", "--port", "http"], "port must be a number"),
-        (["serve", "--workers", "0"], "--workers must be at least 1"),
+        (["serve", "--workers", "0"], "--workers: must be at least 1"),
     ],
 )
 def test_bad_serve_options_are_one_line_errors(

@@ -50,7 +50,9 @@ def detail(response: Any) -> str:
         ({"board": "XQ./.../..."}, 400, ["unexpected character", "Q"]),
         ({"numX": 3, "numO": 1}, 400, ["overlapping", "cell(s) 0"]),
         ({"numX": 1 << 9, "numO": 0}, 400, ["outside the board", "bit 9"]),
-        ({"numX": -1, "numO": 0}, 400, ["non-negative"]),
+        ({"numX": -1, "numO": 0}, 422, ["numX", "greater than or equal to 0"]),
+        ({"variant": ""}, 422, ["variant", "at least 1 character"]),
+        ({"seed": 2**63 - 1023, "level": 3}, 422, ["seed", "less than or equal to"]),
         ({"numX": 7, "numO": 0}, 400, ["impossible counts", "3 X and 0 O"]),
         ({"numX": 1, "numO": 0, "to_move": "X"}, 400, ["impossible counts", "O is to move"]),
         ({"numX": 1}, 400, ["numO is missing"]),
@@ -87,6 +89,28 @@ def test_finished_game_is_409(client: TestClient, board: str, reason: str) -> No
         response = client.post(path, json={"board": board})
         assert response.status_code == 409
         assert "game is over" in detail(response) and reason in detail(response)
+
+
+@pytest.mark.parametrize("depth", [500, 990, 10_000])
+def test_deeply_nested_json_is_400_everywhere(client: TestClient, depth: int) -> None:
+    nested = b"[" * depth + b"]" * depth
+    for path in ("/", "/api/v1/move", "/api/v1/analyze"):
+        for body in (nested, b'{"numX": ' + nested + b', "numO": 0}'):
+            response = client.post(path, content=body, headers={"content-type": "application/json"})
+            assert 400 <= response.status_code < 500, (path, depth, response.text)
+
+
+def test_the_schema_bounds_are_what_validation_accepts(client: TestClient) -> None:
+    openapi = client.get("/openapi.json").json()
+    seed = openapi["components"]["schemas"]["MoveRequest"]["properties"]["seed"]["anyOf"][0]
+    for bound in (seed["maximum"], seed["minimum"]):
+        assert int(bound) == bound  # the schema's number, read as a double, is the bound
+        response = client.post("/api/v1/move", json={"board": "X........", "level": 3,
+                                                      "seed": int(bound)})
+        assert response.status_code == 200, response.text
+    body = openapi["paths"]["/"]["post"]["requestBody"]["content"]["application/json"]
+    seed_client = body["schema"]["properties"]
+    assert seed_client["numO"]["minimum"] == 0 and seed_client["numO"]["maximum"] == 2**16 - 1
 
 
 def test_finished_game_from_the_seed_client_is_409(client: TestClient) -> None:
@@ -134,7 +158,9 @@ def test_seed_client_field_errors(client: TestClient) -> None:
     missing = client.post("/", json={"numX": 0})
     assert missing.status_code == 422 and detail(missing) == "numO is required"
     outside = client.post("/", json={"numX": 1 << 16, "numO": 0})
-    assert outside.status_code == 400 and "bit 16" in detail(outside)
+    assert outside.status_code == 422 and "numX" in detail(outside)
+    negative = client.post("/", json={"numX": 0, "numO": -1637})
+    assert negative.status_code == 422 and "numO" in detail(negative)
     wrong = client.post("/", json={"numX": 1, "numO": 0, "isX": True})
     assert wrong.status_code == 400 and "impossible counts" in detail(wrong)
 
@@ -294,3 +320,25 @@ def test_a_client_that_goes_away_stops_its_search() -> None:
     while runner.running and time.monotonic() < stop_by:
         time.sleep(0.01)
     assert runner.running == 0
+
+
+def test_a_search_that_raises_does_not_take_the_server_down(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    real = moves_module.choose_move
+    calls = {"count": 0}
+
+    def faulty(position: Position, **kwargs: Any) -> Any:
+        calls["count"] += 1
+        if calls["count"] == 1:
+            raise RuntimeError("injected fault in the search")
+        return real(position, **kwargs)
+
+    monkeypatch.setattr(moves_module, "choose_move", faulty)
+    with TestClient(create_app(quiet_settings()), raise_server_exceptions=False) as test_client:
+        broken = test_client.post("/api/v1/move", json={"board": "X../.../..."})
+        assert broken.status_code == 500 and detail(broken) == "internal error: RuntimeError"
+        after = test_client.post("/api/v1/move", json={"board": "X../.../..."})
+        assert after.status_code == 200 and after.json()["move"] == 4
+        engine = test_client.get("/api/v1/stats").json()["engine"]
+        assert engine["running"] == 0 and engine["started"] == 2  # the slot came back

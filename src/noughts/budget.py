@@ -19,18 +19,59 @@ part of it (an earlier deadline, fewer nodes) that a cancel of the whole still s
 Traceback (most recent call last):
 ...
 noughts.errors.NoughtsError: time limit must be a positive number of seconds, not -1
+>>> Budget.within(seconds=float("nan"))
+Traceback (most recent call last):
+...
+noughts.errors.NoughtsError: time limit must be a positive number of seconds, not nan
 """
 
 from __future__ import annotations
 
+import math
 import time
 from typing import TypeVar
 
 from noughts.errors import NoughtsError
 
-__all__ = ["Budget", "BudgetExhausted"]
+__all__ = ["Budget", "BudgetExhausted", "check_seconds", "check_nodes"]
 
 _T = TypeVar("_T", int, float)
+
+
+def check_seconds(seconds: object, what: str = "time limit") -> float:
+    """``seconds`` if it is a finite positive number, else a :class:`NoughtsError`
+    naming ``what`` (NaN and infinities would make a deadline that never comes).
+
+    >>> check_seconds(0.5), check_seconds(2)
+    (0.5, 2.0)
+    >>> check_seconds(float("inf"), "move limit")
+    Traceback (most recent call last):
+    ...
+    noughts.errors.NoughtsError: move limit must be a positive number of seconds, not inf
+    """
+    if (
+        isinstance(seconds, bool)
+        or not isinstance(seconds, int | float)
+        or not math.isfinite(seconds)
+        or seconds <= 0
+    ):
+        raise NoughtsError(f"{what} must be a positive number of seconds, not {seconds!r}")
+    return float(seconds)
+
+
+def check_nodes(nodes: object, what: str = "node budget") -> int:
+    """``nodes`` if it is a positive integer, else a :class:`NoughtsError` naming ``what``.
+
+    >>> check_nodes(1000)
+    1000
+    >>> check_nodes(-5)
+    Traceback (most recent call last):
+    ...
+    noughts.errors.NoughtsError: node budget must be a positive integer, not -5
+    """
+    if isinstance(nodes, bool) or not isinstance(nodes, int) or nodes <= 0:
+        raise NoughtsError(f"{what} must be a positive integer, not {nodes!r}")
+    return nodes
 
 
 class BudgetExhausted(Exception):
@@ -70,14 +111,10 @@ class Budget:
     @classmethod
     def within(cls, seconds: float | None = None, nodes: int | None = None) -> Budget:
         """A budget of ``seconds`` from now and/or ``nodes`` nodes (checked: both positive)."""
-        if seconds is not None and (
-            isinstance(seconds, bool) or not isinstance(seconds, int | float) or seconds <= 0
-        ):
-            raise NoughtsError(f"time limit must be a positive number of seconds, not {seconds!r}")
-        if nodes is not None and (
-            isinstance(nodes, bool) or not isinstance(nodes, int) or nodes <= 0
-        ):
-            raise NoughtsError(f"node budget must be a positive integer, not {nodes!r}")
+        if seconds is not None:
+            seconds = check_seconds(seconds)
+        if nodes is not None:
+            nodes = check_nodes(nodes)
         start = time.perf_counter()
         deadline = None if seconds is None else start + seconds
         return cls(deadline=deadline, node_limit=nodes, start=start)

@@ -25,7 +25,7 @@ from itertools import product
 from noughts.errors import VariantError
 from noughts.symmetries import MAX_SYMMETRIES, Symmetries
 
-__all__ = ["Bitboard", "Geometry", "scan_forward", "MAX_SYMMETRIES"]
+__all__ = ["Bitboard", "Geometry", "scan_forward", "name_of", "MAX_SYMMETRIES"]
 
 Bitboard = int
 """A set of cells as an ``int``: bit ``i`` set means cell ``i`` is in the set."""
@@ -40,6 +40,17 @@ def scan_forward(bb: Bitboard) -> Iterator[int]:
         low = bb & -bb
         yield low.bit_length() - 1
         bb ^= low
+
+
+def name_of(shape: tuple[int, ...], k: int) -> str:
+    """The canonical variant name of a board: sides joined by ``x``, then ``kK`` unless k
+    is the smallest side.
+
+    >>> name_of((4, 4), 3), name_of((4, 4, 4), 4), name_of((5, 4), 4)
+    ('4x4k3', '4x4x4', '5x4')
+    """
+    base = "x".join(str(side) for side in shape)
+    return base if k == min(shape) else f"{base}k{k}"
 
 
 def _directions(dims: int) -> list[tuple[int, ...]]:
@@ -107,6 +118,17 @@ class Geometry:
         return f"Geometry({self.shape!r}, {self.k})"
 
     @property
+    def degenerate(self) -> bool:
+        """True if ``k`` is longer than the short side: lines run along the long sides
+        only, and the symmetry group explodes (thousands of permutations of interchangeable
+        cells), so searches and caches do without symmetries there.
+
+        >>> Geometry((3, 8), 6).degenerate, Geometry((3, 8), 3).degenerate
+        (True, False)
+        """
+        return self.k > min(self.shape)
+
+    @property
     def dims(self) -> int:
         """Number of dimensions: 2 or 3."""
         return len(self.shape)
@@ -115,11 +137,10 @@ class Geometry:
     def name(self) -> str:
         """The canonical variant name, e.g. ``"3x3"``, ``"4x4k3"``, ``"4x4x4"``.
 
-        >>> Geometry((4, 4), 3).name, Geometry((4, 4, 4), 4).name, Geometry((5, 4), 4).name
-        ('4x4k3', '4x4x4', '5x4')
+        >>> Geometry((4, 4), 3).name
+        '4x4k3'
         """
-        base = "x".join(str(side) for side in self.shape)
-        return base if self.k == min(self.shape) else f"{base}k{self.k}"
+        return name_of(self.shape, self.k)
 
     # -- cells and coordinates ----------------------------------------------------
     def coords(self, cell: int) -> tuple[int, ...]:

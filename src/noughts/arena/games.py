@@ -11,14 +11,16 @@
 from __future__ import annotations
 
 import random
+import threading
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from typing import Any
 
-from noughts.players.game import Failure, play_game
+from noughts.budget import Budget
+from noughts.players.game import Failure, MoveOverrun, play_game
 from noughts.players.protocol import Allowance, Player, PlayerSpec
 from noughts.position import Position, other
-from noughts.results import Mark
+from noughts.results import Mark, MoveChoice
 
 __all__ = ["GameTask", "GameRecord", "play_task", "failed_record"]
 
@@ -83,8 +85,15 @@ def play_task(
     allowance: Allowance,
     move_limit: float,
     report: Callable[[int], None] | None = None,
+    *,
+    watched: bool = False,
 ) -> GameRecord:
-    """Play one task's game: fresh seeded players, the opening, then the game loop."""
+    """Play one task's game: fresh seeded players, the opening, then the game loop.
+
+    ``watched`` runs every move in a thread given ``move_limit`` plus a grace: the
+    in-process arena's watchdog (worker processes have the pool's), so a player that
+    hangs or calls ``sys.exit`` loses instead of stopping the arena.
+    """
     rng = random.Random(task.seed)
     seed_x, seed_o = rng.getrandbits(63), rng.getrandbits(63)
     start = Position("", geometry_name)
@@ -95,7 +104,10 @@ def play_task(
     seats: tuple[tuple[Mark, int, int], ...] = (("X", task.x, seed_x), ("O", task.o, seed_o))
     for mark, index, seed in seats:
         try:
-            players[mark] = specs[index].create(seed, allowance)
+            player = specs[index].create(seed, allowance)
+            if watched:
+                player = WatchedPlayer(player, move_limit + WATCH_GRACE_S)
+            players[mark] = player
         except Exception as error:
             reason = f"{mark} could not start: {error}"
             return failed_record(task, geometry_name, names, mark, reason, Failure.NOT_STARTED)
@@ -115,6 +127,50 @@ def play_task(
         o=task.o,
         failure=game.failure,
     )
+
+
+WATCH_GRACE_S = 1.0
+"""Seconds past the move limit a watched move may take before its player loses."""
+
+
+class WatchedPlayer:
+    """A player whose every move runs in a daemon thread that is waited for at most
+    ``limit`` seconds. A move still running then loses (:class:`MoveOverrun`; its thread
+    is abandoned), and a ``sys.exit`` or other exit from the move is an error like any.
+
+    >>> from noughts.players.protocol import RandomPlayer
+    >>> watched = WatchedPlayer(RandomPlayer(1), 5.0)
+    >>> watched.move(Position("XX./OO./..."), Budget()).move in (2, 5, 6, 7, 8)
+    True
+    """
+
+    def __init__(self, player: Player, limit: float) -> None:
+        self.player = player
+        self.limit = limit
+        self.name = player.name
+
+    def move(self, position: Position, budget: Budget) -> MoveChoice:
+        outcome: list[MoveChoice] = []
+        failure: list[BaseException] = []
+
+        def run() -> None:
+            try:
+                outcome.append(self.player.move(position, budget))
+            except BaseException as error:  # SystemExit included: it must not end the arena
+                failure.append(error)
+
+        thread = threading.Thread(target=run, name="noughts-arena-move", daemon=True)
+        thread.start()
+        thread.join(self.limit)
+        if thread.is_alive():
+            budget.cancel()
+            raise MoveOverrun(f"no move within {self.limit:.1f} s")
+        if failure:
+            error = failure[0]
+            if isinstance(error, Exception):
+                raise error
+            raise RuntimeError(f"{type(error).__name__}{error.args!r}: it tried to end the process")
+        return outcome[0]
 
 
 def failed_record(

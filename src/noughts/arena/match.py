@@ -28,6 +28,7 @@ from noughts.arena.games import GameRecord, GameTask, play_task
 from noughts.arena.jobs import run_jobs
 from noughts.arena.pool import WorkerPool
 from noughts.arena.ratings import EloRow, MatchStats, elo_table, match_stats
+from noughts.budget import check_nodes, check_seconds
 from noughts.errors import NoughtsError
 from noughts.players.protocol import Allowance, PlayerSpec, as_spec
 from noughts.position import Position
@@ -205,10 +206,12 @@ def run_arena(
         raise NoughtsError(f"workers cannot be negative, not {workers}")
     if openings < 0:
         raise NoughtsError(f"openings cannot be negative, not {openings}")
-    if time_limit is not None and time_limit <= 0:
-        raise NoughtsError(f"the time per move must be positive, not {time_limit}")
-    if nodes is not None and nodes < 1:
-        raise NoughtsError(f"the node budget must be positive, not {nodes}")
+    if time_limit is not None:
+        check_seconds(time_limit, "the time per move")
+    if nodes is not None:
+        check_nodes(nodes, "the node budget")
+    if move_limit is not None:
+        check_seconds(move_limit, "the move limit")
     geometry_name = parse_variant(variant).name
     if openings >= parse_variant(geometry_name).cells:
         raise NoughtsError(f"{openings} opening moves do not fit on {geometry_name}")
@@ -233,7 +236,7 @@ def run_arena(
         )
     elif workers == 0:
         for task in tasks:
-            collect(play_task(task, specs, geometry_name, allowance, move_limit))
+            collect(play_task(task, specs, geometry_name, allowance, move_limit, watched=True))
     else:
         size = min(workers, len(tasks))
         pool = WorkerPool(specs, geometry_name, allowance, move_limit, kill_grace, size)

@@ -14,6 +14,8 @@ import os
 from pathlib import Path
 from typing import Any
 
+from noughts.cli import limits
+
 __all__ = ["add_arguments", "run"]
 
 
@@ -31,18 +33,25 @@ def add_arguments(name: str, parser: argparse.ArgumentParser) -> None:
         "seed-qubic[:D[:STYLE][:first16]] (D = the seed's AI_DEPTH: D+1 plies), "
         "seed-qubic-legacy[:D[:STYLE]], seed-4x4, seed-random or module:callable",
     )
-    parser.add_argument("--variant", default="3x3", help="board (default 3x3)")
-    parser.add_argument("--games", type=int, default=100, help="games per pairing (default 100)")
-    parser.add_argument("--time", type=float, default=None, help="think time per move (s)")
-    parser.add_argument("--nodes", type=int, default=None, help="search nodes per move")
+    parser.add_argument(
+        "--variant", default="3x3", type=limits.variant_name, help="board (default 3x3)"
+    )
+    parser.add_argument(
+        "--games", type=limits.positive_count, default=100, help="games per pairing (default 100)"
+    )
+    parser.add_argument("--time", type=limits.seconds, default=None, help="think time per move (s)")
+    parser.add_argument("--nodes", type=limits.nodes, default=None, help="search nodes per move")
     parser.add_argument(
         "--move-limit",
-        type=float,
+        type=limits.seconds,
         default=None,
         help="hard limit per move in seconds; slower loses (default 3*time+1, or 30)",
     )
     parser.add_argument(
-        "--workers", type=int, default=min(2, os.cpu_count() or 1), help="worker processes"
+        "--workers",
+        type=limits.count,
+        default=min(2, os.cpu_count() or 1),
+        help="worker processes (0: play in this process)",
     )
     parser.add_argument(
         "--cluster",
@@ -51,7 +60,7 @@ def add_arguments(name: str, parser: argparse.ArgumentParser) -> None:
         "Ray), auto or ray://HOST:PORT (an existing Ray cluster; needs noughts[cluster])",
     )
     parser.add_argument("--seed", type=int, default=0, help="master seed (default 0)")
-    parser.add_argument("--openings", type=int, default=0, help="random opening moves")
+    parser.add_argument("--openings", type=limits.count, default=0, help="random opening moves")
     parser.add_argument("--round-robin", action="store_true", help="every pairing, Elo table")
     parser.add_argument("--json", metavar="FILE", help="write the figures as JSON")
     parser.add_argument("--games-out", metavar="FILE", help="write every game as JSON lines")
@@ -79,16 +88,20 @@ def _arena(args: argparse.Namespace) -> int:
     cluster = parse_cluster(args.cluster)
     if len(args.players) > 2 and not args.round_robin:
         args.round_robin = True
+    outputs = [path for path in (args.json, args.games_out) if path]
+    for path in outputs:
+        _check_writable(path)
     specs = [parse_player(text) for text in args.players]
     pairings = len(specs) * (len(specs) - 1) // 2
     total = args.games * pairings
     tally = {"A": 0.0, "played": 0}
-    err = Console(stderr=True)
+    # Player names are shown as they are: no Rich markup or emoji codes read into them.
+    err = Console(stderr=True, markup=False, emoji=False)
     progress = Progress(
-        TextColumn("[bold]arena[/]"),
+        TextColumn("arena", style="bold"),
         BarColumn(),
         MofNCompleteColumn(),
-        TextColumn("{task.fields[score]}"),
+        TextColumn("{task.fields[score]}", markup=False),
         TimeElapsedColumn(),
         console=err,
         auto_refresh=False,
@@ -130,19 +143,36 @@ def _arena(args: argparse.Namespace) -> int:
     finally:
         if executor is not None:
             executor.shutdown(wait=False, cancel_futures=True)
-    out = Console()
+    out = Console(markup=False, emoji=False)
     data = _report(result, out)
     if result.reruns:
         games = ", ".join(str(index) for index in result.reruns)
         out.print(f"re-ran {len(result.reruns)} games whose cluster worker was lost: {games}")
     data.update(cluster=cluster, reruns=result.reruns)
-    if args.json:
-        Path(args.json).write_text(json.dumps(data, indent=2) + "\n")
-    if args.games_out:
-        with open(args.games_out, "w") as handle:
-            for record in result.records:
-                handle.write(json.dumps(record.to_json()) + "\n")
+    try:
+        if args.json:
+            Path(args.json).write_text(json.dumps(data, indent=2) + "\n")
+        if args.games_out:
+            with open(args.games_out, "w") as handle:
+                for record in result.records:
+                    handle.write(json.dumps(record.to_json()) + "\n")
+    except OSError as error:
+        raise fail(f"cannot write {error.filename}: {error.strerror}") from None
     return 0
+
+
+def _check_writable(path: str) -> None:
+    """Fail now, before any game, if ``path`` cannot be written at the end."""
+    from noughts.cli import fail
+
+    target = Path(path)
+    if target.is_dir():
+        raise fail(f"cannot write {path}: it is a directory")
+    folder = target.parent
+    if not folder.is_dir():
+        raise fail(f"cannot write {path}: no such directory {str(folder)!r}")
+    if not os.access(folder, os.W_OK) or (target.exists() and not os.access(target, os.W_OK)):
+        raise fail(f"cannot write {path}: permission denied")
 
 
 def _fmt_elo(value: float | None, low: float | None, high: float | None) -> str:

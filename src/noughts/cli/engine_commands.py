@@ -20,6 +20,8 @@ import argparse
 import sys
 from typing import TYPE_CHECKING, Any
 
+from noughts.cli import limits
+
 if TYPE_CHECKING:
     from noughts.position import Position
     from noughts.results import MoveChoice, MoveEval
@@ -32,7 +34,9 @@ _BY_CELLS = {9: "3x3", 16: "4x4", 27: "3x3x3", 64: "4x4x4"}
 def add_arguments(name: str, parser: argparse.ArgumentParser) -> None:
     """Arguments of ``move``, ``analyze`` or ``solve``."""
     if name == "solve":
-        parser.add_argument("variant", metavar="VARIANT", help="e.g. 3x3, 4x4k3, 4x4, 3x3x3")
+        parser.add_argument(
+            "variant", metavar="VARIANT", type=limits.variant_name, help="e.g. 3x3, 4x4k3, 4x4"
+        )
         parser.add_argument("--json", action="store_true", help="print one JSON object")
         parser.add_argument(
             "--book",
@@ -48,7 +52,13 @@ def add_arguments(name: str, parser: argparse.ArgumentParser) -> None:
     if name == "analyze":
         board_help += "; '-' reads one board (or 'VARIANT BOARD') per line from stdin"
     parser.add_argument("board", metavar="BOARD", nargs="?", help=board_help)
-    parser.add_argument("--variant", "-v", metavar="V", help="3x3, 4x4k3, 4x4, qubic, 5x4k4...")
+    parser.add_argument(
+        "--variant",
+        "-v",
+        metavar="V",
+        type=limits.variant_name,
+        help="3x3, 4x4k3, 4x4, qubic, 5x4k4...",
+    )
     parser.add_argument("--json", action="store_true", help="print JSON")
     parser.add_argument("--x", dest="num_x", metavar="NUMX", type=_mask, help="X's bitmask")
     parser.add_argument("--o", dest="num_o", metavar="NUMO", type=_mask, help="O's bitmask")
@@ -58,13 +68,13 @@ def add_arguments(name: str, parser: argparse.ArgumentParser) -> None:
     if name == "move":
         parser.add_argument("--level", type=int, default=10, help="0 (random) to 10 (best)")
         parser.add_argument(
-            "--time", dest="time_limit", type=float, metavar="S", help="seconds (anytime)"
+            "--time", dest="time_limit", type=limits.seconds, metavar="S", help="seconds (anytime)"
         )
-        parser.add_argument("--nodes", type=int, metavar="N", help="node budget (anytime)")
+        parser.add_argument("--nodes", type=limits.nodes, metavar="N", help="node budget (anytime)")
         parser.add_argument("--seed", type=int, metavar="S", help="seed for random tie-breaks")
     else:
         parser.add_argument(
-            "--time", dest="time_limit", type=float, metavar="S", help="seconds (anytime)"
+            "--time", dest="time_limit", type=limits.seconds, metavar="S", help="seconds (anytime)"
         )
 
 
@@ -228,19 +238,22 @@ def _analyze(args: argparse.Namespace, position: Position) -> int:
 def _analyze_stream(args: argparse.Namespace) -> int:
     """One board (or ``VARIANT BOARD``) per stdin line, one JSON object per stdout line.
 
-    A bad line gives ``{"line": N, "input": ..., "error": ...}`` in its place; the
-    others are still answered. The exit status is 2 if any line was bad.
+    A bad line (undecodable bytes included) gives ``{"line": N, "input": ..., "error":
+    ...}`` in its place; the others are still answered. The exit status is 2 if any line was bad.
     """
     import json
 
     from noughts.position import Position
 
     bad = 0
-    for number, raw in enumerate(sys.stdin, start=1):
-        line = raw.strip()
+    encoding = sys.stdin.encoding or "utf-8"
+    # Bytes, decoded line by line: an undecodable line is answered like any bad line.
+    for number, raw in enumerate(sys.stdin.buffer, start=1):
+        line = raw.decode(encoding, errors="replace").strip()
         if not line:
             continue
         try:
+            raw.decode(encoding)
             variant_name, board = _split_line(line, args.variant)
             position = Position(board, variant_name, first=args.first)
             record = _analysis(position, args.time_limit)

@@ -13,7 +13,7 @@ import math
 import random
 from dataclasses import dataclass
 
-from noughts.cli import fail
+from noughts.cli import fail, limits
 from noughts.position import Mark, other
 from noughts.results import MAX_LEVEL
 
@@ -30,7 +30,12 @@ def add_arguments(name: str, parser: argparse.ArgumentParser) -> None:
         "h (hint), "
         "a (analysis), q (quit). In a pipe, moves are read line by line."
     )
-    parser.add_argument("--variant", default="3x3", help="board: 3x3, 4x4k3, 4x4, qubic, 7x6k4...")
+    parser.add_argument(
+        "--variant",
+        default="3x3",
+        type=limits.variant_name,
+        help="board: 3x3, 4x4k3, 4x4, qubic, 7x6k4...",
+    )
     parser.add_argument(
         "--level",
         default=None,
@@ -60,7 +65,7 @@ def add_arguments(name: str, parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--seed", type=int, default=None, help="seed for random choices")
     parser.add_argument(
         "--time",
-        type=float,
+        type=limits.seconds,
         default=DEFAULT_TIME,
         metavar="S",
         help=f"seconds per AI move and hint on boards too large to solve (default {DEFAULT_TIME})",
@@ -162,8 +167,6 @@ def run(name: str, args: argparse.Namespace) -> int:
     from noughts.variants import variant
 
     geometry = variant(args.variant)
-    if not (math.isfinite(args.time) and args.time > 0):
-        raise fail(f"--time must be a positive number of seconds, not {args.time}")
     if args.delay is not None and not (math.isfinite(args.delay) and args.delay >= 0):
         raise fail(f"--delay must not be negative, not {args.delay}")
     setup = plan_game(args, random.Random(args.seed))

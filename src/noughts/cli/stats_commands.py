@@ -10,6 +10,8 @@ import argparse
 import json
 import sys
 
+from noughts.cli import limits
+
 __all__ = ["add_arguments", "run", "TREE_EXAMPLES"]
 
 TREE_EXAMPLES = ("3x3", "4x3k3", "2x4k3", "2x2x2")
@@ -33,12 +35,15 @@ def add_arguments(name: str, parser: argparse.ArgumentParser) -> None:
         parser.add_argument(
             "variant",
             metavar="VARIANT",
+            type=limits.variant_name,
             help=f"a variant whose tree has at most {MAX_NODES:,} positions, e.g. "
             + ", ".join(TREE_EXAMPLES)
             + " (4x4k3 and 4x4 are far larger)",
         )
     else:
-        parser.add_argument("variant", metavar="VARIANT", help="e.g. 3x3, 4x4k3, 4x4")
+        parser.add_argument(
+            "variant", metavar="VARIANT", type=limits.variant_name, help="e.g. 3x3, 4x4k3, 4x4"
+        )
     if name == "stats":
         parser.add_argument("--json", action="store_true", help="print one JSON object")
         parser.add_argument(

@@ -90,7 +90,11 @@ class ExactSearch:
         self.dynamic_empties = 4
         """Nodes with more empty cells than this order their moves by line weights."""
         self._keys: SymmetryKeys | None = None
-        if cells <= _MAX_KEY_SYMMETRY_CELLS and geometry.symmetry_group.count > 1:
+        if (
+            cells <= _MAX_KEY_SYMMETRY_CELLS
+            and not geometry.degenerate  # thousands of symmetries: tables cost more than keys save
+            and geometry.symmetry_group.count > 1
+        ):
             self._keys = geometry.symmetry_group.keys
         if self._keys is None:
             self.canonical_marks = self._book_marks = -1

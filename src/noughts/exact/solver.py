@@ -28,9 +28,10 @@ import time
 from noughts.budget import Budget
 from noughts.errors import GameOverError, TooLargeError
 from noughts.exact.book import load_book
-from noughts.exact.negamax import ExactSearch
+from noughts.exact.negamax import DEFAULT_MAX_ENTRIES, ExactSearch
 from noughts.exact.table3x3 import Table3x3
 from noughts.geometry import Bitboard, Geometry
+from noughts.lru import LRU
 from noughts.notation import square_name
 from noughts.position import Position
 from noughts.results import WIN_SCORE, MoveChoice, MoveEval, Outcome, Value
@@ -47,6 +48,8 @@ __all__ = [
     "principal_variation",
     "MAX_EMPTY_CELLS",
     "MAX_EMPTY_CELLS_LARGE_BOARD",
+    "MAX_KEPT_SOLVERS",
+    "IDLE_TABLE_ENTRIES",
 ]
 
 MAX_EMPTY_CELLS = 20
@@ -255,15 +258,35 @@ class Solver:
         raise AssertionError("no move keeps the position's value")  # pragma: no cover
 
 
-_SOLVERS: dict[Geometry, Solver] = {}
+MAX_KEPT_SOLVERS = 4
+"""Solvers kept for later calls (least recently used first out)."""
+
+IDLE_TABLE_ENTRIES = DEFAULT_MAX_ENTRIES // 2
+"""The table entries the kept solvers other than the one in use may hold together (about
+75 MB); the one in use holds at most ``DEFAULT_MAX_ENTRIES`` (about 150 MB)."""
+
+_SOLVERS: LRU[str, Solver] = LRU(MAX_KEPT_SOLVERS)
 
 
 def solver_for(geometry: Geometry) -> Solver:
-    """The process-wide solver of ``geometry`` (its table is kept across calls)."""
-    solver = _SOLVERS.get(geometry)
-    if solver is None:
-        solver = _SOLVERS[geometry] = Solver(geometry)
+    """The process-wide solver of ``geometry`` (its table is kept across calls).
+
+    At most :data:`MAX_KEPT_SOLVERS` are kept, and the others' tables together hold at
+    most :data:`IDLE_TABLE_ENTRIES`: older solvers are dropped to stay within both.
+
+    >>> from noughts.variants import variant
+    >>> solver_for(variant("3x3")) is solver_for(variant("tictactoe"))
+    True
+    """
+    name = geometry.name
+    solver = _SOLVERS.get_or_make(name, lambda: Solver(geometry))
+    while _idle_entries(solver) > IDLE_TABLE_ENTRIES and _SOLVERS.evict_oldest(keep=name):
+        pass
     return solver
+
+
+def _idle_entries(in_use: Solver) -> int:
+    return sum(len(s.search.table) for s in _SOLVERS.values() if s is not in_use)
 
 
 def _require_solvable(position: Position) -> None:

@@ -25,7 +25,7 @@ from noughts.players.protocol import Player
 from noughts.position import Position, other
 from noughts.results import Mark, MoveChoice
 
-__all__ = ["Failure", "GameOutcome", "play_game"]
+__all__ = ["Failure", "GameOutcome", "MoveOverrun", "play_game"]
 
 
 class Failure(StrEnum):
@@ -36,6 +36,10 @@ class Failure(StrEnum):
     OVERRAN = "overran its time"
     KILLED = "was killed"
     NOT_STARTED = "could not start"
+
+
+class MoveOverrun(Exception):
+    """A player's move did not come within its hard limit (raised by a watchdog)."""
 
 
 @dataclass(frozen=True)
@@ -76,6 +80,9 @@ def play_game(
             choice = players[mover].move(position, budget_for())
         except IllegalMoveError as error:  # an answer that is not a cell at all
             return lost(mover, Failure.ILLEGAL, f"played an illegal move: {error}")
+        except MoveOverrun as error:
+            times[mover].append(time.perf_counter() - started)
+            return lost(mover, Failure.OVERRAN, f"overran its time: {error}")
         except Exception as error:  # a broken player loses; the game loop goes on
             return lost(mover, Failure.RAISED, f"raised {type(error).__name__}: {error}")
         elapsed = time.perf_counter() - started

@@ -241,13 +241,28 @@ def _import_spec(text: str) -> PlayerSpec:
     module_name, _, attribute = text.partition(":")
     try:
         target: Any = importlib.import_module(module_name)
-    except ImportError as error:
-        raise ValueError(f"cannot import module {module_name!r} ({error})") from None
+    except ModuleNotFoundError as error:
+        if error.name is not None and module_name.startswith(error.name):
+            raise ValueError(f"cannot import module {module_name!r} ({error})") from None
+        return _broken_spec(text, error)  # the module is there but its own imports fail
+    except Exception as error:  # the module raised while importing: its player is broken
+        return _broken_spec(text, error)
     for part in attribute.split("."):
         if not hasattr(target, part):
             raise ValueError(f"module {module_name!r} has no attribute {attribute!r}")
         target = getattr(target, part)
     return as_spec(target, name=text)
+
+
+def _broken_spec(text: str, error: Exception) -> PlayerSpec:
+    """A player whose module failed to import: it cannot start, so it loses every game
+    (the reason is in each record) and the arena still ends with its report."""
+    reason = f"its module failed to import: {type(error).__name__}: {error}"
+
+    def cannot_start(seed: int | None, allowance: Allowance) -> Player:
+        raise RuntimeError(reason)
+
+    return PlayerSpec(text, cannot_start)
 
 
 def parse_player(text: str) -> PlayerSpec:

@@ -50,7 +50,8 @@ SYMMETRY_MAX_CELLS = 25
 
 Larger boards can have thousands of symmetries (8x8 has 1,536), which cost more to
 enumerate than they save, so they are cached position by position. So are degenerate
-boards (a side under 3, or k under 3: 1x19 or 3x3k1 have more than 5,000).
+boards (a side under 3, k under 3, or k longer than the short side: 1x19, 3x3k1 or
+3x8k6 have more than 5,000, whose tables would cost 100 MB).
 """
 
 _SHARED = frozenset(variant(name) for name in NAMED_VARIANTS)
@@ -63,10 +64,13 @@ def shares_symmetries(geometry: Geometry) -> bool:
     (True, True)
     >>> shares_symmetries(variant("8x8")), shares_symmetries(variant("1x19"))
     (False, False)
+    >>> shares_symmetries(variant("3x8k6"))
+    False
     """
     if geometry in _SHARED:
         return True
-    return geometry.cells <= SYMMETRY_MAX_CELLS and geometry.k >= 3 and min(geometry.shape) >= 3
+    small = geometry.cells <= SYMMETRY_MAX_CELLS and min(geometry.shape) >= 3
+    return small and geometry.k >= 3 and not geometry.degenerate
 
 
 def symmetries_ready(geometry: Geometry) -> bool:
@@ -102,7 +106,9 @@ class SymmetricView:
 
 def cache_key(kind: str, canonical: Position, *, level: int) -> CacheKey:
     """The key of an answer of ``kind`` ("move", "analyze") for a canonical position."""
-    return (kind, canonical.geometry, canonical.x, canonical.o, canonical.to_move, level)
+    # The variant's name, not its geometry: an entry must not keep a dropped geometry
+    # (and its tables) alive.
+    return (kind, canonical.geometry.name, canonical.x, canonical.o, canonical.to_move, level)
 
 
 @dataclass(frozen=True)

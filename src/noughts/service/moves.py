@@ -15,7 +15,9 @@ Policy, for a request with a budget of ``B`` ms (its ``time_ms``, capped by the 
 - With ``NOUGHTS_CACHE_URL`` set, a move missed by this process's cache is looked up in
   the shared cache (:mod:`noughts.service.shared_cache`, Redis) within its short timeout,
   and every new move answer is stored there too, for the other workers and instances.
-- Every answer comes by ``B`` + 100 ms; a search still running then is stopped.
+- Every answer comes by ``B`` + 100 ms; a search still running then is stopped. Time
+  spent waiting for a search slot is part of ``B``: a request that could not start with
+  :data:`MIN_SEARCH_S` left is answered 429 (Retry-After) at once.
 
 >>> import asyncio
 >>> from noughts.position import Position
@@ -31,6 +33,7 @@ Policy, for a request with a budget of ``B`` ms (its ``time_ms``, capped by the 
 
 from __future__ import annotations
 
+import asyncio
 import time
 from collections.abc import Awaitable, Callable
 from dataclasses import dataclass
@@ -49,6 +52,7 @@ from noughts.service.cache import (
     ReplyCache,
     SymmetricView,
     cache_key,
+    shares_symmetries,
     symmetries_ready,
 )
 from noughts.service.runner import DeadlineExceededError, EngineRunner
@@ -61,6 +65,7 @@ __all__ = [
     "Analysis",
     "EngineOverrunError",
     "GRACE_S",
+    "MIN_SEARCH_S",
 ]
 
 GRACE_S = 0.1
@@ -71,6 +76,11 @@ _HARD_MARGIN_S = 0.08
 
 _MAX_RESERVE_S = 0.25
 """At most this much of the budget is kept back for the fallback of a slow exact solve."""
+
+
+MIN_SEARCH_S = 0.03
+"""A request still queueing for a search slot when less than this is left before its
+deadline is turned away (429) instead of starting a search it cannot finish."""
 
 
 class EngineOverrunError(Exception):
@@ -129,6 +139,19 @@ class _Clock:
     def left(self) -> float:
         """Seconds of budget left (at least 1 ms, so a search can still answer)."""
         return max(0.001, self.end - time.monotonic())
+
+
+_LOOP_SYMMETRIES = 8
+"""Boards with more symmetries than this (Qubic: 192, about 1.5 ms in Python) find their
+canonical view in a thread, so a burst of them does not hold up the event loop."""
+
+
+async def _view(position: Position) -> SymmetricView:
+    """The position's canonical view (see :data:`_LOOP_SYMMETRIES`)."""
+    geometry = position.geometry
+    if not shares_symmetries(geometry) or geometry.symmetry_group.count <= _LOOP_SYMMETRIES:
+        return SymmetricView.of(position)  # the identity, or a few symmetries
+    return await asyncio.to_thread(SymmetricView.of, position)
 
 
 def _map_eval(evaluation: MoveEval, view: SymmetricView) -> MoveEval:
@@ -199,7 +222,7 @@ class MoveService:
         exact = level == MAX_LEVEL and solver.can_solve(position)
         ready = self._ready(position)
         cacheable = level == MAX_LEVEL and (seed is None or exact) and ready
-        view = SymmetricView.of(position) if cacheable else None
+        view = await _view(position) if cacheable else None
         key = cache_key("move", view.canonical, level=level) if view is not None else None
         if key is not None and view is not None:
             hit = self.moves.get(key, budget_ms=clock.budget_ms)
@@ -240,9 +263,10 @@ class MoveService:
     async def _anytime_fallback(
         self, position: Position, clock: _Clock, seed: int | None, client_gone: ClientCheck | None
     ) -> MoveChoice:
-        from noughts.anytime.search import anytime_move
-
         def search(budget: Budget) -> MoveChoice:
+            # imported here, in the search thread: a first import must not block the loop
+            from noughts.anytime.search import anytime_move
+
             return anytime_move(position, time_limit=clock.left(), seed=seed, budget=budget)
 
         try:
@@ -261,7 +285,7 @@ class MoveService:
         clock = _Clock(time.monotonic(), self.settings.budget_ms(time_ms))
         exact = solver.can_solve(position)
         cacheable = exact and self._ready(position)
-        view = SymmetricView.of(position) if cacheable else None
+        view = await _view(position) if cacheable else None
         key = cache_key("analyze", view.canonical, level=MAX_LEVEL) if view is not None else None
         if key is not None and view is not None:
             hit = self.analyses.get(key, budget_ms=clock.budget_ms)
@@ -298,9 +322,9 @@ class MoveService:
     async def _evaluate_fallback(
         self, position: Position, clock: _Clock, client_gone: ClientCheck | None
     ) -> tuple[tuple[MoveEval, ...], int | None, float]:
-        from noughts.anytime.search import anytime_evaluate
-
         def search(budget: Budget) -> tuple[tuple[MoveEval, ...], int | None, float]:
+            from noughts.anytime.search import anytime_evaluate  # in the thread, as above
+
             began = time.perf_counter()
             moves = tuple(anytime_evaluate(position, time_limit=clock.left(), budget=budget))
             return moves, None, (time.perf_counter() - began) * 1000
@@ -337,7 +361,13 @@ class MoveService:
         admit: bool = True,
         client_gone: ClientCheck | None = None,
     ) -> _T:
-        return await self.runner.run(work, deadline=deadline, admit=admit, client_gone=client_gone)
+        return await self.runner.run(
+            work,
+            deadline=deadline,
+            admit=admit,
+            client_gone=client_gone,
+            min_search_s=MIN_SEARCH_S,
+        )
 
     @staticmethod
     def _searched_ms(clock: _Clock, exact: bool) -> int:

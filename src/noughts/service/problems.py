@@ -17,6 +17,7 @@ from fastapi import FastAPI, Request
 from fastapi.exceptions import RequestValidationError
 from fastapi.responses import JSONResponse
 from starlette.exceptions import HTTPException as StarletteHTTPException
+from starlette.requests import ClientDisconnect
 
 from noughts.errors import GameOverError, NoughtsError
 from noughts.service.moves import EngineOverrunError
@@ -160,6 +161,7 @@ def install_error_handlers(app: FastAPI) -> None:
     app.add_exception_handler(NoughtsError, on_noughts)
     app.add_exception_handler(EngineBusyError, on_busy)
     app.add_exception_handler(ClientGoneError, on_client_gone)
+    app.add_exception_handler(ClientDisconnect, on_client_gone)  # left mid-body: no traceback
     app.add_exception_handler(EngineOverrunError, on_overrun)
     app.add_exception_handler(StarletteHTTPException, on_http)
     app.add_exception_handler(Exception, on_unexpected)

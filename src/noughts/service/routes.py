@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import asyncio
 import json
 from functools import lru_cache
 from pathlib import Path
@@ -45,7 +46,7 @@ from noughts.service.schemas import (
     VariantsResponse,
 )
 from noughts.service.warmup import warmed_names
-from noughts.variants import ALIASES, NAMED_VARIANTS, variant
+from noughts.variants import ALIASES, NAMED_VARIANTS, is_built, variant
 
 __all__ = ["api", "site", "LISTED_VARIANTS", "SEED_VARIANT"]
 
@@ -75,6 +76,14 @@ def _json(model: BaseModel) -> Response:
     return Response(model.model_dump_json(), media_type="application/json")
 
 
+async def _position(body: MoveRequest | AnalyzeRequest, service: MoveService) -> Position:
+    """The request's position; a variant not in memory is built in a thread first (a
+    19x19 board's lines take tens of milliseconds: not on the event loop)."""
+    if not is_built(body.variant):
+        await asyncio.to_thread(variant, body.variant)
+    return position_from_request(body, max_cells=service.settings.max_cells)
+
+
 api = APIRouter(prefix="/api/v1", tags=["engine"])
 site = APIRouter()
 
@@ -98,7 +107,7 @@ async def post_move(body: MoveRequest, request: Request) -> Response:
         if reply is not None:
             service.moves.record_hit()
             return Response(reply, media_type="application/json")
-    position = position_from_request(body, max_cells=service.settings.max_cells)
+    position = await _position(body, service)
     answer = await service.move(
         position,
         level=body.level,
@@ -122,7 +131,7 @@ async def post_move(body: MoveRequest, request: Request) -> Response:
 async def post_analyze(body: AnalyzeRequest, request: Request) -> Response:
     """Each legal move's value for the side to move (for the page's hint heat map)."""
     service = service_of(request)
-    position = position_from_request(body, max_cells=service.settings.max_cells)
+    position = await _position(body, service)
     analysis = await service.analyze(
         position, time_ms=body.time_ms, client_gone=request.is_disconnected
     )
@@ -243,6 +252,8 @@ async def post_seed_move(request: Request) -> Response:
         data = json.loads(raw)
     except (ValueError, UnicodeDecodeError) as error:
         raise ProblemError(400, f"request body is not valid JSON: {error}") from None
+    except RecursionError:
+        raise ProblemError(400, "request body is not valid JSON: nested too deeply") from None
     try:
         seed_request = SeedMoveRequest.model_validate(data)
     except ValidationError as error:

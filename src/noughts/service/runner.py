@@ -121,8 +121,8 @@ class EngineRunner:
                 with self._lock:
                     self.rejected += 1
                 raise EngineBusyError(
-                    f"the server is busy: all {self.max_searches} search slots are in use; "
-                    "try again shortly"
+                    f"the server is busy: no search slot (of {self.max_searches}) came free "
+                    "in time for this request's budget; try again shortly"
                 )
             await asyncio.sleep(_POLL_S)
 
@@ -133,18 +133,21 @@ class EngineRunner:
         deadline: float,
         admit: bool = True,
         client_gone: Callable[[], Awaitable[bool]] | None = None,
+        min_search_s: float = 0.0,
     ) -> T:
         """``work(budget)`` in a search thread, its result by ``deadline`` (a ``time.monotonic``).
 
-        With ``admit`` (the default) the call waits up to ``queue_wait_s`` (and never past
-        ``deadline``) for a free slot, then raises :class:`EngineBusyError`. Without it the
+        With ``admit`` (the default) the call waits up to ``queue_wait_s`` for a free slot,
+        and never so long that less than ``min_search_s`` would be left before ``deadline``
+        (time spent queueing is the request's own), then raises :class:`EngineBusyError`
+        (HTTP 429): a request that cannot start in time is turned away at once. Without it the
         slot is taken regardless (for a short fallback of a request that already holds one).
         Raises :class:`DeadlineExceededError` if the work has not finished by ``deadline``
         and :class:`ClientGoneError` once ``client_gone()`` says so; either way the work's
         budget is cancelled, and the work stops at its next poll.
         """
         if admit:
-            await self._acquire(min(_now() + self.queue_wait_s, deadline))
+            await self._acquire(min(_now() + self.queue_wait_s, deadline - min_search_s))
         else:
             self._try_acquire(admit=False)
         search: _Search[T] = _Search(work, self._release)

@@ -33,6 +33,14 @@ MAX_BOARD_TEXT = 4096
 """Longest board string accepted (a 19x19 board with separators fits easily)."""
 
 
+SEED_LIMIT = 2**63
+"""Bounds of ``seed``: from -2**63 to 2**63 - 1024, the largest integer below 2**63 that a
+JSON number read as a double keeps exactly (so the schema's maximum means what it says)."""
+
+SEED_MASK = 2**16 - 1
+"""The largest bitmask on the 4x4 backend seed's board."""
+
+
 class _PositionFields(BaseModel):
     """A position: a variant and a board string, or the 4x4 backend seed's bitmasks."""
 
@@ -40,6 +48,7 @@ class _PositionFields(BaseModel):
 
     variant: str = Field(
         "3x3",
+        min_length=1,
         max_length=64,
         description="Variant name: 3x3 (tictactoe), 4x4k3, 4x4, 4x4x4 (qubic), any RxCkK...",
         examples=["3x3", "4x4k3", "4x4", "4x4x4"],
@@ -47,14 +56,21 @@ class _PositionFields(BaseModel):
     board: str | None = Field(
         None,
         max_length=MAX_BOARD_TEXT,
-        description="Cells row-major with X, O and '.'; '/' between rows, '|' between layers.",
+        description="Cells row-major with X, O and '.'; '/' between rows, '|' between layers. "
+        "It must have the variant's cells (else 400).",
         examples=["X.O/.X./..."],
     )
     num_x: StrictInt | None = Field(
-        None, alias="numX", description="Bitmask of X's cells (bit row*cols + col)."
+        None,
+        alias="numX",
+        ge=0,
+        description="Bitmask of X's cells (bit row*cols + col; bits off the board: 400).",
     )
     num_o: StrictInt | None = Field(
-        None, alias="numO", description="Bitmask of O's cells (bit row*cols + col)."
+        None,
+        alias="numO",
+        ge=0,
+        description="Bitmask of O's cells (bit row*cols + col; bits off the board: 400).",
     )
     is_x: StrictBool | None = Field(
         None, alias="isX", description="True if X is to move (settles who moves on equal counts)."
@@ -73,8 +89,8 @@ class MoveRequest(_PositionFields):
     level: StrictInt = Field(10, ge=0, le=10, description="Playing strength: 0 (weak) to 10.")
     seed: StrictInt | None = Field(
         None,
-        ge=-(2**63),
-        le=2**63 - 1,
+        ge=-SEED_LIMIT,
+        le=SEED_LIMIT - 1024,
         description="Seed for the random choices of levels below 10 (answers are then repeatable).",
     )
 
@@ -90,8 +106,8 @@ class SeedMoveRequest(BaseModel):
 
     model_config = ConfigDict(extra="ignore")
 
-    numX: StrictInt = Field(description="Bitmask of X's cells, bit row*4 + col.")
-    numO: StrictInt = Field(description="Bitmask of O's cells, bit row*4 + col.")
+    numX: StrictInt = Field(ge=0, le=SEED_MASK, description="Bitmask of X's cells, bit row*4+col.")
+    numO: StrictInt = Field(ge=0, le=SEED_MASK, description="Bitmask of O's cells, bit row*4+col.")
     isX: StrictBool | None = Field(None, description="True if the bot plays X (X to move).")
 
 

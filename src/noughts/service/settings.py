@@ -73,6 +73,12 @@ class Settings(BaseSettings):
     max_cells: int = Field(
         default=361, ge=1, description="Largest board (in cells) the service plays (else 400)."
     )
+    request_timeout_s: float = Field(
+        default=10.0,
+        gt=0,
+        allow_inf_nan=False,
+        description="Seconds a connection has to deliver a whole request (noughts serve).",
+    )
 
     @field_validator("cors_origins", mode="before")
     @classmethod

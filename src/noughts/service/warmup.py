@@ -19,28 +19,43 @@ import threading
 from noughts.engine import choose_move
 from noughts.exact.solver import can_solve
 from noughts.geometry import Geometry
+from noughts.lru import LRU
 from noughts.position import Position
 from noughts.service.cache import SymmetricView, shares_symmetries
+from noughts.variants import MAX_KEPT_VARIANTS
 
-__all__ = ["warm", "is_warm", "warm_in_background", "warmed_names", "WARMUP_SEARCH_S"]
+__all__ = [
+    "warm",
+    "is_warm",
+    "warm_in_background",
+    "warmed_names",
+    "WARMUP_SEARCH_S",
+    "MAX_PENDING_WARMUPS",
+]
 
 WARMUP_SEARCH_S = 0.05
 """Budget of the tiny search that builds the anytime search's tables."""
 
+MAX_PENDING_WARMUPS = 4
+"""Warm-up threads started and not finished, at most."""
+
 _lock = threading.Lock()
-_warm: set[Geometry] = set()
-_started: set[Geometry] = set()
+_one_at_a_time = threading.Lock()
+_pending = 0
+_warm: LRU[str, bool] = LRU(MAX_KEPT_VARIANTS)
+_started: LRU[str, bool] = LRU(MAX_KEPT_VARIANTS)
+"""Variant names, as many as the geometries kept (:data:`MAX_KEPT_VARIANTS`): a
+geometry dropped and built again is warmed again."""
 
 
 def is_warm(geometry: Geometry) -> bool:
     """True once ``geometry``'s tables have been built."""
-    return geometry in _warm
+    return geometry.name in _warm
 
 
 def warmed_names() -> list[str]:
-    """The variants warmed so far, by name."""
-    with _lock:
-        return sorted(g.name for g in _warm)
+    """The variants warmed (of those kept), by name."""
+    return sorted(_warm.keys())
 
 
 def warm(geometry: Geometry) -> None:
@@ -54,21 +69,34 @@ def warm(geometry: Geometry) -> None:
     except Exception:  # best effort: a request on this board meets the problem, and says so
         pass
     finally:
-        with _lock:
-            _warm.add(geometry)
+        _warm.put(geometry.name, True)
 
 
 def warm_in_background(*geometries: Geometry) -> threading.Thread | None:
-    """Warm the geometries not yet warm or warming, one after another, in a daemon thread."""
+    """Warm the geometries not yet warm or warming, one after another, in a daemon thread.
+
+    Warm-ups run one at a time (they are CPU work, and the searches come first), and at
+    most :data:`MAX_PENDING_WARMUPS` wait: past that a geometry is left cold for now (a
+    later request asks again), so a stream of new variants cannot pile up threads.
+    """
+    global _pending
     with _lock:
-        todo = [g for g in geometries if g not in _started]
-        _started.update(todo)
-    if not todo:
-        return None
+        todo = [g for g in geometries if g.name not in _started]
+        if not todo or _pending >= MAX_PENDING_WARMUPS:
+            return None
+        for geometry in todo:
+            _started.put(geometry.name, True)
+        _pending += 1
 
     def run() -> None:
-        for geometry in todo:
-            warm(geometry)
+        global _pending
+        try:
+            with _one_at_a_time:
+                for geometry in todo:
+                    warm(geometry)
+        finally:
+            with _lock:
+                _pending -= 1
 
     thread = threading.Thread(target=run, name="noughts-warmup", daemon=True)
     thread.start()
