@@ -114,8 +114,9 @@ def test_prove_prints_json(capsys: pytest.CaptureFixture[str]) -> None:
     ["prove", "XXX/OO./..."],
     ["verify-book", "3x3"],
     ["verify-book", "qubic", "--file", "/nonexistent/strategy.bin"],
-    ["build-book", "4x4", "--hours", "0.01"],
-    ["build-book", "qubic", "--cluster", "nowhere", "--hours", "0.001"],
+    ["build-book", "4x4", "--time", "30"],
+    ["build-book", "qubic", "--cluster", "nowhere", "--time", "3"],
+    ["build-book", "qubic", "--time", "inf"],
 ])
 def test_bad_input_is_one_line_and_status_2(capsys: pytest.CaptureFixture[str],
                                             args: list[str]) -> None:
@@ -128,7 +129,7 @@ def test_build_then_verify_on_the_command_line(tmp_path: Path,
                                                capsys: pytest.CaptureFixture[str]) -> None:
     path = tmp_path / "q.bin"
     status, out, _ = run_cli(capsys, "build-book", "qubic", "--file", str(path),
-                             "--hours", "0.001", "--job-seconds", "1")
+                             "--time", "3", "--job-seconds", "1")
     assert status == 0 and path.is_file()
     assert json.loads(out.strip().splitlines()[-1])["stored"] >= 1
     status, out, _ = run_cli(capsys, "verify-book", "qubic", "--file", str(path), "--json")

@@ -2,7 +2,8 @@
 
     noughts prove BOARD [--variant V] [--time S] [--nodes N] [--json]
     noughts verify-book qubic [--file PATH] [--sample N] [--json]
-    noughts build-book qubic [--file PATH] [--hours H] [--job-seconds S] [--workers N]
+    noughts build-book qubic [--file PATH] [--time S] [--job-seconds S] [--workers N]
+                             [--cluster WHERE]
 
 ``prove`` runs the proof-number search on one position and says whether the side to
 move wins, loses or draws by force, or that the budget ran out first (``unknown``).
@@ -16,29 +17,16 @@ from __future__ import annotations
 
 import argparse
 import json
-import math
 import sys
 import time
 from concurrent.futures import Executor
 from pathlib import Path
-from typing import Any
+
+from noughts.cli import limits
 
 __all__ = ["add_arguments", "run"]
 
 _STRATEGY_VARIANTS = {"qubic": "4x4x4", "4x4x4": "4x4x4"}
-
-
-def _positive(kind: type[float] | type[int]) -> Any:
-    def parse(text: str) -> float | int:
-        try:
-            value = kind(text)
-        except ValueError:
-            raise argparse.ArgumentTypeError(f"not a number: {text!r}") from None
-        if not math.isfinite(value) or value <= 0:
-            raise argparse.ArgumentTypeError(f"must be a positive finite number, not {text}")
-        return value
-
-    return parse
 
 
 def add_arguments(name: str, parser: argparse.ArgumentParser) -> None:
@@ -46,28 +34,30 @@ def add_arguments(name: str, parser: argparse.ArgumentParser) -> None:
     if name == "prove":
         parser.add_argument("board", metavar="BOARD", nargs="?", default="",
                             help="the board (default: the empty board)")
-        parser.add_argument("--variant", "-v", metavar="V", help="qubic, 4x4, 5x4k4...")
+        parser.add_argument("--variant", "-v", metavar="V", type=limits.variant_name,
+                            help="qubic, 4x4, 5x4k4...")
         parser.add_argument("--first", choices=("X", "O"), default="X",
                             help="who started (default X)")
-        parser.add_argument("--time", dest="time_limit", type=_positive(float), metavar="S",
+        parser.add_argument("--time", dest="time_limit", type=limits.seconds, metavar="S",
                             default=10.0, help="seconds to search (default 10)")
-        parser.add_argument("--nodes", type=_positive(int), metavar="N", help="node budget")
+        parser.add_argument("--nodes", type=limits.nodes, metavar="N", help="node budget")
         parser.add_argument("--json", action="store_true", help="print one JSON object")
         return
-    parser.add_argument("variant", metavar="VARIANT", help="qubic (the only one for now)")
+    parser.add_argument("variant", metavar="VARIANT", type=limits.variant_name,
+                        help="qubic (the only one for now)")
     parser.add_argument("--file", type=Path, metavar="PATH",
                         help="a strategy file (default: the one shipped with noughts)")
     if name == "verify-book":
-        parser.add_argument("--sample", type=_positive(int), metavar="N",
+        parser.add_argument("--sample", type=limits.positive_count, metavar="N",
                             help="check N proven entries one step deep, not the whole walk")
         parser.add_argument("--seed", type=int, default=0, help="seed of the sample")
         parser.add_argument("--json", action="store_true", help="print one JSON object")
         return
-    parser.add_argument("--hours", type=_positive(float), default=1.0,
-                        help="wall time to build (default 1)")
-    parser.add_argument("--job-seconds", type=_positive(float), default=15.0,
-                        help="search time of one job (default 15)")
-    parser.add_argument("--workers", type=_positive(int), default=1,
+    parser.add_argument("--time", dest="time_limit", type=limits.seconds, default=3600.0,
+                        metavar="S", help="wall time to build, in seconds (default 3600)")
+    parser.add_argument("--job-seconds", type=limits.seconds, default=10.0,
+                        help="search time of one job (default 10)")
+    parser.add_argument("--workers", type=limits.positive_count, default=1,
                         help="jobs at once (default 1)")
     parser.add_argument("--cluster", default="none", metavar="WHERE",
                         help="where jobs run: none (local processes, the default), ray (a "
@@ -204,7 +194,7 @@ def _build_with(args: argparse.Namespace, path: Path, executor: Executor | None)
                 bar.update(task, completed=done)
 
         final = build_strategy(path, _STRATEGY_VARIANTS[args.variant.lower()],
-                               seconds=args.hours * 3600, job_seconds=args.job_seconds,
+                               seconds=args.time_limit, job_seconds=args.job_seconds,
                                executor=executor, workers=args.workers, progress=progress)
     print(json.dumps(final.as_json()))
     return 0
