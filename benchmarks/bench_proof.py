@@ -25,7 +25,6 @@ import os
 import platform
 import random
 import statistics
-import sys
 import time
 from pathlib import Path
 
@@ -106,7 +105,6 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--budgets", default="0.05,0.2,1,5")
     parser.add_argument("--out", default=str(RESULTS))
     args = parser.parse_args(argv)
-    sys.setrecursionlimit(max(sys.getrecursionlimit(), 10_000))
     if args.make:
         found = make(args.make, args.seed, args.label_nodes)
         DATA.parent.mkdir(exist_ok=True)

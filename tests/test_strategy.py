@@ -5,7 +5,6 @@ from __future__ import annotations
 
 import json
 import random
-import sys
 from pathlib import Path
 
 import pytest
@@ -17,8 +16,6 @@ from noughts.cli import main
 from noughts.engine import choose_move
 from noughts.errors import NoughtsError
 from noughts.position import Position
-
-sys.setrecursionlimit(max(sys.getrecursionlimit(), 10_000))
 
 
 def test_the_file_round_trips_and_damage_is_named() -> None:

@@ -35,7 +35,8 @@ from noughts.position import Position
 __all__ = ["threat_win", "verify_strategy", "check_entries", "Report", "CHECK_THREATS"]
 
 CHECK_THREATS = 12
-"""The longest chain (attacking moves) the plain checker looks for."""
+"""The most single threats the plain checker plays before the double threat that ends a
+chain (as the threat search counts them)."""
 
 
 def _completions(lines: tuple[Bitboard, ...], k: int, mine: Bitboard, theirs: Bitboard) -> set[int]:
@@ -56,12 +57,13 @@ def threat_win(
     depth: int = CHECK_THREATS,
     failed: set[tuple[int, int, int]] | None = None,
 ) -> bool:
-    """Whether the side to move (``mine``) wins by at most ``depth`` continuous threats
-    against ``theirs``. ``failed`` remembers positions already shown not to win."""
+    """Whether the side to move (``mine``) wins by at most ``depth`` continuous single
+    threats and then a double threat (or a threat the defender cannot block) against
+    ``theirs``. ``failed`` remembers positions already shown not to win."""
     if _completions(lines, k, mine, theirs):
         return True
     blocks = _completions(lines, k, theirs, mine)
-    if len(blocks) >= 2 or depth == 0:
+    if len(blocks) >= 2:
         return False
     if failed is None:
         failed = set()
@@ -76,7 +78,9 @@ def threat_win(
         if _completions(lines, k, theirs, after):
             continue  # the defender completes a line first
         if len(made) >= 2:
-            return True
+            return True  # a double threat ends the chain, however long it was
+        if depth == 0:
+            continue
         reply = next(iter(made))
         if threat_win(lines, k, after, theirs | 1 << reply, occupied | 1 << cell | 1 << reply,
                       depth - 1, failed):

@@ -17,7 +17,6 @@ from __future__ import annotations
 
 import argparse
 import json
-import sys
 import time
 from concurrent.futures import Executor
 from pathlib import Path
@@ -81,7 +80,6 @@ def _prove(args: argparse.Namespace) -> int:
 
     variant = args.variant or (infer_variant(args.board) if args.board else "3x3")
     position = Position(args.board, variant, first=args.first)
-    sys.setrecursionlimit(max(sys.getrecursionlimit(), 10 * position.geometry.cells + 1000))
     result = prove(position, time_limit=args.time_limit, nodes=args.nodes)
     record = {
         "variant": position.variant, "board": position.board, "to_move": position.to_move,
@@ -129,7 +127,6 @@ def _verify(args: argparse.Namespace) -> int:
     strategy = Strategy.load(path) if path is not None else shipped_strategy()
     if strategy is None:
         raise fail("this installation ships no Qubic strategy")
-    sys.setrecursionlimit(max(sys.getrecursionlimit(), 10_000))
     start = time.perf_counter()
     if args.sample:
         report = check_entries(strategy, args.sample, seed=args.seed)
@@ -169,7 +166,6 @@ def _build(args: argparse.Namespace) -> int:
         raise fail(f"no directory {path.parent} for the strategy file")
     cluster = parse_cluster(args.cluster)
     executor = None if cluster == LOCAL else executor_for(cluster, workers=args.workers)
-    sys.setrecursionlimit(max(sys.getrecursionlimit(), 10_000))
     try:
         return _build_with(args, path, executor)
     finally:

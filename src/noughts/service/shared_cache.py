@@ -33,7 +33,6 @@ from typing import Any
 from urllib.parse import urlsplit, urlunsplit
 
 from noughts.errors import NoughtsError
-from noughts.geometry import Geometry
 from noughts.results import Estimate, MoveChoice, Outcome, Scale, Value
 from noughts.service.cache import CacheKey
 
@@ -80,10 +79,10 @@ CHOICE_EXAMPLE = MoveChoice(
 
 
 def shared_key(key: CacheKey) -> str:
-    """The Redis key of a canonical cache key (kind, geometry, x, o, to move, level)."""
-    kind, geometry, x, o, to_move, level = key
-    assert isinstance(geometry, Geometry)
-    return f"{PREFIX}:{kind}:{geometry.name}:{to_move}:{x:x}:{o:x}:{level}"
+    """The Redis key of a canonical cache key (kind, variant name, x, o, to move, level)."""
+    kind, variant_name, x, o, to_move, level = key
+    assert isinstance(variant_name, str) and isinstance(x, int) and isinstance(o, int)
+    return f"{PREFIX}:{kind}:{variant_name}:{to_move}:{x:x}:{o:x}:{level}"
 
 
 def encode_entry(choice: MoveChoice, *, searched_ms: int, exact: bool) -> bytes:
