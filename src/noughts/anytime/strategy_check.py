@@ -28,7 +28,7 @@ import random
 from collections.abc import Callable
 from dataclasses import dataclass, field
 
-from noughts.anytime.strategy import Strategy
+from noughts.anytime.strategy import Found, Strategy
 from noughts.geometry import Bitboard
 from noughts.position import Position
 
@@ -167,7 +167,12 @@ def _walk(
     if (x, o) in seen:
         return seen[(x, o)]
     seen[(x, o)] = False
-    won = _check(strategy, position, report, seen, claimed=claimed, progress=progress)
+    found = strategy.lookup(position)
+    won = _check(strategy, position, found, report, claimed=claimed,
+                 visit=lambda child, claim: _walk(strategy, child, report, seen, claimed=claim,
+                                                  progress=progress))
+    if found is not None and progress is not None and report.checked % 100 == 0:
+        progress(report)
     seen[(x, o)] = won
     counts = report.by_plies.setdefault(position.ply, [0, 0])
     counts[0] += 1
@@ -178,16 +183,17 @@ def _walk(
 def _check(
     strategy: Strategy,
     position: Position,
+    found: Found | None,
     report: Report,
-    seen: dict[tuple[int, int], bool],
     *,
     claimed: bool,
-    progress: Callable[[Report], None] | None,
+    visit: Callable[[Position, bool], bool],
 ) -> bool:
+    """Whether the position (first player to move) is won: by a threat chain if it is
+    not stored, else by its stored move, every reply going to ``visit(child, claimed)``."""
     geometry = strategy.geometry
     lines, k = geometry.lines, geometry.k
     me, them = (position.x, position.o) if position.to_move == "X" else (position.o, position.x)
-    found = strategy.lookup(position)
     if found is None:
         if threat_win(lines, k, me, them, me | them):
             report.threat_leaves += 1
@@ -197,8 +203,6 @@ def _check(
             report.failures.append(f"{position.board}: not stored and no threat win")
         return False
     report.checked += 1
-    if progress is not None and report.checked % 100 == 0:
-        progress(report)
     if not found.proven:
         report.open_entries += 1
     if found.move not in position.legal_moves:
@@ -225,8 +229,7 @@ def _check(
         if key in replies:
             continue
         replies.add(key)
-        if not _walk(strategy, child, report, seen, claimed=claimed or found.proven,
-                     progress=progress):
+        if not visit(child, claimed or found.proven):
             won = False
     if found.proven and not won:
         report.failures.append(f"{position.board}: stored as proven, but not every reply is won")
@@ -240,30 +243,15 @@ def check_entries(strategy: Strategy, count: int, seed: int = 0) -> Report:
     proven = [key for key, entry in strategy.entries.items() if entry.proven]
     report = Report()
     geometry = strategy.geometry
+
+    def one_step(child: Position, claimed: bool) -> bool:
+        stored = strategy.lookup(child)
+        if stored is not None and stored.proven:
+            return stored.move in child.legal_moves
+        return _check(strategy, child, None, report, claimed=claimed, visit=one_step)
+
     for x, o in rng.sample(proven, min(count, len(proven))):
         position = Position.from_bitboards(x, o, geometry)
-        report.checked += 1
-        found = strategy.lookup(position)
-        assert found is not None
-        if found.move not in position.legal_moves:
-            report.failures.append(f"{position.board}: illegal stored move")
-            continue
-        after = position.play(found.move)
-        if after.winner is not None:
-            continue
-        for reply in after.legal_moves:
-            child = after.play(reply)
-            if child.is_over:
-                report.failures.append(f"{position.board}: {reply} ends the game")
-                continue
-            stored = strategy.lookup(child)
-            if stored is not None and stored.proven and stored.move in child.legal_moves:
-                continue
-            me, them = (child.x, child.o) if child.to_move == "X" else (child.o, child.x)
-            if threat_win(geometry.lines, geometry.k, me, them, me | them):
-                report.threat_leaves += 1
-                continue
-            report.failures.append(
-                f"{position.board}: after {found.move} and {reply}, not proven"
-            )
+        _check(strategy, position, strategy.lookup(position), report, claimed=True,
+               visit=one_step)
     return report
