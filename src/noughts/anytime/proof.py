@@ -462,10 +462,11 @@ def _resisting_move(search: ProofSearch) -> int | None:
     """In a proven loss, the defender's move whose proof is largest (resists longest)."""
     board = search.board
     best: tuple[int, int] | None = None
+    memo: dict[int, int] = {}  # shared: the replies' proofs overlap
     for cell in search.moves():
         board.play(cell)
         try:
-            size = search._plies({})
+            size = search._plies(memo)
         finally:
             board.undo(cell)
         if best is None or size > best[0]:

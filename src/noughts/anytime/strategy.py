@@ -106,12 +106,15 @@ class Strategy:
 
     def lookup(self, position: Position) -> Found | None:
         """The stored move for ``position`` in its own orientation, or ``None``."""
-        key, symmetry = self.key(position)
+        return self.found_at(*self.key(position))
+
+    def found_at(self, key: tuple[int, int], symmetry: int) -> Found | None:
+        """:meth:`lookup` for a position whose :meth:`key` is already known."""
         entry = self.entries.get(key)
         if entry is None:
             return None
-        perm = self.geometry.symmetries[symmetry]
-        return Found(perm.index(entry.move), entry.proven, entry.plies)
+        move = self.geometry.symmetry_group.inverses[symmetry][entry.move]
+        return Found(move, entry.proven, entry.plies)
 
     # -- the file ----------------------------------------------------------------------
     def to_bytes(self) -> bytes:

@@ -127,12 +127,12 @@ def _survey(strategy: Strategy, position: Position, result: Survey,
             memo: dict[tuple[int, int], int], chains: Chains) -> int:
     """The most plies the strategy lets the game last from ``position`` if it is
     proven, else 0."""
-    key, _ = strategy.key(position)
+    key, symmetry = strategy.key(position)
     if key in memo:
         return memo[key]
     depth = result.by_depth.setdefault(position.ply, [0, 0])
     depth[0] += 1
-    found = strategy.lookup(position)
+    found = strategy.found_at(key, symmetry)
     plies = 0
     if found is not None and found.proven:
         result.stored += 1

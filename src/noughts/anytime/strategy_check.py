@@ -161,16 +161,19 @@ def _walk(
     *,
     claimed: bool,
     progress: Callable[[Report], None] | None,
+    placed: tuple[tuple[int, int], int] | None = None,
 ) -> bool:
-    """Check the position (first player to move) once; True if it is proven won."""
-    x, o, _ = strategy.geometry.symmetry_group.canonical(position.x, position.o)
+    """Check the position (first player to move) once; True if it is proven won.
+    ``placed`` is its :meth:`Strategy.key`, when the caller has it already."""
+    (x, o), symmetry = placed if placed is not None else strategy.key(position)
     if (x, o) in seen:
         return seen[(x, o)]
     seen[(x, o)] = False
-    found = strategy.lookup(position)
+    found = strategy.found_at((x, o), symmetry)
     won = _check(strategy, position, found, report, claimed=claimed,
-                 visit=lambda child, claim: _walk(strategy, child, report, seen, claimed=claim,
-                                                  progress=progress))
+                 visit=lambda child, claim, at: _walk(strategy, child, report, seen,
+                                                      claimed=claim, progress=progress,
+                                                      placed=at))
     if found is not None and progress is not None and report.checked % 100 == 0:
         progress(report)
     seen[(x, o)] = won
@@ -187,10 +190,11 @@ def _check(
     report: Report,
     *,
     claimed: bool,
-    visit: Callable[[Position, bool], bool],
+    visit: Callable[[Position, bool, tuple[tuple[int, int], int]], bool],
 ) -> bool:
     """Whether the position (first player to move) is won: by a threat chain if it is
-    not stored, else by its stored move, every reply going to ``visit(child, claimed)``."""
+    not stored, else by its stored move, every reply (one per symmetry class) going to
+    ``visit(child, claimed, its strategy key)``."""
     geometry = strategy.geometry
     lines, k = geometry.lines, geometry.k
     me, them = (position.x, position.o) if position.to_move == "X" else (position.o, position.x)
@@ -225,11 +229,11 @@ def _check(
                 )
             won = False
             continue
-        key = geometry.symmetry_group.canonical(child.x, child.o)[:2]
-        if key in replies:
+        placed = strategy.key(child)
+        if placed[0] in replies:
             continue
-        replies.add(key)
-        if not visit(child, claimed or found.proven):
+        replies.add(placed[0])
+        if not visit(child, claimed or found.proven, placed):
             won = False
     if found.proven and not won:
         report.failures.append(f"{position.board}: stored as proven, but not every reply is won")
@@ -244,8 +248,8 @@ def check_entries(strategy: Strategy, count: int, seed: int = 0) -> Report:
     report = Report()
     geometry = strategy.geometry
 
-    def one_step(child: Position, claimed: bool) -> bool:
-        stored = strategy.lookup(child)
+    def one_step(child: Position, claimed: bool, placed: tuple[tuple[int, int], int]) -> bool:
+        stored = strategy.found_at(*placed)
         if stored is not None and stored.proven:
             return stored.move in child.legal_moves
         return _check(strategy, child, None, report, claimed=claimed, visit=one_step)
