@@ -22,7 +22,7 @@ QUBIC_BOARD = "X.../..../..../....|..../.O../..../....|..../..../..../....|..../
 
 
 def test_a_request_that_cannot_start_in_time_is_turned_away_promptly() -> None:
-    runner = EngineRunner(max_searches=1, queue_wait_s=5.0)
+    runner = EngineRunner(max_searches=1, queue_wait_s=5.0, min_search_s=0.1)
     release = threading.Event()
 
     def hold(budget: Budget) -> None:
@@ -31,19 +31,39 @@ def test_a_request_that_cannot_start_in_time_is_turned_away_promptly() -> None:
             time.sleep(0.001)
 
     async def scenario() -> float:
-        holder = asyncio.ensure_future(runner.run(hold, deadline=time.monotonic() + 10))
+        holder = asyncio.ensure_future(runner.run(hold, Budget.within(seconds=10)))
         await asyncio.sleep(0.05)
         began = time.monotonic()
         with pytest.raises(EngineBusyError):
-            await runner.run(lambda b: 1, deadline=began + 0.3, min_search_s=0.1)
+            await runner.run(lambda b: 1, Budget.within(seconds=0.3))
         waited = time.monotonic() - began
         release.set()
         await holder
         return waited
 
     waited = asyncio.run(scenario())
-    assert 0.15 <= waited < 0.3  # gave up with 0.1 s left, not at the deadline or 5 s on
+    assert waited < 0.1  # the slot is expected back in 10 s: turned away at once
     assert runner.rejected == 1 and runner.running == 0
+
+
+def test_a_queued_request_gets_the_slot_as_it_comes_free() -> None:
+    runner = EngineRunner(max_searches=1, queue_wait_s=1.0, min_search_s=0.1)
+
+    def short(budget: Budget) -> str:
+        time.sleep(0.2)
+        return "first"
+
+    async def scenario() -> tuple[str, str, float]:
+        holder = asyncio.ensure_future(runner.run(short, Budget.within(seconds=0.3)))
+        await asyncio.sleep(0.02)
+        began = time.monotonic()
+        second = await runner.run(lambda b: "second", Budget.within(seconds=2.0))
+        return await holder, second, time.monotonic() - began
+
+    first, second, waited = asyncio.run(scenario())
+    assert (first, second) == ("first", "second")
+    assert 0.1 < waited < 1.0  # queued behind the first search, then ran
+    assert runner.rejected == 0 and runner.running == 0
 
 
 @pytest.fixture(scope="module")

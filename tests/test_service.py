@@ -367,19 +367,20 @@ def test_a_repeated_request_gets_the_same_answer_marked_cached(client: TestClien
 
 
 def test_a_fallback_answer_is_not_served_again(monkeypatch: pytest.MonkeyPatch) -> None:
-    import noughts.service.moves as moves_module
+    import noughts.service.jobs as jobs_module
+    from noughts.budget import Budget
 
-    def spin(position: Position, **kwargs: Any) -> Any:
-        while True:
-            pass
+    def spin(position: Position, *, budget: Budget, **kwargs: Any) -> Any:
+        while True:  # a solve that never ends by itself: only its budget stops it
+            budget.check()
 
-    real = moves_module.choose_move
-    monkeypatch.setattr(moves_module, "choose_move", spin)
+    real = jobs_module.choose_move
+    monkeypatch.setattr(jobs_module, "choose_move", spin)
     with TestClient(create_app(quiet_settings())) as test_client:
         body = {"variant": "4x4", "board": "X.../..../..../...O", "time_ms": 300}
         first = move(test_client, **body)
         assert first["method"] == "anytime" and not first["cached"]
-        monkeypatch.setattr(moves_module, "choose_move", real)
+        monkeypatch.setattr(jobs_module, "choose_move", real)
         again = move(test_client, **body)
         assert again["method"] == "exact" and not again["cached"]  # the solver tried again
 
@@ -389,7 +390,7 @@ def test_server_start_warms_the_featured_variants(monkeypatch: pytest.MonkeyPatc
     from noughts.geometry import Geometry
 
     started: list[tuple[Geometry, ...]] = []
-    monkeypatch.setattr(app_module, "warm_in_background", lambda *g: started.append(g))
+    monkeypatch.setattr(app_module, "warm_in_background", lambda *g, **_: started.append(g))
     with TestClient(create_app(Settings())):
         pass
     assert [[g.name for g in call] for call in started] == [["3x3", "4x4k3", "4x4", "4x4x4"]]

@@ -14,7 +14,7 @@ warnings.filterwarnings("ignore", message=".*httpx.*")  # starlette's TestClient
 
 from fastapi.testclient import TestClient  # noqa: E402
 
-import noughts.service.moves as moves_module  # noqa: E402
+import noughts.service.jobs as jobs_module  # noqa: E402
 from noughts.budget import Budget  # noqa: E402
 from noughts.engine import MoveResult  # noqa: E402
 from noughts.position import Position  # noqa: E402
@@ -205,13 +205,13 @@ def test_unknown_path_and_method(client: TestClient) -> None:
 # -- limits: busy slots, deadlines ----------------------------------------------------------
 def test_saturated_search_slots_answer_429(monkeypatch: pytest.MonkeyPatch) -> None:
     release = threading.Event()
-    real_choose = moves_module.choose_move
+    real_choose = jobs_module.choose_move
 
     def blocking_choose(position: Position, **kwargs: Any) -> MoveResult:
         release.wait(10)
         return real_choose(position, **kwargs)
 
-    monkeypatch.setattr(moves_module, "choose_move", blocking_choose)
+    monkeypatch.setattr(jobs_module, "choose_move", blocking_choose)
     app = create_app(quiet_settings(max_searches=1, queue_wait_ms=50, max_time_ms=5000))
     with TestClient(app) as test_client:
         results: list[int] = []
@@ -232,7 +232,7 @@ def test_saturated_search_slots_answer_429(monkeypatch: pytest.MonkeyPatch) -> N
         first.join(10)
         assert busy.status_code == 429 and busy.headers["retry-after"] == "1"
         assert "busy" in detail(busy)
-        assert 0.04 <= waited < 2.0
+        assert waited < 1.0  # at once: the slot is taken for 3 s, longer than this budget
         assert results == [200]
         stats = test_client.get("/api/v1/stats").json()["engine"]
         assert stats["rejected"] == 1 and stats["running"] == 0
@@ -244,7 +244,7 @@ def spin_forever(position: Position, *, budget: Budget, **kwargs: Any) -> MoveRe
 
 
 def test_a_search_past_its_deadline_is_stopped(monkeypatch: pytest.MonkeyPatch) -> None:
-    monkeypatch.setattr(moves_module, "choose_move", spin_forever)
+    monkeypatch.setattr(jobs_module, "choose_move", spin_forever)
     app = create_app(quiet_settings(max_time_ms=5000))
     with TestClient(app) as test_client:
         started = time.monotonic()
@@ -264,7 +264,7 @@ def test_a_search_past_its_deadline_is_stopped(monkeypatch: pytest.MonkeyPatch) 
 def test_a_slow_exact_solve_falls_back_to_the_anytime_search(
     monkeypatch: pytest.MonkeyPatch,
 ) -> None:
-    monkeypatch.setattr(moves_module, "choose_move", spin_forever)
+    monkeypatch.setattr(jobs_module, "choose_move", spin_forever)
     app = create_app(quiet_settings())
     with TestClient(app) as test_client:
         started = time.monotonic()
@@ -310,7 +310,7 @@ def test_a_client_that_goes_away_stops_its_search() -> None:
         return bool(polls)  # the client leaves once the search has started
 
     async def request() -> None:
-        await runner.run(work, deadline=time.monotonic() + 30, client_gone=gone)
+        await runner.run(work, Budget.within(seconds=30), client_gone=gone)
 
     started = time.monotonic()
     with pytest.raises(ClientGoneError):
@@ -325,7 +325,7 @@ def test_a_client_that_goes_away_stops_its_search() -> None:
 def test_a_search_that_raises_does_not_take_the_server_down(
     monkeypatch: pytest.MonkeyPatch,
 ) -> None:
-    real = moves_module.choose_move
+    real = jobs_module.choose_move
     calls = {"count": 0}
 
     def faulty(position: Position, **kwargs: Any) -> Any:
@@ -334,7 +334,7 @@ def test_a_search_that_raises_does_not_take_the_server_down(
             raise RuntimeError("injected fault in the search")
         return real(position, **kwargs)
 
-    monkeypatch.setattr(moves_module, "choose_move", faulty)
+    monkeypatch.setattr(jobs_module, "choose_move", faulty)
     with TestClient(create_app(quiet_settings()), raise_server_exceptions=False) as test_client:
         broken = test_client.post("/api/v1/move", json={"board": "X../.../..."})
         assert broken.status_code == 500 and detail(broken) == "internal error: RuntimeError"

@@ -4,6 +4,9 @@ Settings (budgets, cache, CORS...) come from ``NOUGHTS_*`` environment variables
 host and port from the options, else ``NOUGHTS_HOST``/``NOUGHTS_PORT``, else
 127.0.0.1:8000. The web stack is imported only when the command runs.
 
+Searches run in worker processes, one per core unless ``NOUGHTS_SEARCH_PROCESSES``
+says otherwise (shared among ``--workers``): see :mod:`noughts.service.processes`.
+
 The port is bound before the server announces itself, so a busy port fails at once
 with one line. Connections that do not deliver a request in time are closed
 (:mod:`noughts.service.connections`); idle keep-alive connections after :data:`KEEP_ALIVE_S`.
@@ -13,12 +16,20 @@ from __future__ import annotations
 
 import argparse
 import contextlib
+import os
 import socket
 import sys
 
 from noughts.cli import fail, limits
 
-__all__ = ["add_arguments", "run", "bind", "KEEP_ALIVE_S", "SWITCH_INTERVAL_S"]
+__all__ = [
+    "add_arguments",
+    "run",
+    "bind",
+    "search_processes",
+    "KEEP_ALIVE_S",
+    "SWITCH_INTERVAL_S",
+]
 
 KEEP_ALIVE_S = 5
 """Seconds an idle keep-alive connection stays open after a response."""
@@ -54,6 +65,18 @@ def add_arguments(name: str, parser: argparse.ArgumentParser) -> None:
     )
 
 
+def search_processes(configured: int | None, workers: int, cores: int | None) -> int:
+    """Search processes for each of ``workers`` server processes: as configured, else the
+    machine's cores shared among them (at least one each).
+
+    >>> search_processes(None, 1, 2), search_processes(None, 4, 2), search_processes(0, 1, 8)
+    (2, 1, 0)
+    """
+    if configured is not None:
+        return configured
+    return max(1, (cores or 1) // workers)
+
+
 def bind(host: str, port: int) -> socket.socket:
     """A listening socket on ``host:port``, or a one-line error that says what to do."""
     family = socket.AF_INET6 if ":" in host else socket.AF_INET
@@ -87,23 +110,30 @@ def run(name: str, args: argparse.Namespace) -> int:
         raise fail(f"bad setting NOUGHTS_{field.upper()}: {problem['msg']}") from None
     host = args.host or settings.host
     port = settings.port if args.port is None else args.port
+    processes = search_processes(settings.search_processes, args.workers, os.cpu_count())
+    settings = settings.model_copy(update={"search_processes": processes})
     sock = bind(host, port)
     port = sock.getsockname()[1]
     connections.configure(settings.request_timeout_s)
-    # Searches run in threads: a short switch interval lets the event loop take the
-    # interpreter back within a fraction of a millisecond instead of 5 ms per wait, so
-    # answers and 429s go out on time while searches run (see docs/robustness.md).
+    # Some work still runs in threads here (quick 3x3 solves, canonical forms, searches
+    # when NOUGHTS_SEARCH_PROCESSES=0): a short switch interval lets the event loop take
+    # the interpreter back within a fraction of a millisecond instead of 5 ms per wait,
+    # so answers and 429s go out on time meanwhile (see docs/robustness.md).
     sys.setswitchinterval(SWITCH_INTERVAL_S)
     print(
         f"noughts: serving the page and the API on http://{host}:{port}/ (docs at /docs)",
         flush=True,
     )
     if args.workers > 1:
-        import os
-
         from uvicorn.supervisors import Multiprocess
 
-        os.environ.update({"NOUGHTS_HOST": host, "NOUGHTS_PORT": str(port)})
+        os.environ.update(
+            {
+                "NOUGHTS_HOST": host,
+                "NOUGHTS_PORT": str(port),
+                "NOUGHTS_SEARCH_PROCESSES": str(processes),
+            }
+        )
         config = uvicorn.Config(
             "noughts.service.app:create_app",
             factory=True,

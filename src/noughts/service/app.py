@@ -44,11 +44,17 @@ def create_app(settings: Settings | None = None) -> FastAPI:
 
     @asynccontextmanager
     async def lifespan(app: FastAPI) -> AsyncIterator[None]:
-        # Server start (not Lambda, whose handler runs with lifespan="off"): build the
-        # featured variants' tables in the background, so first requests find them.
+        # Server start (not Lambda, whose handler runs with lifespan="off"): start the
+        # search processes, if any (they warm their own tables), and build the featured
+        # variants' tables here in the background, so first requests find them.
+        if service.pool is not None:
+            service.pool.start()
         if settings.warmup:
-            warm_in_background(*(variant(name) for name in NAMED_VARIANTS))
+            featured = (variant(name) for name in NAMED_VARIANTS)
+            warm_in_background(*featured, search=service.pool is None)
         yield
+        if service.pool is not None:
+            service.pool.close()
         if service.shared is not None:
             service.shared.close()
 

@@ -16,31 +16,20 @@ a walk is reported as stopped instead). Comparison tables are cached by position
 
 from __future__ import annotations
 
-import threading
-import time
-from dataclasses import asdict
 from typing import Literal
 
-from cachetools import LRUCache
 from fastapi import APIRouter, Request
 from fastapi.responses import Response
 from pydantic import BaseModel, Field, StrictBool, StrictInt
 
 from noughts.budget import Budget
-from noughts.position import Position
 from noughts.service.conversion import position_from_request
+from noughts.service.jobs import EXPLAIN_NODE_LIMIT, Board, ExplainJob
 from noughts.service.problems import ProblemError
 from noughts.service.runner import DeadlineExceededError
 from noughts.service.schemas import ErrorResponse
 from noughts.service.schemas import _PositionFields as PositionFields
-from noughts.teaching.trace import (
-    ALGORITHMS,
-    DEFAULT_MAX_STORED,
-    Algorithm,
-    TraceTooLargeError,
-    compare,
-    trace,
-)
+from noughts.teaching.trace import ALGORITHMS, DEFAULT_MAX_STORED, Algorithm, TraceTooLargeError
 
 __all__ = [
     "router",
@@ -58,11 +47,15 @@ MAX_CELLS = 16
 MAX_KEPT_NODES = 5_000
 """Most nodes one answer keeps and returns (the page draws them)."""
 
-NODE_LIMIT = 600_000
+NODE_LIMIT = EXPLAIN_NODE_LIMIT
 """Most positions one walk may enter: plain minimax on the empty 3x3 board (549,946) fits."""
 
 DEADLINE_S = 60.0
 """An explain job (the trace and the comparison) that runs longer is abandoned (503)."""
+
+EXPECTED_S = 5.0
+"""How long an explain job is expected to hold its search slot, for admission (the
+largest walks take a few seconds; the deadline is a safety net)."""
 
 
 class ExplainRequest(PositionFields):
@@ -160,51 +153,6 @@ class ExplainResponse(BaseModel):
 router = APIRouter(prefix="/api/v1", tags=["teaching"])
 
 
-def _explain(body: ExplainRequest, position: Position, budget: Budget) -> ExplainResponse:
-    """The trace and the table, polling ``budget`` (the runner cancels it at the deadline
-    or when the client leaves)."""
-    try:
-        result = trace(
-            position,
-            body.algorithm,
-            depth=body.depth,
-            max_stored=body.max_nodes,
-            node_limit=NODE_LIMIT,
-            tutorial=body.tutorial,
-            budget=budget,
-        )
-    except TraceTooLargeError as error:
-        raise ProblemError(413, str(error)) from None
-    rows = _compare_rows(position, result.depth, body.tutorial, budget) if body.compare else ()
-    return ExplainResponse.model_validate(
-        {**result.to_json(), "node_limit": NODE_LIMIT, "compare": list(rows)}
-    )
-
-
-_COMPARED: LRUCache[tuple[Position, int | None, bool], tuple[AlgorithmCountOut, ...]] = (
-    LRUCache(maxsize=256)
-)
-"""Comparison tables by (position, depth, tutorial): the same every time they are asked."""
-_COMPARED_LOCK = threading.Lock()
-
-
-def _compare_rows(
-    position: Position, depth: int | None, tutorial: bool, budget: Budget
-) -> tuple[AlgorithmCountOut, ...]:
-    """Every algorithm's row on ``position``, cached (a table stopped by its budget is not)."""
-    key = (position, depth, tutorial)
-    with _COMPARED_LOCK:
-        rows = _COMPARED.get(key)
-    if rows is None:
-        table = compare(
-            position, depth=depth, node_limit=NODE_LIMIT, tutorial=tutorial, budget=budget
-        )
-        rows = tuple(AlgorithmCountOut.model_validate(asdict(row)) for row in table)
-        with _COMPARED_LOCK:
-            _COMPARED[key] = rows
-    return rows
-
-
 @router.post(
     "/explain",
     response_model=ExplainResponse,
@@ -224,14 +172,29 @@ async def post_explain(body: ExplainRequest, request: Request) -> Response:
         )
     if body.depth is not None and body.algorithm != "depth-limited":
         raise ProblemError(422, f"depth applies to the depth-limited search, not {body.algorithm}")
+    job = ExplainJob(
+        Board.of(position),
+        body.algorithm,
+        depth=body.depth,
+        max_nodes=body.max_nodes,
+        tutorial=body.tutorial,
+        compare=body.compare,
+    )
+    runner = service.runner if service.pool is None else service.pool  # a walk takes seconds
     try:
-        answer: ExplainResponse = await service.runner.run(
-            lambda budget: _explain(body, position, budget),
-            deadline=time.monotonic() + DEADLINE_S,
+        walk, rows = await runner.run(
+            job,
+            Budget.within(seconds=DEADLINE_S),
             client_gone=request.is_disconnected,
+            expected_s=EXPECTED_S,
         )
+    except TraceTooLargeError as error:
+        raise ProblemError(413, str(error)) from None
     except DeadlineExceededError:
         raise ProblemError(
             503, f"the explanation took longer than {DEADLINE_S:.0f} s; try a smaller position"
         ) from None
+    answer = ExplainResponse.model_validate(
+        {**walk, "node_limit": NODE_LIMIT, "compare": list(rows)}
+    )
     return Response(answer.model_dump_json(), media_type="application/json")

@@ -1,13 +1,12 @@
 """The service's engine calls: the cache first, then a bounded, deadlined search.
 
-Policy, for a request with a budget of ``B`` ms (its ``time_ms``, capped by the server):
+Each request gets one :class:`~noughts.budget.Budget` of ``B`` ms (its ``time_ms``,
+capped by the server) when it arrives; queueing, the search and its fallback all spend it.
 
 - Level 10 on a board the exact solver can finish: solve exactly, computed on the
   canonical position and cached (symmetric positions share the entry; the move is mapped
-  back). If the solve is not done ``B`` minus a reserve (a quarter of ``B``, at most
-  250 ms) after the request arrived, it is stopped and the anytime search answers in
-  the reserve instead (``method`` ``anytime``, counted as a fallback). The solver's table
-  keeps what the stopped solve learnt, so asking again gets further.
+  back). A solve too slow for ``B`` gives way to the anytime search in the last part of
+  the budget (:mod:`noughts.service.jobs`; ``method`` ``anytime``, counted as a fallback).
 - Level 10 elsewhere (Qubic, big boards): the anytime search with the budget. Its answers
   are cached too, but serve only requests with a budget no larger than the one they were
   searched with. A request that gives a ``seed`` bypasses the cache there.
@@ -15,6 +14,10 @@ Policy, for a request with a budget of ``B`` ms (its ``time_ms``, capped by the 
 - With ``NOUGHTS_CACHE_URL`` set, a move missed by this process's cache is looked up in
   the shared cache (:mod:`noughts.service.shared_cache`, Redis) within its short timeout,
   and every new move answer is stored there too, for the other workers and instances.
+- Searches run in worker processes when the settings ask for them
+  (``NOUGHTS_SEARCH_PROCESSES``; :mod:`noughts.service.processes`), else in threads
+  (:mod:`noughts.service.runner`); boards of at most :data:`QUICK_CELLS` cells (3x3:
+  answered in microseconds) always in a thread here.
 - Every answer comes by ``B`` + 100 ms; a search still running then is stopped. Time
   spent waiting for a search slot is part of ``B``: a request that could not start with
   :data:`MIN_SEARCH_S` left is answered 429 (Retry-After) at once.
@@ -35,12 +38,9 @@ from __future__ import annotations
 
 import asyncio
 import time
-from collections.abc import Awaitable, Callable
 from dataclasses import dataclass
-from typing import TypeVar
 
 from noughts.budget import Budget
-from noughts.engine import choose_move, evaluate_moves
 from noughts.exact import solver
 from noughts.notation import square_name
 from noughts.position import Position
@@ -55,9 +55,12 @@ from noughts.service.cache import (
     shares_symmetries,
     symmetries_ready,
 )
-from noughts.service.runner import DeadlineExceededError, EngineRunner
+from noughts.service.jobs import AnalysisJob, Board, MoveJob, reserve_s
+from noughts.service.processes import ProcessRunner
+from noughts.service.runner import ClientCheck, DeadlineExceededError, EngineRunner
 from noughts.service.settings import Settings
 from noughts.service.shared_cache import SharedCache
+from noughts.variants import NAMED_VARIANTS
 
 __all__ = [
     "MoveService",
@@ -66,31 +69,24 @@ __all__ = [
     "EngineOverrunError",
     "GRACE_S",
     "MIN_SEARCH_S",
+    "QUICK_CELLS",
 ]
 
 GRACE_S = 0.1
 """Every answer comes no later than the budget plus this."""
 
-_HARD_MARGIN_S = 0.08
-"""A search is stopped this long after the budget (the rest of the grace is for the reply)."""
-
-_MAX_RESERVE_S = 0.25
-"""At most this much of the budget is kept back for the fallback of a slow exact solve."""
-
-
 MIN_SEARCH_S = 0.03
 """A request still queueing for a search slot when less than this is left before its
 deadline is turned away (429) instead of starting a search it cannot finish."""
 
+QUICK_CELLS = 9
+"""Boards of at most this many cells are searched in a thread of the serving process
+even when searches run in worker processes: a 3x3 answer takes tens of microseconds,
+less than the trip to a worker, and never waits behind a long search there."""
+
 
 class EngineOverrunError(Exception):
     """The engine gave no answer within the budget plus the grace (HTTP 503)."""
-
-
-_T = TypeVar("_T")
-
-ClientCheck = Callable[[], Awaitable[bool]]
-"""An awaitable check that the request's client has gone away."""
 
 
 @dataclass(frozen=True)
@@ -115,30 +111,6 @@ class Analysis:
     elapsed_ms: float
     cached: bool
     budget_ms: int
-
-
-@dataclass(frozen=True)
-class _Clock:
-    start: float
-    budget_ms: int
-
-    @property
-    def end(self) -> float:
-        """When the budget runs out."""
-        return self.start + self.budget_ms / 1000
-
-    @property
-    def hard_deadline(self) -> float:
-        return self.end + _HARD_MARGIN_S
-
-    @property
-    def exact_deadline(self) -> float:
-        """When a slow exact solve gives way to the anytime fallback."""
-        return self.end - min(_MAX_RESERVE_S, self.budget_ms / 4000)
-
-    def left(self) -> float:
-        """Seconds of budget left (at least 1 ms, so a search can still answer)."""
-        return max(0.001, self.end - time.monotonic())
 
 
 _LOOP_SYMMETRIES = 8
@@ -200,9 +172,27 @@ class MoveService:
                 timeout_s=settings.cache_timeout_ms / 1000,
                 retry_s=settings.cache_retry_s,
             )
-        self.runner = EngineRunner(settings.max_searches, settings.queue_wait_ms / 1000)
+        queue_wait_s = settings.queue_wait_ms / 1000
+        self.runner = EngineRunner(settings.max_searches, queue_wait_s, min_search_s=MIN_SEARCH_S)
+        self.pool: ProcessRunner | None = None
+        if settings.search_processes:
+            warm = tuple(NAMED_VARIANTS) if settings.warmup else ()
+            self.pool = ProcessRunner(
+                settings.search_processes, queue_wait_s, min_search_s=MIN_SEARCH_S, warm=warm
+            )
         self.fallbacks = 0
         self.started_at = time.monotonic()
+
+    def runner_for(self, position: Position) -> EngineRunner | ProcessRunner:
+        """Where a search on ``position`` runs: a worker process, or a thread here."""
+        if self.pool is None or position.geometry.cells <= QUICK_CELLS:
+            return self.runner
+        return self.pool
+
+    def _budget(self, time_ms: int | None) -> tuple[Budget, int]:
+        """The request's one budget, from now, and its length in ms."""
+        budget_ms = self.settings.budget_ms(time_ms)
+        return Budget.within(seconds=budget_ms / 1000), budget_ms
 
     # -- moves ----------------------------------------------------------------------------
     async def move(
@@ -218,125 +208,73 @@ class MoveService:
 
         ``client_gone`` (the request's disconnect check) stops the search when it says so.
         """
-        clock = _Clock(time.monotonic(), self.settings.budget_ms(time_ms))
+        budget, budget_ms = self._budget(time_ms)
         exact = level == MAX_LEVEL and solver.can_solve(position)
         ready = self._ready(position)
         cacheable = level == MAX_LEVEL and (seed is None or exact) and ready
         view = await _view(position) if cacheable else None
         key = cache_key("move", view.canonical, level=level) if view is not None else None
         if key is not None and view is not None:
-            hit = self.moves.get(key, budget_ms=clock.budget_ms)
+            hit = self.moves.get(key, budget_ms=budget_ms)
             if hit is None and self.shared is not None:
-                shared = await self.shared.lookup(key, budget_ms=clock.budget_ms)
+                shared = await self.shared.lookup(key, budget_ms=budget_ms)
                 if shared is not None:
                     hit, searched_ms, exact_hit = shared
                     self.moves.put(key, hit, searched_ms=searched_ms, exact=exact_hit)
             if hit is not None:
                 return MoveAnswer(
-                    position, _map_result(hit, view), True, clock.budget_ms, reusable=True
+                    position, _map_result(hit, view), True, budget_ms, reusable=True
                 )
         target = view.canonical if view is not None else position
-
-        def search(budget: Budget) -> MoveChoice:
-            limit = None if exact else clock.left()
-            return choose_move(target, level=level, time_limit=limit, seed=seed, budget=budget)
-
-        deadline = clock.exact_deadline if exact else clock.hard_deadline
+        job = MoveJob(Board.of(target), level=level, seed=seed, exact=exact)
         try:
-            result = await self._run(search, deadline, client_gone=client_gone)
+            result, fell_back = await self.runner_for(target).run(
+                job, budget, client_gone=client_gone
+            )
         except DeadlineExceededError:
-            if not exact:
-                raise self._overrun(clock) from None
-            self.fallbacks += 1
-            result = await self._anytime_fallback(target, clock, seed, client_gone)
+            raise self._overrun(budget_ms) from None
+        self.fallbacks += fell_back
         reusable = False
         if key is not None and view is not None:
             exact_answer = result.method == "exact"
-            searched = clock.budget_ms if exact_answer else self._searched_ms(clock, exact)
+            # a fallback searched only in the budget's reserve
+            searched = round(reserve_s(budget) * 1000) if fell_back else budget_ms
             self.moves.put(key, result, searched_ms=searched, exact=exact_answer)
             if self.shared is not None:
                 self.shared.store(key, result, searched_ms=searched, exact=exact_answer)
-            reusable = exact_answer or searched >= clock.budget_ms
+            reusable = exact_answer or searched >= budget_ms
             result = _map_result(result, view)
-        return MoveAnswer(position, result, False, clock.budget_ms, reusable=reusable)
-
-    async def _anytime_fallback(
-        self, position: Position, clock: _Clock, seed: int | None, client_gone: ClientCheck | None
-    ) -> MoveChoice:
-        def search(budget: Budget) -> MoveChoice:
-            # imported here, in the search thread: a first import must not block the loop
-            from noughts.anytime.search import anytime_move
-
-            return anytime_move(position, time_limit=clock.left(), seed=seed, budget=budget)
-
-        try:
-            found: MoveChoice = await self._run(
-                search, clock.hard_deadline, admit=False, client_gone=client_gone
-            )
-        except DeadlineExceededError:
-            raise self._overrun(clock) from None
-        return found
+        return MoveAnswer(position, result, False, budget_ms, reusable=reusable)
 
     # -- analyses -------------------------------------------------------------------------
     async def analyze(
         self, position: Position, *, time_ms: int | None, client_gone: ClientCheck | None = None
     ) -> Analysis:
         """Every legal move's value for ``position`` within the request's budget."""
-        clock = _Clock(time.monotonic(), self.settings.budget_ms(time_ms))
+        budget, budget_ms = self._budget(time_ms)
         exact = solver.can_solve(position)
         cacheable = exact and self._ready(position)
         view = await _view(position) if cacheable else None
         key = cache_key("analyze", view.canonical, level=MAX_LEVEL) if view is not None else None
         if key is not None and view is not None:
-            hit = self.analyses.get(key, budget_ms=clock.budget_ms)
+            hit = self.analyses.get(key, budget_ms=budget_ms)
             if hit is not None:
                 moves = tuple(sorted((_map_eval(m, view) for m in hit), key=lambda m: m.move))
-                return Analysis(position, moves, 0, 0.0, True, clock.budget_ms)
+                return Analysis(position, moves, 0, 0.0, True, budget_ms)
         target = view.canonical if view is not None else position
-
-        def search(budget: Budget) -> tuple[tuple[MoveEval, ...], int | None, float]:
-            counter = solver.solver_for(target.geometry)
-            nodes_before = counter.nodes
-            began = time.perf_counter()
-            limit = None if exact else clock.left()
-            moves = tuple(evaluate_moves(target, time_limit=limit, budget=budget))
-            elapsed = (time.perf_counter() - began) * 1000
-            nodes = counter.nodes - nodes_before if exact else None
-            return moves, nodes, elapsed
-
-        deadline = clock.exact_deadline if exact else clock.hard_deadline
+        job = AnalysisJob(Board.of(target), exact=exact)
         try:
-            moves, nodes, elapsed = await self._run(search, deadline, client_gone=client_gone)
+            found = await self.runner_for(target).run(job, budget, client_gone=client_gone)
         except DeadlineExceededError:
-            if not exact:
-                raise self._overrun(clock) from None
-            self.fallbacks += 1
-            moves, nodes, elapsed = await self._evaluate_fallback(target, clock, client_gone)
+            raise self._overrun(budget_ms) from None
+        self.fallbacks += found.fell_back
+        moves = found.moves
         if key is not None and view is not None:
             if all(m.proven for m in moves):
-                self.analyses.put(key, moves, searched_ms=clock.budget_ms, exact=True)
+                self.analyses.put(key, moves, searched_ms=budget_ms, exact=True)
             moves = tuple(_map_eval(m, view) for m in moves)
         moves = tuple(sorted(moves, key=lambda m: m.move))
-        return Analysis(position, moves, nodes, elapsed, False, clock.budget_ms)
-
-    async def _evaluate_fallback(
-        self, position: Position, clock: _Clock, client_gone: ClientCheck | None
-    ) -> tuple[tuple[MoveEval, ...], int | None, float]:
-        def search(budget: Budget) -> tuple[tuple[MoveEval, ...], int | None, float]:
-            from noughts.anytime.search import anytime_evaluate  # in the thread, as above
-
-            began = time.perf_counter()
-            moves = tuple(anytime_evaluate(position, time_limit=clock.left(), budget=budget))
-            return moves, None, (time.perf_counter() - began) * 1000
-
-        try:
-            found: tuple[tuple[MoveEval, ...], int | None, float]
-            found = await self._run(
-                search, clock.hard_deadline, admit=False, client_gone=client_gone
-            )
-        except DeadlineExceededError:
-            raise self._overrun(clock) from None
-        return found
+        return Analysis(position, moves, found.nodes, found.elapsed_ms, False, budget_ms)
 
     # -- plumbing -------------------------------------------------------------------------
     def _ready(self, position: Position) -> bool:
@@ -350,35 +288,12 @@ class MoveService:
         if not warmup.is_warm(geometry):
             if geometry.cells <= SYMMETRY_MAX_CELLS:
                 SymmetricView.of(Position("", geometry))
-            warmup.warm_in_background(geometry)
+            warmup.warm_in_background(geometry, search=self.runner_for(position) is self.runner)
         return symmetries_ready(geometry)
 
-    async def _run(
-        self,
-        work: Callable[[Budget], _T],
-        deadline: float,
-        *,
-        admit: bool = True,
-        client_gone: ClientCheck | None = None,
-    ) -> _T:
-        return await self.runner.run(
-            work,
-            deadline=deadline,
-            admit=admit,
-            client_gone=client_gone,
-            min_search_s=MIN_SEARCH_S,
-        )
-
-    @staticmethod
-    def _searched_ms(clock: _Clock, exact: bool) -> int:
-        """The budget a time-bounded answer was searched with (a fallback got the reserve)."""
-        if not exact:
-            return clock.budget_ms
-        return int(max(0.0, clock.end - clock.exact_deadline) * 1000)
-
-    def _overrun(self, clock: _Clock) -> EngineOverrunError:
+    def _overrun(self, budget_ms: int) -> EngineOverrunError:
         return EngineOverrunError(
-            f"the engine found no move within the budget of {clock.budget_ms} ms; "
+            f"the engine found no move within the budget of {budget_ms} ms; "
             "try again (work done so far is kept) or give a larger time_ms"
         )
 

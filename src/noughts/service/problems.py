@@ -21,6 +21,7 @@ from starlette.requests import ClientDisconnect
 
 from noughts.errors import GameOverError, NoughtsError
 from noughts.service.moves import EngineOverrunError
+from noughts.service.processes import WorkerLostError
 from noughts.service.runner import ClientGoneError, EngineBusyError
 
 __all__ = [
@@ -140,6 +141,7 @@ def install_error_handlers(app: FastAPI) -> None:
         return error_response(request, status, str(error))
 
     async def on_busy(request: Request, error: Exception) -> JSONResponse:
+        # busy, or the search's worker process was lost: nothing wrong with the request
         return error_response(request, 429, str(error), {"Retry-After": "1"})
 
     async def on_client_gone(request: Request, error: Exception) -> JSONResponse:
@@ -160,6 +162,7 @@ def install_error_handlers(app: FastAPI) -> None:
     app.add_exception_handler(RequestValidationError, on_validation)
     app.add_exception_handler(NoughtsError, on_noughts)
     app.add_exception_handler(EngineBusyError, on_busy)
+    app.add_exception_handler(WorkerLostError, on_busy)
     app.add_exception_handler(ClientGoneError, on_client_gone)
     app.add_exception_handler(ClientDisconnect, on_client_gone)  # left mid-body: no traceback
     app.add_exception_handler(EngineOverrunError, on_overrun)

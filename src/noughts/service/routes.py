@@ -24,12 +24,13 @@ from noughts.service.conversion import (
     position_from_bitmasks,
     position_from_request,
 )
-from noughts.service.moves import MoveService
+from noughts.service.moves import QUICK_CELLS, MoveService
 from noughts.service.problems import (
     SEED_PATH,
     ProblemError,
     describe_validation_errors,
 )
+from noughts.service.runner import Waiting
 from noughts.service.schemas import (
     AnalyzeRequest,
     AnalyzeResponse,
@@ -173,7 +174,7 @@ async def get_variants() -> VariantsResponse:
 async def get_stats(request: Request) -> StatsResponse:
     """Move-cache hits, misses and size; engine searches started, rejected and stopped."""
     service = service_of(request)
-    moves, analyses, runner = service.moves, service.analyses, service.runner
+    moves, analyses = service.moves, service.analyses
     hits, misses = moves.hits + analyses.hits, moves.misses + analyses.misses
     cache = CacheStats(
         hits=hits,
@@ -184,17 +185,33 @@ async def get_stats(request: Request) -> StatsResponse:
         hit_rate=round(hits / (hits + misses), 4) if hits + misses else None,
         shared=None if service.shared is None else SharedCacheStats(**service.shared.as_json()),
     )
-    engine = EngineStats(
-        running=runner.running,
-        max_searches=runner.max_searches,
-        started=runner.started,
-        rejected=runner.rejected,
-        deadline_misses=runner.deadline_misses,
-        fallbacks=service.fallbacks,
-        warmed=warmed_names(),
-    )
+    engine = _engine_stats(service)
     return StatsResponse(
         **cache.model_dump(), cache=cache, engine=engine, uptime_s=round(service.uptime_s, 3)
+    )
+
+
+def _engine_stats(service: MoveService) -> EngineStats:
+    """The searches' counters: the threads' and the worker processes' together."""
+    runners: list[Waiting] = [service.runner]
+    if service.pool is not None:
+        runners.append(service.pool)
+    warmed = warmed_names()
+    pool = service.pool
+    if pool is not None and pool.ready < pool.processes:  # not warm in every worker yet
+        warmed = [name for name in warmed if variant(name).cells <= QUICK_CELLS]
+    return EngineStats(
+        running=sum(r.running for r in runners),
+        max_searches=service.runner.max_searches if pool is None else pool.processes,
+        started=sum(r.started for r in runners),
+        rejected=sum(r.rejected for r in runners),
+        deadline_misses=sum(r.deadline_misses for r in runners),
+        fallbacks=service.fallbacks,
+        warmed=warmed,
+        cancelled=sum(r.cancelled for r in runners),
+        processes=0 if pool is None else pool.processes,
+        processes_ready=0 if pool is None else pool.ready,
+        processes_replaced=0 if pool is None else pool.replaced,
     )
 
 

@@ -1,43 +1,63 @@
-"""Engine work off the event loop: one thread per search, a bound on searches, deadlines.
+"""Engine work off the event loop: search slots, deadlines, and searches in threads.
 
-Each search runs in its own daemon thread with a :class:`~noughts.budget.Budget` that
-it polls. When the request's deadline passes, or its client goes away, the waiting
-request gives up at once and cancels that budget: the search stops at its next poll
-(within about a thousand nodes) and unwinds by itself. A search slot stays taken until
-its thread has really stopped, so abandoned work counts against the bound and can
-never pile up.
+A request hands a search job (a callable of a :class:`~noughts.budget.Budget`) to a
+runner with its budget. The runner gets it a slot through
+:class:`~noughts.service.admission.Admission` (429 at once if none comes free in time),
+runs it, and waits for it until the budget's deadline plus :data:`HARD_MARGIN_S`. When
+that passes, or the request's client goes away, the request gives up at once and the
+budget is cancelled: the search stops at its next poll and unwinds by itself. A slot
+stays taken until its search has really stopped, so abandoned work counts against the
+bound and can never pile up.
+
+:class:`EngineRunner` runs each search in a thread of this process (the Lambda handler,
+in-process test clients, quick exact solves); :mod:`noughts.service.processes` runs them
+in worker processes with the same waiting and counting (:class:`Waiting`).
 
 >>> import asyncio
 >>> runner = EngineRunner(max_searches=1, queue_wait_s=0.0)
->>> asyncio.run(runner.run(lambda budget: 6 * 7, deadline=_now() + 1.0))
+>>> asyncio.run(runner.run(lambda budget: 6 * 7, Budget.within(seconds=1.0)))
 42
 """
 
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import threading
 import time
 from collections.abc import Awaitable, Callable
-from concurrent.futures import Future
-from typing import Generic, TypeVar
+from typing import Any, TypeVar
 
 from noughts.budget import Budget, BudgetExhausted
+from noughts.service.admission import Admission, EngineBusyError
 
-__all__ = ["EngineRunner", "EngineBusyError", "DeadlineExceededError", "ClientGoneError"]
+__all__ = [
+    "EngineRunner",
+    "Waiting",
+    "EngineBusyError",
+    "DeadlineExceededError",
+    "ClientGoneError",
+    "ClientCheck",
+    "Job",
+    "HARD_MARGIN_S",
+    "deliver",
+    "deadline_of",
+]
 
 T = TypeVar("T")
 
-_POLL_S = 0.005
-"""How often a request waiting for a search slot looks again."""
+Job = Callable[[Budget], T]
+"""A search job: called with the request's budget, polls it."""
 
+ClientCheck = Callable[[], Awaitable[bool]]
+"""An awaitable check that the request's client has gone away."""
 
-def _now() -> float:
-    return time.monotonic()
+HARD_MARGIN_S = 0.08
+"""A search still running this long after its budget's deadline is given up on (the
+rest of the service's 100 ms grace is for the reply)."""
 
-
-class EngineBusyError(Exception):
-    """Every search slot stayed busy for as long as the request could wait (HTTP 429)."""
+_DISCONNECT_POLL_S = 0.05
+"""How often a waiting request checks that its client is still there."""
 
 
 class DeadlineExceededError(Exception):
@@ -48,129 +68,147 @@ class ClientGoneError(Exception):
     """The client went away before the search finished; its budget has been cancelled."""
 
 
-_DISCONNECT_POLL_S = 0.05
-"""How often a waiting request checks that its client is still there."""
+def deadline_of(budget: Budget) -> float:
+    """The budget's deadline (a runner needs one)."""
+    if budget.deadline is None:
+        raise ValueError("a search handed to a runner needs a budget with a deadline")
+    return budget.deadline
 
 
-class _Search(Generic[T]):
-    """One search in its own thread; ``future`` gets its result or its exception."""
+def deliver(
+    loop: asyncio.AbstractEventLoop, future: asyncio.Future[Any], value: Any, error: Any
+) -> None:
+    """Settle ``future`` on its loop from any thread with ``value`` or ``error`` (an
+    exception; a :class:`BudgetExhausted` becomes :class:`DeadlineExceededError`).
+    Nothing happens if the request stopped waiting or its loop has closed."""
 
-    def __init__(self, work: Callable[[Budget], T], on_exit: Callable[[], None]) -> None:
-        self.future: Future[T] = Future()
-        self.budget = Budget()
-        self._work = work
-        self._on_exit = on_exit
-        self._thread = threading.Thread(target=self._main, name="noughts-search", daemon=True)
-
-    def start(self) -> None:
-        self._thread.start()
-
-    def _main(self) -> None:
-        try:
-            result = self._work(self.budget)
-        except BudgetExhausted:
-            self._finish(DeadlineExceededError("the search was stopped at its deadline"))
-        except BaseException as error:  # handed to the waiting request
-            self._finish(error)
-        else:
-            self._finish(None, result)
-
-    def _finish(self, error: BaseException | None, result: T | None = None) -> None:
-        """Free the search's slot and hand over its outcome."""
-        self._on_exit()
-        future = self.future
-        if future.done() or not (future.running() or future.set_running_or_notify_cancel()):
+    def settle() -> None:
+        if future.done():
             return
-        if error is not None:
+        if isinstance(error, BudgetExhausted):
+            future.set_exception(DeadlineExceededError("the search was stopped by its budget"))
+        elif error is not None:
             future.set_exception(error)
         else:
-            future.set_result(result)  # type: ignore[arg-type]
+            future.set_result(value)
 
-    def cancel(self) -> None:
-        """Ask the search to stop: it does at its next poll of the budget."""
-        self.budget.cancel()
+    with contextlib.suppress(RuntimeError):  # the loop has closed: nobody waits any more
+        loop.call_soon_threadsafe(settle)
 
 
-class EngineRunner:
-    """Runs engine calls in threads: at most ``max_searches`` at once, each with a deadline."""
+class Waiting:
+    """Counters and the wait for a running search, shared by the runners."""
 
-    def __init__(self, max_searches: int, queue_wait_s: float) -> None:
-        self.max_searches = max_searches
-        self.queue_wait_s = queue_wait_s
+    def __init__(self, admission: Admission) -> None:
+        self.admission = admission
         self._lock = threading.Lock()
         self.running = 0
         self.started = 0
-        self.rejected = 0
         self.deadline_misses = 0
+        self.cancelled = 0
+        """Searches cancelled because their client went away."""
 
-    def _try_acquire(self, admit: bool) -> bool:
+    @property
+    def max_searches(self) -> int:
+        return self.admission.slots
+
+    @property
+    def rejected(self) -> int:
+        return self.admission.rejected
+
+    def _began(self) -> None:
         with self._lock:
-            if admit and self.running >= self.max_searches:
-                return False
             self.running += 1
             self.started += 1
-            return True
 
-    def _release(self) -> None:
+    def _ended(self) -> None:
         with self._lock:
             self.running -= 1
 
-    async def _acquire(self, wait_until: float) -> None:
-        while not self._try_acquire(admit=True):
-            if _now() >= wait_until:
+    async def _wait(
+        self,
+        future: asyncio.Future[T],
+        deadline: float,
+        client_gone: ClientCheck | None,
+        cancel: Callable[[], None],
+    ) -> T:
+        """The search's result by ``deadline`` + :data:`HARD_MARGIN_S`; else (or when the
+        client goes) ``cancel()`` it and raise."""
+        hard = deadline + HARD_MARGIN_S
+        try:
+            while True:
+                left = hard - time.perf_counter()
+                if left <= 0:
+                    await asyncio.sleep(0)  # an answer handed over meanwhile is taken
+                    if future.done():
+                        return future.result()
+                    raise DeadlineExceededError("the search did not finish by its deadline")
+                step = left if client_gone is None else min(left, _DISCONNECT_POLL_S)
+                done, _ = await asyncio.wait({future}, timeout=step)
+                if done:
+                    return future.result()
+                if client_gone is not None and await client_gone():
+                    with self._lock:
+                        self.cancelled += 1
+                    raise ClientGoneError("the client went away")
+        except BaseException as error:
+            if isinstance(error, DeadlineExceededError):
                 with self._lock:
-                    self.rejected += 1
-                raise EngineBusyError(
-                    f"the server is busy: no search slot (of {self.max_searches}) came free "
-                    "in time for this request's budget; try again shortly"
-                )
-            await asyncio.sleep(_POLL_S)
+                    self.deadline_misses += 1
+            if not future.done():
+                future.cancel()
+                cancel()
+            raise
+
+
+class EngineRunner(Waiting):
+    """Runs search jobs in threads of this process: at most ``max_searches`` at once."""
+
+    def __init__(
+        self, max_searches: int, queue_wait_s: float, *, min_search_s: float = 0.0
+    ) -> None:
+        super().__init__(
+            Admission(max_searches, queue_wait_s=queue_wait_s, min_search_s=min_search_s)
+        )
 
     async def run(
         self,
-        work: Callable[[Budget], T],
+        job: Job[T],
+        budget: Budget,
         *,
-        deadline: float,
-        admit: bool = True,
-        client_gone: Callable[[], Awaitable[bool]] | None = None,
-        min_search_s: float = 0.0,
+        client_gone: ClientCheck | None = None,
+        expected_s: float | None = None,
     ) -> T:
-        """``work(budget)`` in a search thread, its result by ``deadline`` (a ``time.monotonic``).
+        """``job(budget)`` in a search thread, its result by the budget's deadline.
 
-        With ``admit`` (the default) the call waits up to ``queue_wait_s`` for a free slot,
-        and never so long that less than ``min_search_s`` would be left before ``deadline``
-        (time spent queueing is the request's own), then raises :class:`EngineBusyError`
-        (HTTP 429): a request that cannot start in time is turned away at once. Without it the
-        slot is taken regardless (for a short fallback of a request that already holds one).
-        Raises :class:`DeadlineExceededError` if the work has not finished by ``deadline``
-        and :class:`ClientGoneError` once ``client_gone()`` says so; either way the work's
-        budget is cancelled, and the work stops at its next poll.
+        Raises :class:`EngineBusyError` (no slot in time), :class:`DeadlineExceededError`
+        (still running at the deadline + :data:`HARD_MARGIN_S`, or stopped by its budget)
+        and :class:`ClientGoneError` once ``client_gone()`` says so. ``expected_s`` is how
+        long the job is expected to hold its slot, if less than its whole budget.
         """
-        if admit:
-            await self._acquire(min(_now() + self.queue_wait_s, deadline - min_search_s))
-        else:
-            self._try_acquire(admit=False)
-        search: _Search[T] = _Search(work, self._release)
+        deadline = deadline_of(budget)
+        loop = asyncio.get_running_loop()
+        expected_end = None if expected_s is None else time.perf_counter() + expected_s
+        slot = await self.admission.acquire(deadline, expected_end)
+        future: asyncio.Future[T] = loop.create_future()
+
+        def main() -> None:
+            value: Any = None
+            error: BaseException | None = None
+            try:
+                value = job(budget)
+            except BaseException as raised:  # handed to the waiting request
+                error = raised
+            finally:
+                self._ended()
+                self.admission.release(slot)
+            deliver(loop, future, value, error)
+
+        self._began()
         try:
-            search.start()
+            threading.Thread(target=main, name="noughts-search", daemon=True).start()
         except BaseException:
-            self._release()
+            self._ended()
+            self.admission.release(slot)
             raise
-        waiting = asyncio.wrap_future(search.future)
-        try:
-            while True:
-                left = deadline - _now()
-                if left <= 0:
-                    with self._lock:
-                        self.deadline_misses += 1
-                    raise DeadlineExceededError("the search did not finish by its deadline")
-                step = left if client_gone is None else min(left, _DISCONNECT_POLL_S)
-                done, _ = await asyncio.wait({waiting}, timeout=step)
-                if done:
-                    return waiting.result()
-                if client_gone is not None and await client_gone():
-                    raise ClientGoneError("the client went away")
-        except BaseException:
-            waiting.cancel()
-            search.cancel()
-            raise
+        return await self._wait(future, deadline, client_gone, budget.cancel)

@@ -200,7 +200,17 @@ class EngineStats(BaseModel):
     rejected: int = Field(description="Requests answered 429 because every search slot was busy.")
     deadline_misses: int = Field(description="Searches stopped at their deadline.")
     fallbacks: int = Field(description="Exact solves that ran out of time and fell back.")
-    warmed: list[str] = Field(description="Variants whose tables are built.")
+    warmed: list[str] = Field(
+        description="Variants whose tables are built (in every process that searches them)."
+    )
+    cancelled: int = Field(0, description="Searches cancelled because their client went away.")
+    processes: int = Field(
+        0, description="Worker processes running searches (0: searches run in threads)."
+    )
+    processes_ready: int = Field(0, description="Worker processes started and warm.")
+    processes_replaced: int = Field(
+        0, description="Worker processes replaced because they died or hung."
+    )
 
 
 class SharedCacheStats(BaseModel):

@@ -59,7 +59,17 @@ class Settings(BaseSettings):
         default=16_384, ge=64, description="Largest request body accepted (else 413)."
     )
     max_searches: int = Field(
-        default=2, ge=1, description="Engine searches at once; more wait, then get 429."
+        default=2,
+        ge=1,
+        description="Engine searches at once in threads; more wait, then get 429. With "
+        "search processes, each process runs one search at a time instead.",
+    )
+    search_processes: int | None = Field(
+        default=None,
+        ge=0,
+        le=256,
+        description="Worker processes that run the searches (0: threads of the serving "
+        "process). Unset: one per core under `noughts serve`, threads elsewhere (Lambda).",
     )
     queue_wait_ms: int = Field(
         default=200, ge=0, description="How long a request waits for a search slot (then 429)."

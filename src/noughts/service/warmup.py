@@ -5,6 +5,9 @@ search's tables take a good part of a second here). Paid inside a request, they 
 eat its budget, and a search stopped at its deadline would throw the half-built tables
 away and pay again next time. So they are built in a background thread that is never
 stopped: at server start for the featured variants, and on first sight for any other.
+Where searches run in worker processes, each worker warms the featured variants when it
+starts (:mod:`noughts.service.worker`), and the serving process builds only what it
+uses itself: the symmetry tables of its cache keys (``search=False``).
 
 >>> from noughts.variants import variant
 >>> warm(variant("3x3"))
@@ -58,13 +61,14 @@ def warmed_names() -> list[str]:
     return sorted(_warm.keys())
 
 
-def warm(geometry: Geometry) -> None:
-    """Build ``geometry``'s symmetry tables and run one tiny search (blocking)."""
+def warm(geometry: Geometry, *, search: bool = True) -> None:
+    """Build ``geometry``'s symmetry tables and, with ``search``, run one tiny search
+    (blocking)."""
     try:
         empty = Position("", geometry)
         if shares_symmetries(geometry):
             SymmetricView.of(empty)
-        if not can_solve(empty):
+        if search and not can_solve(empty):
             choose_move(empty, time_limit=WARMUP_SEARCH_S)
     except Exception:  # best effort: a request on this board meets the problem, and says so
         pass
@@ -72,8 +76,9 @@ def warm(geometry: Geometry) -> None:
         _warm.put(geometry.name, True)
 
 
-def warm_in_background(*geometries: Geometry) -> threading.Thread | None:
-    """Warm the geometries not yet warm or warming, one after another, in a daemon thread.
+def warm_in_background(*geometries: Geometry, search: bool = True) -> threading.Thread | None:
+    """Warm the geometries not yet warm or warming, one after another, in a daemon thread
+    (``search``: as :func:`warm`).
 
     Warm-ups run one at a time (they are CPU work, and the searches come first), and at
     most :data:`MAX_PENDING_WARMUPS` wait: past that a geometry is left cold for now (a
@@ -93,7 +98,7 @@ def warm_in_background(*geometries: Geometry) -> threading.Thread | None:
         try:
             with _one_at_a_time:
                 for geometry in todo:
-                    warm(geometry)
+                    warm(geometry, search=search)
         finally:
             with _lock:
                 _pending -= 1
