@@ -84,7 +84,7 @@ def _within(name: str, prefixes: tuple[str, ...]) -> bool:
 def test_the_graph_sees_the_package() -> None:
     graph = _graph()
     assert "noughts.exact.solver" in graph["noughts.engine"]
-    assert "noughts.engine" in graph["noughts.service.moves"]
+    assert "noughts.engine" in graph["noughts.service.jobs"]
     assert len(graph) > 40
 
 

@@ -50,6 +50,7 @@ __all__ = [
     "MAX_EMPTY_CELLS_LARGE_BOARD",
     "MAX_KEPT_SOLVERS",
     "IDLE_TABLE_ENTRIES",
+    "share_tables",
 ]
 
 MAX_EMPTY_CELLS = 20
@@ -119,15 +120,19 @@ def to_value(score: int, marks: int, cells: int) -> Value:
 class Solver:
     """Exact values on one geometry: the 3x3 table or a search with a lasting table.
 
-    ``use_book=False`` gives a search that starts from nothing (to measure the solver).
+    ``use_book=False`` gives a search that starts from nothing (to measure the solver);
+    ``max_entries`` bounds its transposition table.
     All methods take ``(me, opp)`` bitboards of an unfinished position, ``me`` to move.
     """
 
-    def __init__(self, geometry: Geometry, *, use_book: bool = True) -> None:
+    def __init__(
+        self, geometry: Geometry, *, use_book: bool = True, max_entries: int = DEFAULT_MAX_ENTRIES
+    ) -> None:
         self.geometry = geometry
         self.cells = geometry.cells
         self.table3x3 = Table3x3.get() if geometry.name == "3x3" and use_book else None
-        self.search = ExactSearch(geometry, book=load_book(geometry) if use_book else None)
+        book = load_book(geometry) if use_book else None
+        self.search = ExactSearch(geometry, book=book, max_entries=max_entries)
 
     @property
     def nodes(self) -> int:
@@ -266,6 +271,22 @@ IDLE_TABLE_ENTRIES = DEFAULT_MAX_ENTRIES // 2
 75 MB); the one in use holds at most ``DEFAULT_MAX_ENTRIES`` (about 150 MB)."""
 
 _SOLVERS: LRU[str, Solver] = LRU(MAX_KEPT_SOLVERS)
+_table_share = 1.0
+
+
+def share_tables(fraction: float) -> None:
+    """Bound this process's solver tables to ``fraction`` of the usual bounds (the one in
+    use, the idle ones together): for one of several processes that share one memory
+    bound (the service's search workers). Solvers made before keep their bound.
+
+    >>> from noughts.variants import variant
+    >>> share_tables(0.5)
+    >>> solver_for(variant("2x7k3")).search.max_entries == DEFAULT_MAX_ENTRIES // 2
+    True
+    >>> share_tables(1.0)
+    """
+    global _table_share
+    _table_share = fraction
 
 
 def solver_for(geometry: Geometry) -> Solver:
@@ -279,8 +300,10 @@ def solver_for(geometry: Geometry) -> Solver:
     True
     """
     name = geometry.name
-    solver = _SOLVERS.get_or_make(name, lambda: Solver(geometry))
-    while _idle_entries(solver) > IDLE_TABLE_ENTRIES and _SOLVERS.evict_oldest(keep=name):
+    entries = int(DEFAULT_MAX_ENTRIES * _table_share)
+    solver = _SOLVERS.get_or_make(name, lambda: Solver(geometry, max_entries=entries))
+    idle_bound = IDLE_TABLE_ENTRIES * _table_share
+    while _idle_entries(solver) > idle_bound and _SOLVERS.evict_oldest(keep=name):
         pass
     return solver
 

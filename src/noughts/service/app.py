@@ -26,7 +26,10 @@ from noughts.service.settings import Settings
 from noughts.service.warmup import warm_in_background
 from noughts.variants import NAMED_VARIANTS, variant
 
-__all__ = ["create_app"]
+__all__ = ["create_app", "WORKER_START_S"]
+
+WORKER_START_S = 30.0
+"""Longest wait at start for the search processes to be warm (then it serves anyway)."""
 
 DESCRIPTION = """\
 Moves and analyses for the tic-tac-toe family (3x3, 4x4 with 3 in a row, 4x4, 4x4x4 Qubic
@@ -45,10 +48,11 @@ def create_app(settings: Settings | None = None) -> FastAPI:
     @asynccontextmanager
     async def lifespan(app: FastAPI) -> AsyncIterator[None]:
         # Server start (not Lambda, whose handler runs with lifespan="off"): start the
-        # search processes, if any (they warm their own tables), and build the featured
+        # search processes, if any, and serve once they are warm (their own tables; the
+        # port is bound, so early requests wait in its backlog); build the featured
         # variants' tables here in the background, so first requests find them.
         if service.pool is not None:
-            service.pool.start()
+            await service.pool.started_and_warm(WORKER_START_S)
         if settings.warmup:
             featured = (variant(name) for name in NAMED_VARIANTS)
             warm_in_background(*featured, search=service.pool is None)

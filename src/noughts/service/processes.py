@@ -12,6 +12,8 @@ runs in a worker process of its own (:mod:`noughts.service.worker`, started with
   start); a search whose client has gone, or whose deadline + 80 ms passed, is cancelled
   inside the worker by a message (the process lives on). The worker is not given
   another job until it reports the cancelled one done.
+- **Memory**: the workers share the exact solver's table bounds (each holds
+  ``1 / processes`` of them), so the server's bound does not grow with its workers.
 - **Faults**: a worker that dies (its connection closes) is replaced at once and its
   request answered with :class:`WorkerLostError` (HTTP 429 with Retry-After: nothing
   wrong with the request); one still busy :data:`HANG_S` after its job's deadline is
@@ -149,6 +151,16 @@ class ProcessRunner(Waiting):
                 worker.process.join(timeout=2)
             worker.connection.close()
 
+    async def started_and_warm(self, timeout_s: float) -> bool:
+        """Start the workers and wait (up to ``timeout_s``) until every one is warm."""
+        self.start()
+        give_up = time.perf_counter() + timeout_s
+        while self.ready < self.processes:
+            if time.perf_counter() > give_up:
+                return False
+            await asyncio.sleep(0.02)
+        return True
+
     @property
     def processes(self) -> int:
         return self.admission.slots
@@ -168,8 +180,12 @@ class ProcessRunner(Waiting):
         """A new worker for slot ``index``, not started yet (the slot is held until it is
         ready); :meth:`_launch` starts it."""
         parent_end, child_end = self._context.Pipe(duplex=True)
+        share = 1 / self.admission.slots  # the workers share the solver tables' bound
         process = self._context.Process(
-            target=serve, args=(child_end, self.warm), name=f"noughts-search-{index}", daemon=True
+            target=serve,
+            args=(child_end, self.warm, share),
+            name=f"noughts-search-{index}",
+            daemon=True,
         )
         began = time.perf_counter() + pause_s
         self.admission.hold(index, began + self.warm_s)

@@ -36,10 +36,17 @@ SWITCH_INTERVAL_S = 0.001
 """The worker's thread switch interval: a cancel is read within about this long."""
 
 
-def serve(connection: Connection, warm: tuple[str, ...]) -> None:
-    """The worker's main: warm ``warm`` (variant names), then run jobs until stopped."""
+def serve(connection: Connection, warm: tuple[str, ...], table_share: float = 1.0) -> None:
+    """The worker's main: warm ``warm`` (variant names), then run jobs until stopped.
+
+    ``table_share`` is this worker's share of the exact solver's table bounds (the
+    workers of one server share one memory bound).
+    """
     signal.signal(signal.SIGINT, signal.SIG_IGN)
     sys.setswitchinterval(SWITCH_INTERVAL_S)
+    from noughts.exact.solver import share_tables
+
+    share_tables(table_share)
     jobs: queue.SimpleQueue[tuple[int, Any]] = queue.SimpleQueue()
     budgets: dict[int, Budget] = {}
     threading.Thread(
