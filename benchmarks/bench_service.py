@@ -8,7 +8,12 @@ Measures, on one uvicorn worker with concurrent keep-alive clients on 127.0.0.1:
   also the server's CPU time per request, whose ratio to the baseline's is the
   throughput ratio on a core of its own (robust when other jobs share the machine);
 - import of the Lambda handler module plus its first request (target < 500 ms);
-- resident memory of the idle server, once its start-up warm-up is done (target < 100 MB).
+- resident memory of the idle server, once its start-up warm-up is done (target < 100 MB);
+- with ``--burst``: the issue's burst, 64 concurrent Qubic requests on 64 distinct positions
+  (``time_ms`` 500, then 1000) against a fresh server after its warm-up, searches in
+  worker processes and, alternating, in threads (``NOUGHTS_SEARCH_PROCESSES=0``): answers
+  by status, answers later than the budget + 100 ms, the slowest, and a ``/healthz``
+  probe every 10 ms meanwhile (target: every answer on time, /healthz p99 < 50 ms).
 
 Servers run one at a time, in rounds that alternate, and figures are medians over the
 rounds. The load generator is a minimal asyncio HTTP/1.1 client, so the client costs
@@ -132,11 +137,12 @@ def game_positions(variant: str, count: int, rng: random.Random) -> list[Positio
     return list(seen.values())
 
 
-def http_request(path: str, body: dict[str, Any]) -> bytes:
+def http_request(path: str, body: dict[str, Any], *, close: bool = False) -> bytes:
     payload = json.dumps(body).encode()
+    connection = "Connection: close\r\n" if close else ""
     head = (
         f"POST {path} HTTP/1.1\r\nHost: 127.0.0.1\r\nContent-Type: application/json\r\n"
-        f"Content-Length: {len(payload)}\r\n\r\n"
+        f"{connection}Content-Length: {len(payload)}\r\n\r\n"
     )
     return head.encode() + payload
 
@@ -240,8 +246,10 @@ def stop(process: subprocess.Popen[bytes]) -> None:
         process.wait()
 
 
-def start_noughts(port: int, cache_size: int) -> subprocess.Popen[bytes]:
-    env = {**os.environ, "NOUGHTS_CACHE_SIZE": str(cache_size)}
+def start_noughts(
+    port: int, cache_size: int, extra: dict[str, str] | None = None
+) -> subprocess.Popen[bytes]:
+    env = {**os.environ, "NOUGHTS_CACHE_SIZE": str(cache_size), **(extra or {})}
     process = subprocess.Popen(
         [sys.executable, "-m", "noughts", "serve", "--port", str(port), "--log-level", "warning"],
         env=env, stdout=subprocess.DEVNULL,
@@ -286,15 +294,191 @@ def lambda_cold_start(runs: int) -> dict[str, Any]:
     }
 
 
+BURST_SIZE = 64
+BURST_BUDGETS_MS = (500, 1000)
+GRACE_S = 0.1
+
+
+def qubic_positions(count: int, rng: random.Random) -> list[Position]:
+    """Distinct unfinished Qubic positions of 2 to 8 marks."""
+    found: dict[str, Position] = {}
+    while len(found) < count:
+        position = Position("", "qubic")
+        for _ in range(rng.randrange(2, 9)):
+            position = position.play(rng.choice(list(position.legal_moves)))
+        if not position.is_over:
+            found.setdefault(position.board, position)
+    return list(found.values())
+
+
+async def _one_shot(port: int, raw: bytes) -> tuple[str, float]:
+    """Status and seconds of one request on a connection of its own."""
+    began = time.perf_counter()
+    reader, writer = await asyncio.open_connection("127.0.0.1", port)
+    writer.write(raw)
+    answer = await reader.read()
+    writer.close()
+    return answer.split(b" ", 2)[1].decode(), time.perf_counter() - began
+
+
+async def _burst(port: int, requests: list[bytes]) -> tuple[list[tuple[str, float]], list[float]]:
+    """Every request at once, and /healthz pinged every 10 ms meanwhile."""
+    ping = b"GET /healthz HTTP/1.1\r\nHost: 127.0.0.1\r\nConnection: close\r\n\r\n"
+    pings: list[float] = []
+    done = asyncio.Event()
+
+    async def probe() -> None:
+        while not done.is_set():
+            pings.append((await _one_shot(port, ping))[1])
+            await asyncio.sleep(0.01)
+
+    prober = asyncio.ensure_future(probe())
+    await asyncio.sleep(0.05)
+    answers = await asyncio.gather(*(_one_shot(port, raw) for raw in requests))
+    done.set()
+    await prober
+    return answers, pings
+
+
+def burst_run(mode: str, budget_ms: int, rng: random.Random) -> dict[str, Any]:
+    """One burst on a fresh server (searches in ``mode``: processes or threads)."""
+    extra = {"NOUGHTS_SEARCH_PROCESSES": "0"} if mode == "threads" else {}
+    port = free_port()
+    server = start_noughts(port, 10_000, extra)
+    try:
+        wait_warm(port)
+        time.sleep(0.5)
+        requests = [
+            http_request("/api/v1/move", {"variant": "qubic", "board": p.board,
+                                          "time_ms": budget_ms}, close=True)
+            for p in qubic_positions(BURST_SIZE, rng)
+        ]
+        load = os.getloadavg()[0]
+        answers, pings = asyncio.run(_burst(port, requests))
+    finally:
+        stop(server)
+    due = budget_ms / 1000 + GRACE_S
+    pings.sort()
+    return {
+        "mode": mode, "budget_ms": budget_ms, "load_average": round(load, 2),
+        "statuses": dict(Counter(status for status, _ in answers)),
+        "late": sum(1 for _, elapsed in answers if elapsed > due),
+        "max_ms": round(max(elapsed for _, elapsed in answers) * 1000, 1),
+        "healthz_pings": len(pings),
+        "healthz_p50_ms": round(pings[len(pings) // 2] * 1000, 1),
+        "healthz_p99_ms": round(pings[min(len(pings) - 1, int(0.99 * len(pings)))] * 1000, 1),
+        "healthz_max_ms": round(pings[-1] * 1000, 1),
+    }
+
+
+async def _heavy(port: int, requests: list[bytes], clients: int, seconds: float
+                 ) -> tuple[Counter[str], list[float]]:
+    """``clients`` clients in a closed loop of heavy requests, and /healthz every 20 ms."""
+    ping = b"GET /healthz HTTP/1.1\r\nHost: 127.0.0.1\r\nConnection: close\r\n\r\n"
+    stop_at = time.perf_counter() + seconds
+    statuses: Counter[str] = Counter()
+    pings: list[float] = []
+
+    async def client(first: int) -> None:
+        index = first
+        while time.perf_counter() < stop_at:
+            status, _ = await _one_shot(port, requests[index % len(requests)])
+            statuses[status] += 1
+            index += clients
+
+    async def probe() -> None:
+        while time.perf_counter() < stop_at:
+            pings.append((await _one_shot(port, ping))[1])
+            await asyncio.sleep(0.02)
+
+    await asyncio.gather(probe(), *(client(i) for i in range(clients)))
+    return statuses, pings
+
+
+def heavy_run(mode: str, rng: random.Random, seconds: float) -> dict[str, Any]:
+    """/healthz while 4 clients keep the searches busy with 1-second Qubic requests."""
+    extra = {"NOUGHTS_SEARCH_PROCESSES": "0"} if mode == "threads" else {}
+    port = free_port()
+    server = start_noughts(port, 10_000, extra)
+    try:
+        wait_warm(port)
+        requests = [
+            http_request("/api/v1/move", {"variant": "qubic", "board": p.board, "time_ms": 1000},
+                         close=True)
+            for p in qubic_positions(400, rng)
+        ]
+        load = os.getloadavg()[0]
+        statuses, pings = asyncio.run(_heavy(port, requests, 4, seconds))
+    finally:
+        stop(server)
+    pings.sort()
+    return {
+        "mode": mode, "load_average": round(load, 2), "seconds": seconds,
+        "statuses": dict(statuses), "healthz_pings": len(pings),
+        "healthz_p50_ms": round(pings[len(pings) // 2] * 1000, 1),
+        "healthz_p99_ms": round(pings[min(len(pings) - 1, int(0.99 * len(pings)))] * 1000, 1),
+        "healthz_max_ms": round(pings[-1] * 1000, 1),
+    }
+
+
+def bursts(rounds: int) -> dict[str, Any]:
+    """``rounds`` bursts per budget and mode, alternating; medians per budget and mode."""
+    rng = random.Random(14)
+    runs = [burst_run(mode, budget, rng) for _ in range(rounds)
+            for budget in BURST_BUDGETS_MS for mode in ("processes", "threads")]
+    summary = []
+    print(f"\n{'searches in':<12}{'time_ms':>8}{'200':>6}{'429':>6}{'late':>6}{'max ms':>8}"
+          f"{'healthz p50':>12}{'p99':>7}  load averages")
+    for mode in ("processes", "threads"):
+        for budget in BURST_BUDGETS_MS:
+            mine = [r for r in runs if r["mode"] == mode and r["budget_ms"] == budget]
+            row = {
+                "mode": mode, "budget_ms": budget, "bursts": len(mine),
+                "ok": statistics.median(r["statuses"].get("200", 0) for r in mine),
+                "busy": statistics.median(r["statuses"].get("429", 0) for r in mine),
+                "other": sum(sum(n for s, n in r["statuses"].items() if s not in ("200", "429"))
+                             for r in mine),
+                "late": statistics.median(r["late"] for r in mine),
+                "late_all": [r["late"] for r in mine],
+                "max_ms": statistics.median(r["max_ms"] for r in mine),
+                "healthz_p50_ms": statistics.median(r["healthz_p50_ms"] for r in mine),
+                "healthz_p99_ms": statistics.median(r["healthz_p99_ms"] for r in mine),
+                "load_averages": [r["load_average"] for r in mine],
+            }
+            summary.append(row)
+            print(f"{mode:<12}{budget:>8}{row['ok']:>6}{row['busy']:>6}{row['late']:>6}"
+                  f"{row['max_ms']:>8.0f}{row['healthz_p50_ms']:>12.1f}"
+                  f"{row['healthz_p99_ms']:>7.1f}  {row['load_averages']}")
+    heavy = [heavy_run(mode, rng, 15.0) for _ in range(rounds) for mode in ("processes", "threads")]
+    print("\n/healthz every 20 ms while 4 clients keep 1-second Qubic searches going (15 s):")
+    for run in heavy:
+        print(f"  {run['mode']:<10} p50 {run['healthz_p50_ms']:.1f} ms, p99 "
+              f"{run['healthz_p99_ms']:.1f} ms, max {run['healthz_max_ms']:.1f} ms "
+              f"({run['healthz_pings']} pings; requests {run['statuses']}; "
+              f"load average {run['load_average']})")
+    return {"size": BURST_SIZE, "rounds": rounds, "summary": summary, "runs": runs,
+            "heavy": heavy}
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--rounds", type=int, default=3)
     parser.add_argument("--seconds", type=float, default=3.0, help="measured seconds per load")
     parser.add_argument("--clients", type=int, default=16, help="concurrent connections")
     parser.add_argument("--positions", type=int, default=300, help="positions per variant")
+    parser.add_argument("--burst", action="store_true",
+                        help="measure only the 64-request Qubic burst; update it in the results")
     parser.add_argument("--cold-start-only", action="store_true",
                         help="measure only the Lambda cold start; update it in the results")
     args = parser.parse_args()
+    if args.burst:
+        burst = bursts(args.rounds)
+        burst["machine"] = (f"{platform.machine()}, {os.cpu_count()} cores, Python "
+                            f"{platform.python_version()}")
+        results = json.loads(RESULTS.read_text()) if RESULTS.exists() else {}
+        results["burst"] = burst
+        RESULTS.write_text(json.dumps(results, indent=2) + "\n")
+        return
     if args.cold_start_only:
         cold = lambda_cold_start(5)
         print(json.dumps(cold, indent=2))

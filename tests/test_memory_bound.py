@@ -72,6 +72,5 @@ def test_a_server_fed_distinct_variants_stays_under_its_memory_bound() -> None:
             status, _, raw = request(f"{server.base}/api/v1/move", body)
             assert status in ANSWERED, (name, raw)
             worst = max(worst, resident_mb(server.process.pid))  # with its search workers
-        print(f"worst resident {worst:.0f} MB")
         assert worst < 400, f"resident memory reached {worst:.0f} MB"
         assert time.monotonic() - began < 60

@@ -18,6 +18,7 @@ from fastapi.staticfiles import StaticFiles
 from fastapi_offline import FastAPIOffline
 
 from noughts.service.explain import router as explain_router
+from noughts.service.first_requests import warm_request_path
 from noughts.service.middleware import BodySizeLimit, CorsDispatch, RootPath
 from noughts.service.moves import MoveService
 from noughts.service.problems import SEED_PATH, install_error_handlers
@@ -54,8 +55,12 @@ def create_app(settings: Settings | None = None) -> FastAPI:
         if service.pool is not None:
             await service.pool.started_and_warm(WORKER_START_S)
         if settings.warmup:
-            featured = (variant(name) for name in NAMED_VARIANTS)
-            warm_in_background(*featured, search=service.pool is None)
+            featured = [variant(name) for name in NAMED_VARIANTS]
+            here = [geometry for geometry in featured if service.searches_here(geometry)]
+            warm_in_background(*here)
+            if len(here) < len(featured):  # the workers run their searches: tables only
+                warm_in_background(*(g for g in featured if g not in here), search=False)
+            await warm_request_path(app)
         yield
         if service.pool is not None:
             service.pool.close()

@@ -42,6 +42,7 @@ from dataclasses import dataclass
 
 from noughts.budget import Budget
 from noughts.exact import solver
+from noughts.geometry import Geometry
 from noughts.notation import square_name
 from noughts.position import Position
 from noughts.results import MAX_LEVEL, MoveChoice, MoveEval
@@ -183,9 +184,13 @@ class MoveService:
         self.fallbacks = 0
         self.started_at = time.monotonic()
 
+    def searches_here(self, geometry: Geometry) -> bool:
+        """True if searches on ``geometry`` run in threads of this process."""
+        return self.pool is None or geometry.cells <= QUICK_CELLS
+
     def runner_for(self, position: Position) -> EngineRunner | ProcessRunner:
         """Where a search on ``position`` runs: a worker process, or a thread here."""
-        if self.pool is None or position.geometry.cells <= QUICK_CELLS:
+        if self.pool is None or self.searches_here(position.geometry):
             return self.runner
         return self.pool
 
@@ -288,7 +293,7 @@ class MoveService:
         if not warmup.is_warm(geometry):
             if geometry.cells <= SYMMETRY_MAX_CELLS:
                 SymmetricView.of(Position("", geometry))
-            warmup.warm_in_background(geometry, search=self.runner_for(position) is self.runner)
+            warmup.warm_in_background(geometry, search=self.searches_here(geometry))
         return symmetries_ready(geometry)
 
     def _overrun(self, budget_ms: int) -> EngineOverrunError:

@@ -20,7 +20,7 @@ from __future__ import annotations
 import threading
 
 from noughts.engine import choose_move
-from noughts.exact.solver import can_solve
+from noughts.exact.solver import can_solve, solver_for
 from noughts.geometry import Geometry
 from noughts.lru import LRU
 from noughts.position import Position
@@ -62,13 +62,15 @@ def warmed_names() -> list[str]:
 
 
 def warm(geometry: Geometry, *, search: bool = True) -> None:
-    """Build ``geometry``'s symmetry tables and, with ``search``, run one tiny search
-    (blocking)."""
+    """Build ``geometry``'s symmetry tables and, with ``search``, its solver (boards
+    solved on the spot) or one tiny search (blocking)."""
     try:
         empty = Position("", geometry)
         if shares_symmetries(geometry):
             SymmetricView.of(empty)
-        if search and not can_solve(empty):
+        if search and can_solve(empty):
+            solver_for(geometry)  # its table (3x3) or opening book
+        elif search:
             choose_move(empty, time_limit=WARMUP_SEARCH_S)
     except Exception:  # best effort: a request on this board meets the problem, and says so
         pass
