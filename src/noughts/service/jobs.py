@@ -99,19 +99,23 @@ def _exact_part(budget: Budget) -> Budget:
 
 
 class MoveFound(NamedTuple):
-    """A move job's answer: the move, and whether a slow exact solve gave way."""
+    """A move job's answer: the move, whether a slow exact solve gave way, the seconds
+    the job took."""
 
     result: MoveChoice
     fell_back: bool
+    seconds: float
 
 
 class AnalysisFound(NamedTuple):
-    """An analysis job's answer: every legal move's value, the solver's nodes, the time."""
+    """An analysis job's answer: every legal move's value, the solver's nodes, the time
+    of the analysis that answered, whether it was a fallback, the seconds the job took."""
 
     moves: tuple[MoveEval, ...]
     nodes: int | None
     elapsed_ms: float
     fell_back: bool
+    seconds: float
 
 
 @dataclass(frozen=True)
@@ -124,23 +128,25 @@ class MoveJob:
     exact: bool
 
     def __call__(self, budget: Budget) -> MoveFound:
-        position = self.board.position()
+        began = time.perf_counter()
+        result, fell_back = self._search(self.board.position(), budget)
+        return MoveFound(result, fell_back, time.perf_counter() - began)
+
+    def _search(self, position: Position, budget: Budget) -> tuple[MoveChoice, bool]:
         if not self.exact:
-            found = choose_move(
-                position, level=self.level, time_limit=_left(budget), seed=self.seed, budget=budget
-            )
-            return MoveFound(found, False)
+            limit = _left(budget)
+            return choose_move(
+                position, level=self.level, time_limit=limit, seed=self.seed, budget=budget
+            ), False
         try:
             part = _exact_part(budget)
-            found = choose_move(position, level=self.level, seed=self.seed, budget=part)
-            return MoveFound(found, False)
+            return choose_move(position, level=self.level, seed=self.seed, budget=part), False
         except BudgetExhausted:
             if budget.cancelled:
                 raise
         from noughts.anytime.search import anytime_move
 
-        fallback = anytime_move(position, time_limit=_left(budget), seed=self.seed, budget=budget)
-        return MoveFound(fallback, True)
+        return anytime_move(position, time_limit=_left(budget), seed=self.seed, budget=budget), True
 
 
 @dataclass(frozen=True)
@@ -151,16 +157,22 @@ class AnalysisJob:
     exact: bool
 
     def __call__(self, budget: Budget) -> AnalysisFound:
-        position = self.board.position()
+        began = time.perf_counter()
+        moves, nodes, elapsed_ms, fell_back = self._analyse(self.board.position(), budget)
+        return AnalysisFound(moves, nodes, elapsed_ms, fell_back, time.perf_counter() - began)
+
+    def _analyse(
+        self, position: Position, budget: Budget
+    ) -> tuple[tuple[MoveEval, ...], int | None, float, bool]:
         began = time.perf_counter()
         if not self.exact:
             moves = evaluate_moves(position, time_limit=_left(budget), budget=budget)
-            return AnalysisFound(tuple(moves), None, _ms_since(began), False)
+            return tuple(moves), None, _ms_since(began), False
         counter = solver.solver_for(position.geometry)
         nodes_before = counter.nodes
         try:
             exact = tuple(evaluate_moves(position, budget=_exact_part(budget)))
-            return AnalysisFound(exact, counter.nodes - nodes_before, _ms_since(began), False)
+            return exact, counter.nodes - nodes_before, _ms_since(began), False
         except BudgetExhausted:
             if budget.cancelled:
                 raise
@@ -168,7 +180,7 @@ class AnalysisJob:
 
         began = time.perf_counter()
         moves = anytime_evaluate(position, time_limit=_left(budget), budget=budget)
-        return AnalysisFound(tuple(moves), None, _ms_since(began), True)
+        return tuple(moves), None, _ms_since(began), True
 
 
 def _ms_since(began: float) -> float:

@@ -16,8 +16,10 @@ capped by the server) when it arrives; queueing, the search and its fallback all
   and every new move answer is stored there too, for the other workers and instances.
 - Searches run in worker processes when the settings ask for them
   (``NOUGHTS_SEARCH_PROCESSES``; :mod:`noughts.service.processes`), else in threads
-  (:mod:`noughts.service.runner`); boards of at most :data:`QUICK_CELLS` cells (3x3:
-  answered in microseconds) always in a thread here.
+  (:mod:`noughts.service.runner`). With worker processes, an exact 3x3 answer (read
+  from its complete table in microseconds) is found on the spot instead
+  (:data:`TABLE_VARIANTS`): less than the trip to a worker, and never behind a long
+  search there.
 - Every answer comes by ``B`` + 100 ms; a search still running then is stopped. Time
   spent waiting for a search slot is part of ``B``: a request that could not start with
   :data:`MIN_SEARCH_S` left is answered 429 (Retry-After) at once.
@@ -38,6 +40,7 @@ from __future__ import annotations
 
 import asyncio
 import time
+from collections.abc import Hashable
 from dataclasses import dataclass
 
 from noughts.budget import Budget
@@ -56,9 +59,10 @@ from noughts.service.cache import (
     shares_symmetries,
     symmetries_ready,
 )
+from noughts.service.durations import Durations
 from noughts.service.jobs import AnalysisJob, Board, MoveJob, reserve_s
 from noughts.service.processes import ProcessRunner
-from noughts.service.runner import ClientCheck, DeadlineExceededError, EngineRunner
+from noughts.service.runner import ClientCheck, DeadlineExceededError, EngineRunner, Inline
 from noughts.service.settings import Settings
 from noughts.service.shared_cache import SharedCache
 from noughts.variants import NAMED_VARIANTS
@@ -70,7 +74,7 @@ __all__ = [
     "EngineOverrunError",
     "GRACE_S",
     "MIN_SEARCH_S",
-    "QUICK_CELLS",
+    "TABLE_VARIANTS",
 ]
 
 GRACE_S = 0.1
@@ -80,10 +84,26 @@ MIN_SEARCH_S = 0.03
 """A request still queueing for a search slot when less than this is left before its
 deadline is turned away (429) instead of starting a search it cannot finish."""
 
-QUICK_CELLS = 9
-"""Boards of at most this many cells are searched in a thread of the serving process
-even when searches run in worker processes: a 3x3 answer takes tens of microseconds,
-less than the trip to a worker, and never waits behind a long search there."""
+TABLE_VARIANTS = frozenset({"3x3"})
+"""Variants whose exact answers come from a complete table (tens of microseconds):
+answered on the spot when searches run in worker processes."""
+
+
+FIRST_EXACT_SHARE = 0.05
+"""Until measured, an exact solve is expected to take this share of its budget (most take
+far less; an anytime search is expected to take all of it)."""
+
+
+def _first_share(kind: Hashable) -> float:
+    """The share of its budget a search of ``kind`` (ending in its ``exact`` flag) is
+    expected to take before any has been measured."""
+    return FIRST_EXACT_SHARE if isinstance(kind, tuple) and kind[-1] else 1.0
+
+
+Runner = EngineRunner | ProcessRunner | Inline
+"""Where a search job runs."""
+
+_INLINE = Inline()
 
 
 class EngineOverrunError(Exception):
@@ -181,17 +201,21 @@ class MoveService:
             self.pool = ProcessRunner(
                 settings.search_processes, queue_wait_s, min_search_s=MIN_SEARCH_S, warm=warm
             )
+        self.durations = Durations(first_share=_first_share)
         self.fallbacks = 0
         self.started_at = time.monotonic()
 
     def searches_here(self, geometry: Geometry) -> bool:
-        """True if searches on ``geometry`` run in threads of this process."""
-        return self.pool is None or geometry.cells <= QUICK_CELLS
+        """True if (some) searches on ``geometry`` run in this process."""
+        return self.pool is None or geometry.name in TABLE_VARIANTS
 
-    def runner_for(self, position: Position) -> EngineRunner | ProcessRunner:
-        """Where a search on ``position`` runs: a worker process, or a thread here."""
-        if self.pool is None or self.searches_here(position.geometry):
+    def runner_for(self, position: Position, *, exact: bool) -> Runner:
+        """Where a search on ``position`` runs: in a thread (no worker processes), on the
+        spot (an exact answer from a table), else in a worker process."""
+        if self.pool is None:
             return self.runner
+        if exact and position.geometry.name in TABLE_VARIANTS:
+            return _INLINE
         return self.pool
 
     def _budget(self, time_ms: int | None) -> tuple[Budget, int]:
@@ -232,12 +256,17 @@ class MoveService:
                 )
         target = view.canonical if view is not None else position
         job = MoveJob(Board.of(target), level=level, seed=seed, exact=exact)
+        kind = ("move", target.geometry.name, level, exact)
         try:
-            result, fell_back = await self.runner_for(target).run(
-                job, budget, client_gone=client_gone
+            result, fell_back, seconds = await self.runner_for(target, exact=exact).run(
+                job,
+                budget,
+                client_gone=client_gone,
+                expected_s=self.durations.expected_s(kind, budget_ms / 1000),
             )
         except DeadlineExceededError:
             raise self._overrun(budget_ms) from None
+        self.durations.record(kind, seconds=seconds, budget_s=budget_ms / 1000)
         self.fallbacks += fell_back
         reusable = False
         if key is not None and view is not None:
@@ -268,10 +297,17 @@ class MoveService:
                 return Analysis(position, moves, 0, 0.0, True, budget_ms)
         target = view.canonical if view is not None else position
         job = AnalysisJob(Board.of(target), exact=exact)
+        kind = ("analyze", target.geometry.name, exact)
         try:
-            found = await self.runner_for(target).run(job, budget, client_gone=client_gone)
+            found = await self.runner_for(target, exact=exact).run(
+                job,
+                budget,
+                client_gone=client_gone,
+                expected_s=self.durations.expected_s(kind, budget_ms / 1000),
+            )
         except DeadlineExceededError:
             raise self._overrun(budget_ms) from None
+        self.durations.record(kind, seconds=found.seconds, budget_s=budget_ms / 1000)
         self.fallbacks += found.fell_back
         moves = found.moves
         if key is not None and view is not None:

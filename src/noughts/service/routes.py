@@ -24,7 +24,7 @@ from noughts.service.conversion import (
     position_from_bitmasks,
     position_from_request,
 )
-from noughts.service.moves import QUICK_CELLS, MoveService
+from noughts.service.moves import MoveService
 from noughts.service.problems import (
     SEED_PATH,
     ProblemError,
@@ -192,23 +192,21 @@ async def get_stats(request: Request) -> StatsResponse:
 
 
 def _engine_stats(service: MoveService) -> EngineStats:
-    """The searches' counters: the threads' and the worker processes' together."""
-    runners: list[Waiting] = [service.runner]
-    if service.pool is not None:
-        runners.append(service.pool)
-    warmed = warmed_names()
+    """The searches' counters (in threads, or in worker processes)."""
     pool = service.pool
+    runner: Waiting = service.runner if pool is None else pool
+    warmed = warmed_names()
     if pool is not None and pool.ready < pool.processes:  # not warm in every worker yet
-        warmed = [name for name in warmed if variant(name).cells <= QUICK_CELLS]
+        warmed = [name for name in warmed if service.searches_here(variant(name))]
     return EngineStats(
-        running=sum(r.running for r in runners),
-        max_searches=service.runner.max_searches if pool is None else pool.processes,
-        started=sum(r.started for r in runners),
-        rejected=sum(r.rejected for r in runners),
-        deadline_misses=sum(r.deadline_misses for r in runners),
+        running=runner.running,
+        max_searches=runner.max_searches,
+        started=runner.started,
+        rejected=runner.rejected,
+        deadline_misses=runner.deadline_misses,
         fallbacks=service.fallbacks,
         warmed=warmed,
-        cancelled=sum(r.cancelled for r in runners),
+        cancelled=runner.cancelled,
         processes=0 if pool is None else pool.processes,
         processes_ready=0 if pool is None else pool.ready,
         processes_replaced=0 if pool is None else pool.replaced,

@@ -10,8 +10,9 @@ stays taken until its search has really stopped, so abandoned work counts agains
 bound and can never pile up.
 
 :class:`EngineRunner` runs each search in a thread of this process (the Lambda handler,
-in-process test clients, quick exact solves); :mod:`noughts.service.processes` runs them
-in worker processes with the same waiting and counting (:class:`Waiting`).
+in-process test clients); :mod:`noughts.service.processes` runs them in worker processes
+with the same waiting and counting (:class:`Waiting`); :class:`Inline` runs a job that
+takes microseconds (a 3x3 answer from its table) on the spot.
 
 >>> import asyncio
 >>> runner = EngineRunner(max_searches=1, queue_wait_s=0.0)
@@ -33,6 +34,7 @@ from noughts.service.admission import Admission, EngineBusyError
 
 __all__ = [
     "EngineRunner",
+    "Inline",
     "Waiting",
     "EngineBusyError",
     "DeadlineExceededError",
@@ -212,3 +214,20 @@ class EngineRunner(Waiting):
             self.admission.release(slot)
             raise
         return await self._wait(future, deadline, client_gone, budget.cancel)
+
+
+class Inline:
+    """Runs a job on the event loop itself: for answers that take microseconds (read from
+    a complete table), where a trip to a thread or a worker would cost more than the
+    answer. Not a search slot: nothing to admit, wait for or count."""
+
+    async def run(
+        self,
+        job: Job[T],
+        budget: Budget,
+        *,
+        client_gone: ClientCheck | None = None,
+        expected_s: float | None = None,
+    ) -> T:
+        """``job(budget)``, now."""
+        return job(budget)
