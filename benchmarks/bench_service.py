@@ -8,7 +8,8 @@ Measures, on one uvicorn worker with concurrent keep-alive clients on 127.0.0.1:
   also the server's CPU time per request, whose ratio to the baseline's is the
   throughput ratio on a core of its own (robust when other jobs share the machine);
 - import of the Lambda handler module plus its first request (target < 500 ms);
-- resident memory of the idle server, once its start-up warm-up is done (target < 100 MB);
+- resident memory of the idle server, once its start-up warm-up is done (target < 100 MB),
+  and with its search workers;
 - with ``--burst``: the issue's burst, 64 concurrent Qubic requests on 64 distinct positions
   (``time_ms`` 500, then 1000) against a fresh server after its warm-up, searches in
   worker processes and, alternating, in threads (``NOUGHTS_SEARCH_PROCESSES=0``): answers
@@ -41,6 +42,7 @@ from pathlib import Path
 from typing import Any
 
 from noughts.position import Position
+from noughts.service.memory import resident_mb
 
 ROOT = Path(__file__).resolve().parent.parent
 RESULTS = ROOT / "benchmarks" / "results" / "service.json"
@@ -497,6 +499,7 @@ def main() -> None:
     warm = 1.0
     runs: dict[str, list[LoadResult]] = {}
     idle_rss: list[float] = []
+    idle_total: list[float] = []
     hit_rates: list[float] = []
     for round_number in range(args.rounds):
         port = free_port()
@@ -515,6 +518,7 @@ def main() -> None:
                     wait_warm(port)
                     time.sleep(0.5)
                     idle_rss.append(rss_mb(server.pid))
+                    idle_total.append(resident_mb(server.pid) or float("nan"))
                 for variant, pool in pools.items():
                     label = f"/api/v1/move {variant}, {suffix}"
                     runs.setdefault(label, []).append(
@@ -555,7 +559,8 @@ def main() -> None:
           f"import + first request: {cold['trivial_app_ms']:.0f} ms wall, "
           f"{cold['trivial_app_cpu_ms']:.0f} ms CPU")
     print(f"idle server resident memory: {statistics.median(idle_rss):.1f} MB "
-          f"(median of {len(idle_rss)}; target < 100 MB)")
+          f"(median of {len(idle_rss)}; target < 100 MB); with its search workers "
+          f"{statistics.median(idle_total):.1f} MB")
     print(f"move cache hit rate over a round (cache on): {statistics.median(hit_rates):.1%}")
     RESULTS.parent.mkdir(parents=True, exist_ok=True)
     RESULTS.write_text(json.dumps({
@@ -565,6 +570,7 @@ def main() -> None:
         "rounds": args.rounds, "seconds": args.seconds, "clients": args.clients,
         "positions_per_variant": args.positions,
         "rows": rows, "lambda_cold_start": cold, "idle_rss_mb": statistics.median(idle_rss),
+        "idle_rss_with_workers_mb": statistics.median(idle_total),
         "idle_rss_all_mb": idle_rss, "cache_hit_rate": statistics.median(hit_rates),
         "raw": {label: [asdict(r) for r in results] for label, results in runs.items()},
     }, indent=2) + "\n")

@@ -13,9 +13,9 @@ time and number of requests (loopback only):
 - clients that disconnect mid-search and slow clients that send half a request.
 
 It reports requests and errors by status, p50/p99 latency per endpoint, deadline misses
-(an engine answer, 200 or 429, later than its budget + 100 ms) and the server's resident
-memory over time. Results go to ``benchmarks/results/soak.json`` and a Markdown table to
-stdout.
+(an engine answer, 200 or 429, later than its budget + 100 ms) and the resident memory
+of the server and its search workers over time. Results go to
+``benchmarks/results/soak.json`` and a Markdown table to stdout.
 
     python benchmarks/bench_soak.py --seconds 45 --clients 16
 """
@@ -39,6 +39,8 @@ from collections import Counter, defaultdict
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
+
+from noughts.service.memory import resident_mb as resident_tree_mb
 
 ROOT = Path(__file__).resolve().parent.parent
 RESULTS = ROOT / "benchmarks" / "results" / "soak.json"
@@ -211,11 +213,8 @@ async def perform(call: Call, port: int, tally: Tally, slow_wait_s: float) -> No
 
 
 def resident_mb(pid: int) -> float:
-    with open(f"/proc/{pid}/status") as status:
-        for line in status:
-            if line.startswith("VmRSS:"):
-                return int(line.split()[1]) / 1024
-    return float("nan")
+    """Resident memory of the server and its search workers, in MB."""
+    return resident_tree_mb(pid) or float("nan")
 
 
 def free_port() -> int:

@@ -36,33 +36,6 @@ def request(
         return error.code, dict(error.headers), error.read()
 
 
-def resident_mb(pid: int) -> float:
-    """Resident memory of process ``pid`` and all its descendants (a server and its
-    search workers), in MB (Linux: read from /proc)."""
-    from pathlib import Path
-
-    children: dict[int, list[int]] = {}
-    for entry in Path("/proc").iterdir():
-        if not entry.name.isdigit():
-            continue
-        try:
-            stat = (entry / "stat").read_text().rsplit(")", 1)[1].split()
-        except (OSError, ValueError):
-            continue
-        children.setdefault(int(stat[1]), []).append(int(entry.name))
-    total, pending = 0.0, [pid]
-    while pending:
-        current = pending.pop()
-        pending.extend(children.get(current, []))
-        try:
-            for line in Path(f"/proc/{current}/status").read_text().splitlines():
-                if line.startswith("VmRSS:"):
-                    total += int(line.split()[1]) / 1024
-        except OSError:
-            continue
-    return total
-
-
 @dataclass
 class Server:
     process: subprocess.Popen[bytes]

@@ -13,18 +13,18 @@ if TYPE_CHECKING:
     from noughts.service.app import create_app
     from noughts.service.settings import Settings
 
-_HOMES = {"create_app": "noughts.service.app", "Settings": "noughts.service.settings"}
 
 
 def __getattr__(name: str) -> object:
-    home = _HOMES.get(name)
-    if home is None:
-        raise AttributeError(f"module 'noughts.service' has no attribute {name!r}")
-    import importlib
+    if name == "create_app":
+        from noughts.service.app import create_app
 
-    value = getattr(importlib.import_module(home), name)
-    globals()[name] = value
-    return value
+        return create_app
+    if name == "Settings":
+        from noughts.service.settings import Settings
+
+        return Settings
+    raise AttributeError(f"module 'noughts.service' has no attribute {name!r}")
 
 
 __all__ = ["create_app", "Settings"]

@@ -34,6 +34,7 @@ import multiprocessing
 import pickle
 import threading
 import time
+from collections.abc import Callable
 from dataclasses import dataclass
 from multiprocessing.connection import Connection
 from multiprocessing.process import BaseProcess
@@ -41,7 +42,7 @@ from typing import Any, TypeVar
 
 from noughts.budget import Budget
 from noughts.service.admission import Admission
-from noughts.service.runner import ClientCheck, Job, Waiting, deadline_of, deliver
+from noughts.service.runner import Job, SearchRunner, deadline_of, deliver
 from noughts.service.worker import serve
 
 __all__ = ["ProcessRunner", "WorkerLostError", "HANG_S", "MAX_RESTART_PAUSE_S"]
@@ -99,7 +100,7 @@ class _Worker:
             self.connection.send(message)
 
 
-class ProcessRunner(Waiting):
+class ProcessRunner(SearchRunner):
     """Runs search jobs in ``processes`` worker processes, one job per worker at a time."""
 
     def __init__(
@@ -212,29 +213,19 @@ class ProcessRunner(Waiting):
         ).start()
 
     # -- running a job ----------------------------------------------------------------------
-    async def run(
-        self,
-        job: Job[T],
-        budget: Budget,
-        *,
-        client_gone: ClientCheck | None = None,
-        expected_s: float | None = None,
-    ) -> T:
-        """``job(budget)`` in a worker process (see :meth:`EngineRunner.run
-        <noughts.service.runner.EngineRunner.run>`); :class:`WorkerLostError` if the worker
-        dies or hangs meanwhile. ``job`` must pickle."""
+    def _start(
+        self, job: Job[T], budget: Budget, slot: int, future: asyncio.Future[T]
+    ) -> Callable[[], None]:
+        """Send ``job`` (it must pickle) to the worker of ``slot`` (the workers start with
+        the first job, if :meth:`start` was not called); cancelling it sends a cancel. A
+        worker that dies or hangs meanwhile fails it with :class:`WorkerLostError`."""
         self.start()
-        deadline = deadline_of(budget)
-        loop = asyncio.get_running_loop()
-        expected_end = None if expected_s is None else time.perf_counter() + expected_s
-        index = await self.admission.acquire(deadline, expected_end)
-        task = _Task(next(self._ids), loop.create_future(), loop, deadline)
+        task = _Task(next(self._ids), future, future.get_loop(), deadline_of(budget))
         with self._state:
-            worker = self._workers[index]
+            worker = self._workers[slot]
             worker.task = task
-        self._began()
         try:
-            worker.send(("run", task.id, job, deadline, budget.start))
+            worker.send(("run", task.id, job, task.deadline, budget.start))
         except Exception as error:  # the job does not pickle
             self._done(worker, task.id, False, error)
 
@@ -244,8 +235,7 @@ class ProcessRunner(Waiting):
                     return
             worker.send(("cancel", task.id))
 
-        result: T = await self._wait(task.future, deadline, client_gone, cancel)
-        return result
+        return cancel
 
     # -- what the workers say ----------------------------------------------------------------
     def _read(self, worker: _Worker) -> None:

@@ -30,7 +30,7 @@ from noughts.service.problems import (
     ProblemError,
     describe_validation_errors,
 )
-from noughts.service.runner import Waiting
+from noughts.service.runner import SearchRunner
 from noughts.service.schemas import (
     AnalyzeRequest,
     AnalyzeResponse,
@@ -194,7 +194,7 @@ async def get_stats(request: Request) -> StatsResponse:
 def _engine_stats(service: MoveService) -> EngineStats:
     """The searches' counters (in threads, or in worker processes)."""
     pool = service.pool
-    runner: Waiting = service.runner if pool is None else pool
+    runner: SearchRunner = service.runner if pool is None else pool
     warmed = warmed_names()
     if pool is not None and pool.ready < pool.processes:  # not warm in every worker yet
         warmed = [name for name in warmed if service.searches_here(variant(name))]

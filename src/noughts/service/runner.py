@@ -10,9 +10,10 @@ stays taken until its search has really stopped, so abandoned work counts agains
 bound and can never pile up.
 
 :class:`EngineRunner` runs each search in a thread of this process (the Lambda handler,
-in-process test clients); :mod:`noughts.service.processes` runs them in worker processes
-with the same waiting and counting (:class:`Waiting`); :class:`Inline` runs a job that
-takes microseconds (a 3x3 answer from its table) on the spot.
+in-process test clients); :mod:`noughts.service.processes` runs them in worker
+processes with the same admission, waiting and counting (:class:`SearchRunner`);
+:class:`Inline` runs a job that takes microseconds (a 3x3 answer from its table) on the
+spot.
 
 >>> import asyncio
 >>> runner = EngineRunner(max_searches=1, queue_wait_s=0.0)
@@ -35,7 +36,7 @@ from noughts.service.admission import Admission, EngineBusyError
 __all__ = [
     "EngineRunner",
     "Inline",
-    "Waiting",
+    "SearchRunner",
     "EngineBusyError",
     "DeadlineExceededError",
     "ClientGoneError",
@@ -98,8 +99,11 @@ def deliver(
         loop.call_soon_threadsafe(settle)
 
 
-class Waiting:
-    """Counters and the wait for a running search, shared by the runners."""
+class SearchRunner:
+    """Search slots, counters, and the wait for a running search: what the runners share.
+
+    A runner starts a job in its slot with :meth:`_start` (in a thread, in a worker).
+    """
 
     def __init__(self, admission: Admission) -> None:
         self.admission = admission
@@ -126,6 +130,35 @@ class Waiting:
     def _ended(self) -> None:
         with self._lock:
             self.running -= 1
+
+    async def run(
+        self,
+        job: Job[T],
+        budget: Budget,
+        *,
+        client_gone: ClientCheck | None = None,
+        expected_s: float | None = None,
+    ) -> T:
+        """``job(budget)`` in a search slot, its result by the budget's deadline.
+
+        Raises :class:`EngineBusyError` (no slot in time), :class:`DeadlineExceededError`
+        (still running at the deadline + :data:`HARD_MARGIN_S`, or stopped by its budget)
+        and :class:`ClientGoneError` once ``client_gone()`` says so. ``expected_s`` is how
+        long the job is expected to hold its slot, if less than its whole budget.
+        """
+        deadline = deadline_of(budget)
+        expected_end = None if expected_s is None else time.perf_counter() + expected_s
+        slot = await self.admission.acquire(deadline, expected_end)
+        future: asyncio.Future[T] = asyncio.get_running_loop().create_future()
+        self._began()
+        cancel = self._start(job, budget, slot, future)
+        return await self._wait(future, deadline, client_gone, cancel)
+
+    def _start(
+        self, job: Job[T], budget: Budget, slot: int, future: asyncio.Future[T]
+    ) -> Callable[[], None]:
+        """Start ``job`` in ``slot``, its outcome to ``future``; how to cancel it."""
+        raise NotImplementedError
 
     async def _wait(
         self,
@@ -163,7 +196,7 @@ class Waiting:
             raise
 
 
-class EngineRunner(Waiting):
+class EngineRunner(SearchRunner):
     """Runs search jobs in threads of this process: at most ``max_searches`` at once."""
 
     def __init__(
@@ -173,26 +206,11 @@ class EngineRunner(Waiting):
             Admission(max_searches, queue_wait_s=queue_wait_s, min_search_s=min_search_s)
         )
 
-    async def run(
-        self,
-        job: Job[T],
-        budget: Budget,
-        *,
-        client_gone: ClientCheck | None = None,
-        expected_s: float | None = None,
-    ) -> T:
-        """``job(budget)`` in a search thread, its result by the budget's deadline.
-
-        Raises :class:`EngineBusyError` (no slot in time), :class:`DeadlineExceededError`
-        (still running at the deadline + :data:`HARD_MARGIN_S`, or stopped by its budget)
-        and :class:`ClientGoneError` once ``client_gone()`` says so. ``expected_s`` is how
-        long the job is expected to hold its slot, if less than its whole budget.
-        """
-        deadline = deadline_of(budget)
-        loop = asyncio.get_running_loop()
-        expected_end = None if expected_s is None else time.perf_counter() + expected_s
-        slot = await self.admission.acquire(deadline, expected_end)
-        future: asyncio.Future[T] = loop.create_future()
+    def _start(
+        self, job: Job[T], budget: Budget, slot: int, future: asyncio.Future[T]
+    ) -> Callable[[], None]:
+        """``job(budget)`` in a thread of its own."""
+        loop = future.get_loop()
 
         def main() -> None:
             value: Any = None
@@ -206,14 +224,13 @@ class EngineRunner(Waiting):
                 self.admission.release(slot)
             deliver(loop, future, value, error)
 
-        self._began()
         try:
             threading.Thread(target=main, name="noughts-search", daemon=True).start()
         except BaseException:
             self._ended()
             self.admission.release(slot)
             raise
-        return await self._wait(future, deadline, client_gone, budget.cancel)
+        return budget.cancel
 
 
 class Inline:
@@ -221,13 +238,6 @@ class Inline:
     a complete table), where a trip to a thread or a worker would cost more than the
     answer. Not a search slot: nothing to admit, wait for or count."""
 
-    async def run(
-        self,
-        job: Job[T],
-        budget: Budget,
-        *,
-        client_gone: ClientCheck | None = None,
-        expected_s: float | None = None,
-    ) -> T:
-        """``job(budget)``, now."""
+    async def run(self, job: Job[T], budget: Budget, **_: object) -> T:
+        """``job(budget)``, now (the options of :meth:`SearchRunner.run` do not apply)."""
         return job(budget)
