@@ -110,10 +110,18 @@ def _distinct_variants() -> list[str]:
     return names
 
 
+def _new_variant(rng: random.Random, distinct: list[str]) -> str:
+    """A variant name not asked for yet (once all have been, any of them again)."""
+    if not distinct:
+        distinct.extend(_distinct_variants())
+        rng.shuffle(distinct)
+    return distinct.pop()
+
+
 def make_call(rng: random.Random, distinct: list[str]) -> Call:
     roll = rng.random()
     if roll < 0.40:
-        name = rng.choice(MOVE_VARIANTS) if rng.random() < 0.8 else distinct.pop()
+        name = rng.choice(MOVE_VARIANTS) if rng.random() < 0.8 else _new_variant(rng, distinct)
         budget = rng.choice(BUDGETS_MS)
         body: dict[str, Any] = {"variant": name, "time_ms": budget}
         board = _random_board(rng, name)

@@ -40,6 +40,20 @@ def test_seed_client_over_http(server: str) -> None:
     assert headers["access-control-allow-origin"] == "*"
 
 
+def test_analysis_and_explanation_over_http(server: str) -> None:
+    # noughts serve runs these in its search worker processes (one per core)
+    body = json.dumps({"variant": "4x4k3", "board": "XX../OO../..../...."}).encode()
+    status, _, raw = request(f"{server}/api/v1/analyze", body)
+    moves = {m["move"]: m["outcome"] for m in json.loads(raw)["moves"]}
+    assert status == 200 and moves[2] == "win" and len(moves) == 12
+    body = json.dumps({"board": "XX./OO./...", "tutorial": True}).encode()
+    status, _, raw = request(f"{server}/api/v1/explain", body)
+    assert status == 200 and json.loads(raw)["best_move"] == 2
+    status, _, raw = request(f"{server}/api/v1/stats")
+    engine = json.loads(raw)["engine"]
+    assert engine["processes"] >= 1 and engine["processes_ready"] == engine["processes"]
+
+
 def test_errors_and_stats_over_http(server: str) -> None:
     status, _, raw = request(f"{server}/api/v1/move", b'{"variant": "3x3k7"}')
     assert status == 400 and "unknown variant" in json.loads(raw)["detail"]

@@ -25,6 +25,7 @@ import queue
 import signal
 import sys
 import threading
+import traceback
 from multiprocessing.connection import Connection
 from typing import Any
 
@@ -100,9 +101,12 @@ def _warm(names: tuple[str, ...]) -> None:
 
 
 def _portable(error: Exception) -> Exception:
-    """``error`` if it survives pickling, else a RuntimeError naming it."""
+    """``error`` with the worker's traceback as a note (the parent's log shows it), if it
+    survives pickling; else a RuntimeError naming it."""
+    where = "".join(traceback.format_exception(error))
     try:
+        error.add_note(f"in the search worker (process {os.getpid()}):\n{where}")
         pickle.loads(pickle.dumps(error))
     except Exception:
-        return RuntimeError(f"{type(error).__name__}: {error}")
+        return RuntimeError(f"{type(error).__name__}: {error}\n{where}")
     return error
