@@ -44,8 +44,10 @@ def _pid(runner: ProcessRunner) -> int:
 def test_a_job_runs_in_the_worker_and_its_error_comes_back(runner: ProcessRunner) -> None:
     pid = _pid(runner)
     assert pid == runner.pids()[0]
-    with pytest.raises(RuntimeError, match="injected fault"):
+    with pytest.raises(RuntimeError, match="injected fault") as raised:
         asyncio.run(runner.run(Raise("injected fault"), Budget.within(seconds=5)))
+    note = raised.value.__notes__[0]  # where it happened, for the server's log
+    assert note.startswith(f"in the search worker (process {pid})") and "faulty_jobs" in note
     assert _pid(runner) == pid and runner.replaced == 0  # the worker lives on
     assert runner.running == 0 and runner.started == 3
 
