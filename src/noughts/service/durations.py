@@ -8,19 +8,19 @@ per kind of search, a moving average of the share of its budget a search took. A
 too long turns requests away that could have waited; too short makes a queued request
 wait, at most its queue wait, before its 429 (never past its budget).
 
->>> durations = Durations(first_share=lambda kind: 1.0)
->>> durations.expected_s(("move", "4x4k3", 10), budget_s=1.0)
+>>> durations = Durations()
+>>> durations.expected_s(("move", "4x4k3", 10), budget_s=1.0, first_share=1.0)
 1.0
 >>> for _ in range(20):
 ...     durations.record(("move", "4x4k3", 10), seconds=0.0004, budget_s=1.0)
->>> durations.expected_s(("move", "4x4k3", 10), budget_s=1.0) < 0.01
+>>> durations.expected_s(("move", "4x4k3", 10), budget_s=1.0, first_share=1.0) < 0.01
 True
 """
 
 from __future__ import annotations
 
 import threading
-from collections.abc import Callable, Hashable
+from collections.abc import Hashable
 
 from noughts.lru import LRU
 
@@ -42,17 +42,17 @@ _MARGIN = 1.5
 class Durations:
     """Moving averages of the share of their budget that searches of each kind took."""
 
-    def __init__(self, first_share: Callable[[Hashable], float]) -> None:
-        self._first_share = first_share
+    def __init__(self) -> None:
         self._shares: LRU[Hashable, float] = LRU(MAX_KINDS)
         self._lock = threading.Lock()
 
-    def expected_s(self, kind: Hashable, budget_s: float) -> float:
-        """How long a search of ``kind`` with ``budget_s`` seconds is expected to take."""
+    def expected_s(self, kind: Hashable, budget_s: float, *, first_share: float) -> float:
+        """How long a search of ``kind`` with ``budget_s`` seconds is expected to take
+        (``first_share`` of its budget until one has been measured)."""
         with self._lock:
             share = self._shares.get(kind)
         if share is None:
-            share = self._first_share(kind)
+            share = first_share
         return min(budget_s, max(MIN_EXPECTED_S, share * _MARGIN * budget_s))
 
     def record(self, kind: Hashable, *, seconds: float, budget_s: float) -> None:

@@ -16,6 +16,7 @@ a walk is reported as stopped instead). Comparison tables are cached by position
 
 from __future__ import annotations
 
+import time
 from typing import Literal
 
 from fastapi import APIRouter, Request
@@ -53,9 +54,10 @@ NODE_LIMIT = EXPLAIN_NODE_LIMIT
 DEADLINE_S = 60.0
 """An explain job (the trace and the comparison) that runs longer is abandoned (503)."""
 
-EXPECTED_S = 5.0
-"""How long an explain job is expected to hold its search slot, for admission (the
-largest walks take a few seconds; the deadline is a safety net)."""
+FIRST_EXPECTED_S = 0.5
+"""How long an explain job of a kind not seen yet is expected to hold its search slot,
+for admission (most walks take milliseconds, the largest a few seconds; then the
+moving average of their kind's times counts)."""
 
 
 class ExplainRequest(PositionFields):
@@ -181,12 +183,15 @@ async def post_explain(body: ExplainRequest, request: Request) -> Response:
         compare=body.compare,
     )
     runner = service.runner if service.pool is None else service.pool  # a walk takes seconds
+    kind = ("explain", position.variant, body.algorithm, body.depth, body.tutorial, body.compare)
+    first = FIRST_EXPECTED_S / DEADLINE_S
+    began = time.perf_counter()
     try:
         walk, rows = await runner.run(
             job,
             Budget.within(seconds=DEADLINE_S),
             client_gone=request.is_disconnected,
-            expected_s=EXPECTED_S,
+            expected_s=service.durations.expected_s(kind, DEADLINE_S, first_share=first),
         )
     except TraceTooLargeError as error:
         raise ProblemError(413, str(error)) from None
@@ -194,6 +199,7 @@ async def post_explain(body: ExplainRequest, request: Request) -> Response:
         raise ProblemError(
             503, f"the explanation took longer than {DEADLINE_S:.0f} s; try a smaller position"
         ) from None
+    service.durations.record(kind, seconds=time.perf_counter() - began, budget_s=DEADLINE_S)
     answer = ExplainResponse.model_validate(
         {**walk, "node_limit": NODE_LIMIT, "compare": list(rows)}
     )

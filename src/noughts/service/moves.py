@@ -94,12 +94,6 @@ FIRST_EXACT_SHARE = 0.05
 far less; an anytime search is expected to take all of it)."""
 
 
-def _first_share(kind: Hashable) -> float:
-    """The share of its budget a search of ``kind`` (ending in its ``exact`` flag) is
-    expected to take before any has been measured."""
-    return FIRST_EXACT_SHARE if isinstance(kind, tuple) and kind[-1] else 1.0
-
-
 Runner = EngineRunner | ProcessRunner | Inline
 """Where a search job runs."""
 
@@ -201,7 +195,7 @@ class MoveService:
             self.pool = ProcessRunner(
                 settings.search_processes, queue_wait_s, min_search_s=MIN_SEARCH_S, warm=warm
             )
-        self.durations = Durations(first_share=_first_share)
+        self.durations = Durations()
         self.fallbacks = 0
         self.started_at = time.monotonic()
 
@@ -262,7 +256,7 @@ class MoveService:
                 job,
                 budget,
                 client_gone=client_gone,
-                expected_s=self.durations.expected_s(kind, budget_ms / 1000),
+                expected_s=self._expected_s(kind, budget_ms, exact),
             )
         except DeadlineExceededError:
             raise self._overrun(budget_ms) from None
@@ -303,7 +297,7 @@ class MoveService:
                 job,
                 budget,
                 client_gone=client_gone,
-                expected_s=self.durations.expected_s(kind, budget_ms / 1000),
+                expected_s=self._expected_s(kind, budget_ms, exact),
             )
         except DeadlineExceededError:
             raise self._overrun(budget_ms) from None
@@ -331,6 +325,11 @@ class MoveService:
                 SymmetricView.of(Position("", geometry))
             warmup.warm_in_background(geometry, search=self.searches_here(geometry))
         return symmetries_ready(geometry)
+
+    def _expected_s(self, kind: Hashable, budget_ms: int, exact: bool) -> float:
+        """How long a search of ``kind`` is expected to hold its slot."""
+        first = FIRST_EXACT_SHARE if exact else 1.0
+        return self.durations.expected_s(kind, budget_ms / 1000, first_share=first)
 
     def _overrun(self, budget_ms: int) -> EngineOverrunError:
         return EngineOverrunError(
