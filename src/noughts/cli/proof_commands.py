@@ -174,20 +174,18 @@ def _build(args: argparse.Namespace) -> int:
 
 
 def _build_with(args: argparse.Namespace, path: Path, executor: Executor | None) -> int:
-    from rich.progress import BarColumn, Progress, TextColumn, TimeElapsedColumn
+    from rich.progress import Progress, TextColumn, TimeElapsedColumn
 
-    from noughts.anytime.strategy_build import Survey, build_strategy
+    from noughts.anytime.strategy_build import BuildReport, build_strategy
 
-    with Progress(TextColumn("{task.description}"), BarColumn(), TextColumn(
-            "{task.completed}/{task.total} jobs"), TimeElapsedColumn()) as bar:
-        task = bar.add_task("surveying", total=None)
+    with Progress(TextColumn("{task.description}"), TimeElapsedColumn()) as bar:
+        task = bar.add_task("starting", total=None)
 
-        def progress(event: str, survey: Survey, done: int) -> None:
-            if event == "survey":
-                bar.update(task, total=done + len(survey.jobs), completed=done,
-                           description=f"{survey.proven:,} proven, {survey.stored:,} stored")
-            else:
-                bar.update(task, completed=done)
+        def progress(report: BuildReport) -> None:
+            pn, dn = report.root
+            bar.update(task, description=(
+                f"{report.jobs:,} jobs · root proof number {pn:,}, disproof number {dn:,} · "
+                f"tree {report.tree['nodes']:,} nodes · {report.proven:,} proven entries"))
 
         final = build_strategy(path, _STRATEGY_VARIANTS[args.variant.lower()],
                                seconds=args.time_limit, job_seconds=args.job_seconds,
