@@ -192,7 +192,7 @@ function afterHumanTurnBegins() {
 
 /** The parts of the engine's answer the engine's view shows (kept with the move). */
 function answerToKeep(answer) {
-  const keys = ["move", "proven", "outcome", "plies", "score", "depth", "nodes", "elapsed_ms", "method", "level", "cached"];
+  const keys = ["move", "proven", "outcome", "plies", "score", "words", "depth", "nodes", "elapsed_ms", "method", "level", "cached"];
   return Object.fromEntries(keys.filter((k) => k in answer).map((k) => [k, answer[k]]));
 }
 
@@ -397,7 +397,7 @@ function renderStats() {
   }
   set("stat-move", cellName(state.geo, a.move));
   set("stat-verdict", verdictInWords(a));
-  const proven = a.proven ? `${a.outcome}${a.outcome === "draw" ? "" : ` in ${a.plies}`} (proven)` : null;
+  const proven = a.proven ? `${a.words ?? a.outcome} (proven)` : null;
   set("stat-score", proven ?? (typeof a.score === "number" ? `${formatScore(a.score)} (a guess)` : "—"));
   set("stat-depth", a.depth ?? "—");
   set("stat-nodes", a.method === "exact" && !a.nodes ? "none (solved)" : Number(a.nodes || 0).toLocaleString("en"));
