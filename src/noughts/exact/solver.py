@@ -130,19 +130,23 @@ class Solver:
         self.cells = geometry.cells
         self.table3x3 = Table3x3.get() if geometry.name == "3x3" and use_book else None
         self._use_book = use_book
-        self._search: ExactSearch | None = None
+        self._search = None if self.table3x3 is not None else self._new_search()
 
     @property
     def search(self) -> ExactSearch:
-        """The negamax search and its lasting table, made on first use (the 3x3 table
-        answers a move without one, so ``noughts move`` on 3x3 never imports it)."""
+        """The negamax search and its lasting table. With the 3x3 table it is made on
+        first use: the table answers a move without one, so ``noughts move`` on 3x3 never
+        imports it."""
         if self._search is None:
-            from noughts.exact.book import load_book
-            from noughts.exact.negamax import ExactSearch
-
-            book = load_book(self.geometry) if self._use_book else None
-            self._search = ExactSearch(self.geometry, book=book)
+            self._search = self._new_search()
         return self._search
+
+    def _new_search(self) -> ExactSearch:
+        from noughts.exact.book import load_book
+        from noughts.exact.negamax import ExactSearch
+
+        book = load_book(self.geometry) if self._use_book else None
+        return ExactSearch(self.geometry, book=book)
 
     @property
     def table_entries(self) -> int:
