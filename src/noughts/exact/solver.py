@@ -24,17 +24,19 @@ Value(outcome=<Outcome.WIN: 'win'>, plies=5)
 from __future__ import annotations
 
 import time
+from typing import TYPE_CHECKING
 
-from noughts.budget import Budget
 from noughts.errors import GameOverError, TooLargeError
-from noughts.exact.book import load_book
-from noughts.exact.negamax import DEFAULT_MAX_ENTRIES, ExactSearch
 from noughts.exact.table3x3 import Table3x3
 from noughts.geometry import Bitboard, Geometry
 from noughts.lru import LRU
 from noughts.notation import square_name
 from noughts.position import Position
 from noughts.results import WIN_SCORE, MoveChoice, MoveEval, Outcome, Value
+
+if TYPE_CHECKING:
+    from noughts.budget import Budget
+    from noughts.exact.negamax import ExactSearch
 
 __all__ = [
     "MoveValue",
@@ -127,12 +129,34 @@ class Solver:
         self.geometry = geometry
         self.cells = geometry.cells
         self.table3x3 = Table3x3.get() if geometry.name == "3x3" and use_book else None
-        self.search = ExactSearch(geometry, book=load_book(geometry) if use_book else None)
+        self._use_book = use_book
+        self._search = None if self.table3x3 is not None else self._new_search()
+
+    @property
+    def search(self) -> ExactSearch:
+        """The negamax search and its lasting table. With the 3x3 table it is made on
+        first use: the table answers a move without one, so ``noughts move`` on 3x3 never
+        imports it."""
+        if self._search is None:
+            self._search = self._new_search()
+        return self._search
+
+    def _new_search(self) -> ExactSearch:
+        from noughts.exact.book import load_book
+        from noughts.exact.negamax import ExactSearch
+
+        book = load_book(self.geometry) if self._use_book else None
+        return ExactSearch(self.geometry, book=book)
+
+    @property
+    def table_entries(self) -> int:
+        """Entries in the search's transposition table (none before it is made)."""
+        return 0 if self._search is None else len(self._search.table)
 
     @property
     def nodes(self) -> int:
         """Nodes searched so far (table and book answers cost none)."""
-        return self.search.nodes
+        return 0 if self._search is None else self._search.nodes
 
     def score(self, me: Bitboard, opp: Bitboard) -> int:
         """Exact absolute score of an unfinished position for the side to move."""
@@ -261,9 +285,10 @@ class Solver:
 MAX_KEPT_SOLVERS = 4
 """Solvers kept for later calls (least recently used first out)."""
 
-IDLE_TABLE_ENTRIES = DEFAULT_MAX_ENTRIES // 2
+IDLE_TABLE_ENTRIES = 750_000
 """The table entries the kept solvers other than the one in use may hold together (about
-75 MB); the one in use holds at most ``DEFAULT_MAX_ENTRIES`` (about 150 MB)."""
+75 MB): half of what the one in use may hold, ``negamax.DEFAULT_MAX_ENTRIES`` (about
+150 MB)."""
 
 _SOLVERS: LRU[str, Solver] = LRU(MAX_KEPT_SOLVERS)
 
@@ -286,7 +311,7 @@ def solver_for(geometry: Geometry) -> Solver:
 
 
 def _idle_entries(in_use: Solver) -> int:
-    return sum(len(s.search.table) for s in _SOLVERS.values() if s is not in_use)
+    return sum(s.table_entries for s in _SOLVERS.values() if s is not in_use)
 
 
 def _require_solvable(position: Position) -> None:
