@@ -45,7 +45,7 @@ from noughts.position import Position
 
 __all__ = ["JobResult", "BuildReport", "build_strategy", "run_job", "checkpoint_path"]
 
-TABLE_LIMIT = 5_000_000
+TABLE_LIMIT = 10_000_000
 """A worker drops its proof table past this many entries (about 450 bytes each)."""
 
 _tables: dict[str, dict[int, list[object]]] = {}
@@ -185,16 +185,17 @@ def build_strategy(
     workers: int = 1,
     opening: int | None = 0,
     progress: Callable[[BuildReport], None] | None = None,
+    checkpoint: Path | None = None,
 ) -> BuildReport:
     """Grow the strategy in ``path`` (created if missing) and its proof tree (in
-    :func:`checkpoint_path`) for ``seconds`` of wall time, each job searching
+    ``checkpoint``, by default :func:`checkpoint_path`) for ``seconds`` of wall time, each job searching
     ``job_seconds``, ``workers`` jobs at a time; save both after every job. A new
     tree starts with ``opening`` as the first move (a corner by default: the strongest
     cells lie on seven lines) or lets the search choose (``None``). ``executor`` runs
     the jobs (default: one local process per worker). ``progress`` hears a
     :class:`BuildReport` after every job."""
     strategy = Strategy.load(path) if path.exists() else Strategy(variant_name)
-    checkpoint = checkpoint_path(path)
+    checkpoint = checkpoint if checkpoint is not None else checkpoint_path(path)
     tree = (ProofTree.load(checkpoint) if checkpoint.exists()
             else ProofTree(variant_name, opening=opening))
     own = executor is None
