@@ -104,9 +104,10 @@ Status = Literal["win", "loss", "draw", "unknown"]
 # A table entry: [proof number, disproof number, move in the key's orientation or -1,
 # plies of the threat chain that settles the node (an attacker's node proven by one, or
 # the chain a defender's unsearched replies lose to) or 0, the node's moves in the key's
-# orientation once it has been expanded, else None].
+# orientation once it has been expanded, else None, and their positions' keys once all
+# were looked at (a node searched again finds its children without playing them)].
 _Entry = list[Any]
-_PN, _DN, _MOVE, _CHAIN, _MOVES = 0, 1, 2, 3, 4
+_PN, _DN, _MOVE, _CHAIN, _MOVES, _KEYS = 0, 1, 2, 3, 4, 5
 
 
 @dataclass(frozen=True)
@@ -227,6 +228,10 @@ class _Board:
         best = min(values)
         return best, values.index(best)
 
+    def plain_key(self) -> int:
+        """The table key alone (cheaper than :meth:`key`)."""
+        return min(memoryview(self.hashes.to_bytes(self.hash_bytes, sys.byteorder)).cast("Q"))
+
     def potential(self) -> int:
         """The attacker's threat potential: two pot cells count one, a fork point
         :data:`FORK_BONUS`."""
@@ -339,33 +344,36 @@ class ProofSearch:
         full = not board.empty()
         if board.attacking:
             if mine:
-                return [0, INFINITY, self._oriented(mine.bit_length() - 1), 1, None]
+                return [0, INFINITY, self._oriented(mine.bit_length() - 1), 1, None, None]
             if theirs & (theirs - 1) or full:
-                return [INFINITY, 0, -1, 0, None]
+                return [INFINITY, 0, -1, 0, None, None]
             line = self._chain(theirs)
             if line is not None:
-                return [0, INFINITY, self._oriented(line[0]), len(line), None]
+                return [0, INFINITY, self._oriented(line[0]), len(line), None, None]
             return [max(1, OPEN_PROOF - board.potential() // 2),
-                    board.empty().bit_count(), -1, 0, None]
+                    board.empty().bit_count(), -1, 0, None, None]
         if theirs or full:  # the defender completes a line, or the board is full
-            return [INFINITY, 0, -1, 0, None]
+            return [INFINITY, 0, -1, 0, None, None]
         if mine & (mine - 1):
-            return [0, INFINITY, -1, 2, None]  # two threats: one stays open
+            return [0, INFINITY, -1, 2, None, None]  # two threats: one stays open
         if mine:  # the defender has one move: the block
-            return [1, 1, -1, 0, None]
-        return [max(2, QUIET_PROOF - board.potential()), 1, -1, 0, None]
+            return [1, 1, -1, 0, None, None]
+        return [max(2, QUIET_PROOF - board.potential()), 1, -1, 0, None, None]
 
     def _oriented(self, cell: int) -> int:
         return self.board.perms[self.board.key()[1]][cell]
 
-    def moves(self, entry: _Entry | None = None) -> list[int]:
+    def moves(self, entry: _Entry | None = None, key_symmetry: int | None = None) -> list[int]:
         """The moves worth searching for the side to move: the block when the opponent
         has one threat; for the defender, the replies that can stop the attacker's
-        chain when it has one; else every empty cell, the most promising first."""
+        chain when it has one; else every empty cell, the most promising first.
+        ``entry`` is the position's (looked up if not given), ``key_symmetry`` the
+        symmetry of its key (computed if not given)."""
         board = self.board
         if entry is None:
             entry = self._entry()
-        key_symmetry = board.key()[1]
+        if key_symmetry is None:
+            key_symmetry = board.key()[1]
         cached = entry[_MOVES]
         if cached is not None:
             inverse = board.inverse[key_symmetry]
@@ -399,21 +407,31 @@ class ProofSearch:
         board = self.board
         table = self.table
         attacking = board.attacking
-        to_key = board.perms[board.key()[1]]
+        symmetry = board.key()[1]
+        to_key = board.perms[symmetry]
         children: list[tuple[int, _Entry]] = []
-        for cell in self.moves(entry):
-            board.play(cell)
-            try:
-                key, _ = board.key()
-                child = table.get(key)
-                if child is None:
-                    child = self._leaf()
-                    table[key] = child
-            finally:
-                board.undo(cell)
-            children.append((cell, child))
-            if (attacking and not child[_PN]) or (not attacking and not child[_DN]):
-                break
+        moves = self.moves(entry, symmetry)
+        keys = entry[_KEYS]
+        if keys is not None:
+            children = [(cell, table[key]) for cell, key in zip(moves, keys, strict=True)]
+        else:
+            keys = []
+            for cell in moves:
+                board.play(cell)
+                try:
+                    key = board.plain_key()
+                    child = table.get(key)
+                    if child is None:
+                        child = self._leaf()
+                        table[key] = child
+                finally:
+                    board.undo(cell)
+                children.append((cell, child))
+                keys.append(key)
+                if (attacking and not child[_PN]) or (not attacking and not child[_DN]):
+                    break  # settled: the node is not searched again
+            else:
+                entry[_KEYS] = keys
         while True:
             # an attacker node is an OR node: proven by one child, disproven by all
             if attacking:

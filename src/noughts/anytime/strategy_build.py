@@ -188,8 +188,9 @@ def build_strategy(
     checkpoint: Path | None = None,
 ) -> BuildReport:
     """Grow the strategy in ``path`` (created if missing) and its proof tree (in
-    ``checkpoint``, by default :func:`checkpoint_path`) for ``seconds`` of wall time, each job searching
-    ``job_seconds``, ``workers`` jobs at a time; save both after every job. A new
+    ``checkpoint``, by default :func:`checkpoint_path`) for ``seconds`` of wall time,
+    each job searching ``job_seconds``, ``workers`` jobs at a time; save both after
+    every job. A new
     tree starts with ``opening`` as the first move (a corner by default: the strongest
     cells lie on seven lines) or lets the search choose (``None``). ``executor`` runs
     the jobs (default: one local process per worker). ``progress`` hears a
