@@ -13,7 +13,9 @@ environment run for ``--seconds`` in the same process, one after another:
   answer.
 
 Each row gives the steps, the wall and CPU seconds and steps per CPU second (on a shared
-machine the CPU time is what the work costs an idle one). Results go to
+machine the CPU time is what the work costs an idle one). With ``--runs N`` every row is
+measured N times (the whole set over again each round, so a change of load touches every
+row alike) and the run of median steps per CPU second is kept. Results go to
 ``benchmarks/results/rl.json``.
 """
 
@@ -106,17 +108,60 @@ def measure(name: str, variant: str, run: Callable[[], tuple[int, int]]) -> dict
     return row
 
 
+HEADER = (
+    f"{'env':<44} {'board':<6} {'steps':>8} {'games':>7} {'wall s':>7} {'CPU s':>7} "
+    f"{'steps/CPU s':>10}"
+)
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--seconds", type=float, default=3.0, help="per row (default 3)")
+    parser.add_argument("--runs", type=int, default=1, help="rounds; each row's median kept")
     parser.add_argument("--seed", type=int, default=0)
     parser.add_argument("--no-write", action="store_true", help="print only")
     args = parser.parse_args()
     seconds, seed = args.seconds, args.seed
-    print(
-        f"{'env':<44} {'board':<6} {'steps':>8} {'games':>7} {'wall s':>7} {'CPU s':>7} "
-        f"{'steps/CPU s':>10}"
-    )
+    rounds = []
+    for number in range(1, args.runs + 1):
+        print(f"round {number} of {args.runs}" if args.runs > 1 else "", HEADER, sep="\n")
+        rounds.append(one_round(seconds, seed))
+    rows = [median_row([round_[index] for round_ in rounds]) for index in range(len(rounds[0]))]
+    if args.runs > 1:
+        print(f"\nmedians of {args.runs} runs (steps per CPU second)", HEADER, sep="\n")
+        for row in rows:
+            print(
+                f"{row['env']:<44} {row['variant']:<6} {row['steps']:>8} {row['games']:>7} "
+                f"{row['wall_s']:>7.2f} {row['cpu_s']:>7.2f} {row['steps_per_cpu_s']:>10}"
+            )
+    if not args.no_write:
+        RESULTS.write_text(
+            json.dumps(
+                {
+                    "machine": f"{platform.machine()}, {os.cpu_count()} cores, Python "
+                    f"{platform.python_version()}",
+                    "load_average_after": os.getloadavg(),
+                    "seconds_per_row": seconds,
+                    "runs": args.runs,
+                    "rows": rows,
+                },
+                indent=2,
+            )
+            + "\n"
+        )
+        print(f"written to {RESULTS}")
+
+
+def median_row(runs: list[dict[str, Any]]) -> dict[str, Any]:
+    """The run of median steps per CPU second, with every run's figure beside it."""
+    ordered = sorted(runs, key=lambda row: row["steps_per_cpu_s"] or 0)
+    row = dict(ordered[len(ordered) // 2])
+    row["all_steps_per_cpu_s"] = [run["steps_per_cpu_s"] for run in runs]
+    return row
+
+
+def one_round(seconds: float, seed: int) -> list[dict[str, Any]]:
+    """Every row once."""
     rows = []
     theirs = tictactoe_v3()
     if isinstance(theirs, str):
@@ -156,20 +201,7 @@ def main() -> None:
             env = NoughtsEnv(variant, opponent="random", exact_info=exact)
             label = f"noughts NoughtsEnv vs random, exact_info={exact!s:.1}"
             rows.append(measure(label, variant, lambda e=env: run_gym(e, seconds, seed)))
-    if not args.no_write:
-        RESULTS.write_text(
-            json.dumps(
-                {
-                    "machine": f"{platform.machine()}, {os.cpu_count()} cores, Python "
-                    f"{platform.python_version()}",
-                    "seconds_per_row": seconds,
-                    "rows": rows,
-                },
-                indent=2,
-            )
-            + "\n"
-        )
-        print(f"written to {RESULTS}")
+    return rows
 
 
 if __name__ == "__main__":

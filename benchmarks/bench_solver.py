@@ -8,7 +8,9 @@ work costs an idle one (wall time there also counts waiting for a core). Targets
 - 3x3: median time of a best-move call over all 4,520 unfinished positions, in-process
   (target < 20 us): ``solver.best_move`` first and repeated, and ``engine.choose_move``;
 - 3x3: ``noughts move`` as a whole new process, against a bare ``python -c pass``
-  (target: within 2x of it, in CPU time);
+  (target: within 2x of it, in CPU time), timed alternately in the same run; and the
+  same pair under ``python -S`` (no site hooks: what the interpreter itself costs, apart
+  from whatever ``.pth`` files a machine's site-packages run at every start);
 - 4x4k3: ``noughts move`` on the empty board as a whole new process (target < 100 ms);
   1,000 random positions warm, median ``choose_move`` (target < 5 ms);
 - 4x4: ``noughts move`` on the empty board as a whole new process (target < 2 s);
@@ -28,6 +30,7 @@ game ended. Results go to ``benchmarks/results/solver.json``.
 from __future__ import annotations
 
 import argparse
+import importlib.util
 import json
 import os
 import platform
@@ -185,9 +188,22 @@ def _run_process(command: list[str], env: dict[str, str]) -> tuple[float, float,
     return wall, usage.ru_utime + usage.ru_stime, usage.ru_maxrss / 1024, out
 
 
-def _noughts_command() -> list[str]:
+def _noughts_command(*, site: bool = True) -> list[str]:
+    """The console script (run by its own ``#!`` line, or under ``python -S``)."""
     script = Path(sys.executable).with_name("noughts")
-    return [str(script)] if script.exists() else [sys.executable, "-m", "noughts"]
+    flags = [] if site else ["-S"]
+    if not script.exists():
+        return [sys.executable, *flags, "-m", "noughts"]
+    return [str(script)] if site else [sys.executable, *flags, str(script)]
+
+
+def _no_site_environment(env: dict[str, str]) -> dict[str, str]:
+    """``env`` with the package on ``PYTHONPATH``: ``-S`` leaves site-packages out."""
+    spec = importlib.util.find_spec("noughts")  # finds the package without importing it
+    assert spec is not None and spec.submodule_search_locations is not None
+    package_parent = str(Path(spec.submodule_search_locations[0]).parent)
+    paths = [package_parent, *filter(None, [env.get("PYTHONPATH")])]
+    return {**env, "PYTHONPATH": os.pathsep.join(paths)}
 
 
 def _cold(args: list[str], runs: int, env: dict[str, str]) -> dict[str, Any]:
@@ -199,6 +215,12 @@ def _cold(args: list[str], runs: int, env: dict[str, str]) -> dict[str, Any]:
         walls.append(wall * 1000)
         cpus.append(cpu * 1000)
         peaks.append(peak)
+    return _cold_record(args, walls, cpus, peaks, out)
+
+
+def _cold_record(
+    args: list[str], walls: list[float], cpus: list[float], peaks: list[float], out: str
+) -> dict[str, Any]:
     record = json.loads(out)
     return {
         "command": "noughts " + " ".join(args),
@@ -209,8 +231,34 @@ def _cold(args: list[str], runs: int, env: dict[str, str]) -> dict[str, Any]:
         "move": record["move"],
         "outcome": record["outcome"],
         "plies": record["plies"],
-        "runs": runs,
+        "runs": len(cpus),
     }
+
+
+def _cold_against_bare(runs: int, env: dict[str, str], *, site: bool) -> dict[str, Any]:
+    """The 3x3 ``noughts move`` and a bare ``python -c pass``, run alternately (so a
+    change of load touches both alike); with ``site=False`` both run under ``-S``."""
+    args = ["move", "X../.O./...", "--json"]
+    if not site:
+        env = _no_site_environment(env)
+    command = _noughts_command(site=site) + args
+    bare_command = [sys.executable, *([] if site else ["-S"]), "-c", "pass"]
+    _run_process(command, env)  # untimed: writes the bytecode cache
+    walls, cpus, peaks, bare_walls, bare_cpus = [], [], [], [], []
+    for _ in range(runs):
+        wall, cpu, _, _ = _run_process(bare_command, env)
+        bare_walls.append(wall * 1000)
+        bare_cpus.append(cpu * 1000)
+        wall, cpu, peak, out = _run_process(command, env)
+        walls.append(wall * 1000)
+        cpus.append(cpu * 1000)
+        peaks.append(peak)
+    cold = _cold_record(args, walls, cpus, peaks, out)
+    cold["bare_median_ms"] = statistics.median(bare_walls)
+    cold["bare_cpu_median_ms"] = statistics.median(bare_cpus)
+    cold["cpu_ratio"] = cold["cpu_median_ms"] / cold["bare_cpu_median_ms"]
+    cold["site"] = site
+    return cold
 
 
 def _scenario(name: str, runs: int, env: dict[str, str]) -> dict[str, Any]:
@@ -249,24 +297,22 @@ def main() -> int:
     load_before = os.getloadavg()
     with tempfile.TemporaryDirectory(prefix="noughts-pycache-") as cache:
         env = _environment(cache)
-        bare, bare_cpu = [], []
-        for _ in range(args.cold_runs):
-            wall, cpu, _, _ = _run_process([sys.executable, "-c", "pass"], env)
-            bare.append(wall * 1000)
-            bare_cpu.append(cpu * 1000)
+        cold_3x3 = _cold_against_bare(args.cold_runs, env, site=True)
+        cold_3x3_no_site = _cold_against_bare(args.cold_runs, env, site=False)
         if args.cold_only:
-            cold = _cold(["move", "X../.O./...", "--json"], args.cold_runs, env)
-            bare_ms = statistics.median(bare_cpu)
-            print(f"bare interpreter (python -c pass): {bare_ms:.1f} ms CPU")
-            print(
-                f"noughts move (3x3), new process:   {cold['cpu_median_ms']:.1f} ms CPU "
-                f"({cold['cpu_median_ms'] / bare_ms:.2f}x; load {os.getloadavg()[0]:.1f})"
-            )
+            for cold, how in ((cold_3x3, "python"), (cold_3x3_no_site, "python -S")):
+                print(
+                    f"{how + ':':<11} bare start {cold['bare_cpu_median_ms']:5.1f} ms CPU, "
+                    f"noughts move (3x3) {cold['cpu_median_ms']:5.1f} ms CPU: "
+                    f"{cold['cpu_ratio']:.2f}x (medians of {args.cold_runs})"
+                )
+            print(f"load average {load_before[0]:.1f} -> {os.getloadavg()[0]:.1f}")
             return 0
         results: dict[str, Any] = {
-            "python_startup_ms": statistics.median(bare),
-            "python_startup_cpu_ms": statistics.median(bare_cpu),
-            "cold_3x3": _cold(["move", "X../.O./...", "--json"], args.cold_runs, env),
+            "python_startup_ms": cold_3x3["bare_median_ms"],
+            "python_startup_cpu_ms": cold_3x3["bare_cpu_median_ms"],
+            "cold_3x3": cold_3x3,
+            "cold_3x3_no_site": cold_3x3_no_site,
             "cold_4x4k3": _cold(
                 ["move", "..../..../..../....", "--variant", "4x4k3", "--json"],
                 args.cold_runs,
@@ -295,7 +341,7 @@ def main() -> int:
 def _print_table(results: dict[str, Any]) -> None:
     t3, wk3, w4 = results["3x3"], results["warm_4x4k3"], results["warm_4x4"]
     c3, c4, c33 = results["cold_4x4k3"], results["cold_4x4"], results["cold_3x3"]
-    ratio = c33["cpu_median_ms"] / results["python_startup_cpu_ms"]
+    c33s = results["cold_3x3_no_site"]
     rows = [
         ("3x3 best_move, first call per position", f"{t3['best_move_first_us']:.1f} us",
          f"{t3['best_move_first_cpu_us']:.1f} us", "< 20 us", f"{t3['peak_mb']:.0f} MB"),
@@ -304,7 +350,11 @@ def _print_table(results: dict[str, Any]) -> None:
         ("3x3 engine.choose_move", f"{t3['choose_move_us']:.1f} us",
          f"{t3['choose_move_cpu_us']:.1f} us", "", ""),
         ("3x3 noughts move, new process", f"{c33['median_ms']:.0f} ms",
-         f"{c33['cpu_median_ms']:.0f} ms ({ratio:.1f}x)", "< 2x bare", f"{c33['peak_mb']:.0f} MB"),
+         f"{c33['cpu_median_ms']:.0f} ms ({c33['cpu_ratio']:.1f}x)", "< 2x bare",
+         f"{c33['peak_mb']:.0f} MB"),
+        ("  the same under python -S", f"{c33s['median_ms']:.0f} ms",
+         f"{c33s['cpu_median_ms']:.0f} ms ({c33s['cpu_ratio']:.1f}x)", "< 2x bare",
+         f"{c33s['peak_mb']:.0f} MB"),
         ("4x4k3 empty board, new process", f"{c3['median_ms']:.0f} ms",
          f"{c3['cpu_median_ms']:.0f} ms", "< 100 ms", f"{c3['peak_mb']:.0f} MB"),
         ("4x4k3 1,000 random positions warm", f"{wk3['median_ms']:.2f} ms",
@@ -315,6 +365,8 @@ def _print_table(results: dict[str, Any]) -> None:
          f"{w4['cpu_median_ms']:.2f} ms", "< 20 ms", f"{w4['peak_mb']:.0f} MB"),
         ("bare interpreter start (python -c pass)", f"{results['python_startup_ms']:.0f} ms",
          f"{results['python_startup_cpu_ms']:.0f} ms", "", ""),
+        ("  the same under python -S", f"{c33s['bare_median_ms']:.0f} ms",
+         f"{c33s['bare_cpu_median_ms']:.0f} ms", "", ""),
     ]
     print(f"{'measure':<40} {'wall':>10} {'CPU':>10} {'target':>9} {'peak RSS':>9}")
     for measure, wall, cpu, target, peak in rows:

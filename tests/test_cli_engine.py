@@ -4,11 +4,14 @@ from __future__ import annotations
 
 import io
 import json
+import os
 import subprocess
 import sys
+from pathlib import Path
 
 import pytest
 
+import noughts
 from noughts.cli import main
 from noughts.cli.engine_commands import infer_variant
 from noughts.engine import evaluate_moves
@@ -259,3 +262,33 @@ def test_move_starts_without_the_web_stack() -> None:
         [sys.executable, "-c", code], capture_output=True, text=True, timeout=60, check=True
     )
     assert json.loads(done.stdout) == [0, []]
+
+
+def test_move_on_3x3_imports_only_what_it_needs() -> None:
+    """The cold start's guard: what ``noughts move`` on 3x3 leaves unimported.
+
+    Run under ``-S`` (no site hooks: a machine's ``.pth`` files import what they like).
+    """
+    code = (
+        "import sys, json, contextlib, io\n"
+        "from noughts.cli import main\n"
+        "with contextlib.redirect_stdout(io.StringIO()):\n"
+        "    status = main(['move', 'X../.O./...', '--json'])\n"
+        "print(json.dumps([status, sorted(sys.modules)]))\n"
+    )
+    package_parent = str(Path(noughts.__file__).parent.parent)
+    done = subprocess.run(
+        [sys.executable, "-S", "-c", code],
+        capture_output=True,
+        text=True,
+        timeout=60,
+        check=True,
+        env={**os.environ, "PYTHONPATH": package_parent},
+    )
+    status, modules = json.loads(done.stdout)
+    assert status == 0
+    assert "noughts.exact.table3x3" in modules  # it did answer from the table
+    unneeded = {"threading", "dataclasses", "shutil", "inspect", "noughts.exact.negamax",
+                "noughts.exact.book", "noughts.budget", "noughts.anytime", "noughts.players",
+                "noughts.teaching"}
+    assert unneeded & set(modules) == set()

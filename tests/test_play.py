@@ -9,6 +9,7 @@ import random
 import re
 import subprocess
 import sys
+from typing import Any
 
 import pexpect
 import pytest
@@ -440,3 +441,22 @@ def test_hint_and_analysis_are_one_search_on_qubic(monkeypatch: pytest.MonkeyPat
     listing = out.split("Moves for O, best first:\n")[1].splitlines()
     assert listing[0] == "  heuristic scores:"
     assert listing[1].split()[:2] == list(hints[0])  # the hint is the analysis' first entry
+
+
+def test_the_terminal_plays_through_the_one_game_loop(monkeypatch: pytest.MonkeyPatch) -> None:
+    import noughts.play.loop as loop_module
+    from noughts.players.game import play_game
+
+    starts: list[str] = []
+
+    def watched(players: Any, position: Position, **options: Any) -> Any:
+        starts.append(position.board)
+        return play_game(players, position, **options)
+
+    monkeypatch.setattr(loop_module, "play_game", watched)
+    game = Session(variant("3x3"), {"X": Seat.human(), "O": Seat.ai(10)})
+    status, out = run_loop(game, "5\nu\n1\nq\n")
+    assert status == 0 and "Took back b2" in out
+    # one game loop from the empty board, and after the undo another from where it left
+    assert starts == [".../.../...", ".../.../..."]
+    assert summary_line(out).startswith("Game stopped (you quit): X to move (you) after 2 moves")

@@ -128,3 +128,20 @@ def test_an_answer_that_is_not_a_cell_is_an_illegal_move() -> None:
     assert choice_of(Position(), 5, started=0.0).move == 5
     with pytest.raises(IllegalMoveError, match="not 'nonsense'"):
         choice_of(Position(), "nonsense", started=0.0)
+
+
+def test_a_player_may_stop_the_game_and_the_loop_lets_it_through() -> None:
+    from noughts.players.game import StopGame, play_game
+    from noughts.players.protocol import CallablePlayer
+
+    seen: list[int] = []
+
+    def quits_at_the_third_move(position: Position) -> int:
+        if position.ply == 2:
+            raise StopGame("you quit")
+        return first_empty(position)
+
+    players = {"X": CallablePlayer(quits_at_the_third_move, "person"), "O": LevelPlayer(10)}
+    with pytest.raises(StopGame, match="you quit"):
+        play_game(players, Position(), report=lambda choice: seen.append(choice.move))
+    assert len(seen) == 2 and seen[0] == 0  # both moves before it were reported, in order

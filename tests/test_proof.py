@@ -8,8 +8,6 @@ import time
 
 import pytest
 
-from noughts.anytime.board import SearchBoard
-from noughts.anytime.evaluate import line_weights
 from noughts.anytime.proof import ProofSearch, find_win, prove
 from noughts.anytime.strategy import Strategy
 from noughts.anytime.strategy_check import threat_win, verify_strategy
@@ -70,8 +68,7 @@ def test_a_quiet_win_the_threat_search_misses_is_proven() -> None:
 def test_the_quiet_win_s_proof_passes_the_plain_checker() -> None:
     """The proof, stored as a strategy, is walked by the verifier's own code."""
     position = Position(QUIET_WIN, "qubic")
-    board = SearchBoard(position, line_weights(4), 0, track_gains=False)
-    search = ProofSearch(board, 0)
+    search = ProofSearch(position, 0)
     proof_number, _ = search.run(nodes=200_000)
     assert proof_number == 0
     strategy = Strategy("4x4x4")

@@ -188,6 +188,19 @@ def test_analyze_gives_every_legal_move_its_exact_value(client: TestClient) -> N
     assert body["moves"][0]["coords"] == [0, 2]
 
 
+def test_values_come_in_the_engines_words(client: TestClient) -> None:
+    # the page shows these words; it keeps no copy of them
+    moves = client.post("/api/v1/analyze", json={"board": "XX./OO./..."}).json()["moves"]
+    words = {m["square"]: m["words"] for m in moves}
+    assert (words["c3"], words["c2"], words["a1"]) == ("win in 1", "draw", "loss in 2")
+    assert move(client, board="XX./OO./...")["words"] == "win in 1"
+    assert move(client, board="X../.O./...")["words"] == "draw"
+    qubic = client.post("/api/v1/analyze", json={"variant": "qubic", "board": "X" + "." * 62 + "O",
+                                                  "time_ms": 100}).json()["moves"]
+    unproven = [m for m in qubic if not m["proven"]]
+    assert unproven and all(m["words"].startswith("heuristic score ") for m in unproven)
+
+
 def test_analyze_of_a_symmetric_image_is_cached_and_mapped(client: TestClient) -> None:
     first = client.post("/api/v1/analyze", json={"board": "X../.../..."}).json()
     rotated = client.post("/api/v1/analyze", json={"board": "..X/.../..."}).json()

@@ -11,7 +11,7 @@ import pytest
 from noughts.errors import GameOverError, TooLargeError
 from noughts.exact import solver
 from noughts.exact.book import BOOK_VARIANTS, load_book
-from noughts.exact.negamax import ExactSearch
+from noughts.exact.negamax import DEFAULT_MAX_ENTRIES, ExactSearch
 from noughts.exact.solver import Solver, analyze, best_move, can_solve, solve, solver_for
 from noughts.exact.table3x3 import Table3x3
 from noughts.position import Position
@@ -274,6 +274,19 @@ def test_the_table_lives_across_calls() -> None:
     assert first.nodes > 100
     assert again.nodes * 20 < first.nodes
     assert (again.move, again.value, again.moves) == (first.move, first.value, first.moves)
+
+
+def test_3x3_answers_come_from_the_table_without_a_search() -> None:
+    solver = Solver(variant("3x3"))
+    me, opp = Position("X../.O./...").x, Position("X../.O./...").o  # X to move
+    move, _, _, _ = solver.choose(me, opp)
+    assert len(solver.principal_variation(me, opp, move)) == 7  # a draw: 7 cells left
+    assert (solver.table_entries, solver.nodes) == (0, 0)
+    assert solver._search is None  # the search (and its module) was never needed
+
+
+def test_idle_solvers_hold_half_of_what_the_one_in_use_may() -> None:
+    assert solver.IDLE_TABLE_ENTRIES == DEFAULT_MAX_ENTRIES // 2
 
 
 def test_canonical_keys_agree_with_the_geometry() -> None:

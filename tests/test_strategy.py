@@ -9,8 +9,9 @@ from pathlib import Path
 
 import pytest
 
+from noughts.anytime.proof_tree import ProofTree
 from noughts.anytime.strategy import Strategy, shipped_strategy, strategy_move
-from noughts.anytime.strategy_build import build_strategy, survey
+from noughts.anytime.strategy_build import build_strategy, checkpoint_path
 from noughts.anytime.strategy_check import check_entries, verify_strategy
 from noughts.cli import main
 from noughts.engine import choose_move
@@ -48,22 +49,25 @@ def test_a_position_is_found_in_every_orientation() -> None:
 @pytest.mark.parametrize("variant", ["4x4k3", "3x3x3"])
 def test_the_builder_proves_small_first_player_wins(tmp_path: Path, variant: str) -> None:
     path = tmp_path / "strategy.bin"
-    state = build_strategy(path, variant, seconds=60, job_seconds=5, opening=None)
-    assert not state.jobs
+    report = build_strategy(path, variant, seconds=60, job_seconds=5, opening=None)
+    assert report.complete
     strategy = Strategy.load(path)
-    report = verify_strategy(strategy)
-    assert report.ok, report.failures
-    assert report.root_proven and report.unsolved == 0 and report.open_entries == 0
+    verified = verify_strategy(strategy)
+    assert verified.ok, verified.failures
+    assert verified.root_proven and verified.unsolved == 0 and verified.open_entries == 0
 
 
-def test_the_builder_resumes_from_its_file(tmp_path: Path) -> None:
+def test_the_builder_resumes_from_its_checkpoint(tmp_path: Path) -> None:
     path = tmp_path / "qubic.bin"
     first = build_strategy(path, "4x4x4", seconds=3, job_seconds=1)
+    assert checkpoint_path(path).is_file() and first.jobs >= 1
     stored = Strategy.load(path)
     assert stored.lookup(Position("", "4x4x4")) is not None  # the opening is kept
-    again = survey(Strategy.load(path))
-    assert len(again.jobs) >= len(first.jobs) - 1
-    report = verify_strategy(stored)
+    tree = ProofTree.load(checkpoint_path(path))
+    assert tree.counts() == first.tree
+    again = build_strategy(path, "4x4x4", seconds=2, job_seconds=1)
+    assert again.tree["nodes"] >= first.tree["nodes"]  # it went on from the checkpoint
+    report = verify_strategy(Strategy.load(path))
     assert report.ok and not report.root_proven
 
 

@@ -2,12 +2,19 @@
 
 from __future__ import annotations
 
+import random
+
 import pytest
 
-from noughts.anytime.board import SearchBoard
-from noughts.anytime.evaluate import line_weights
-from noughts.anytime.threats import ForcedWin, ThreatSearch, find_forced_win
+from noughts.anytime.threats import (
+    ForcedWin,
+    ThreatSearch,
+    chain_survives,
+    defences,
+    find_forced_win,
+)
 from noughts.position import Position
+from threat_referee import forced_win
 
 # Qubic positions (found by seeded weak play, kept for their shortest continuous-threat
 # win) and the length of that win in plies.
@@ -70,23 +77,64 @@ def test_other_boards_and_k() -> None:
 
 
 @pytest.mark.parametrize(("board", "plies"), PUZZLES)
-def test_refute_finds_a_line_that_wins_and_leaves_the_board_as_it_was(
-    board: str, plies: int
-) -> None:
+def test_refute_finds_a_line_that_wins(board: str, plies: int) -> None:
     position = Position(board, "qubic")
-    search = ThreatSearch(SearchBoard(position, line_weights(4), 0))
-    before = search.board.key()
-    line = search.refute(12)
+    search = ThreatSearch(position.geometry)
+    me, them = sides(position)
+    line = search.refute(me, them, 12)
     assert line is not None and len(line) >= plies
-    assert search.board.key() == before
     assert replay(position, ForcedWin(tuple(line))).winner == position.to_move
-    # the line's cells are tried first next time: a sibling check costs a few nodes
-    assert search.hint and set(search.hint) <= set(line)
+    # the line's threats are tried first next time: a sibling check costs a few nodes
+    hinted = [cell for cell in range(64) if search.hint >> cell & 1]
+    assert hinted and set(hinted) <= set(line)
     nodes = search.nodes
-    assert search.refute(12) == line
+    assert search.refute(me, them, 12) == line
     assert search.nodes - nodes <= len(line)
 
 
 def test_refute_finds_nothing_on_a_quiet_board() -> None:
     position = Position("X" + "." * 62 + "O", "qubic")
-    assert ThreatSearch(SearchBoard(position, line_weights(4), 0)).refute(12) is None
+    assert ThreatSearch(position.geometry).refute(*sides(position), 12) is None
+
+
+def sides(position: Position) -> tuple[int, int]:
+    """The side to move's marks, then the other side's."""
+    return (position.x, position.o) if position.to_move == "X" else (position.o, position.x)
+
+
+def test_the_replies_left_out_of_the_defences_lose_to_a_chain() -> None:
+    """Checked by the independent referee: where the side not to move would win by a
+    chain if it moved again, every reply outside :func:`defences` still loses to a
+    chain, and :func:`chain_survives` says the same chain still wins."""
+    rng = random.Random(11)
+    checked = 0
+    while checked < 12:
+        position = Position("", "qubic")
+        for _ in range(rng.randrange(6, 20)):
+            position = position.play(rng.choice(list(position.legal_moves)))
+            if position.is_over:
+                break
+        if position.is_over:
+            continue
+        defender, attacker = sides(position)
+        geometry = position.geometry
+        if completions(geometry, attacker, defender) or completions(geometry, defender,
+                                                                      attacker):
+            continue
+        line = ThreatSearch(geometry).refute(attacker, defender, 12)
+        if line is None:
+            continue
+        stoppers = defences(geometry, attacker, defender, line)
+        assert all(stoppers >> cell & 1 for cell in line)
+        for reply in position.legal_moves:
+            if stoppers >> reply & 1:
+                continue
+            after = position.play(reply)
+            assert chain_survives(geometry, attacker, defender | 1 << reply, reply, line)
+            assert forced_win(after, 12), (position.board, reply)
+        checked += 1
+
+
+def completions(geometry: object, mine: int, theirs: int) -> bool:
+    return any(not line & theirs and (line & mine).bit_count() == 3
+               for line in geometry.lines)  # type: ignore[attr-defined]

@@ -14,11 +14,15 @@ which they used in ``method``. Levels below 10 play like weaker opponents.
 
 from __future__ import annotations
 
-from noughts.budget import Budget
+from typing import TYPE_CHECKING
+
 from noughts.errors import NoughtsError
 from noughts.exact import solver
 from noughts.position import Position, check_playable
 from noughts.results import MAX_LEVEL, MoveChoice, MoveEval
+
+if TYPE_CHECKING:
+    from noughts.budget import Budget
 
 __all__ = ["MoveChoice", "MoveResult", "MoveEval", "choose_move", "evaluate_moves", "MAX_LEVEL"]
 

@@ -67,11 +67,17 @@ class Geometry:
     """A board shape (``(rows, cols)`` or ``(n, n, n)``) with ``k`` marks in a row to win.
 
     Instances are compared and hashed by ``(shape, k)``; the line tables are built once.
+    ``name`` is the canonical variant name:
+
+    >>> Geometry((4, 4), 3).name, Geometry((3, 3, 3), 3).name
+    ('4x4k3', '3x3x3')
     """
 
     __slots__ = (
         "shape",
         "k",
+        "name",
+        "_hash",
         "cells",
         "full",
         "lines",
@@ -90,6 +96,8 @@ class Geometry:
             raise VariantError(f"k={k} in a row cannot fit on a board of sides {shape}")
         self.shape: tuple[int, ...] = tuple(shape)
         self.k: int = k
+        self.name: str = name_of(self.shape, k)  # (kept: searches ask for it every move)
+        self._hash = hash((self.shape, k))
         self.cells: int = 1
         for side in shape:
             self.cells *= side
@@ -112,7 +120,7 @@ class Geometry:
         )
 
     def __hash__(self) -> int:
-        return hash((self.shape, self.k))
+        return self._hash
 
     def __repr__(self) -> str:
         return f"Geometry({self.shape!r}, {self.k})"
@@ -132,15 +140,6 @@ class Geometry:
     def dims(self) -> int:
         """Number of dimensions: 2 or 3."""
         return len(self.shape)
-
-    @property
-    def name(self) -> str:
-        """The canonical variant name, e.g. ``"3x3"``, ``"4x4k3"``, ``"4x4x4"``.
-
-        >>> Geometry((4, 4), 3).name
-        '4x4k3'
-        """
-        return name_of(self.shape, self.k)
 
     # -- cells and coordinates ----------------------------------------------------
     def coords(self, cell: int) -> tuple[int, ...]:

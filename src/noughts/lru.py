@@ -18,7 +18,7 @@ again). ``on_evict`` sees every dropped value.
 
 from __future__ import annotations
 
-import threading
+from _thread import RLock  # threading's RLock itself; importing threading costs a cold start
 from collections import OrderedDict
 from collections.abc import Callable, Hashable, Iterator
 from typing import Generic, TypeVar
@@ -37,7 +37,7 @@ class LRU(Generic[K, V]):
             raise ValueError(f"maxsize must be at least 1, not {maxsize}")
         self.maxsize = maxsize
         self._entries: OrderedDict[K, V] = OrderedDict()
-        self._lock = threading.RLock()
+        self._lock = RLock()
         self._on_evict = on_evict
 
     def get(self, key: K) -> V | None:

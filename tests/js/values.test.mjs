@@ -5,14 +5,17 @@ import { test } from "node:test";
 
 import { bestCells, category, heatMap, verdictInWords } from "../../src/noughts/web/values.js";
 
-test("proven values read win in N, draw, loss in N", () => {
+test("proven values read as the engine words them; cells show the outcome and its plies", () => {
+  // as POST /api/v1/analyze answers (words: noughts.results.describe)
   const map = heatMap([
-    { move: 0, proven: true, outcome: "win", plies: 3 },
-    { move: 1, proven: true, outcome: "draw", plies: 6 },
-    { move: 2, proven: true, outcome: "loss", plies: 2 },
+    { move: 0, proven: true, outcome: "win", plies: 3, score: 997, words: "win in 3" },
+    { move: 1, proven: true, outcome: "draw", plies: 6, score: 0, words: "draw" },
+    { move: 2, proven: true, outcome: "loss", plies: 2, score: -998, words: "loss in 2" },
   ]);
   assert.deepEqual([...map.values()].map((v) => [v.text, v.tone]), [["win 3", "win"], ["draw", "draw"], ["loss 2", "loss"]]);
-  assert.equal(map.get(0).label, "win in 3");
+  assert.deepEqual([...map.values()].map((v) => v.label), ["win in 3", "draw", "loss in 2"]);
+  const worded = heatMap([{ move: 4, proven: true, outcome: "win", plies: 1, words: "a win next move" }]);
+  assert.equal(worded.get(4).label, "a win next move"); // the words are the engine's, unchanged
 });
 
 test("unproven scores become plain categories judged against the other moves", () => {

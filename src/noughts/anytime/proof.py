@@ -1,21 +1,22 @@
 """Proof-number search: prove that the side to move wins, loses, or neither.
 
 Depth-first proof-number search (df-pn, Nagai 2002) with the 1+epsilon threshold
-trick (Pawlewicz and Lew 2007), run on a :class:`~noughts.anytime.board.SearchBoard`.
-One side is the *attacker*: the search proves that it wins by force, or that it
-cannot (a draw or a loss is a failure to the attacker). A win for the side to move is
-proven with that side as attacker, a loss with its opponent as attacker; when both
-fail the position is a proven draw.
+trick (Pawlewicz and Lew 2007). One side is the *attacker*: the search proves that it
+wins by force, or that it cannot (a draw or a loss is a failure to the attacker). A
+win for the side to move is proven with that side as attacker, a loss with its
+opponent as attacker; when both fail the position is a proven draw.
 
 What makes it practical for Qubic:
 
 * **Forced moves are free**: a side that can complete a line wins, a side facing two
   threats loses, a side facing one threat has one move (the block).
 * **Threat-space search at the leaves**: every new position with the attacker to move
-  is first tried with the continuous-threat search of
-  :mod:`noughts.anytime.threats` (the defender's forced blocks that make threats of
-  their own are answered inside it); a chain found there proves the node at once, so
-  most of the defender's replies are settled by a short chain without being expanded.
+  is first tried with the continuous-threat search of :mod:`noughts.anytime.threats`;
+  a chain found there proves the node at once.
+* **The defender's replies narrowed by threats**: when the defender is to move and the
+  attacker would win by a chain if it could move again, only the replies that can
+  stop that chain are searched (:func:`noughts.anytime.threats.defences`); every other
+  reply loses to the same chain, which the strategy checker verifies on its own.
 * **Proof numbers from threats**: a defender facing a threat has one move, so such a
   node starts with proof number 1; other new positions start with numbers that fall
   as the attacker's potential grows (lines one mark short of a threat, and fork points
@@ -23,7 +24,9 @@ What makes it practical for Qubic:
 * **A transposition table on canonical keys**: the Zobrist hash of the least image of
   the position under all the board's symmetries (192 for Qubic), so a position met in
   any orientation, by any route, is searched once. Moves are stored in the canonical
-  orientation and mapped back when read.
+  orientation and mapped back when read. (A plain hash past the opening would be
+  cheaper, but a proof walked in another orientation than it was searched in would
+  then miss its own positions.)
 
 The search polls its own :class:`~noughts.budget.Budget` (a deadline, a node limit, a
 cancel switch) and can be resumed: a :class:`ProofSearch` keeps its table between calls
@@ -42,16 +45,17 @@ to :meth:`ProofSearch.run`.
 from __future__ import annotations
 
 import contextlib
+import sys
 import time
 from collections.abc import Iterator
 from dataclasses import dataclass
-from typing import Literal
+from typing import Any, Literal
 
-from noughts.anytime.board import SearchBoard
-from noughts.anytime.evaluate import line_weights
-from noughts.anytime.threats import DEFAULT_MAX_THREATS, ThreatSearch
+from noughts.anytime.board import tables_for
+from noughts.anytime.threats import DEFAULT_MAX_THREATS, ThreatSearch, defences
 from noughts.budget import Budget, BudgetExhausted
 from noughts.errors import GameOverError
+from noughts.geometry import Bitboard
 from noughts.position import Position
 
 __all__ = [
@@ -72,7 +76,8 @@ EPSILON = 0.25
 child's by this share, so the search does not switch back and forth between siblings."""
 
 LEAF_THREAT_NODES = 2_000
-"""Positions the threat-space search may visit when a new attacker node is first met."""
+"""Positions the threat-space search may visit when a new attacker node is first met
+(and when a defender's node is expanded, to narrow its replies)."""
 
 CHAIN_NODES = 5_000
 """A threat chain the depth-first threat search finds within this many positions ends
@@ -96,10 +101,13 @@ FORK_BONUS = 3
 
 Status = Literal["win", "loss", "draw", "unknown"]
 
-# A table entry: [proof number, disproof number, move in the canonical orientation or -1,
-# plies of the threat chain when the node was proven by one, else 0].
-_Entry = list[int]
-_PN, _DN, _MOVE, _CHAIN = 0, 1, 2, 3
+# A table entry: [proof number, disproof number, move in the key's orientation or -1,
+# plies of the threat chain that settles the node (an attacker's node proven by one, or
+# the chain a defender's unsearched replies lose to) or 0, the node's moves in the key's
+# orientation once it has been expanded, else None, and their positions' keys once all
+# were looked at (a node searched again finds its children without playing them)].
+_Entry = list[Any]
+_PN, _DN, _MOVE, _CHAIN, _MOVES, _KEYS = 0, 1, 2, 3, 4, 5
 
 
 @dataclass(frozen=True)
@@ -128,30 +136,156 @@ class ProofResult:
         return self.status != "unknown"
 
 
-class ProofSearch:
-    """df-pn for ``attacker`` (0 = X, 1 = O) on ``board``, which it plays on and restores.
+class _Board:
+    """The position under proof, as the attacker's threats see it, played in place.
 
-    ``table`` maps canonical keys to entries; pass one in to share it between searches
-    of the same attacker (the book builder does).
+    Besides the two sides' bitboards and the symmetric Zobrist hashes of
+    :func:`noughts.anytime.board.tables_for`, it keeps what the rules and the threat
+    search need, move by move: the attacker's two-lines (lines holding ``k-2`` of its
+    marks and none of the defender's) and, for each side, the cells that would complete
+    one of its lines. (The anytime search's board keeps an evaluation as well; this one
+    keeps only that, which makes a proof search's moves about twice as cheap.)
+    """
+
+    def __init__(self, position: Position, attacker: int) -> None:
+        geometry = position.geometry
+        tables = tables_for(geometry)
+        self.geometry = geometry
+        self.k = geometry.k
+        self.full = geometry.full
+        self.lines = geometry.lines
+        self.through = geometry.lines_through
+        self.zobrist = tables.zobrist
+        self.hash_bytes = tables.hash_bytes
+        self.perms = tables.perms
+        self.inverse = tables.inverse
+        self.attacker = attacker
+        self.bits = [position.x, position.o]
+        self.stm = 0 if position.to_move == "X" else 1
+        hashes = 0
+        for side, marks in enumerate(self.bits):
+            for cell in range(geometry.cells):
+                if marks >> cell & 1:
+                    hashes ^= self.zobrist[side][cell]
+        self.hashes = hashes
+        mine, theirs = self.bits[attacker], self.bits[1 - attacker]
+        self.twos: list[Bitboard] = [
+            line for line in self.lines
+            if not line & theirs and (line & mine).bit_count() == self.k - 2
+        ]
+        self.wins = [self._completions(side) for side in (0, 1)]
+        self._saved: list[tuple[list[Bitboard], int, int]] = []
+
+    def _completions(self, side: int) -> Bitboard:
+        mine, theirs = self.bits[side], self.bits[1 - side]
+        result = 0
+        for line in self.lines:
+            if not line & theirs and (line & mine).bit_count() == self.k - 1:
+                result |= line & ~mine
+        return result
+
+    @property
+    def attacking(self) -> bool:
+        return self.stm == self.attacker
+
+    def empty(self) -> Bitboard:
+        return self.full & ~(self.bits[0] | self.bits[1])
+
+    def play(self, cell: int) -> None:
+        side = self.stm
+        bit = 1 << cell
+        self._saved.append((self.twos, self.wins[0], self.wins[1]))
+        self.bits[side] |= bit
+        self.hashes ^= self.zobrist[side][cell]
+        self.stm = 1 - side
+        mine, theirs = self.bits[side], self.bits[1 - side]
+        k = self.k
+        made = self.wins[side] & ~bit
+        for line in self.through[cell]:
+            if not line & theirs and (line & mine).bit_count() == k - 1:
+                made |= line & ~mine
+        self.wins[side] = made
+        self.wins[1 - side] &= ~bit
+        twos = [line for line in self.twos if not line & bit]
+        if side == self.attacker:
+            for line in self.through[cell]:
+                if not line & theirs and (line & mine).bit_count() == k - 2:
+                    twos.append(line)
+        self.twos = twos
+
+    def undo(self, cell: int) -> None:
+        side = 1 - self.stm
+        self.bits[side] ^= 1 << cell
+        self.hashes ^= self.zobrist[side][cell]
+        self.stm = side
+        self.twos, self.wins[0], self.wins[1] = self._saved.pop()
+
+    def key(self) -> tuple[int, int]:
+        """The table key (the same for every symmetric image of the position) and the
+        symmetry that maps the position onto the key's orientation."""
+        packed = self.hashes.to_bytes(self.hash_bytes, sys.byteorder)
+        values = memoryview(packed).cast("Q").tolist()
+        best = min(values)
+        return best, values.index(best)
+
+    def plain_key(self) -> int:
+        """The table key alone (cheaper than :meth:`key`)."""
+        return min(memoryview(self.hashes.to_bytes(self.hash_bytes, sys.byteorder)).cast("Q"))
+
+    def potential(self) -> int:
+        """The attacker's threat potential: two pot cells count one, a fork point
+        :data:`FORK_BONUS`."""
+        free = ~(self.bits[0] | self.bits[1])
+        seen = forks = 0
+        for line in self.twos:
+            cells = line & free
+            forks |= seen & cells
+            seen |= cells
+        return len(self.twos) + FORK_BONUS * forks.bit_count()
+
+    def ordered(self, cells: Bitboard) -> list[int]:
+        """``cells`` for the side to move, the most useful first: lines it extends
+        (more for lines nearer complete) and lines of the opponent's it blocks."""
+        mine, theirs = self.bits[self.stm], self.bits[1 - self.stm]
+        through = self.through
+        scored = []
+        while cells:
+            low = cells & -cells
+            cells ^= low
+            cell = low.bit_length() - 1
+            score = 0
+            for line in through[cell]:
+                if not line & theirs:
+                    score += 4 ** (line & mine).bit_count()
+                elif not line & mine:
+                    score += 2 ** (line & theirs).bit_count()
+            scored.append((-score, cell))
+        scored.sort()
+        return [cell for _, cell in scored]
+
+
+class ProofSearch:
+    """df-pn for ``attacker`` (0 = X, 1 = O) from ``position``.
+
+    ``table`` maps keys to entries; pass one in to share it between searches of the
+    same attacker on the same board (the strategy builder does).
     """
 
     def __init__(
         self,
-        board: SearchBoard,
+        position: Position,
         attacker: int,
         *,
         table: dict[int, _Entry] | None = None,
         leaf_threat_nodes: int = LEAF_THREAT_NODES,
         max_threats: int = DEFAULT_MAX_THREATS,
     ) -> None:
-        self.board = board
+        self.board = _Board(position, attacker)
         self.attacker = attacker
         self.table: dict[int, _Entry] = {} if table is None else table
-        self.threats = ThreatSearch(board)
+        self.threats = ThreatSearch(position.geometry)
         self.leaf_threat_nodes = leaf_threat_nodes
         self.max_threats = max_threats
-        self.perms = board.tables.perms
-        self.inverse = board.tables.inverse
         self.nodes = 0
         self.budget = Budget()
 
@@ -165,67 +299,102 @@ class ProofSearch:
         if budget.node_limit is not None:  # the budget counts this search's positions
             limit = budget.node_limit if limit is None else min(limit, budget.node_limit)
         self.budget = budget.limited(deadline=budget.deadline, node_limit=limit)
-        entry = self._entry()
+        try:
+            entry = self._entry()
+        except BudgetExhausted:
+            return 1, 1  # not even the root could be looked at
         with contextlib.suppress(BudgetExhausted):
             self._mid(INFINITY, INFINITY, entry)
         return entry[_PN], entry[_DN]
 
     def _entry(self) -> _Entry:
         """The table entry of the board's position, evaluated as a leaf if new."""
-        key, _ = self.board.canonical_key()
+        key, _ = self.board.key()
         entry = self.table.get(key)
         if entry is None:
             entry = self._leaf()
             self.table[key] = entry
         return entry
 
-    def _check_budget(self) -> None:
-        self.budget.check(self.nodes)
+    def _chain(self, block: Bitboard) -> list[int] | None:
+        """The attacker's threat chain from the board (as if it were to move), within
+        :attr:`leaf_threat_nodes` positions. Raises :class:`BudgetExhausted` when the
+        search's own budget ran out meanwhile (a chain cut short proves nothing, and
+        its failure must not be stored as the position's)."""
+        board = self.board
+        threats = self.threats
+        before = threats.nodes
+        threats.budget = self.budget.limited(
+            deadline=self.budget.deadline, node_limit=before + self.leaf_threat_nodes)
+        attacker = self.attacker
+        line = threats.chain(board.bits[attacker], board.bits[1 - attacker], board.twos,
+                             block.bit_length() - 1, self.max_threats)
+        self.nodes += threats.nodes - before
+        if line is None:
+            self.budget.check(self.nodes)
+        return line
 
     # -- the rules of a node -------------------------------------------------------------
     def _leaf(self) -> _Entry:
         """A new position's entry: settled by the rules or a threat chain, else initial
-        proof numbers from its mobility."""
+        proof numbers from the attacker's threat potential."""
         board = self.board
-        side = board.stm
-        attacking = side == self.attacker
-        mine = board.threats[side]
-        if mine:  # the side to move completes a line
-            move = self.perms[board.canonical_key()[1]][next(iter(mine))]
-            return [0, INFINITY, move, 1] if attacking else [INFINITY, 0, move, 0]
-        theirs = board.threats[1 - side]
-        if len(theirs) >= 2 or not board.empty:  # lost (two threats), or a full board
-            if attacking or not board.empty:
-                return [INFINITY, 0, -1, 0]
-            return [0, INFINITY, -1, 0]
-        if attacking:
-            threats = self.threats
-            before = threats.nodes
-            threats.budget = self.budget.limited(
-                deadline=self.budget.deadline, node_limit=before + self.leaf_threat_nodes)
-            line = threats.refute(self.max_threats)
-            self.nodes += threats.nodes - before
-            if line is not None:
-                move = self.perms[board.canonical_key()[1]][line[0]]
-                return [0, INFINITY, move, len(line)]
-        # initial numbers from the attacker's threat potential: lines one mark short of
-        # a threat (pot cells) and the cells where two of them cross (forks)
         attacker = self.attacker
-        potential = len(board.pot[attacker]) // 2 + FORK_BONUS * board.forks[attacker]
-        if attacking:
-            return [max(1, OPEN_PROOF - potential), board.empty.bit_count(), -1, 0]
-        if board.threats[attacker]:  # the defender has one move: the block
-            return [1, 1, -1, 0]
-        return [max(2, QUIET_PROOF - 2 * potential), 1, -1, 0]
+        mine, theirs = board.wins[attacker], board.wins[1 - attacker]
+        full = not board.empty()
+        if board.attacking:
+            if mine:
+                return [0, INFINITY, self._oriented(mine.bit_length() - 1), 1, None, None]
+            if theirs & (theirs - 1) or full:
+                return [INFINITY, 0, -1, 0, None, None]
+            line = self._chain(theirs)
+            if line is not None:
+                return [0, INFINITY, self._oriented(line[0]), len(line), None, None]
+            return [max(1, OPEN_PROOF - board.potential() // 2),
+                    board.empty().bit_count(), -1, 0, None, None]
+        if theirs or full:  # the defender completes a line, or the board is full
+            return [INFINITY, 0, -1, 0, None, None]
+        if mine & (mine - 1):
+            return [0, INFINITY, -1, 2, None, None]  # two threats: one stays open
+        if mine:  # the defender has one move: the block
+            return [1, 1, -1, 0, None, None]
+        return [max(2, QUIET_PROOF - board.potential()), 1, -1, 0, None, None]
 
-    def moves(self) -> list[int]:
+    def _oriented(self, cell: int) -> int:
+        return self.board.perms[self.board.key()[1]][cell]
+
+    def moves(self, entry: _Entry | None = None, key_symmetry: int | None = None) -> list[int]:
         """The moves worth searching for the side to move: the block when the opponent
-        has one threat, else every empty cell, the most promising first."""
+        has one threat; for the defender, the replies that can stop the attacker's
+        chain when it has one; else every empty cell, the most promising first.
+        ``entry`` is the position's (looked up if not given), ``key_symmetry`` the
+        symmetry of its key (computed if not given)."""
         board = self.board
-        theirs = board.threats[1 - board.stm]
+        if entry is None:
+            entry = self._entry()
+        if key_symmetry is None:
+            key_symmetry = board.key()[1]
+        cached = entry[_MOVES]
+        if cached is not None:
+            inverse = board.inverse[key_symmetry]
+            return [inverse[cell] for cell in cached]
+        side = board.stm
+        theirs = board.wins[1 - side]
         if theirs:
-            return [next(iter(theirs))]
-        return [cell for _, cell in sorted(board.gains(board.empty), reverse=True)]
+            result = [theirs.bit_length() - 1]
+        else:
+            cells = board.empty()
+            if not board.attacking:
+                line = self._chain(0)
+                if line is not None:
+                    attacker = self.attacker
+                    cells = defences(board.geometry, board.bits[attacker],
+                                     board.bits[1 - attacker], line) & cells
+                    entry[_CHAIN] = len(line)
+            result = board.ordered(cells)
+        forward = board.perms[key_symmetry]
+        entry[_MOVES] = [forward[cell] for cell in result]
+        return result
 
     # -- the search --------------------------------------------------------------------
     def _mid(self, th_pn: int, th_dn: int, entry: _Entry) -> None:
@@ -234,27 +403,35 @@ class ProofSearch:
         if entry[_PN] >= th_pn or entry[_DN] >= th_dn or not entry[_PN] or not entry[_DN]:
             return
         self.nodes += 1
-        if self.nodes & 63 == 0:
-            self._check_budget()
+        self.budget.check(self.nodes)
         board = self.board
         table = self.table
-        attacking = board.stm == self.attacker
-        _, symmetry = board.canonical_key()
-        to_canonical = self.perms[symmetry]
+        attacking = board.attacking
+        symmetry = board.key()[1]
+        to_key = board.perms[symmetry]
         children: list[tuple[int, _Entry]] = []
-        for cell in self.moves():
-            board.play(cell)
-            key, _ = board.canonical_key()
-            child = table.get(key)
-            if child is None:
-                child = self._leaf()
-                table[key] = child
-            board.undo(cell)
-            if not attacking:  # each new child of a defender's node ran a threat search
-                self._check_budget()
-            children.append((cell, child))
-            if (attacking and not child[_PN]) or (not attacking and not child[_DN]):
-                break
+        moves = self.moves(entry, symmetry)
+        keys = entry[_KEYS]
+        if keys is not None:
+            children = [(cell, table[key]) for cell, key in zip(moves, keys, strict=True)]
+        else:
+            keys = []
+            for cell in moves:
+                board.play(cell)
+                try:
+                    key = board.plain_key()
+                    child = table.get(key)
+                    if child is None:
+                        child = self._leaf()
+                        table[key] = child
+                finally:
+                    board.undo(cell)
+                children.append((cell, child))
+                keys.append(key)
+                if (attacking and not child[_PN]) or (not attacking and not child[_DN]):
+                    break  # settled: the node is not searched again
+            else:
+                entry[_KEYS] = keys
         while True:
             # an attacker node is an OR node: proven by one child, disproven by all
             if attacking:
@@ -278,7 +455,8 @@ class ProofSearch:
             pn = min(pn, INFINITY)
             dn = min(dn, INFINITY)
             entry[_PN], entry[_DN] = pn, dn
-            entry[_MOVE] = to_canonical[children[best][0]]
+            if children:
+                entry[_MOVE] = to_key[children[best][0]]
             if pn >= th_pn or dn >= th_dn or not pn or not dn:
                 return
             cell, child = children[best]
@@ -297,36 +475,58 @@ class ProofSearch:
     # -- reading the table ---------------------------------------------------------------
     def best_move(self) -> int | None:
         """The move the table holds for the board's position (winning, if proven)."""
-        key, symmetry = self.board.canonical_key()
+        key, symmetry = self.board.key()
         entry = self.table.get(key)
         if entry is None or entry[_MOVE] < 0:
             return None
-        return self.inverse[symmetry][entry[_MOVE]]
+        return self.board.inverse[symmetry][entry[_MOVE]]
 
-    def proof(self) -> Iterator[tuple[int, int, int, bool, int]]:
+    def children(self) -> list[tuple[int, int, int]]:
+        """``(move, proof number, disproof number)`` of each searched move of the
+        board's position, as the table holds them (none before it is expanded)."""
+        board = self.board
+        entry = self.table.get(board.key()[0])
+        if entry is None or entry[_MOVES] is None:
+            return []
+        result = []
+        for cell in self.moves(entry):
+            board.play(cell)
+            child = self.table.get(board.key()[0])
+            board.undo(cell)
+            if child is not None:
+                result.append((cell, child[_PN], child[_DN]))
+        return result
+
+    def defence_chain(self) -> int:
+        """At a defender's expanded node: the plies of the threat chain that every
+        reply left out of its moves loses to (0 if none were left out)."""
+        entry = self.table.get(self.board.key()[0])
+        return 0 if entry is None or self.board.attacking else entry[_CHAIN]
+
+    def proof(self, seen: set[int] | None = None) -> Iterator[tuple[int, int, int, bool, int]]:
         """Walk the proof of the board's position (which must be proven): yields
         ``(x, o, move, chain, plies)`` once for every attacker position of the strategy
         (up to symmetry): ``x``/``o`` its bitboards, ``move`` the attacker's move there,
         ``chain`` true where the move starts a threat chain (or wins at once), so the
         rest of the way is forced, and ``plies`` the most plies the strategy lets the
-        game last from there."""
-        seen: set[int] = set()
+        game last from there. ``seen`` (keys already walked) lets several walks skip
+        each other's positions."""
         memo: dict[int, int] = {}
-        yield from self._walk(seen, memo)
+        yield from self._walk(set() if seen is None else seen, memo)
 
     def _walk(
         self, seen: set[int], memo: dict[int, int]
     ) -> Iterator[tuple[int, int, int, bool, int]]:
         board = self.board
-        key, symmetry = board.canonical_key()
+        key, symmetry = board.key()
         if key in seen:
             return
         seen.add(key)
         entry = self.table[key]
         if entry[_PN]:
             raise ValueError("the position is not proven")
-        if board.stm == self.attacker:
-            move = self.inverse[symmetry][entry[_MOVE]]
+        if board.attacking:
+            move = board.inverse[symmetry][entry[_MOVE]]
             chain = entry[_CHAIN] > 0
             yield board.bits[0], board.bits[1], move, chain, self._plies(memo)
             if chain:
@@ -337,9 +537,9 @@ class ProofSearch:
             finally:
                 board.undo(move)
             return
-        if len(board.threats[self.attacker]) >= 2:
+        if entry[_CHAIN] == 2 and entry[_MOVES] is None:
             return  # the defender cannot block two threats: nothing to walk
-        for cell in self.moves():
+        for cell in self.moves(entry):
             board.play(cell)
             try:
                 yield from self._walk(seen, memo)
@@ -354,28 +554,30 @@ class ProofSearch:
 
     def _plies(self, memo: dict[int, int]) -> int:
         board = self.board
-        key, symmetry = board.canonical_key()
+        key, symmetry = board.key()
         known = memo.get(key)
         if known is not None:
             return known
         entry = self.table.get(key)
         if entry is None:  # a reply to a position the rules settled without expanding
             entry = self.table[key] = self._leaf()
-        if board.stm == self.attacker:
+        if board.attacking:
             if entry[_CHAIN]:
-                result = entry[_CHAIN]
+                result = int(entry[_CHAIN])
             else:
-                move = self.inverse[symmetry][entry[_MOVE]]
+                move = board.inverse[symmetry][entry[_MOVE]]
                 board.play(move)
                 try:
                     result = 1 + self._plies(memo)
                 finally:
                     board.undo(move)
-        elif len(board.threats[self.attacker]) >= 2:
+        elif entry[_CHAIN] == 2 and entry[_MOVES] is None:
             result = 2  # any move, then the attacker completes a line
         else:
-            result = 0
-            for cell in self.moves():
+            moves = self.moves(entry)
+            # the replies left out lose to the chain the defences were drawn from
+            result = 1 + int(entry[_CHAIN]) if len(moves) < board.empty().bit_count() else 0
+            for cell in moves:
                 board.play(cell)
                 try:
                     result = max(result, 1 + self._plies(memo))
@@ -417,11 +619,7 @@ def prove(
         deadline=own.deadline, node_limit=own.node_limit, start=own.start)
     start = whole.start
     player = 0 if position.to_move == "X" else 1
-    weights = line_weights(position.geometry.k)
-    searches = [
-        ProofSearch(SearchBoard(position, weights, player, track_gains=False), attacker)
-        for attacker in (player, 1 - player)
-    ]
+    searches = [ProofSearch(position, attacker) for attacker in (player, 1 - player)]
     numbers = [(1, 1), (1, 1)]
     turn = FIRST_SLICE
     while True:
@@ -459,11 +657,11 @@ def _proven(searches: list[ProofSearch], index: int, start: float) -> ProofResul
 
 
 def _resisting_move(search: ProofSearch) -> int | None:
-    """In a proven loss, the defender's move whose proof is largest (resists longest)."""
+    """In a proven loss, the defender's move whose proof lets the game last longest."""
     board = search.board
     best: tuple[int, int] | None = None
     memo: dict[int, int] = {}  # shared: the replies' proofs overlap
-    for cell in search.moves():
+    for cell in search.moves():  # the replies left out lose to a chain at once
         board.play(cell)
         try:
             size = search._plies(memo)
@@ -484,8 +682,7 @@ def find_win(position: Position, *, budget: Budget | None = None) -> tuple[int, 
     if position.is_over:
         return None
     player = 0 if position.to_move == "X" else 1
-    board = SearchBoard(position, line_weights(position.geometry.k), player, track_gains=False)
-    search = ProofSearch(board, player)
+    search = ProofSearch(position, player)
     pn, _ = search.run(budget)
     move = search.best_move()
     if pn or move is None:

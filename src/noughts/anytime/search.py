@@ -264,7 +264,7 @@ class _Guard:
     def __init__(self, search: AnytimeSearch, budget: Budget) -> None:
         self.search = search
         self.budget = budget
-        self.threats = ThreatSearch(search.board, budget=budget)
+        self.threats = ThreatSearch(search.board.tables.geometry, budget=budget)
         self.safe: set[int] = set()
         self.refuted: dict[int, int] = {}
 
@@ -294,7 +294,8 @@ class _Guard:
         before = threats.nodes
         board.play(cell)
         try:
-            line = threats.refute(_REFUTE_THREATS)
+            line = threats.refute(board.bits[board.stm], board.bits[1 - board.stm],
+                                  _REFUTE_THREATS)
         finally:
             board.undo(cell)
         search.nodes += threats.nodes - before
@@ -310,8 +311,9 @@ class _Guard:
 def _forced_win(search: AnytimeSearch, budget: Budget) -> list[int] | None:
     """A continuous-threat win for the side to move, spending at most a quarter of the
     budget."""
-    threats = ThreatSearch(search.board, budget=budget.share(0.25))
-    line = threats.find()
+    board = search.board
+    threats = ThreatSearch(board.tables.geometry, budget=budget.share(0.25))
+    line = threats.find(board.bits[board.stm], board.bits[1 - board.stm])
     search.nodes += threats.nodes
     return line
 

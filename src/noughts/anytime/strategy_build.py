@@ -1,80 +1,92 @@
 """Build a first player's winning strategy offline, in independent jobs, resumably.
 
-The builder grows a :class:`~noughts.anytime.strategy.Strategy` from the empty board.
-A *survey* walks the strategy as it stands: from each stored position it plays the
-stored move and tries every reply of the opponent (one per symmetry class); a reply
-that the threat search wins at once is a leaf, one that leads to a stored position is
-followed, and the rest are *jobs*. A job is a proof search (:mod:`noughts.anytime.proof`)
-on one position with a time budget, run by any :class:`concurrent.futures.Executor`
-(local processes by default, so a cluster's executor can take the same jobs):
+The proof of a win from the empty board is grown as a :class:`ProofTree` (proof-number
+search over the first moves) whose leaves are *jobs*: a bounded proof search
+(:mod:`noughts.anytime.proof`) of one position, a function of plain values that any
+:class:`concurrent.futures.Executor` can run (local processes by default, one per
+worker so that each keeps its table between jobs; a cluster's executor can take the
+same jobs). A job
 
-* proven: every position of its proof where the first player makes a quiet move (not
-  the start of a threat chain) is stored as proven;
-* not proven in time: the search's best move is stored as *open* and the next survey
-  makes a job of each reply, so the work splits into smaller subtrees;
-* disproven: the move that led there was a mistake; it is reported in the frontier.
+* proves its position: every position of its proof where the first player makes a
+  quiet move (not the start of a threat chain) is stored in the strategy as proven;
+* disproves it: the first player cannot win there, and the tree looks elsewhere;
+* or runs out of time: the leaf is expanded with the numbers the job reached for each
+  of its moves (proven moves' proofs stored at once), so the next job goes where the
+  proof looks cheapest.
 
-An unfinished job deep in the game (:data:`SPLIT_LIMIT`) is not split but set aside.
+The tree chooses the next leaf (the most-proving one, preferring a leaf whose parent
+the free worker searched, as its table still holds that subtree), saves its checkpoint
+and the strategy after every job, and a new run resumes from both. The strategy also
+holds the tree's current choice at each of the first player's open nodes, as *open*
+entries, so the frontier can be walked and reported.
 
-Jobs run deepest first, a few at a time between surveys, so subtrees are finished
-(and proven) one after another rather than every subtree split at once. The strategy
-file is the checkpoint: it is saved after every finished job, and a new run starts with
-a survey of what is there. An entry turns proven when every reply below it is.
+>>> import tempfile
+>>> from pathlib import Path
+>>> with tempfile.TemporaryDirectory() as folder:
+...     report = build_strategy(Path(folder) / "s.bin", "4x4k3", seconds=60,
+...                             job_seconds=5, opening=None)
+>>> report.complete, report.root
+(True, (0, 1099511627776))
 """
 
 from __future__ import annotations
 
 import time
-from collections.abc import Callable, Iterator
+from collections.abc import Callable
 from concurrent.futures import FIRST_COMPLETED, Executor, Future, ProcessPoolExecutor, wait
-from dataclasses import dataclass, field, replace
+from dataclasses import dataclass, field
 from pathlib import Path
 
-from noughts.anytime.board import SearchBoard
-from noughts.anytime.evaluate import line_weights
-from noughts.anytime.proof import CHAIN_NODES, ProofSearch
+from noughts.anytime.proof import ProofSearch
+from noughts.anytime.proof_tree import Key, ProofTree
 from noughts.anytime.strategy import Strategy
-from noughts.anytime.threats import ThreatSearch
 from noughts.budget import Budget
 from noughts.position import Position
 
-__all__ = ["JobResult", "Survey", "build_strategy", "run_job", "survey"]
+__all__ = ["JobResult", "BuildReport", "build_strategy", "run_job", "checkpoint_path"]
 
-TABLE_LIMIT = 4_000_000
-"""A worker drops its proof table past this many entries."""
+TABLE_LIMIT = 10_000_000
+"""A worker drops its proof table past this many entries (about 450 bytes each)."""
 
-_tables: dict[str, dict[int, list[int]]] = {}
+_tables: dict[str, dict[int, list[object]]] = {}
 """Each worker process keeps one proof table per variant between jobs: neighbouring
 subtrees share many positions."""
+
+Entry = tuple[int, int, int, int]
+"""``(x, o, move, plies)``: a first player's position of a proof and its quiet move."""
 
 
 @dataclass(frozen=True)
 class JobResult:
-    """What one job settled for its position (first player to move)."""
+    """What one job settled for its position."""
 
     x: int
     o: int
-    status: str  # "proven", "open" or "disproven"
+    status: str  # "proven", "disproven" or "open"
     move: int | None
-    proof: tuple[tuple[int, int, int, int], ...]
-    """``(x, o, move, plies)`` of the proof's positions where the move is quiet."""
+    proof: tuple[Entry, ...]
+    """The quiet positions of its proof, or of its proven moves' proofs when open."""
     nodes: int
     seconds: float
     plies: int = 0
     """The most plies the proof lets the game last (0 unless proven)."""
+    moves: tuple[tuple[int, int, int], ...] = ()
+    """``(move, proof number, disproof number)`` of each searched move (when open)."""
+    chain: int = 0
+    """At the defender's turn: the plies of the chain its other replies lose to."""
+    proven_plies: tuple[tuple[int, int], ...] = ()
+    """``(move, plies)`` of the proven moves (when open)."""
 
 
 def run_job(variant_name: str, x: int, o: int, seconds: float) -> JobResult:
-    """Search one position for ``seconds`` (a function of plain values, for any
-    executor)."""
+    """Search one position for ``seconds`` with the first player as attacker (a
+    function of plain values, for any executor)."""
     start = time.perf_counter()
     position = Position.from_bitboards(x, o, variant_name)
-    player = 0 if position.to_move == "X" else 1
-    board = SearchBoard(position, line_weights(position.geometry.k), player, track_gains=False)
     table = _tables.setdefault(variant_name, {})
     if len(table) > TABLE_LIMIT:
         table.clear()
-    search = ProofSearch(board, player, table=table)
+    search = ProofSearch(position, 0 if position.first == "X" else 1, table=table)
     pn, dn = search.run(Budget.within(seconds))
     elapsed = time.perf_counter() - start
     if not pn:
@@ -82,160 +94,85 @@ def run_job(variant_name: str, x: int, o: int, seconds: float) -> JobResult:
                       for px, po, move, chain, plies in search.proof() if not chain)
         return JobResult(x, o, "proven", search.best_move(), proof, search.nodes, elapsed,
                          search.plies())
-    status = "disproven" if not dn else "open"
-    return JobResult(x, o, status, search.best_move(), (), search.nodes, elapsed)
+    if not dn:
+        return JobResult(x, o, "disproven", search.best_move(), (), search.nodes, elapsed)
+    moves = tuple(search.children())
+    seen: set[int] = set()
+    entries: list[Entry] = []
+    proven: list[tuple[int, int]] = []
+    board = search.board
+    for move, child_pn, _ in moves:
+        if child_pn:
+            continue
+        board.play(move)
+        try:
+            proven.append((move, search.plies()))
+            entries.extend((px, po, m, plies)
+                           for px, po, m, chain, plies in search.proof(seen) if not chain)
+        finally:
+            board.undo(move)
+    return JobResult(x, o, "open", search.best_move(), tuple(entries), search.nodes,
+                     time.perf_counter() - start, moves=moves,
+                     chain=search.defence_chain(), proven_plies=tuple(proven))
 
 
 @dataclass
-class Survey:
-    """The strategy as it stands: jobs to run and the frontier in numbers."""
+class BuildReport:
+    """Where a build stands: the root's numbers, the tree, the strategy, the jobs."""
 
-    jobs: list[Position] = field(default_factory=list)
-    stored: int = 0
-    proven: int = 0
-    leaves: int = 0
-    by_depth: dict[int, list[int]] = field(default_factory=dict)
-    """plies -> [replies met, replies proven] (the first player's positions)."""
+    root: tuple[int, int]
+    tree: dict[str, int]
+    stored: int
+    proven: int
+    jobs: int = 0
+    seconds: float = 0.0
+    effort: dict[str, float] = field(default_factory=dict)
+
+    @property
+    def complete(self) -> bool:
+        """The root is proven: the strategy proves the first player's win."""
+        return self.root[0] == 0
 
     def as_json(self) -> dict[str, object]:
         """Plain JSON values."""
-        return {
-            "jobs": len(self.jobs), "stored": self.stored, "proven": self.proven,
-            "threat_leaves": self.leaves,
-            "by_plies": {str(d): {"positions": n, "proven": p}
-                         for d, (n, p) in sorted(self.by_depth.items())},
-        }
+        return {"complete": self.complete, "root_proof_number": self.root[0],
+                "root_disproof_number": self.root[1], "tree": self.tree,
+                "stored": self.stored, "proven": self.proven, "jobs": self.jobs,
+                "seconds": round(self.seconds, 1)}
 
 
-Chains = dict[tuple[int, int], int]
-"""Canonical key -> plies of the position's threat chain, 0 where there is none."""
+def checkpoint_path(path: Path) -> Path:
+    """Where the proof tree of the strategy file ``path`` is kept: beside it."""
+    return path.with_name(path.stem + "-tree.ckpt")
 
 
-def survey(strategy: Strategy, root: Position | None = None, chains: Chains | None = None
-           ) -> Survey:
-    """Walk ``strategy``; turn open entries whose replies are all proven into proven
-    entries; list the positions still to prove. ``chains`` caches the threat search's
-    verdicts between surveys."""
-    start = root if root is not None else Position("", strategy.geometry)
-    result = Survey()
-    memo: dict[tuple[int, int], int] = {}
-    _survey(strategy, start, result, memo, {} if chains is None else chains)
-    return result
+def _report(tree: ProofTree, strategy: Strategy, jobs: int, seconds: float) -> BuildReport:
+    proven = sum(1 for entry in strategy.entries.values() if entry.proven)
+    return BuildReport(tree.root_numbers(), tree.counts(), len(strategy), proven, jobs,
+                       seconds)
 
 
-def _survey(strategy: Strategy, position: Position, result: Survey,
-            memo: dict[tuple[int, int], int], chains: Chains) -> int:
-    """The most plies the strategy lets the game last from ``position`` if it is
-    proven, else 0."""
-    key, symmetry = strategy.key(position)
-    if key in memo:
-        return memo[key]
-    depth = result.by_depth.setdefault(position.ply, [0, 0])
-    depth[0] += 1
-    found = strategy.found_at(key, symmetry)
-    plies = 0
-    if found is not None and found.proven:
-        result.stored += 1
-        result.proven += 1
-        plies = found.plies
-    elif chain := _cached_chain(position, key, chains):
-        result.leaves += 1
-        plies = chain
-    elif found is None:
-        result.jobs.append(position)
-    else:
-        result.stored += 1
-        plies = _open_entry(strategy, position, found.move, result, memo, chains)
-        if plies:
-            entry = strategy.entries[key]
-            strategy.entries[key] = replace(entry, proven=True, plies=plies)
-            result.proven += 1
-    if plies:
-        depth[1] += 1
-    memo[key] = plies
-    return plies
-
-
-def _open_entry(strategy: Strategy, position: Position, move: int, result: Survey,
-                memo: dict[tuple[int, int], int], chains: Chains) -> int:
-    """Survey the replies to an open entry's move: the plies bound if all are proven."""
-    after = position.play(move)
-    if after.winner is not None:
-        return 1
-    longest = 0
-    replies: set[tuple[int, int]] = set()
-    for reply in after.legal_moves:
-        child = after.play(reply)
-        if child.is_over:
-            longest = -1  # the opponent completes a line or the board fills
-            continue
-        child_key, _ = strategy.key(child)
-        if child_key in replies:
-            continue
-        replies.add(child_key)
-        plies = _survey(strategy, child, result, memo, chains)
-        if not plies:
-            longest = -1
-        elif longest >= 0:
-            longest = max(longest, plies)
-    return 0 if longest < 0 else longest + 2
-
-
-def _cached_chain(position: Position, key: tuple[int, int], chains: Chains) -> int:
-    known = chains.get(key)
-    if known is None:
-        known = chains[key] = _threat_chain(position) or 0
-    return known
-
-
-def _threat_chain(position: Position) -> int | None:
-    """The plies of a continuous-threat win for the side to move, if the threat search
-    finds one."""
-    player = 0 if position.to_move == "X" else 1
-    board = SearchBoard(position, line_weights(position.geometry.k), player, track_gains=False)
-    if board.threats[player]:
-        return 1
-    line = ThreatSearch(board, node_limit=CHAIN_NODES).refute()
-    return None if line is None else len(line)
-
-
-SPLIT_LIMIT = 24
-"""An unfinished job this many plies into the game is not split into its replies: so
-deep, a position the search cannot settle in its time is more likely the sign of an
-earlier weak move than a big subtree, and splitting it would spend the build there. It
-stays a job, set aside for this run (a later run, or a longer job, tries it again)."""
-
-
-def merge(strategy: Strategy, result: JobResult) -> None:
-    """Store what a job found (see :data:`SPLIT_LIMIT` for what is not stored)."""
+def _store(strategy: Strategy, tree: ProofTree, proof: tuple[Entry, ...]) -> None:
+    """Add a job's proof to the strategy (a proven entry is never replaced: its
+    subtree was proven with its move)."""
     geometry = strategy.geometry
-    position = Position.from_bitboards(result.x, result.o, geometry)
-    effort = int(result.seconds * 1000)
-    key, _ = strategy.key(position)
-    previous = strategy.entries.get(key)
-    if previous is not None:
-        effort += previous.effort_ms
-    if result.status == "proven":
-        for x, o, move, plies in result.proof:
-            strategy.add(Position.from_bitboards(x, o, geometry), move, proven=True, plies=plies)
-        entry = strategy.entries.get(key)
-        if entry is None and result.move is not None:  # a threat chain from the start
-            strategy.add(position, result.move, proven=True, plies=result.plies)
-            entry = strategy.entries[key]
-        if entry is not None:
-            strategy.entries[key] = replace(entry, effort_ms=effort)
-    elif result.status == "open" and result.move is not None and position.ply < SPLIT_LIMIT:
-        strategy.add(position, result.move, proven=False, effort_ms=effort)
+    for x, o, move, plies in proof:
+        position = Position.from_bitboards(x, o, geometry)
+        known = strategy.lookup(position)
+        if known is None or not known.proven:
+            strategy.add(position, move, proven=True, plies=plies)
 
 
-def prune_open(strategy: Strategy, plies: int) -> int:
-    """Drop the open entries ``plies`` or more into the game (their subtrees go with
-    them, as nothing leads there any more); return how many. Proven entries stay."""
-    deep = [key for key, entry in strategy.entries.items()
-            if not entry.proven and (key[0] | key[1]).bit_count() >= plies]
-    for key in deep:
+def _save(strategy: Strategy, tree: ProofTree, path: Path, checkpoint: Path) -> None:
+    """Refresh the open entries from the tree's choices, then write both files."""
+    for key in [key for key, entry in strategy.entries.items() if not entry.proven]:
         del strategy.entries[key]
-    return len(deep)
+    for position, move, proven, plies in tree.choices():
+        known = strategy.lookup(position)
+        if known is None or (proven and not known.proven):
+            strategy.add(position, move, proven=proven, plies=plies)
+    strategy.save(path)
+    tree.save(checkpoint)
 
 
 def build_strategy(
@@ -247,48 +184,79 @@ def build_strategy(
     executor: Executor | None = None,
     workers: int = 1,
     opening: int | None = 0,
-    progress: Callable[[str, Survey, int], None] | None = None,
-) -> Survey:
-    """Grow the strategy in ``path`` (created if missing) for ``seconds`` of wall time,
-    each job searching ``job_seconds``; save after every finished job. A new strategy
-    starts with ``opening`` as the first move (a corner by default: the strongest
-    cells lie on seven lines), or lets the search choose (``None``). ``progress``
-    hears ``(event, survey, jobs done)``."""
+    progress: Callable[[BuildReport], None] | None = None,
+    checkpoint: Path | None = None,
+) -> BuildReport:
+    """Grow the strategy in ``path`` (created if missing) and its proof tree (in
+    ``checkpoint``, by default :func:`checkpoint_path`) for ``seconds`` of wall time,
+    each job searching ``job_seconds``, ``workers`` jobs at a time; save both after
+    every job. A new
+    tree starts with ``opening`` as the first move (a corner by default: the strongest
+    cells lie on seven lines) or lets the search choose (``None``). ``executor`` runs
+    the jobs (default: one local process per worker). ``progress`` hears a
+    :class:`BuildReport` after every job."""
     strategy = Strategy.load(path) if path.exists() else Strategy(variant_name)
-    prune_open(strategy, SPLIT_LIMIT)
-    if not strategy.entries and opening is not None:
-        strategy.add(Position("", strategy.geometry), opening, proven=False)
+    checkpoint = checkpoint if checkpoint is not None else checkpoint_path(path)
+    tree = (ProofTree.load(checkpoint) if checkpoint.exists()
+            else ProofTree(variant_name, opening=opening))
     own = executor is None
-    pool = ProcessPoolExecutor(max_workers=workers) if executor is None else executor
-    deadline = time.monotonic() + seconds
-    done = 0
-    set_aside: set[tuple[int, int]] = set()  # disproven, or too deep to split
-    chains: Chains = {}
+    pools: list[Executor] = ([ProcessPoolExecutor(max_workers=1) for _ in range(workers)]
+                             if executor is None else [executor] * workers)
+    started = time.monotonic()
+    deadline = started + seconds
+    home: dict[Key, int] = {}  # the worker whose table holds a leaf's subtree
+    pending: dict[Future[JobResult], tuple[Key, int]] = {}
+    failures: dict[Key, int] = {}
+    jobs = 0
     try:
         while True:
-            state = survey(strategy, chains=chains)
-            strategy.save(path)
-            if progress is not None:
-                progress("survey", state, done)
-            todo = [p for p in state.jobs if (p.x, p.o) not in set_aside]
-            if not todo or time.monotonic() >= deadline:
-                return state
-            # the deepest first: subtrees get finished (and proven) one by one
-            todo.sort(key=lambda p: -p.ply)
-            batch = todo[: max(2 * workers, 4)]
-            for result in _run(pool, variant_name, batch, job_seconds, deadline, workers):
-                merge(strategy, result)
-                if result.status == "disproven" or (
-                        result.status == "open" and Position.from_bitboards(
-                            result.x, result.o, strategy.geometry).ply >= SPLIT_LIMIT):
-                    set_aside.add((result.x, result.o))
-                strategy.save(path)
-                done += 1
+            busy = {key for key, _ in pending.values()}
+            free = [w for w in range(workers) if w not in {w for _, w in pending.values()}]
+            while free and time.monotonic() < deadline:
+                worker = free[0]
+                leaf = _next_leaf(tree, busy, home, worker if own else None)
+                if leaf is None:
+                    break
+                future = pools[worker].submit(run_job, variant_name, leaf[0], leaf[1],
+                                              job_seconds)
+                pending[future] = (leaf, worker)
+                busy.add(leaf)
+                free.pop(0)
+            if not pending:
+                break
+            finished, _ = wait(pending, return_when=FIRST_COMPLETED)
+            for future in finished:
+                key, worker = pending.pop(future)
+                try:
+                    result = future.result()
+                except Exception:  # the worker was lost (a killed process, a cluster node)
+                    failures[key] = failures.get(key, 0) + 1
+                    if failures[key] > JOB_RETRIES:
+                        raise
+                    if own:
+                        pools[worker].shutdown(cancel_futures=True)
+                        pools[worker] = ProcessPoolExecutor(max_workers=1)
+                    continue  # the leaf is free again: the next selection takes it
+                jobs += 1
+                node = tree.nodes[key]
+                node.effort += result.seconds
+                _store(strategy, tree, result.proof)
+                if result.status == "open":
+                    tree.expand(key, list(result.moves), chain=result.chain,
+                                plies=dict(result.proven_plies))
+                    for child in tree.children(key):
+                        home.setdefault(child, worker)
+                else:
+                    tree.settle(key, result.status == "proven", result.plies)
+                _save(strategy, tree, path, checkpoint)
                 if progress is not None:
-                    progress("job", state, done)
+                    progress(_report(tree, strategy, jobs, time.monotonic() - started))
     finally:
         if own:
-            pool.shutdown(cancel_futures=True)
+            for pool in pools:
+                pool.shutdown(cancel_futures=True)
+    _save(strategy, tree, path, checkpoint)
+    return _report(tree, strategy, jobs, time.monotonic() - started)
 
 
 JOB_RETRIES = 2
@@ -296,27 +264,12 @@ JOB_RETRIES = 2
 is run again before the build stops with that failure."""
 
 
-def _run(pool: Executor, variant_name: str, jobs: list[Position], job_seconds: float,
-         deadline: float, workers: int) -> Iterator[JobResult]:
-    """Run ``jobs`` in order, ``workers`` at a time, starting none past ``deadline``; a
-    job whose worker failed is run again (up to :data:`JOB_RETRIES` times)."""
-    pending: dict[Future[JobResult], tuple[Position, int]] = {}
-    queue = [(position, 0) for position in reversed(jobs)]
-    while queue or pending:
-        while queue and len(pending) < workers and time.monotonic() < deadline:
-            position, tries = queue.pop()
-            future = pool.submit(run_job, variant_name, position.x, position.o, job_seconds)
-            pending[future] = (position, tries)
-        if not pending:
-            return
-        finished, _ = wait(pending, return_when=FIRST_COMPLETED)
-        for future in finished:
-            position, tries = pending.pop(future)
-            try:
-                result = future.result()
-            except Exception:
-                if tries >= JOB_RETRIES:
-                    raise
-                queue.append((position, tries + 1))
-                continue
-            yield result
+def _next_leaf(tree: ProofTree, busy: set[Key], home: dict[Key, int],
+               worker: int | None) -> Key | None:
+    """The most-proving free leaf, one whose subtree ``worker``'s table holds first."""
+    if worker is not None:
+        others = {key for key, w in home.items() if w != worker}
+        leaf = tree.select(busy | others)
+        if leaf is not None:
+            return leaf
+    return tree.select(busy)

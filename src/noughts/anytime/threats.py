@@ -1,31 +1,42 @@
-"""Threat-space search: forced wins by continuous threats.
+"""Threat-space search: forced wins by continuous threats, on bitboards.
 
 A *threat* is a line holding ``k-1`` marks of one side and an empty last cell. A side
 that makes a threat forces the reply (block it, or lose at once, unless the defender
 can win first); a chain of such forcing moves that ends in a double threat (a fork:
 two threats the defender cannot both block) wins. Because every defending move in the
-chain is forced, a chain found here is a proof, not a guess.
+chain is forced, a chain found here is a proof, not a guess. A defender's forced block
+that makes a threat of its own must be blocked in turn, and that block must threaten
+again for the chain to go on.
+
+The search works on the two sides' bitboards and the geometry's lines, and keeps only
+what a threat needs: the attacker's *two-lines* (lines holding ``k-2`` of its marks and
+none of the defender's), whose empty cells are the moves that threaten. A position
+costs a few line tests, so a proof search can run it at every leaf.
 
 >>> from noughts.position import Position
 >>> x = sum(1 << c for c in (0, 1, 6, 10))  # two lines of two cross on the empty cell 2
 >>> o = sum(1 << c for c in (12, 15, 60, 63))
 >>> find_forced_win(Position.from_bitboards(x, o, "qubic"))
 ForcedWin(moves=(2, 3, 14))
+
+When a chain exists, :func:`defences` narrows the defender's useful replies to the
+cells that can stop it: every other reply is answered by the same chain.
 """
 
 from __future__ import annotations
 
 from dataclasses import dataclass
 
-from noughts.anytime.board import SearchBoard
-from noughts.anytime.evaluate import line_weights
 from noughts.budget import Budget, BudgetExhausted
+from noughts.geometry import Bitboard, Geometry
 from noughts.position import Position
 
 __all__ = [
     "ForcedWin",
     "ThreatSearch",
     "find_forced_win",
+    "defences",
+    "chain_survives",
     "DEFAULT_MAX_THREATS",
 ]
 
@@ -46,124 +57,252 @@ class ForcedWin:
 
 
 class ThreatSearch:
-    """Continuous-threat search on a :class:`SearchBoard` for the side to move.
+    """Continuous-threat search for one geometry, on bitboards.
 
-    ``budget`` bounds :meth:`find` and :meth:`refute` (its node limit counts this
-    search's positions, :attr:`nodes`); without one, ``deadline`` (a
-    ``time.perf_counter()`` value) and ``node_limit`` make one. Failed positions are
-    remembered (per side and remaining depth) across calls.
+    ``budget`` bounds every call (its node limit counts this search's positions,
+    :attr:`nodes`; it may be replaced between calls). Positions shown not to win are
+    remembered (with the number of threats tried) across calls, and the attacker's
+    moves of the last chain found are tried first (:attr:`hint`): sibling positions
+    are often won by the same chain.
     """
 
-    def __init__(
-        self,
-        board: SearchBoard,
-        *,
-        budget: Budget | None = None,
-        deadline: float | None = None,
-        node_limit: int | None = None,
-    ) -> None:
-        self.board = board
-        self.budget = budget if budget is not None else Budget(
-            deadline=deadline, node_limit=node_limit
+    def __init__(self, geometry: Geometry, *, budget: Budget | None = None) -> None:
+        self.k = geometry.k
+        self.lines = geometry.lines
+        self.through: tuple[tuple[Bitboard, ...], ...] = tuple(
+            tuple(lines) for lines in geometry.lines_through
         )
+        self.shift = geometry.cells
+        self.budget = budget if budget is not None else Budget()
         self.nodes = 0
         self.failed: dict[int, int] = {}
-        self.hint: dict[int, int] = {}
+        self.hint: Bitboard = 0
+        self._limit = 0
+        self._deadline: float | None = None
 
-    def find(self, max_threats: int = DEFAULT_MAX_THREATS) -> list[int] | None:
-        """The shortest forced line (deepening one threat at a time), or ``None`` if
-        there is none within ``max_threats`` forcing moves or the budget ran out."""
-        try:
-            return self._deepening(max_threats)
-        except BudgetExhausted:
-            return None
+    def find(self, attacker: Bitboard, defender: Bitboard,
+             max_threats: int = DEFAULT_MAX_THREATS) -> list[int] | None:
+        """The shortest forced line for ``attacker`` (to move) against ``defender``
+        (deepening one threat at a time), or ``None`` if there is none within
+        ``max_threats`` forcing moves or the budget ran out. The line holds both
+        sides' moves, the winning one last."""
+        for depth in range(max_threats + 1):
+            line = self.refute(attacker, defender, depth)
+            if line is not None or self.exhausted():
+                return line
+        return None
 
-    def refute(self, max_threats: int = DEFAULT_MAX_THREATS) -> list[int] | None:
+    def refute(self, attacker: Bitboard, defender: Bitboard,
+               max_threats: int = DEFAULT_MAX_THREATS) -> list[int] | None:
         """Any forced line of at most ``max_threats`` forcing moves (depth first, not
-        necessarily the shortest), trying the cells of the last line found first: the
-        cheap way to check many sibling positions, as one chain often refutes several.
+        necessarily the shortest): the cheap way to check many sibling positions.
         ``None`` if there is none or the budget ran out (see :meth:`exhausted`)."""
+        win, block, twos = self._setup(attacker, defender)
+        if win >= 0:
+            return [win]
+        if block == -2:
+            return None
+        return self.chain(attacker, defender, twos, block, max_threats)
+
+    def chain(self, attacker: Bitboard, defender: Bitboard, twos: list[Bitboard], block: int,
+              max_threats: int = DEFAULT_MAX_THREATS) -> list[int] | None:
+        """:meth:`refute` for a caller that keeps the attacker's two-lines itself
+        (``twos``: lines holding ``k-2`` of its marks and none of the defender's) and
+        knows it cannot complete a line now; ``block`` is the defender's one cell that
+        would complete a line (the attacker must take it), or -1."""
+        budget = self.budget
+        self._limit = budget.node_limit if budget.node_limit is not None else 1 << 62
+        self._deadline = budget.deadline
+        if budget.cancelled:
+            return None
         try:
-            line = self._search(max_threats)
+            line = self._search(attacker, defender, twos, block, max_threats)
         except BudgetExhausted:
             return None
         if line is not None:
-            self.hint = {cell: index for index, cell in enumerate(line[::2])}
+            hint = 0
+            for cell in line[::2]:
+                hint |= 1 << cell
+            self.hint = hint
         return line
-
-    def probe(self, max_threats: int) -> list[int] | None:
-        """A forced line of at most ``max_threats`` forcing moves, not necessarily the
-        shortest, without a budget of its own (for use inside another search)."""
-        return self._search(max_threats)
-
-    def _deepening(self, max_threats: int) -> list[int] | None:
-        for depth in range(max_threats + 1):
-            line = self._search(depth)
-            if line is not None:
-                return line
-        return None
 
     def exhausted(self) -> bool:
         """True once the budget has run out (or was cancelled)."""
         return self.budget.expired(self.nodes)
 
-    def _search(self, depth: int) -> list[int] | None:
-        board = self.board
+    def _setup(self, attacker: Bitboard, defender: Bitboard) -> tuple[int, int, list[Bitboard]]:
+        """``(win, block, twos)``: a cell completing the attacker's line or -1; the
+        defender's one completing cell (the attacker must block it), -1 for none, -2
+        for two or more; the attacker's two-lines."""
+        k = self.k
+        win = -1
+        blocks = 0
+        twos = []
+        for line in self.lines:
+            if line & defender:
+                if not line & attacker and (line & defender).bit_count() == k - 1:
+                    blocks |= line & ~defender
+                continue
+            count = (line & attacker).bit_count()
+            if count == k - 1:
+                win = (line & ~attacker).bit_length() - 1
+            elif count == k - 2:
+                twos.append(line)
+        if blocks & (blocks - 1):
+            return win, -2, twos
+        return win, blocks.bit_length() - 1, twos
+
+    def _search(self, att: Bitboard, dfn: Bitboard, twos: list[Bitboard], block: int,
+                depth: int) -> list[int] | None:
+        """A chain from this position (attacker to move, no line of its own one mark
+        short; ``block`` the defender's one such cell or -1) of at most ``depth``
+        single threats and then a double threat."""
         self.nodes += 1
-        budget = self.budget
-        if budget.node_limit is not None and self.nodes > budget.node_limit:
+        if self.nodes >= self._limit:
             raise BudgetExhausted
-        if self.nodes & 127 == 0 and budget.expired(self.nodes):
+        if self.nodes & 127 == 0 and self.budget.expired(self.nodes):
             raise BudgetExhausted
-        side = board.stm
-        other = 1 - side
-        mine = board.threats[side]
-        if mine:
-            return [next(iter(mine))]
-        theirs = board.threats[other]
-        if len(theirs) >= 2:
-            return None
-        pot = board.pot[side]
-        if theirs:
-            block = next(iter(theirs))
-            if block not in pot:
-                return None  # the forced block makes no threat: the chain breaks
-            candidates = [block]
+        free = ~(att | dfn)
+        options: list[tuple[Bitboard, Bitboard]]  # (the threat, the forced reply)
+        if block >= 0:  # the defender threatens: block, and the block must threaten
+            bit = 1 << block
+            hits = [line for line in twos if line & bit]
+            if len(hits) >= 2:
+                return [block, ((hits[0] & free) ^ bit).bit_length() - 1,
+                        ((hits[1] & free) ^ bit).bit_length() - 1]
+            if not hits or not depth:
+                return None
+            options = [(bit, (hits[0] & free) ^ bit)]
         else:
-            if board.forks[side]:
-                fork = next(c for c, n in pot.items() if n >= 2)
-                board.play(fork)
-                first, second = list(board.threats[side])[:2]
-                board.undo(fork)
-                return [fork, first, second]
+            seen = 0
             hint = self.hint
-            candidates = sorted(pot, key=lambda c: (hint.get(c, 99), -pot[c]))
-        if depth == 0 or not candidates:
+            first: list[tuple[Bitboard, Bitboard]] = []
+            rest: list[tuple[Bitboard, Bitboard]] = []
+            for line in twos:
+                cells = line & free
+                fork = seen & cells
+                if fork:  # a cell on two two-lines: playing it makes two threats
+                    hits = [other for other in twos if other & fork]
+                    return [fork.bit_length() - 1, ((hits[0] & free) ^ fork).bit_length() - 1,
+                            ((hits[1] & free) ^ fork).bit_length() - 1]
+                seen |= cells
+                low = cells & -cells
+                high = cells ^ low
+                (first if low & hint else rest).append((low, high))
+                (first if high & hint else rest).append((high, low))
+            if not depth:
+                return None
+            options = first + rest if first else rest
+        key = (att << self.shift) | dfn
+        failed = self.failed
+        if failed.get(key, -1) >= depth:
             return None
-        memo = board.key() ^ side
-        if self.failed.get(memo, -1) >= depth:
-            return None
-        for cell in candidates:
-            board.play(cell)
-            try:
-                if board.threats[other]:  # the defender would win first
-                    continue
-                made = board.threats[side]
-                if len(made) >= 2:
-                    first, second = list(made)[:2]
-                    return [cell, first, second]
-                reply = next(iter(made))
-                board.play(reply)
-                try:
-                    rest = self._search(depth - 1)
-                finally:
-                    board.undo(reply)
-            finally:
-                board.undo(cell)
-            if rest is not None:
-                return [cell, reply, *rest]
-        self.failed[memo] = depth
+        k = self.k
+        through = self.through
+        for threat, reply in options:
+            att2 = att | threat
+            dfn2 = dfn | reply
+            cell = reply.bit_length() - 1
+            counter = 0  # cells where the forced reply makes the defender threaten
+            for line in through[cell]:
+                if not line & att2 and (line & dfn2).bit_count() == k - 1:
+                    counter |= line & ~dfn2
+            if counter & (counter - 1):
+                continue  # two counter-threats: the chain breaks
+            gone = threat | reply
+            after = [line for line in twos if not line & gone]
+            move = threat.bit_length() - 1
+            for line in through[move]:
+                if not line & dfn2 and (line & att2).bit_count() == k - 2:
+                    after.append(line)
+            found = self._search(att2, dfn2, after, counter.bit_length() - 1, depth - 1)
+            if found is not None:
+                return [move, cell, *found]
+        failed[key] = depth
         return None
+
+
+def defences(geometry: Geometry, attacker: Bitboard, defender: Bitboard,
+             line: list[int]) -> Bitboard:
+    """The defender's moves (it is to move) that may stop ``line``, a chain the
+    attacker would win by if it were to move: the chain's cells, and the empty cells
+    where a defender's mark could make a threat of its own along the way (a cell on a
+    line free of the attacker's marks that the defender's marks and forced replies
+    fill but for ``k-2`` cells), less those after which :func:`chain_survives`. Any
+    other reply loses to the same chain.
+
+    >>> from noughts.variants import variant
+    >>> g = variant("qubic")
+    >>> x = sum(1 << c for c in (0, 1, 6, 10))
+    >>> o = sum(1 << c for c in (12, 15, 60, 63))
+    >>> cells = defences(g, x, o, [2, 3, 14])  # the chain's cells, and O's own threats
+    >>> [cell for cell in range(64) if cells >> cell & 1]
+    [2, 3, 13, 14, 28, 29, 30, 31, 44, 45, 46, 47, 61, 62]
+    """
+    occupied = attacker | defender
+    cells = 0
+    for cell in line:
+        cells |= 1 << cell
+    replies = defender
+    for cell in line[1::2]:
+        replies |= 1 << cell
+    k = geometry.k
+    counters = 0
+    for each in geometry.lines:
+        if not each & attacker and (each & replies).bit_count() >= k - 2:
+            counters |= each & ~occupied
+    result = cells
+    rest = counters & ~cells
+    while rest:
+        low = rest & -rest
+        rest ^= low
+        if not chain_survives(geometry, attacker, defender | low, low.bit_length() - 1, line):
+            result |= low
+    return result
+
+
+def chain_survives(geometry: Geometry, attacker: Bitboard, defender: Bitboard, move: int,
+                   line: list[int]) -> bool:
+    """Whether the attacker's chain ``line`` still wins after the defender's ``move``
+    (already in ``defender``): each threat still forces the same reply, and no reply
+    (nor ``move``) gives the defender a threat the chain does not answer."""
+    k = geometry.k
+    through = geometry.lines_through
+    counter = 0
+    for each in through[move]:
+        if not each & attacker and (each & defender).bit_count() == k - 1:
+            counter |= each & ~defender
+    occupied = attacker | defender
+    for index in range(0, len(line), 2):
+        bit = 1 << line[index]
+        if bit & occupied or (counter and counter != bit):
+            return False  # the cell is taken, or the defender's threat goes unanswered
+        counter = 0
+        attacker |= bit
+        occupied |= bit
+        made = 0
+        for each in through[line[index]]:
+            if not each & defender:
+                marks = (each & attacker).bit_count()
+                if marks == k:
+                    return True
+                if marks == k - 1:
+                    made |= each & ~attacker
+        if not made:
+            return False
+        if made & (made - 1):
+            return True  # a double threat, and the defender has no line to complete
+        if index + 1 >= len(line) or made != 1 << line[index + 1]:
+            return False
+        reply = line[index + 1]
+        defender |= made
+        occupied |= made
+        for each in through[reply]:
+            if not each & attacker and (each & defender).bit_count() == k - 1:
+                counter |= each & ~defender
+        if counter & (counter - 1):
+            return False
+    return False
 
 
 def find_forced_win(
@@ -189,7 +328,7 @@ def find_forced_win(
         return None
     if budget is None:
         budget = Budget.within(time_limit, nodes)
-    player = 0 if position.to_move == "X" else 1
-    board = SearchBoard(position, line_weights(position.geometry.k), player)
-    line = ThreatSearch(board, budget=budget).find(max_threats)
+    mine, theirs = (position.x, position.o) if position.to_move == "X" else (position.o,
+                                                                            position.x)
+    line = ThreatSearch(position.geometry, budget=budget).find(mine, theirs, max_threats)
     return None if line is None else ForcedWin(tuple(line))

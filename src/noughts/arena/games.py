@@ -111,7 +111,8 @@ def play_task(
         except Exception as error:
             reason = f"{mark} could not start: {error}"
             return failed_record(task, geometry_name, names, mark, reason, Failure.NOT_STARTED)
-    game = play_game(players, start, move_limit=move_limit, report=report)
+    seen = None if report is None else lambda choice: report(choice.move)
+    game = play_game(players, start, move_limit=move_limit, report=seen)
     return GameRecord(
         index=task.index,
         variant=geometry_name,

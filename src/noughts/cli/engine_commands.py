@@ -312,7 +312,7 @@ def _solve(args: argparse.Namespace) -> int:
                     "nodes": nodes,
                     "elapsed_ms": round(elapsed_ms, 3),
                     "from_scratch": not args.book,
-                    "table_entries": len(solver.search.table),
+                    "table_entries": solver.table_entries,
                 }
             )
         )

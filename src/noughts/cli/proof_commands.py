@@ -2,8 +2,8 @@
 
     noughts prove BOARD [--variant V] [--time S] [--nodes N] [--json]
     noughts verify-book qubic [--file PATH] [--sample N] [--json]
-    noughts build-book qubic [--file PATH] [--time S] [--job-seconds S] [--workers N]
-                             [--cluster WHERE]
+    noughts build-book qubic [--file PATH] [--checkpoint PATH] [--time S]
+                             [--job-seconds S] [--workers N] [--cluster WHERE]
 
 ``prove`` runs the proof-number search on one position and says whether the side to
 move wins, loses or draws by force, or that the budget ran out first (``unknown``).
@@ -26,6 +26,10 @@ from noughts.cli import limits
 __all__ = ["add_arguments", "run"]
 
 _STRATEGY_VARIANTS = {"qubic": "4x4x4", "4x4x4": "4x4x4"}
+
+DEFAULT_CHECKPOINT = Path("checkpoints") / "qubic-strategy-tree.ckpt"
+"""Where ``build-book`` keeps the proof tree of the shipped strategy (in the source
+tree, out of the package: users need the strategy, not the builder's state)."""
 
 
 def add_arguments(name: str, parser: argparse.ArgumentParser) -> None:
@@ -58,6 +62,9 @@ def add_arguments(name: str, parser: argparse.ArgumentParser) -> None:
                         help="search time of one job (default 10)")
     parser.add_argument("--workers", type=limits.positive_count, default=1,
                         help="jobs at once (default 1)")
+    parser.add_argument("--checkpoint", type=Path, metavar="PATH",
+                        help="the proof tree's checkpoint (default: beside --file, or "
+                        f"{DEFAULT_CHECKPOINT} for the shipped strategy)")
     parser.add_argument("--cluster", default="none", metavar="WHERE",
                         help="where jobs run: none (local processes, the default), ray (a "
                         "local Ray), auto or ray://HOST:PORT (an existing Ray cluster; "
@@ -157,13 +164,18 @@ def _verify(args: argparse.Namespace) -> int:
 
 def _build(args: argparse.Namespace) -> int:
     from noughts.anytime.strategy import STRATEGY_FILE
+    from noughts.anytime.strategy_build import checkpoint_path
+    from noughts.cli import fail
     from noughts.cluster import LOCAL, executor_for, parse_cluster
 
-    path = _strategy_path(args) or Path("src/noughts/data") / STRATEGY_FILE
+    given = _strategy_path(args)
+    path = given or Path("src/noughts/data") / STRATEGY_FILE
     if not path.parent.is_dir():
-        from noughts.cli import fail
-
         raise fail(f"no directory {path.parent} for the strategy file")
+    if args.checkpoint is None:
+        args.checkpoint = checkpoint_path(path) if given else DEFAULT_CHECKPOINT
+    if not args.checkpoint.parent.is_dir():
+        raise fail(f"no directory {args.checkpoint.parent} for the checkpoint")
     cluster = parse_cluster(args.cluster)
     executor = None if cluster == LOCAL else executor_for(cluster, workers=args.workers)
     try:
@@ -174,23 +186,32 @@ def _build(args: argparse.Namespace) -> int:
 
 
 def _build_with(args: argparse.Namespace, path: Path, executor: Executor | None) -> int:
-    from rich.progress import BarColumn, Progress, TextColumn, TimeElapsedColumn
+    import sys
 
-    from noughts.anytime.strategy_build import Survey, build_strategy
+    from rich.progress import Progress, TextColumn, TimeElapsedColumn
 
-    with Progress(TextColumn("{task.description}"), BarColumn(), TextColumn(
-            "{task.completed}/{task.total} jobs"), TimeElapsedColumn()) as bar:
-        task = bar.add_task("surveying", total=None)
+    from noughts.anytime.strategy_build import BuildReport, build_strategy
 
-        def progress(event: str, survey: Survey, done: int) -> None:
-            if event == "survey":
-                bar.update(task, total=done + len(survey.jobs), completed=done,
-                           description=f"{survey.proven:,} proven, {survey.stored:,} stored")
-            else:
-                bar.update(task, completed=done)
+    def line(report: BuildReport) -> str:
+        pn, dn = report.root
+        return (f"{report.jobs:,} jobs · root proof number {pn:,}, disproof number {dn:,} · "
+                f"tree {report.tree['nodes']:,} nodes, {report.tree['proven']:,} proven · "
+                f"{report.proven:,} proven entries")
+
+    live = sys.stdout.isatty()
+    with Progress(TextColumn("{task.description}"), TimeElapsedColumn(),
+                  disable=not live) as bar:
+        task = bar.add_task("starting", total=None)
+
+        def progress(report: BuildReport) -> None:
+            if live:
+                bar.update(task, description=line(report))
+            else:  # a log, one line a job
+                print(f"{report.seconds:8.0f} s  {line(report)}", flush=True)
 
         final = build_strategy(path, _STRATEGY_VARIANTS[args.variant.lower()],
                                seconds=args.time_limit, job_seconds=args.job_seconds,
-                               executor=executor, workers=args.workers, progress=progress)
+                               executor=executor, workers=args.workers, progress=progress,
+                               checkpoint=args.checkpoint)
     print(json.dumps(final.as_json()))
     return 0

@@ -24,17 +24,19 @@ Value(outcome=<Outcome.WIN: 'win'>, plies=5)
 from __future__ import annotations
 
 import time
+from typing import TYPE_CHECKING
 
-from noughts.budget import Budget
 from noughts.errors import GameOverError, TooLargeError
-from noughts.exact.book import load_book
-from noughts.exact.negamax import DEFAULT_MAX_ENTRIES, ExactSearch
 from noughts.exact.table3x3 import Table3x3
 from noughts.geometry import Bitboard, Geometry
 from noughts.lru import LRU
 from noughts.notation import square_name
 from noughts.position import Position
 from noughts.results import WIN_SCORE, MoveChoice, MoveEval, Outcome, Value
+
+if TYPE_CHECKING:
+    from noughts.budget import Budget
+    from noughts.exact.negamax import ExactSearch
 
 __all__ = [
     "MoveValue",
@@ -121,23 +123,47 @@ class Solver:
     """Exact values on one geometry: the 3x3 table or a search with a lasting table.
 
     ``use_book=False`` gives a search that starts from nothing (to measure the solver);
-    ``max_entries`` bounds its transposition table.
+    ``table_share`` bounds its transposition table to that share of the search's usual
+    bound.
     All methods take ``(me, opp)`` bitboards of an unfinished position, ``me`` to move.
     """
 
     def __init__(
-        self, geometry: Geometry, *, use_book: bool = True, max_entries: int = DEFAULT_MAX_ENTRIES
+        self, geometry: Geometry, *, use_book: bool = True, table_share: float = 1.0
     ) -> None:
         self.geometry = geometry
         self.cells = geometry.cells
         self.table3x3 = Table3x3.get() if geometry.name == "3x3" and use_book else None
-        book = load_book(geometry) if use_book else None
-        self.search = ExactSearch(geometry, book=book, max_entries=max_entries)
+        self._use_book = use_book
+        self._table_share = table_share
+        self._search = None if self.table3x3 is not None else self._new_search()
+
+    @property
+    def search(self) -> ExactSearch:
+        """The negamax search and its lasting table. With the 3x3 table it is made on
+        first use: the table answers a move without one, so ``noughts move`` on 3x3 never
+        imports it."""
+        if self._search is None:
+            self._search = self._new_search()
+        return self._search
+
+    def _new_search(self) -> ExactSearch:
+        from noughts.exact.book import load_book
+        from noughts.exact.negamax import DEFAULT_MAX_ENTRIES, ExactSearch
+
+        book = load_book(self.geometry) if self._use_book else None
+        return ExactSearch(self.geometry, book=book,
+                           max_entries=int(DEFAULT_MAX_ENTRIES * self._table_share))
+
+    @property
+    def table_entries(self) -> int:
+        """Entries in the search's transposition table (none before it is made)."""
+        return 0 if self._search is None else len(self._search.table)
 
     @property
     def nodes(self) -> int:
         """Nodes searched so far (table and book answers cost none)."""
-        return self.search.nodes
+        return 0 if self._search is None else self._search.nodes
 
     def score(self, me: Bitboard, opp: Bitboard) -> int:
         """Exact absolute score of an unfinished position for the side to move."""
@@ -266,9 +292,10 @@ class Solver:
 MAX_KEPT_SOLVERS = 4
 """Solvers kept for later calls (least recently used first out)."""
 
-IDLE_TABLE_ENTRIES = DEFAULT_MAX_ENTRIES // 2
+IDLE_TABLE_ENTRIES = 750_000
 """The table entries the kept solvers other than the one in use may hold together (about
-75 MB); the one in use holds at most ``DEFAULT_MAX_ENTRIES`` (about 150 MB)."""
+75 MB): half of what the one in use may hold, ``negamax.DEFAULT_MAX_ENTRIES`` (about
+150 MB)."""
 
 _SOLVERS: LRU[str, Solver] = LRU(MAX_KEPT_SOLVERS)
 _table_share = 1.0
@@ -279,6 +306,7 @@ def share_tables(fraction: float) -> None:
     use, the idle ones together): for one of several processes that share one memory
     bound (the service's search workers). Solvers made before keep their bound.
 
+    >>> from noughts.exact.negamax import DEFAULT_MAX_ENTRIES
     >>> from noughts.variants import variant
     >>> share_tables(0.5)
     >>> solver_for(variant("2x7k3")).search.max_entries == DEFAULT_MAX_ENTRIES // 2
@@ -300,8 +328,8 @@ def solver_for(geometry: Geometry) -> Solver:
     True
     """
     name = geometry.name
-    entries = int(DEFAULT_MAX_ENTRIES * _table_share)
-    solver = _SOLVERS.get_or_make(name, lambda: Solver(geometry, max_entries=entries))
+    share = _table_share
+    solver = _SOLVERS.get_or_make(name, lambda: Solver(geometry, table_share=share))
     idle_bound = IDLE_TABLE_ENTRIES * _table_share
     while _idle_entries(solver) > idle_bound and _SOLVERS.evict_oldest(keep=name):
         pass
@@ -309,7 +337,7 @@ def solver_for(geometry: Geometry) -> Solver:
 
 
 def _idle_entries(in_use: Solver) -> int:
-    return sum(len(s.search.table) for s in _SOLVERS.values() if s is not in_use)
+    return sum(s.table_entries for s in _SOLVERS.values() if s is not in_use)
 
 
 def _require_solvable(position: Position) -> None:

@@ -1,4 +1,8 @@
-"""The prompt loop of ``noughts play``: read a move or a command, answer, draw the board.
+"""The prompt of ``noughts play``: a person's moves and commands, the board drawn.
+
+The game itself runs in the one game loop (:func:`noughts.players.game.play_game`): a
+person is a player whose move comes from the prompt, the AI seats are the engine's
+players, and each move the loop makes is recorded in the :class:`Session` and drawn.
 
 At a terminal it prompts with :func:`input` (line editing works) and draws in colour; in
 a pipe it reads standard input line by line, echoes each line after the prompt, and
@@ -19,14 +23,17 @@ from typing import TextIO, TypeVar
 from rich.console import Console
 from rich.markup import escape
 
+from noughts.budget import Budget
 from noughts.errors import IllegalMoveError
 from noughts.play.coordinates import cell_name, describe_scheme, parse_cell
 from noughts.play.render import MARK_STYLES, board_text
 from noughts.play.session import Session
-from noughts.position import Mark
+from noughts.players.game import StopGame, play_game
+from noughts.players.protocol import CallablePlayer, Player
+from noughts.position import Mark, Position
 from noughts.results import MoveChoice, MoveEval, describe, format_score
 
-__all__ = ["Terminal", "GameLoop", "EXIT_OK", "EXIT_INTERRUPTED"]
+__all__ = ["Terminal", "GameLoop", "TakeBack", "EXIT_OK", "EXIT_INTERRUPTED"]
 
 EXIT_OK = 0
 EXIT_INTERRUPTED = 130
@@ -98,15 +105,36 @@ class Terminal:
         return line
 
 
+class TakeBack(StopGame):
+    """Moves were taken back at the prompt: the game loop stops, and the terminal plays
+    on from the session's position."""
+
+
+@dataclass
+class _Thinking:
+    """An AI seat at a terminal: its player, with a spinner while it thinks."""
+
+    name: str
+    player: Player
+    terminal: Terminal
+    text: str
+
+    def move(self, position: Position, budget: Budget) -> MoveChoice:
+        with self.terminal.console.status(self.text):
+            return self.player.move(position, budget)
+
+
 class GameLoop:
-    """Runs one :class:`Session` on a :class:`Terminal` until the game ends or is left."""
+    """Plays one :class:`Session` on a :class:`Terminal` until the game ends or is left."""
 
     def __init__(self, session: Session, terminal: Terminal, *, delay: float = 0.0) -> None:
         self.session = session
         self.terminal = terminal
         self.delay = delay
         self._results: list[str] = []
-        self._commands: dict[str, Callable[[], bool]] = {}
+        marks: tuple[Mark, Mark] = ("X", "O")
+        self._players = {mark: self._player(mark) for mark in marks}
+        self._commands: dict[str, Callable[[], None]] = {}
         for names, handler in (
             (("u", "undo"), self._undo),
             (("h", "hint"), self._hint),
@@ -145,18 +173,27 @@ class GameLoop:
         self._tally()
         return EXIT_OK
 
+    def _player(self, mark: Mark) -> Player:
+        """The player at ``mark``: the session's AI, or a person at the prompt."""
+        ai = self.session.ai_players.get(mark)
+        if ai is None:
+            return CallablePlayer(self._read_move, self._seat_label(mark))
+        if not self.terminal.interactive:
+            return ai
+        seat = self.session.seats[mark]
+        thinking = self.terminal.fit(f"{self._mark(mark)} ({seat}) is thinking…")
+        return _Thinking(ai.name, ai, self.terminal, thinking)
+
     def _play_out(self) -> str | None:
-        """Turns until the game ends (``None``) or the human leaves (the reason)."""
-        while not self.session.is_over:
-            if self.session.seat.is_ai:
-                self._ai_turn()
-                continue
-            line = self.terminal.read(self._prompt())
-            if line is None:
-                return "end of input"
-            if not self._handle(line.strip()):
-                return "you quit"
-        return None
+        """The game in the one game loop until it ends (``None``) or stops (the reason)."""
+        while True:
+            try:
+                game = play_game(self._players, self.session.position, report=self._moved)
+            except TakeBack:
+                continue  # play on from the position the undo left
+            except StopGame as stop:
+                return stop.reason
+            return None if game.failure is None else game.reason
 
     def _after_game(self) -> bool:
         """At a terminal, offer undo or a new game; True to play on."""
@@ -169,7 +206,7 @@ class GameLoop:
                 return False
             if choice in ("u", "undo"):
                 self._results.pop()
-                self._undo()
+                self._take_back()
                 return True
             if choice in ("n", "new"):
                 self.session.restart()
@@ -190,73 +227,75 @@ class GameLoop:
         else:
             self._results.append(f"{winner} won")
 
-    def _handle(self, line: str) -> bool:
-        """Act on one input line; False means quit."""
-        if not line:
-            return True
-        command = self._commands.get(line.lower())
-        if command is not None:
-            return command()
-        self._human_move(line)
-        return True
-
     # -- turns --------------------------------------------------------------------------
-    def _human_move(self, text: str) -> None:
-        session = self.session
-        geometry = session.geometry
+    def _read_move(self, position: Position) -> int:
+        """A person's move from the prompt; commands run in between, bad input gets a
+        line and the prompt again. ``q`` and the end of input stop the game."""
+        while True:
+            line = self.terminal.read(self._prompt())
+            if line is None:
+                raise StopGame("end of input")
+            text = line.strip()
+            command = self._commands.get(text.lower())
+            if command is not None:
+                command()
+            elif text and (cell := self._empty_cell(position, text)) is not None:
+                return cell
+
+    def _empty_cell(self, position: Position, text: str) -> int | None:
+        """The empty cell ``text`` names, or ``None`` after saying what is wrong."""
+        geometry = self.session.geometry
         try:
             cell = parse_cell(geometry, text)
         except IllegalMoveError as error:
             self._complain(str(error))
-            return
-        position = session.position
+            return None
         if position.occupied >> cell & 1:
             holder = "X" if position.x >> cell & 1 else "O"
             self._complain(f"{cell_name(geometry, cell)} is taken by {holder}: pick an empty cell")
-            return
-        mark = session.to_move
-        session.play(cell)
-        if session.humans == 2:
-            self.terminal.say(f"{self._mark(mark)} plays {cell_name(geometry, cell)}")
-        self._board()
+            return None
+        return cell
 
-    def _ai_turn(self) -> None:
+    def _moved(self, choice: MoveChoice) -> None:
+        """Record a move the game loop made, and show it."""
         session = self.session
         mark, seat = session.to_move, session.seat
-        if self.terminal.interactive:
-            thinking = self.terminal.fit(f"{self._mark(mark)} ({seat}) is thinking…")
-            with self.terminal.console.status(thinking):
-                result = session.ai_move()
-        else:
-            result = session.ai_move()
-        self.terminal.say(
-            f"{self._mark(mark)} ({seat}) plays [bold]{self._name(result.move)}[/]"
-            f"[dim] · {escape(self._effort(result))}[/]"
-        )
+        session.play(choice.move)
+        if seat.is_ai:
+            self.terminal.say(
+                f"{self._mark(mark)} ({seat}) plays [bold]{self._name(choice.move)}[/]"
+                f"[dim] · {escape(self._effort(choice))}[/]"
+            )
+        elif session.humans == 2:
+            self.terminal.say(f"{self._mark(mark)} plays {self._name(choice.move)}")
         self._board()
-        if self.delay and session.humans == 0 and not session.is_over:
+        if seat.is_ai and self.delay and session.humans == 0 and not session.is_over:
             time.sleep(self.delay)
 
     # -- commands -----------------------------------------------------------------------
-    def _undo(self) -> bool:
+    def _undo(self) -> None:
+        if self._take_back():
+            raise TakeBack("moves taken back")
+
+    def _take_back(self) -> bool:
+        """Undo the last moves (see :meth:`Session.undo`); False if there were none."""
         taken = self.session.undo()
         if not taken:
             self._complain("nothing to undo")
-            return True
+            return False
         names = ", ".join(self._name(cell) for cell in taken)
         self.terminal.say(f"Took back {names}.")
         self._board()
         return True
 
-    def _hint(self) -> bool:
+    def _hint(self) -> None:
         advice = self._advise(self.session.hint)
         self.terminal.say(
             f"Hint for {self._mark(self.session.to_move)}: play "
             f"[bold]{self._name(advice.move)}[/] ({escape(describe(advice))})"
         )
-        return True
 
-    def _analysis(self) -> bool:
+    def _analysis(self) -> None:
         """Every move by value, best first: proven values grouped, heuristic scores listed."""
         evals = self._advise(self.session.analysis)
         say = self.terminal.say
@@ -276,7 +315,6 @@ class GameLoop:
             entries = [f"{self._name(v.move)} {format_score(v.score or 0.0)}" for v in values]
             for start in range(0, len(entries), ANALYSIS_PER_LINE):
                 say("    " + "  ".join(entries[start : start + ANALYSIS_PER_LINE]))
-        return True
 
     def _advise(self, ask: Callable[[], _Advice]) -> _Advice:
         """Run a hint or an analysis (with a spinner at a terminal)."""
@@ -285,7 +323,7 @@ class GameLoop:
         with self.terminal.console.status(self.terminal.fit("Thinking…")):
             return ask()
 
-    def _board(self) -> bool:
+    def _board(self) -> None:
         console = self.terminal.console
         console.print(
             board_text(
@@ -295,17 +333,15 @@ class GameLoop:
                 width=console.width,
             )
         )
-        return True
 
-    def _help(self) -> bool:
+    def _help(self) -> None:
         scheme = escape(describe_scheme(self.session.geometry))
         self.terminal.say(f"Type {scheme}, or a command: {COMMANDS_HELP}")
         if self.session.humans == 1:
             self.terminal.say("Undo takes back your last move and the AI's reply.")
-        return True
 
-    def _quit(self) -> bool:
-        return False
+    def _quit(self) -> None:
+        raise StopGame("you quit")
 
     # -- text ---------------------------------------------------------------------------
     def _introduce(self) -> None:

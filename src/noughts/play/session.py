@@ -1,7 +1,8 @@
 """One game in progress: who sits at each mark, the moves so far, undo, hints and analysis.
 
-A :class:`Session` knows nothing about terminals; the prompt loop asks it whose turn it
-is, plays the human's moves, lets the AI move, and takes moves back.
+A :class:`Session` knows nothing about terminals; the prompt plays it through the
+one game loop (:func:`noughts.players.game.play_game`) with the session's AI players and
+a player for each human, records each move here, and takes moves back here.
 
 >>> from noughts.variants import variant
 >>> game = Session(variant("3x3"), {"X": Seat.human(), "O": Seat.ai(10)})
@@ -155,6 +156,11 @@ class Session:
         self.history.append(position)
         self.moves.append(cell)
         return position
+
+    @property
+    def ai_players(self) -> dict[Mark, Player]:
+        """The players of the AI seats, by mark (the engine at each seat's level)."""
+        return dict(self._players)
 
     def ai_move(self) -> MoveChoice:
         """Let the seat to move (an AI) choose and play its move; returns its choice."""

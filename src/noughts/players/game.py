@@ -3,7 +3,9 @@
 Each move the player to move gets a fresh :class:`~noughts.budget.Budget` (from
 ``budget_for``) and answers a :class:`~noughts.results.MoveChoice`. A player that raises,
 answers an illegal move, or takes longer than ``move_limit`` seconds loses the game; the
-outcome says which :class:`Failure` it was.
+outcome says which :class:`Failure` it was. A player may also stop the game where it
+stands by raising :class:`StopGame` (a person who quits, or takes moves back): that is
+no failure, and it reaches the caller.
 
 >>> from noughts.players.protocol import LevelPlayer, RandomPlayer
 >>> from noughts.position import Position
@@ -25,7 +27,7 @@ from noughts.players.protocol import Player
 from noughts.position import Position, other
 from noughts.results import Mark, MoveChoice
 
-__all__ = ["Failure", "GameOutcome", "MoveOverrun", "play_game"]
+__all__ = ["Failure", "GameOutcome", "MoveOverrun", "StopGame", "play_game"]
 
 
 class Failure(StrEnum):
@@ -40,6 +42,15 @@ class Failure(StrEnum):
 
 class MoveOverrun(Exception):
     """A player's move did not come within its hard limit (raised by a watchdog)."""
+
+
+class StopGame(Exception):
+    """Raised by a player to stop the game where it stands; :func:`play_game` lets it
+    through to its caller. ``reason`` says why, in words ("you quit")."""
+
+    def __init__(self, reason: str) -> None:
+        super().__init__(reason)
+        self.reason = reason
 
 
 @dataclass(frozen=True)
@@ -61,9 +72,10 @@ def play_game(
     *,
     move_limit: float | None = None,
     budget_for: Callable[[], Budget] = Budget,
-    report: Callable[[int], None] | None = None,
+    report: Callable[[MoveChoice], None] | None = None,
 ) -> GameOutcome:
-    """Play ``players`` (by mark) from ``position`` to the end; ``report`` sees each move."""
+    """Play ``players`` (by mark) from ``position`` to the end; ``report`` sees each move
+    once it is on the board."""
     moves: list[int] = []
     choices: list[MoveChoice] = []
     times: dict[str, list[float]] = {"X": [], "O": []}
@@ -83,6 +95,8 @@ def play_game(
         except MoveOverrun as error:
             times[mover].append(time.perf_counter() - started)
             return lost(mover, Failure.OVERRAN, f"overran its time: {error}")
+        except StopGame:
+            raise
         except Exception as error:  # a broken player loses; the game loop goes on
             return lost(mover, Failure.RAISED, f"raised {type(error).__name__}: {error}")
         elapsed = time.perf_counter() - started
@@ -98,7 +112,7 @@ def play_game(
         moves.append(choice.move)
         choices.append(choice)
         if report is not None:
-            report(choice.move)
+            report(choice)
     result = position.result
     assert result is not None
     if result.winner is not None:

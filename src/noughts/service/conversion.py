@@ -15,6 +15,7 @@ from noughts.errors import BoardError, GameOverError, VariantError
 from noughts.geometry import Geometry, scan_forward
 from noughts.notation import parse_board
 from noughts.position import Mark, Position
+from noughts.results import describe
 from noughts.service.moves import Analysis, MoveAnswer
 from noughts.service.schemas import AnalyzeResponse, MoveResponse, MoveValueOut
 from noughts.service.schemas import _PositionFields as PositionFields
@@ -94,6 +95,7 @@ def move_response(answer: MoveAnswer) -> MoveResponse:
         board=position.board,
         to_move=position.to_move,
         **result.to_json(),
+        words=describe(result),
         cached=answer.cached,
         budget_ms=answer.budget_ms,
         board_after=after.board,
@@ -110,7 +112,7 @@ def analyze_response(analysis: Analysis) -> AnalyzeResponse:
         variant=position.variant,
         board=position.board,
         to_move=position.to_move,
-        moves=[MoveValueOut(**m.to_json()) for m in analysis.moves],
+        moves=[MoveValueOut(**m.to_json(), words=describe(m)) for m in analysis.moves],
         nodes=analysis.nodes,
         elapsed_ms=round(analysis.elapsed_ms, 3),
         cached=analysis.cached,

@@ -116,6 +116,11 @@ _SQUARE = (
     "on 3-D boards the layer number first (2b3)."
 )
 
+_WORDS = (
+    "The value in words, for the mover: 'win in 3', 'draw', 'loss in 2', or "
+    "'heuristic score +0.25' when not proven (the engine's one words form)."
+)
+
 
 class MoveResponse(BaseModel):
     """The engine's move, its value, the effort behind it and the board after it."""
@@ -132,6 +137,7 @@ class MoveResponse(BaseModel):
     )
     plies: int | None = Field(description="Plies to the end under perfect play, when proven.")
     score: float | None
+    words: str = Field(description=_WORDS)
     depth: int | None
     pv: list[int] = Field(description="Principal variation, starting with the move.")
     nodes: int
@@ -156,6 +162,7 @@ class MoveValueOut(BaseModel):
     outcome: Literal["win", "draw", "loss"] | None
     plies: int | None
     score: float | None
+    words: str = Field(description=_WORDS)
 
 
 class AnalyzeResponse(BaseModel):

@@ -1,5 +1,5 @@
 // The page's only network: the noughts API (GET /api/v1/variants, POST /api/v1/move and
-// /api/v1/analyze).
+// /api/v1/analyze, the searches asked again after a 503).
 //
 // The API's base URL comes from ?api=<url> on the page's address, else from
 // <meta name="noughts-api" content="<url>">, else the page's own address (its origin and
@@ -45,6 +45,28 @@ function friendly(status, detail) {
  */
 export async function postJson(base, path, body, options = {}) {
   return requestJson(base, path, { method: "POST", body: JSON.stringify(body) }, options);
+}
+
+/** How many times a search that answered 503 is asked again. */
+export const RETRIES_ON_503 = 3;
+
+/**
+ * POST a search request, asking again while the server answers 503: the search found no
+ * move within its budget, and the server keeps its work, so another request usually
+ * answers at once (the first Qubic move of a fresh server). `bodyFor(attempt)` gives each
+ * attempt's body (a retry may ask for more time); each attempt waits for its `time_ms`
+ * plus 20 s. No retry once `wanted()` is false (the answer would be stale) or `signal`
+ * aborts; the last error is thrown as postJson throws it.
+ */
+export async function postSearch(base, path, bodyFor, { signal, wanted = () => true } = {}) {
+  for (let attempt = 0; ; attempt += 1) {
+    const body = bodyFor(attempt);
+    try {
+      return await postJson(base, path, body, { timeoutMs: (body.time_ms || 0) + 20000, signal });
+    } catch (error) {
+      if (error.status !== 503 || attempt >= RETRIES_ON_503 || !wanted()) throw error;
+    }
+  }
 }
 
 /** GET `path` under the API base and return the parsed answer (errors as postJson's). */

@@ -14,7 +14,7 @@
 // variant, board and to in the address as the game goes (a link to the position) and
 // saves the settings with the player's choices.
 
-import { ApiError, apiBase, getJson, postJson } from "./api.js";
+import { ApiError, apiBase, getJson, postSearch } from "./api.js";
 import { BoardView } from "./board.js";
 import { Game, positionProblem } from "./game.js";
 import { VARIANTS, boardString, cellName, findVariant, geometryFrom, other, parseBoard } from "./geometry.js";
@@ -155,22 +155,15 @@ function humanPlay(cell) {
   if (!state.game.over) aiMove();
 }
 
-// 503: the search found no move within its budget; the server keeps its work, so a
-// second request usually answers at once (the first Qubic move of a fresh server).
-const RETRIES_ON_503 = 3;
-
-async function aiMove(attempt = 0) {
+async function aiMove() {
   const generation = state.generation;
   const controller = new AbortController();
   state.pending = controller;
   state.busy = true;
   state.retry = null;
   render();
-  const budget = state.geo.dims === 3 ? thinkMs() : 0;
   try {
-    const body = requestBody({ level: state.level }, attempt);
-    const answer = await postJson(api, "/api/v1/move", body, {
-      timeoutMs: (body.time_ms || budget) + 20000,
+    const answer = await postSearch(api, "/api/v1/move", (attempt) => requestBody({ level: state.level }, attempt), {
       signal: controller.signal,
     });
     if (generation !== state.generation) return;
@@ -186,7 +179,6 @@ async function aiMove(attempt = 0) {
     if (!state.game.over) afterHumanTurnBegins();
   } catch (error) {
     if (generation !== state.generation || error.cancelled) return;
-    if (error.status === 503 && attempt < RETRIES_ON_503) return await aiMove(attempt + 1);
     state.busy = false;
     state.pending = null;
     showError(error, () => aiMove());
@@ -200,11 +192,11 @@ function afterHumanTurnBegins() {
 
 /** The parts of the engine's answer the engine's view shows (kept with the move). */
 function answerToKeep(answer) {
-  const keys = ["move", "proven", "outcome", "plies", "score", "depth", "nodes", "elapsed_ms", "method", "level", "cached"];
+  const keys = ["move", "proven", "outcome", "plies", "score", "words", "depth", "nodes", "elapsed_ms", "method", "level", "cached"];
   return Object.fromEntries(keys.filter((k) => k in answer).map((k) => [k, answer[k]]));
 }
 
-async function showHeat(fromHint, attempt = 0) {
+async function showHeat(fromHint) {
   if (state.game.over || state.busy) return;
   const board = boardString(state.geo, state.game.board);
   if (fromHint) state.hintShown = true;
@@ -221,13 +213,11 @@ async function showHeat(fromHint, attempt = 0) {
   state.hintWanted = fromHint;
   const generation = state.generation;
   const before = state.game.history.length;
+  const current = () => generation === state.generation && before === state.game.history.length;
   $("hint").setAttribute("aria-busy", "true");
   try {
-    const body = requestBody({}, attempt);
-    const answer = await postJson(api, "/api/v1/analyze", body, {
-      timeoutMs: (body.time_ms || 0) + 20000,
-    });
-    if (generation !== state.generation || before !== state.game.history.length) return;
+    const answer = await postSearch(api, "/api/v1/analyze", (attempt) => requestBody({}, attempt), { wanted: current });
+    if (!current()) return;
     const moves = Array.isArray(answer.moves) ? answer.moves : [];
     state.heat = { map: heatMap(moves), best: bestCells(moves), moves };
     state.heatBoard = board;
@@ -235,11 +225,7 @@ async function showHeat(fromHint, attempt = 0) {
     render();
     if (state.hintWanted) announceHint();
   } catch (error) {
-    if (generation !== state.generation || before !== state.game.history.length) return;
-    if (error.status === 503 && attempt < RETRIES_ON_503) {
-      state.heatPending = "";
-      return await showHeat(state.hintWanted, attempt + 1);
-    }
+    if (!current()) return;
     showError(error, () => showHeat(state.hintWanted));
   } finally {
     if (state.heatPending === board) state.heatPending = "";
@@ -411,7 +397,7 @@ function renderStats() {
   }
   set("stat-move", cellName(state.geo, a.move));
   set("stat-verdict", verdictInWords(a));
-  const proven = a.proven ? `${a.outcome}${a.outcome === "draw" ? "" : ` in ${a.plies}`} (proven)` : null;
+  const proven = a.proven ? `${a.words ?? a.outcome} (proven)` : null;
   set("stat-score", proven ?? (typeof a.score === "number" ? `${formatScore(a.score)} (a guess)` : "—"));
   set("stat-depth", a.depth ?? "—");
   set("stat-nodes", a.method === "exact" && !a.nodes ? "none (solved)" : Number(a.nodes || 0).toLocaleString("en"));

@@ -1,9 +1,11 @@
 // Move values as people read them: heat-map labels, the best moves, level names.
 //
-// A move value from the API is {move, proven, outcome, plies, score}: proven values say
-// "win" | "draw" | "loss" (for the player making the move) and plies to the end of the
-// game; unproven ones carry a heuristic score (higher is better for the mover). Players
-// see words; the raw numbers wait behind the page's "Numbers" details.
+// A move value from the API is {move, proven, outcome, plies, score, words}: proven values
+// say "win" | "draw" | "loss" (for the player making the move) and plies to the end of
+// the game; unproven ones carry a heuristic score (higher is better for the mover).
+// `words` is the value as the engine words it ("win in 3", "draw"): the page shows those
+// and keeps no wording of its own for a proven value. Players see words; the raw numbers
+// wait behind the page's "Numbers" details.
 // Unit-tested with Node's test runner (tests/js/values.test.mjs).
 
 /** The name of a level: random (0), easy, medium, hard, impossible (10). */
@@ -23,22 +25,11 @@ export function formatScore(score) {
   return `${score > 0 ? "+" : "−"}${text}`;
 }
 
-/** {text, label, tone} for one move value: short text for the cell, a label for people.
- * A value without a proof gets its raw score here; heatMap turns those into words. */
-export function describeMove(value) {
-  if (value.proven && value.outcome === "win") {
-    return { text: `win ${value.plies}`, label: `win in ${value.plies}`, tone: "win" };
-  }
-  if (value.proven && value.outcome === "loss") {
-    return { text: `loss ${value.plies}`, label: `loss in ${value.plies}`, tone: "loss" };
-  }
-  if (value.proven && value.outcome === "draw") return { text: "draw", label: "draw", tone: "draw" };
-  if (typeof value.score === "number") {
-    const score = formatScore(value.score);
-    const tone = score === "±0" ? "even" : value.score > 0 ? "up" : "down";
-    return { text: score, label: `score ${score} (not proven)`, tone };
-  }
-  return { text: "?", label: "not evaluated", tone: "even" };
+/** {text, label, tone} for a proven move value: short text for the cell ("win 3", the
+ * outcome and its plies), the engine's words for people. */
+export function describeProven(value) {
+  const text = value.outcome === "draw" ? "draw" : `${value.outcome} ${value.plies}`;
+  return { text, label: value.words ?? value.outcome, tone: value.outcome };
 }
 
 /** The plain categories of moves nothing is proven about, best first, with the share of
@@ -90,15 +81,20 @@ export function heatMap(moves) {
   const longest = Math.max(1, ...moves.filter((m) => m.proven).map((m) => m.plies ?? 1));
   const map = new Map();
   for (const m of moves) {
-    let info = describeMove(m);
-    const number = info.text;
+    let info = { text: "?", label: "not evaluated", tone: "even" };
+    let number = info.text;
     let strength = 1;
-    if (info.tone === "win" || info.tone === "loss") {
-      // quick wins and quick losses are the most vivid
-      strength = 1 - 0.6 * (((m.plies ?? 1) - 1) / Math.max(1, longest - 1));
-    } else if (!m.proven && typeof m.score === "number") {
+    if (m.proven) {
+      info = describeProven(m);
+      number = info.text;
+      if (info.tone !== "draw") {
+        // quick wins and quick losses are the most vivid
+        strength = 1 - 0.6 * (((m.plies ?? 1) - 1) / Math.max(1, longest - 1));
+      }
+    } else if (typeof m.score === "number") {
       const { name, tone } = category(m.score, low, high);
       info = { text: name, label: `${name} (not proven)`, tone };
+      number = formatScore(m.score);
       strength = tone === "even" ? 0.5 : 0.8;
     }
     map.set(m.move, { ...info, number, strength: Number(strength.toFixed(3)) });
