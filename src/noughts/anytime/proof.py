@@ -59,6 +59,7 @@ from noughts.geometry import Bitboard
 from noughts.position import Position
 
 __all__ = [
+    "widen",
     "CHAIN_NODES",
     "INFINITY",
     "ProofResult",
@@ -295,10 +296,12 @@ class ProofSearch:
         self.budget = Budget()
 
     # -- driving -----------------------------------------------------------------------
-    def run(self, budget: Budget | None = None, *, nodes: int | None = None) -> tuple[int, int]:
-        """Search until the root is proven or disproven, the ``budget`` runs out, or
-        ``nodes`` more positions are searched; return the root's ``(proof number,
-        disproof number)``. Can be called again to go on where it stopped."""
+    def run(self, budget: Budget | None = None, *, nodes: int | None = None,
+            thresholds: tuple[int, int] = (INFINITY, INFINITY)) -> tuple[int, int]:
+        """Search until the root is proven or disproven, its proof number reaches the
+        first of ``thresholds`` or its disproof number the second, the ``budget`` runs
+        out, or ``nodes`` more positions are searched; return the root's ``(proof
+        number, disproof number)``. Can be called again to go on where it stopped."""
         budget = budget if budget is not None else Budget()
         limit = None if nodes is None else self.nodes + nodes
         if budget.node_limit is not None:  # the budget counts this search's positions
@@ -309,7 +312,7 @@ class ProofSearch:
         except BudgetExhausted:
             return 1, 1  # not even the root could be looked at
         with contextlib.suppress(BudgetExhausted):
-            self._mid(INFINITY, INFINITY, entry)
+            self._mid(*thresholds, entry)
         return entry[_PN], entry[_DN]
 
     def _entry(self) -> _Entry:
@@ -469,10 +472,10 @@ class ProofSearch:
                 return
             cell, child = children[best]
             if attacking:
-                child_pn = min(th_pn, _widen(second))
+                child_pn = min(th_pn, widen(second))
                 child_dn = th_dn if th_dn >= INFINITY else th_dn - dn + child[_DN]
             else:
-                child_dn = min(th_dn, _widen(second))
+                child_dn = min(th_dn, widen(second))
                 child_pn = th_pn if th_pn >= INFINITY else th_pn - pn + child[_PN]
             board.play(cell)
             try:
@@ -597,7 +600,8 @@ class ProofSearch:
         return result
 
 
-def _widen(second: int) -> int:
+def widen(second: int) -> int:
+    """The 1+epsilon threshold a child is searched to, given its best sibling's number."""
     if second >= INFINITY:
         return INFINITY
     return int(second * (1 + EPSILON)) + 1

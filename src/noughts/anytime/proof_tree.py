@@ -17,8 +17,9 @@ verifier).
 >>> tree = ProofTree("4x4k3", opening=None)
 >>> tree.root_numbers()
 (1, 1)
->>> tree.select(set()) == tree.root
-True
+>>> leaf, most_pn, most_dn = tree.select(set())
+>>> leaf == tree.root, most_pn == most_dn == INFINITY
+(True, True)
 >>> tree.expand(tree.root, [(5, 3, 9), (0, 8, 2)])
 >>> [tree.nodes[key].pn for key in tree.children(tree.root)]
 [3, 8]
@@ -34,14 +35,12 @@ from collections.abc import Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
 
+from noughts.anytime.proof import INFINITY, widen
 from noughts.errors import NoughtsError
 from noughts.position import Position
 from noughts.variants import variant
 
 __all__ = ["ProofTree", "TreeNode", "Key", "INFINITY"]
-
-INFINITY = 1 << 40
-"""A settled number (the same as the proof search's)."""
 
 Key = tuple[int, int]
 """A position up to symmetry: the canonical ``(x, o)`` bitboards."""
@@ -177,30 +176,51 @@ class ProofTree:
         root = self.nodes[self.root]
         return root.pn, root.dn
 
-    def select(self, busy: set[Key]) -> Key | None:
-        """The most-proving leaf that is not ``busy`` (being searched by a job): from
-        the root, the child with the least proof number at the attacker's nodes and
-        the least disproof number at the defender's, passing over subtrees with no
-        free leaf; ``None`` when there is none (or the root is settled)."""
-        return self._select(self.root, busy, set())
+    def select(self, busy: set[Key]) -> tuple[Key, int, int] | None:
+        """The most-proving leaf that is not ``busy`` (being searched by a job), with
+        the proof and disproof numbers its job may search it up to: from the root, the
+        child with the least proof number at the attacker's nodes and the least
+        disproof number at the defender's, its thresholds set as depth-first
+        proof-number search sets them (up to its best sibling's number, widened by
+        1+epsilon), passing over subtrees with no free leaf; ``None`` when there is
+        none (or the root is settled). A job searched this way stops where the whole
+        search would turn to another leaf."""
+        return self._select(self.root, busy, set(), INFINITY, INFINITY)
 
-    def _select(self, key: Key, busy: set[Key], dead: set[Key]) -> Key | None:
+    def _select(self, key: Key, busy: set[Key], dead: set[Key], th_pn: int,
+                th_dn: int) -> tuple[Key, int, int] | None:
         node = self.nodes[key]
         if node.settled or key in dead:
             return None
         if node.moves is None:
-            return None if key in busy else key
+            if key in busy:
+                return None
+            return key, max(th_pn, widen(node.pn)), max(th_dn, widen(node.dn))
+        attacking = self.attacking(key)
         kids = [(self.nodes[child], child) for child in node.keys]
-        if self.attacking(key):
+        if attacking:
             kids.sort(key=lambda pair: (pair[0].pn, pair[0].dn))
         else:
             kids.sort(key=lambda pair: (pair[0].dn, pair[0].pn))
-        for _, child in kids:
-            found = self._select(child, busy, dead)
+        for index, (kid, child) in enumerate(kids):
+            other = kids[1 if index == 0 else 0][0] if len(kids) > 1 else None
+            if attacking:
+                child_pn = min(th_pn, widen(other.pn if other else INFINITY))
+                child_dn = th_dn if th_dn >= INFINITY else th_dn - node.dn + kid.dn
+            else:
+                child_dn = min(th_dn, widen(other.dn if other else INFINITY))
+                child_pn = th_pn if th_pn >= INFINITY else th_pn - node.pn + kid.pn
+            found = self._select(child, busy, dead, child_pn, child_dn)
             if found is not None:
                 return found
         dead.add(key)
         return None
+
+    def estimate(self, key: Key, pn: int, dn: int) -> None:
+        """A job searched the leaf further without settling it: its new numbers."""
+        node = self.nodes[key]
+        node.pn, node.dn = pn, dn
+        self.update()
 
     # -- reading -----------------------------------------------------------------------
     def choices(self) -> Iterator[tuple[Position, int, bool, int]]:

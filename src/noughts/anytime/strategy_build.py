@@ -1,24 +1,27 @@
 """Build a first player's winning strategy offline, in independent jobs, resumably.
 
 The proof of a win from the empty board is grown as a :class:`ProofTree` (proof-number
-search over the first moves) whose leaves are *jobs*: a bounded proof search
-(:mod:`noughts.anytime.proof`) of one position, a function of plain values that any
-:class:`concurrent.futures.Executor` can run (local processes by default, one per
+search over the first moves) whose leaves are searched by *jobs*: a bounded proof
+search (:mod:`noughts.anytime.proof`) of one position, a function of plain values that
+any :class:`concurrent.futures.Executor` can run (local processes by default, one per
 worker so that each keeps its table between jobs; a cluster's executor can take the
-same jobs). A job
+same jobs). The tree picks the most-proving leaf and the proof and disproof numbers it
+may be searched up to (as depth-first proof-number search would: until it looks worse
+than its best sibling), so the jobs together behave as one search. A job
 
 * proves its position: every position of its proof where the first player makes a
   quiet move (not the start of a threat chain) is stored in the strategy as proven;
 * disproves it: the first player cannot win there, and the tree looks elsewhere;
-* or runs out of time: the leaf is expanded with the numbers the job reached for each
-  of its moves (proven moves' proofs stored at once), so the next job goes where the
-  proof looks cheapest.
+* reaches its thresholds: the leaf gets its new numbers, and the tree turns elsewhere;
+* or runs out of time: a big subtree, so the leaf is expanded with the numbers the job
+  reached for each of its moves (proven moves' proofs stored at once), and its moves
+  become leaves of their own.
 
-The tree chooses the next leaf (the most-proving one, preferring a leaf whose parent
-the free worker searched, as its table still holds that subtree), saves its checkpoint
-and the strategy after every job, and a new run resumes from both. The strategy also
-holds the tree's current choice at each of the first player's open nodes, as *open*
-entries, so the frontier can be walked and reported.
+A free worker takes the most-proving leaf among those whose subtree its own table
+holds (it searched their parent) if there is one. The strategy and the tree's
+checkpoint are saved every minute and at the end, and a new run resumes from both. The
+strategy also holds the tree's current choice at each of the first player's open
+nodes, as *open* entries, so the frontier can be walked and reported.
 
 >>> import tempfile
 >>> from pathlib import Path
@@ -37,7 +40,7 @@ from concurrent.futures import FIRST_COMPLETED, Executor, Future, ProcessPoolExe
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from noughts.anytime.proof import ProofSearch
+from noughts.anytime.proof import INFINITY, ProofSearch
 from noughts.anytime.proof_tree import Key, ProofTree
 from noughts.anytime.strategy import Strategy
 from noughts.budget import Budget
@@ -76,18 +79,26 @@ class JobResult:
     """At the defender's turn: the plies of the chain its other replies lose to."""
     proven_plies: tuple[tuple[int, int], ...] = ()
     """``(move, plies)`` of the proven moves (when open)."""
+    numbers: tuple[int, int] = (1, 1)
+    """The position's proof and disproof numbers when the job ended."""
+    timed_out: bool = False
+    """The job used its whole time (the position is then expanded in the tree with
+    ``moves``); else it stopped at its thresholds, where the tree turns elsewhere."""
 
 
-def run_job(variant_name: str, x: int, o: int, seconds: float) -> JobResult:
-    """Search one position for ``seconds`` with the first player as attacker (a
-    function of plain values, for any executor)."""
+def run_job(variant_name: str, x: int, o: int, seconds: float,
+            most_pn: int = INFINITY, most_dn: int = INFINITY) -> JobResult:
+    """Search one position for ``seconds`` with the first player as attacker, until its
+    proof number reaches ``most_pn`` or its disproof number ``most_dn`` (a function of
+    plain values, for any executor)."""
     start = time.perf_counter()
     position = Position.from_bitboards(x, o, variant_name)
     table = _tables.setdefault(variant_name, {})
     if len(table) > TABLE_LIMIT:
         table.clear()
     search = ProofSearch(position, 0 if position.first == "X" else 1, table=table)
-    pn, dn = search.run(Budget.within(seconds))
+    budget = Budget.within(seconds)
+    pn, dn = search.run(budget, thresholds=(most_pn, most_dn))
     elapsed = time.perf_counter() - start
     if not pn:
         proof = tuple((px, po, move, plies)
@@ -96,6 +107,9 @@ def run_job(variant_name: str, x: int, o: int, seconds: float) -> JobResult:
                          search.plies())
     if not dn:
         return JobResult(x, o, "disproven", search.best_move(), (), search.nodes, elapsed)
+    if not budget.expired():
+        return JobResult(x, o, "open", search.best_move(), (), search.nodes, elapsed,
+                         numbers=(pn, dn))
     moves = tuple(search.children())
     seen: set[int] = set()
     entries: list[Entry] = []
@@ -113,7 +127,8 @@ def run_job(variant_name: str, x: int, o: int, seconds: float) -> JobResult:
             board.undo(move)
     return JobResult(x, o, "open", search.best_move(), tuple(entries), search.nodes,
                      time.perf_counter() - start, moves=moves,
-                     chain=search.defence_chain(), proven_plies=tuple(proven))
+                     chain=search.defence_chain(), proven_plies=tuple(proven),
+                     numbers=(pn, dn), timed_out=True)
 
 
 @dataclass
@@ -189,9 +204,9 @@ def build_strategy(
 ) -> BuildReport:
     """Grow the strategy in ``path`` (created if missing) and its proof tree (in
     ``checkpoint``, by default :func:`checkpoint_path`) for ``seconds`` of wall time,
-    each job searching ``job_seconds``, ``workers`` jobs at a time; save both after
-    every job. A new
-    tree starts with ``opening`` as the first move (a corner by default: the strongest
+    each job searching at most ``job_seconds``, ``workers`` jobs at a time; save both
+    every :data:`SAVE_EVERY` seconds and at the end. A new tree starts with
+    ``opening`` as the first move (a corner by default: the strongest
     cells lie on seven lines) or lets the search choose (``None``). ``executor`` runs
     the jobs (default: one local process per worker). ``progress`` hears a
     :class:`BuildReport` after every job."""
@@ -208,17 +223,19 @@ def build_strategy(
     pending: dict[Future[JobResult], tuple[Key, int]] = {}
     failures: dict[Key, int] = {}
     jobs = 0
+    saved = time.monotonic()
     try:
         while True:
             busy = {key for key, _ in pending.values()}
             free = [w for w in range(workers) if w not in {w for _, w in pending.values()}]
             while free and time.monotonic() < deadline:
                 worker = free[0]
-                leaf = _next_leaf(tree, busy, home, worker if own else None)
-                if leaf is None:
+                chosen = _next_leaf(tree, busy, home, worker if own else None)
+                if chosen is None:
                     break
+                leaf, most_pn, most_dn = chosen
                 future = pools[worker].submit(run_job, variant_name, leaf[0], leaf[1],
-                                              job_seconds)
+                                              job_seconds, most_pn, most_dn)
                 pending[future] = (leaf, worker)
                 busy.add(leaf)
                 free.pop(0)
@@ -241,14 +258,19 @@ def build_strategy(
                 node = tree.nodes[key]
                 node.effort += result.seconds
                 _store(strategy, tree, result.proof)
-                if result.status == "open":
+                home.setdefault(key, worker)
+                if result.status != "open":
+                    tree.settle(key, result.status == "proven", result.plies)
+                elif result.timed_out:  # a big subtree: its moves join the tree
                     tree.expand(key, list(result.moves), chain=result.chain,
                                 plies=dict(result.proven_plies))
                     for child in tree.children(key):
                         home.setdefault(child, worker)
                 else:
-                    tree.settle(key, result.status == "proven", result.plies)
-                _save(strategy, tree, path, checkpoint)
+                    tree.estimate(key, *result.numbers)
+                if time.monotonic() >= saved + SAVE_EVERY:
+                    _save(strategy, tree, path, checkpoint)
+                    saved = time.monotonic()
                 if progress is not None:
                     progress(_report(tree, strategy, jobs, time.monotonic() - started))
     finally:
@@ -259,14 +281,18 @@ def build_strategy(
     return _report(tree, strategy, jobs, time.monotonic() - started)
 
 
+SAVE_EVERY = 60.0
+"""Seconds between saves of the strategy and the checkpoint (and at the end)."""
+
 JOB_RETRIES = 2
 """How many times a job whose worker failed (a lost cluster worker, a killed process)
 is run again before the build stops with that failure."""
 
 
 def _next_leaf(tree: ProofTree, busy: set[Key], home: dict[Key, int],
-               worker: int | None) -> Key | None:
-    """The most-proving free leaf, one whose subtree ``worker``'s table holds first."""
+               worker: int | None) -> tuple[Key, int, int] | None:
+    """The most-proving free leaf and its thresholds, one whose subtree ``worker``'s
+    table holds first."""
     if worker is not None:
         others = {key for key, w in home.items() if w != worker}
         leaf = tree.select(busy | others)
