@@ -234,6 +234,26 @@ class _Board:
         best = min(values)
         return best, values.index(best)
 
+    def distinct(self, cells: list[int]) -> list[int]:
+        """``cells`` less those a symmetry of the position maps onto an earlier one
+        (symmetric moves lead to the same position, up to symmetry)."""
+        packed = self.hashes.to_bytes(self.hash_bytes, sys.byteorder)
+        values = memoryview(packed).cast("Q").tolist()
+        best = min(values)
+        mapping = [index for index, value in enumerate(values) if value == best]
+        if len(mapping) == 1:
+            return cells
+        back = self.inverse[mapping[0]]
+        images = [self.perms[index] for index in mapping]
+        kept: list[int] = []
+        seen: set[int] = set()
+        for cell in cells:
+            if cell in seen:
+                continue
+            kept.append(cell)
+            seen.update(back[image[cell]] for image in images)
+        return kept
+
     def plain_key(self) -> int:
         """The table key alone (cheaper than :meth:`key`)."""
         return min(memoryview(self.hashes.to_bytes(self.hash_bytes, sys.byteorder)).cast("Q"))
@@ -402,7 +422,7 @@ class ProofSearch:
                     cells = defences(board.geometry, board.bits[attacker],
                                      board.bits[1 - attacker], line) & cells
                     entry[_CHAIN] = len(line)
-            result = board.ordered(cells)
+            result = board.distinct(board.ordered(cells))
         forward = board.perms[key_symmetry]
         entry[_MOVES] = [forward[cell] for cell in result]
         return result
