@@ -30,16 +30,16 @@ from pathlib import Path
 
 from noughts.anytime.proof import prove
 from noughts.anytime.threats import find_forced_win
-from noughts.players import parse_player
+from noughts.budget import Budget
+from noughts.players.protocol import Player, parse_player
 from noughts.position import Position
 
 DATA = Path(__file__).parent / "data" / "qubic_quiet_wins.json"
 RESULTS = Path(__file__).parent / "results" / "proof.json"
 
 
-def _move(player: object, position: Position) -> int:
-    answer = player.move(position)  # type: ignore[attr-defined]
-    return answer if isinstance(answer, int) else int(answer.move)
+def _move(player: Player, position: Position) -> int:
+    return player.move(position, Budget()).move
 
 
 def make(count: int, seed: int, label_nodes: int) -> list[dict[str, object]]:
