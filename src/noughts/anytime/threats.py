@@ -182,6 +182,7 @@ class ThreatSearch:
                 cells = line & free
                 fork = seen & cells
                 if fork:  # a cell on two two-lines: playing it makes two threats
+                    fork &= -fork  # (both of this line's cells may be such cells)
                     hits = [other for other in twos if other & fork]
                     return [fork.bit_length() - 1, ((hits[0] & free) ^ fork).bit_length() - 1,
                             ((hits[1] & free) ^ fork).bit_length() - 1]
