@@ -161,6 +161,9 @@ class Symmetries:
     def canonical(self, x: Bitboard, o: Bitboard) -> tuple[Bitboard, Bitboard, int]:
         """The least ``(x, o)`` image under all symmetries, and the symmetry giving it."""
         cells = self.geometry.cells
+        if self.count <= MAX_KEY_SYMMETRIES:  # the fast keys hold every symmetry
+            word, symmetry = self.keys.key_and_symmetry(x, o)
+            return word & self.geometry.full, word >> cells, symmetry
         best = x | (o << cells)
         best_symmetry = 0
         for symmetry in range(1, self.count):

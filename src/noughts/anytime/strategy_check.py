@@ -27,6 +27,7 @@ from __future__ import annotations
 import random
 from collections.abc import Callable
 from dataclasses import dataclass, field
+from functools import cache
 
 from noughts.anytime.strategy import Found, Strategy
 from noughts.geometry import Bitboard
@@ -63,30 +64,62 @@ def threat_win(
     if _completions(lines, k, mine, theirs):
         return True
     blocks = _completions(lines, k, theirs, mine)
+    return _chain(lines, _lines_through(lines), k, mine, theirs, blocks, depth,
+                  set() if failed is None else failed)
+
+
+def _chain(
+    lines: tuple[Bitboard, ...],
+    through: dict[int, list[Bitboard]],
+    k: int,
+    mine: Bitboard,
+    theirs: Bitboard,
+    blocks: set[int],
+    depth: int,
+    failed: set[tuple[int, int, int]],
+) -> bool:
+    """:func:`threat_win` once the side to move is known to complete no line now;
+    ``blocks`` are the cells that would complete one of the defender's."""
     if len(blocks) >= 2:
         return False
-    if failed is None:
-        failed = set()
     if (mine, theirs, depth) in failed:
         return False
     candidates = blocks or _threatening_cells(lines, k, mine, theirs)
     for cell in candidates:
+        if blocks - {cell}:
+            continue  # the defender completes a line first
         after = mine | 1 << cell
-        made = _completions(lines, k, after, theirs)
+        # the side to move completed no line before: only lines through the cell can now
+        made = {(line & ~after).bit_length() - 1 for line in through[cell]
+                if not line & theirs and (line & after).bit_count() == k - 1}
         if not made:
             continue
-        if _completions(lines, k, theirs, after):
-            continue  # the defender completes a line first
         if len(made) >= 2:
             return True  # a double threat ends the chain, however long it was
         if depth == 0:
             continue
         reply = next(iter(made))
-        if threat_win(lines, k, after, theirs | 1 << reply, occupied | 1 << cell | 1 << reply,
-                      depth - 1, failed):
+        replied = theirs | 1 << reply
+        # the defender's lines one short now: the cell took any it had, the reply may add
+        threats = {(line & ~replied).bit_length() - 1 for line in through[reply]
+                   if not line & after and (line & replied).bit_count() == k - 1}
+        if _chain(lines, through, k, after, replied, threats, depth - 1, failed):
             return True
     failed.add((mine, theirs, depth))
     return False
+
+
+@cache
+def _lines_through(lines: tuple[Bitboard, ...]) -> dict[int, list[Bitboard]]:
+    """For each cell, the lines through it."""
+    through: dict[int, list[Bitboard]] = {}
+    for line in lines:
+        rest = line
+        while rest:
+            low = rest & -rest
+            rest ^= low
+            through.setdefault(low.bit_length() - 1, []).append(line)
+    return through
 
 
 def _threatening_cells(
