@@ -27,14 +27,14 @@ def test_numbers_add_up_at_the_defender_and_take_the_least_at_the_attacker() -> 
     assert tree.root_numbers() == (13, 1)
 
 
-def test_selection_goes_to_the_most_proving_free_leaf() -> None:
+def test_selection_goes_to_the_easiest_free_reply_and_stops_where_a_sibling_is_easier() -> None:
     tree = small_tree()
     (corner,) = tree.children(tree.root)
     first, second = tree.children(corner)
-    leaf, _, most_dn = tree.select(set()) or (None, 0, 0)
-    assert leaf == second  # the defender's least disproof number
-    assert most_dn == 3  # searched until it passes its sibling's 2, by 1+epsilon
-    assert (tree.select({second}) or (None,))[0] == first
+    leaf, most_pn, _ = tree.select(set()) or (None, 0, 0)
+    assert leaf == first  # proof number 4 before 9
+    assert most_pn == 12  # searched until it passes its sibling's 9, by 1+epsilon
+    assert (tree.select({first}) or (None,))[0] == second
     assert tree.select({first, second}) is None
 
 

@@ -177,14 +177,19 @@ class ProofTree:
         return root.pn, root.dn
 
     def select(self, busy: set[Key]) -> tuple[Key, int, int] | None:
-        """The most-proving leaf that is not ``busy`` (being searched by a job), with
+        """The leaf to search next that is not ``busy`` (being searched by a job), with
         the proof and disproof numbers its job may search it up to: from the root, the
-        child with the least proof number at the attacker's nodes and the least
-        disproof number at the defender's, its thresholds set as depth-first
+        child with the least proof number, its thresholds set as depth-first
         proof-number search sets them (up to its best sibling's number, widened by
         1+epsilon), passing over subtrees with no free leaf; ``None`` when there is
         none (or the root is settled). A job searched this way stops where the whole
-        search would turn to another leaf."""
+        search would turn to another leaf.
+
+        At the defender's nodes the child with the least *proof* number is taken, not
+        the least disproof number as proof-number search does: the first player's win
+        being known (Qubic's is), every reply must be proven, and proving the easiest
+        first finishes subtrees one after another (a wrong first-player move still
+        shows, as its proof number keeps growing)."""
         return self._select(self.root, busy, set(), INFINITY, INFINITY)
 
     def _select(self, key: Key, busy: set[Key], dead: set[Key], th_pn: int,
@@ -196,20 +201,18 @@ class ProofTree:
             if key in busy:
                 return None
             return key, max(th_pn, widen(node.pn)), max(th_dn, widen(node.dn))
-        attacking = self.attacking(key)
         kids = [(self.nodes[child], child) for child in node.keys]
-        if attacking:
-            kids.sort(key=lambda pair: (pair[0].pn, pair[0].dn))
-        else:
-            kids.sort(key=lambda pair: (pair[0].dn, pair[0].pn))
+        kids.sort(key=lambda pair: (pair[0].pn, pair[0].dn))
         for index, (kid, child) in enumerate(kids):
             other = kids[1 if index == 0 else 0][0] if len(kids) > 1 else None
-            if attacking:
-                child_pn = min(th_pn, widen(other.pn if other else INFINITY))
+            second = widen(other.pn if other else INFINITY)
+            if self.attacking(key):
+                child_pn = min(th_pn, second)
                 child_dn = th_dn if th_dn >= INFINITY else th_dn - node.dn + kid.dn
-            else:
-                child_dn = min(th_dn, widen(other.dn if other else INFINITY))
-                child_pn = th_pn if th_pn >= INFINITY else th_pn - node.pn + kid.pn
+            else:  # every reply must be proven: the easiest first, until it looks harder
+                child_pn = second if th_pn >= INFINITY else min(th_pn - node.pn + kid.pn,
+                                                                 second)
+                child_dn = th_dn
             found = self._select(child, busy, dead, child_pn, child_dn)
             if found is not None:
                 return found
