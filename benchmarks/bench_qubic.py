@@ -1,6 +1,7 @@
 """Qubic (4x4x4) benchmark of the anytime engine: speed, depth and strength.
 
-Not a test: it takes minutes. Three parts, each selectable:
+Not a test: it takes minutes. Four parts, each selectable (games are played through the
+one game loop, :func:`noughts.players.game.play_game`, the engine as level 10):
 
 * ``speed``: nodes per second and depth reached per move over a set of middle-game
   positions (reached by seeded random play and kept only if nobody has a threat yet);
@@ -9,7 +10,9 @@ Not a test: it takes minutes. Three parts, each selectable:
   X and as O; as X the bot opens on a random corner or centre, as the seed intends
   (``--seed-opening first16`` for its code's bug, ``any`` for any of the 64 cells, as
   this benchmark did before the faithful copy); counting games we lost after proving a
-  forced win and games where every engine move was a proven win;
+  forced win and games where every engine move was a proven win, and the O games by the
+  bot's first cell;
+* ``own``: the engine as X against its own best O, both at ``--time`` a move;
 * ``self``: the engine at ``--time`` against itself at ``--fast`` seconds a move.
 
 Results are printed as a table and written to ``benchmarks/results/qubic.json``.
@@ -36,9 +39,11 @@ from pathlib import Path
 
 from noughts.anytime.search import anytime_move
 from noughts.anytime.threats import find_forced_win
-from noughts.engine import MoveResult
+from noughts.players.game import GameOutcome, play_game
+from noughts.players.protocol import CallablePlayer, LevelPlayer, Player
 from noughts.players.reference import LegacySeedQubicBot, SeedQubicBot
 from noughts.position import Position
+from noughts.results import Mark
 
 RESULTS = Path(__file__).parent / "results"
 
@@ -108,7 +113,6 @@ def bench_speed(count: int, time_limit: float) -> dict[str, object]:
     }
 
 
-Chooser = Callable[[Position], int]
 Task = tuple[str, int, float | None, int, int | None, str]
 """(side, game, time limit, seed, node budget or fast budget in ms, the seed bot's
 opening: strong, first16 or any)"""
@@ -116,66 +120,52 @@ opening: strong, first16 or any)"""
 SEED_OPENINGS = ("strong", "first16", "any")
 
 
-def play_game(
-    x_player: Chooser, o_player: Chooser, engine_side: str, log: dict[str, object]
-) -> str | None:
-    """Play one game; returns the winner or None. ``log`` gathers the engine's stats."""
-    position = Position("", "qubic")
-    while not position.is_over:
-        mover = x_player if position.to_move == "X" else o_player
-        move = mover(position)
-        position = position.play(move)
-    return position.winner
+def engine(seed: int, time_limit: float | None, nodes: int | None = None) -> LevelPlayer:
+    """The engine at its strongest (level 10) within ``time_limit`` or ``nodes`` a move."""
+    return LevelPlayer(10, seed, time_limit=time_limit, nodes=nodes)
 
 
-class EngineSide:
-    """The anytime engine as a player, recording depth, time and proofs."""
-
-    def __init__(self, time_limit: float | None, seed: int, nodes: int | None = None) -> None:
-        self.time_limit = time_limit
-        self.node_budget = nodes
-        self.seed = seed
-        self.depths: list[int] = []
-        self.times: list[float] = []
-        self.proved_win = False
-        self.moves = 0
-        self.proven_wins = 0
-        self.results: list[MoveResult] = []
-
-    def __call__(self, position: Position) -> int:
-        result = anytime_move(position, time_limit=self.time_limit, nodes=self.node_budget,
-                              seed=self.seed)
-        self.seed += 1
-        if result.depth and not result.proven and result.pv:
-            self.depths.append(result.depth)
-        self.times.append(result.elapsed_ms)
-        self.moves += 1
-        if result.proven and result.outcome == "win":
-            self.proved_win = True
-            self.proven_wins += 1
-        return result.move
+def side_record(game: GameOutcome, side: str) -> dict[str, object]:
+    """What one side's moves of ``game`` showed: the depths of its searched moves, its
+    times, whether it ever claimed a proven win and whether every move was one."""
+    mine = [choice for index, choice in enumerate(game.choices)
+            if (index % 2 == 0) == (side == "X")]
+    wins = [choice.proven and choice.outcome == "win" for choice in mine]
+    return {
+        "depths": [c.depth for c in mine if c.depth and not c.proven and c.pv],
+        "times": [t * 1000 for t in game.times[side]],
+        "proved_win": any(wins),
+        "all_proven": bool(mine) and all(wins),
+    }
 
 
 def _seed_game(task: Task) -> dict[str, object]:
     """One game against the seed's bot, ``seed-qubic:3`` (run in a worker process)."""
     side, game, time_limit, seed, nodes, opening = task
-    engine = EngineSide(time_limit, seed * 1000 + game, nodes)
+    me = engine(seed * 1000 + game, time_limit, nodes)
     bot = SeedQubicBot(depth=3, style="balanced", seed=seed * 1000 + game,
                        opening="first16" if opening == "first16" else "strong")
-    if side == "X":
-        winner = play_game(engine, bot.choose, side, {})
-    else:
+    opponent: Player = bot
+    if opening == "any" and side == "O":  # any of the 64 cells, then the bot
         rng = random.Random(seed * 1000 + game)
 
         def opener(position: Position) -> int:
-            if position.ply == 0 and opening == "any":  # any of the 64 cells
+            if position.ply == 0:
                 return rng.choice(list(position.legal_moves))
             return bot.choose(position)
 
-        winner = play_game(opener, engine, side, {})
-    return {"side": side, "game": game, "winner": winner, "depths": engine.depths,
-            "times": engine.times, "proved_win": engine.proved_win,
-            "all_proven": engine.moves > 0 and engine.proven_wins == engine.moves}
+        opponent = CallablePlayer(opener, bot.name)
+    players: dict[Mark, Player] = {"X": me, "O": opponent} if side == "X" else {
+        "X": opponent, "O": me}
+    played = play_game(players, Position("", "qubic"))
+    return {"side": side, "game": game, "winner": _winner(played),
+            "opening": played.moves[0], **side_record(played, side)}
+
+
+def _winner(game: GameOutcome) -> str | None:
+    if game.failure is not None:
+        raise RuntimeError(game.reason)  # a benchmark's players must not fail
+    return None if game.result == "draw" else game.result
 
 
 def _played(
@@ -189,6 +179,38 @@ def _played(
         yield from pool.imap(worker, tasks)
 
 
+def _tally(games: int) -> dict[str, int]:
+    return {"games": games, "wins": 0, "draws": 0, "losses": 0,
+            "lost_after_proven_win": 0, "every_move_proven_win": 0}
+
+
+def _count(tally: dict[str, int], record: dict[str, object], side: str) -> str:
+    """Add one game of the engine as ``side`` to ``tally``; the result in a word."""
+    winner = record["winner"]
+    tally["every_move_proven_win"] += bool(record["all_proven"])
+    if winner == side:
+        tally["wins"] += 1
+        return "win"
+    if winner is None:
+        tally["draws"] += 1
+        return "draw"
+    tally["losses"] += 1
+    tally["lost_after_proven_win"] += bool(record["proved_win"])
+    return "LOSS"
+
+
+def _timing(summary: dict[str, object], depths: list[int], times: list[float],
+            time_limit: float | None) -> None:
+    summary["moves"] = len(times)
+    summary["moves_over_budget_plus_50ms"] = sum(t > (time_limit or 0) * 1000 + 50
+                                                  for t in times) if time_limit else 0
+    summary["median_ms"] = round(statistics.median(times), 1) if times else 0.0
+    summary["depth_histogram"] = {str(d): depths.count(d) for d in sorted(set(depths))}
+    summary["min_depth"] = min(depths, default=0)
+    summary["median_depth"] = statistics.median(depths) if depths else 0
+    summary["max_ms"] = round(max(times, default=0.0), 1)
+
+
 def bench_seed(
     games: int,
     time_limit: float | None,
@@ -197,46 +219,65 @@ def bench_seed(
     jobs: int = 1,
     opening: str = "strong",
 ) -> dict[str, object]:
-    summary: dict[str, object] = {}
+    """The engine as X and as O against the faithful seed bot, ``games`` a side. The O
+    games are also counted by the bot's first cell: the bot plays the same game from
+    the same first cell (it is deterministic after it), so the cells say more than the
+    seeds."""
     all_depths: list[int] = []
     all_times: list[float] = []
     tasks: list[Task] = [(side, game, time_limit, seed, nodes, opening)
                          for side in ("X", "O") for game in range(games)]
-    tally = {side: {"games": games, "wins": 0, "draws": 0, "losses": 0,
-                    "lost_after_proven_win": 0, "every_move_proven_win": 0}
-             for side in ("X", "O")}
+    tally = {side: _tally(games) for side in ("X", "O")}
+    by_opening: dict[str, list[int]] = {}
     for record in _played(_seed_game, tasks, jobs):
-        side, winner = str(record["side"]), record["winner"]
+        side = str(record["side"])
         depths, times = record["depths"], record["times"]
         assert isinstance(depths, list) and isinstance(times, list)
         all_depths += depths
         all_times += times
-        tally[side]["every_move_proven_win"] += bool(record["all_proven"])
-        if winner == side:
-            tally[side]["wins"] += 1
-        elif winner is None:
-            tally[side]["draws"] += 1
-        else:
-            tally[side]["losses"] += 1
-            tally[side]["lost_after_proven_win"] += bool(record["proved_win"])
-        print(f"  engine as {side}, game {int(str(record['game'])) + 1}: "
-              f"{'win' if winner == side else 'draw' if winner is None else 'LOSS'}"
-              f"  (min depth {min(depths, default=0)}, "
+        word = _count(tally[side], record, side)
+        if side == "O":
+            cell = by_opening.setdefault(str(record["opening"]), [0, 0])
+            cell[0] += word == "win"
+            cell[1] += 1
+        print(f"  engine as {side}, game {int(str(record['game'])) + 1}: {word}"
+              f"  (bot opened {record['opening']}; min depth {min(depths, default=0)}, "
               f"max {max(times, default=0):.0f} ms)", flush=True)
-    summary.update(tally)
+    summary: dict[str, object] = dict(tally)
+    summary["O_wins_by_bot_opening"] = {cell: f"{won}/{played}" for cell, (won, played)
+                                        in sorted(by_opening.items(), key=lambda i: int(i[0]))}
     summary["opponent"] = SeedQubicBot(depth=3).name
     summary["opponent_opening"] = opening
     summary["jobs"] = jobs
-    summary["moves"] = len(all_times)
-    summary["moves_over_budget_plus_50ms"] = sum(t > (time_limit or 0) * 1000 + 50
-                                                  for t in all_times) if time_limit else 0
-    summary["median_ms"] = round(statistics.median(all_times), 1) if all_times else 0.0
-    summary["depth_histogram"] = {
-        str(d): all_depths.count(d) for d in sorted(set(all_depths))
-    }
-    summary["min_depth"] = min(all_depths, default=0)
-    summary["median_depth"] = statistics.median(all_depths) if all_depths else 0
-    summary["max_ms"] = round(max(all_times, default=0.0), 1)
+    _timing(summary, all_depths, all_times, time_limit)
+    return summary
+
+
+def _own_game(task: Task) -> dict[str, object]:
+    """One game of the engine as X against itself as O, both at ``time_limit``."""
+    _, game, time_limit, seed, _, _ = task
+    played = play_game({"X": engine(seed * 7919 + game, time_limit),
+                        "O": engine(seed * 104729 + game, time_limit)}, Position("", "qubic"))
+    return {"game": game, "winner": _winner(played), "opening": played.moves[0],
+            **side_record(played, "X")}
+
+
+def bench_own(games: int, time_limit: float, seed: int, jobs: int = 1) -> dict[str, object]:
+    """The engine as X against its own best O (level 10), both at ``time_limit``."""
+    tally = _tally(games)
+    depths: list[int] = []
+    times: list[float] = []
+    tasks: list[Task] = [("own", game, time_limit, seed, None, "") for game in range(games)]
+    for record in _played(_own_game, tasks, jobs):
+        word = _count(tally, record, "X")
+        record_depths, record_times = record["depths"], record["times"]
+        assert isinstance(record_depths, list) and isinstance(record_times, list)
+        depths += record_depths
+        times += record_times
+        print(f"  game {int(str(record['game'])) + 1} (X at {time_limit} s against O at "
+              f"{time_limit} s): X {word}", flush=True)
+    summary: dict[str, object] = {"X": tally, "jobs": jobs}
+    _timing(summary, depths, times, time_limit)
     return summary
 
 
@@ -244,12 +285,13 @@ def _self_game(task: Task) -> dict[str, object]:
     """One game of the engine at ``time_limit`` against itself at ``fast`` (in a worker)."""
     _, game, time_limit, seed, fast, _ = task
     assert time_limit is not None and fast is not None
-    strong = EngineSide(time_limit, seed * 7919 + game)
-    weak = EngineSide(fast / 1000, seed * 104729 + game)
+    strong = engine(seed * 7919 + game, time_limit)
+    weak = engine(seed * 104729 + game, fast / 1000)
     strong_side = "X" if game % 2 == 0 else "O"
-    x_player, o_player = (strong, weak) if strong_side == "X" else (weak, strong)
-    winner = play_game(x_player, o_player, strong_side, {})
-    return {"game": game, "side": strong_side, "winner": winner}
+    players: dict[Mark, Player] = ({"X": strong, "O": weak} if strong_side == "X"
+                                   else {"X": weak, "O": strong})
+    return {"game": game, "side": strong_side,
+            "winner": _winner(play_game(players, Position("", "qubic")))}
 
 
 def bench_self(
@@ -294,7 +336,8 @@ def main(argv: list[str] | None = None) -> int:
                         help="the seed bot's first move: strong (a random corner or centre, "
                              "as the seed intends; default), first16 (the seed code's bug) "
                              "or any (any cell, as before the faithful copy)")
-    parser.add_argument("--parts", default="speed,seed,self", help="comma-separated parts")
+    parser.add_argument("--parts", default="speed,seed,self",
+                        help="comma-separated parts: speed, seed, own, self")
     parser.add_argument("--out", default=str(RESULTS / "qubic.json"))
     args = parser.parse_args(argv)
     parts = set(args.parts.split(","))
@@ -314,6 +357,10 @@ def main(argv: list[str] | None = None) -> int:
         report["seed"] = bench_seed(args.games, None if args.nodes else args.time, args.seed,
                                     args.nodes, args.jobs, args.seed_opening)
         report["seed_budget"] = budget
+    if "own" in parts:
+        print(f"own: X against the engine's own best O, both at {args.time} s, "
+              f"{args.games} games", flush=True)
+        report["own"] = bench_own(args.games, args.time, args.seed, args.jobs)
     if "self" in parts:
         print(f"self-play: {args.time} s vs {args.fast} s, {args.games} games", flush=True)
         report["self"] = bench_self(args.games, args.time, args.fast, args.seed, args.jobs)
