@@ -105,7 +105,14 @@ def test_prove_prints_json(capsys: pytest.CaptureFixture[str]) -> None:
     assert status == 0
     record = json.loads(out)
     assert record["status"] == "win" and record["move"] == 2 and record["proven"] is True
+    assert record["square"] == "c3"  # cell 2: the top row's right cell
     assert {"proof_size", "plies", "nodes", "elapsed_ms", "variant", "board"} <= set(record)
+
+
+def test_prove_names_the_move_as_everywhere_else(capsys: pytest.CaptureFixture[str]) -> None:
+    status, out, _ = run_cli(capsys, "prove", "XX./OO./...")
+    assert status == 0
+    assert "X wins by force" in out and "X plays c3 (cell 2)" in out
 
 
 @pytest.mark.parametrize("args", [

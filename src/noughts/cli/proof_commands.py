@@ -83,14 +83,17 @@ def run(name: str, args: argparse.Namespace) -> int:
 def _prove(args: argparse.Namespace) -> int:
     from noughts.anytime.proof import prove
     from noughts.cli.engine_commands import infer_variant
+    from noughts.notation import square_name
     from noughts.position import Position
 
     variant = args.variant or (infer_variant(args.board) if args.board else "3x3")
     position = Position(args.board, variant, first=args.first)
     result = prove(position, time_limit=args.time_limit, nodes=args.nodes)
+    square = None if result.move is None else square_name(position.geometry, result.move)
     record = {
         "variant": position.variant, "board": position.board, "to_move": position.to_move,
         "status": result.status, "proven": result.proven, "move": result.move,
+        "square": square,
         "proof_size": result.proof_size, "plies": result.plies, "nodes": result.nodes,
         "elapsed_ms": round(result.elapsed * 1000, 3),
         "proof_number": result.proof_number, "disproof_number": result.disproof_number,
@@ -109,7 +112,7 @@ def _prove(args: argparse.Namespace) -> int:
                 f"(proof of {result.proof_size:,} positions, at most {result.plies} plies)")
     print(text)
     if result.move is not None:
-        print(f"{mover} plays {result.move}")
+        print(f"{mover} plays {square} (cell {result.move})")
     print(f"{result.nodes:,} nodes · {result.elapsed * 1000:.0f} ms")
     return 0
 
