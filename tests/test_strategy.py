@@ -143,3 +143,17 @@ def test_build_then_verify_on_the_command_line(tmp_path: Path,
     status, out, _ = run_cli(capsys, "verify-book", "qubic", "--file", str(path), "--json")
     record = json.loads(out)
     assert status == 0 and record["ok"] and record["complete"] is False
+    status, out, _ = run_cli(capsys, "build-book", "qubic", "--file", str(path), "--status")
+    assert status == 0
+    assert out.startswith("root: proof number ") and "(not proven)" in out
+    assert "the defender's replies to the first move: 0 of 12 proven" in out
+    assert out.count(" tree nodes, ") == 12  # one line per reply to the corner
+
+
+def test_build_status_without_a_build_is_one_line(tmp_path: Path,
+                                                 capsys: pytest.CaptureFixture[str]) -> None:
+    status, _, err = run_cli(capsys, "build-book", "qubic", "--file", str(tmp_path / "q.bin"),
+                             "--status")
+    assert status == 2
+    assert err == f"noughts: error: no proof tree checkpoint at {tmp_path / 'q-tree.ckpt'}: " \
+                  "no build has run yet\n"

@@ -40,7 +40,7 @@ from noughts.errors import NoughtsError
 from noughts.position import Position
 from noughts.variants import variant
 
-__all__ = ["ProofTree", "TreeNode", "Key", "INFINITY"]
+__all__ = ["ProofTree", "TreeNode", "Key", "Reply", "INFINITY"]
 
 Key = tuple[int, int]
 """A position up to symmetry: the canonical ``(x, o)`` bitboards."""
@@ -71,6 +71,20 @@ class TreeNode:
     @property
     def settled(self) -> bool:
         return not self.pn or not self.dn
+
+
+@dataclass(frozen=True)
+class Reply:
+    """One of the defender's replies to the opening, as :meth:`ProofTree.replies`
+    reports it: the move (in the canonical orientation), its numbers, whether it is
+    proven, how many tree nodes lie under it and the job seconds spent on them."""
+
+    move: int
+    proof_number: int
+    disproof_number: int
+    proven: bool
+    nodes: int
+    seconds: float
 
 
 class ProofTree:
@@ -249,6 +263,40 @@ class ProofTree:
                 stack.append(node.keys[index])
             else:
                 stack.extend(node.keys)
+
+    def replies(self) -> list[Reply]:
+        """The frontier at its widest: each of the defender's replies to the first move
+        (the opening), with its numbers and the job seconds spent under it, hardest
+        first (empty until the opening is expanded).
+
+        >>> tree = ProofTree("4x4k3")
+        >>> tree.expand(tree.children(tree.root)[0], [(5, 3, 9), (1, 8, 2)])
+        >>> [(r.move, r.proof_number, r.proven) for r in tree.replies()]
+        [(1, 8, False), (5, 3, False)]
+        """
+        if not self.children(self.root):
+            return []
+        opening = self.children(self.root)[0]
+        node = self.nodes[opening]
+        rows = []
+        for move, key in zip(node.moves or [], node.keys, strict=True):
+            kid = self.nodes[key]
+            below = self._below(key)
+            rows.append(Reply(move, kid.pn, kid.dn, not kid.pn, len(below),
+                              sum(self.nodes[k].effort for k in below)))
+        rows.sort(key=lambda row: (-row.proof_number, row.move))
+        return rows
+
+    def _below(self, key: Key) -> set[Key]:
+        """The keys of the node and every node under it."""
+        seen = {key}
+        stack = [key]
+        while stack:
+            for child in self.children(stack.pop()):
+                if child not in seen:
+                    seen.add(child)
+                    stack.append(child)
+        return seen
 
     def counts(self) -> dict[str, int]:
         """How many nodes the tree holds: inner, leaves, proven, disproven."""

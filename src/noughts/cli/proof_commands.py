@@ -3,14 +3,16 @@
     noughts prove BOARD [--variant V] [--time S] [--nodes N] [--json]
     noughts verify-book qubic [--file PATH] [--sample N] [--json]
     noughts build-book qubic [--file PATH] [--checkpoint PATH] [--time S]
-                             [--job-seconds S] [--workers N] [--cluster WHERE]
+                             [--job-seconds S] [--workers N] [--cluster WHERE] [--status]
 
 ``prove`` runs the proof-number search on one position and says whether the side to
 move wins, loses or draws by force, or that the budget ran out first (``unknown``).
 ``verify-book`` checks the shipped Qubic strategy (or ``--file``) with code of its own;
 ``--sample N`` checks N proven entries one step deep instead of walking the whole
 strategy. ``build-book`` grows a strategy file offline, resumably (see
-:mod:`noughts.anytime.strategy_build`).
+:mod:`noughts.anytime.strategy_build`); with ``--status`` it builds nothing and prints
+where the build stands: the root's numbers and each of the defender's replies to the
+first move, with its numbers and the search time spent under it.
 """
 
 from __future__ import annotations
@@ -69,6 +71,8 @@ def add_arguments(name: str, parser: argparse.ArgumentParser) -> None:
                         help="where jobs run: none (local processes, the default), ray (a "
                         "local Ray), auto or ray://HOST:PORT (an existing Ray cluster; "
                         "needs noughts[cluster])")
+    parser.add_argument("--status", action="store_true",
+                        help="build nothing: print where the build stands (the frontier)")
 
 
 def run(name: str, args: argparse.Namespace) -> int:
@@ -179,6 +183,8 @@ def _build(args: argparse.Namespace) -> int:
         args.checkpoint = checkpoint_path(path) if given else DEFAULT_CHECKPOINT
     if not args.checkpoint.parent.is_dir():
         raise fail(f"no directory {args.checkpoint.parent} for the checkpoint")
+    if args.status:
+        return _status(path, args.checkpoint)
     cluster = parse_cluster(args.cluster)
     executor = None if cluster == LOCAL else executor_for(cluster, workers=args.workers)
     try:
@@ -186,6 +192,41 @@ def _build(args: argparse.Namespace) -> int:
     finally:
         if executor is not None:
             executor.shutdown(cancel_futures=True)
+
+
+def _status(path: Path, checkpoint: Path) -> int:
+    """Print where the build of ``path`` (its tree in ``checkpoint``) stands."""
+    from noughts.anytime.proof_tree import ProofTree
+    from noughts.anytime.strategy import Strategy
+    from noughts.cli import fail
+    from noughts.errors import NoughtsError
+    from noughts.notation import square_name
+
+    if not checkpoint.is_file():
+        raise fail(f"no proof tree checkpoint at {checkpoint}: no build has run yet")
+    try:
+        tree = ProofTree.load(checkpoint)
+        strategy = Strategy.load(path) if path.is_file() else None
+    except NoughtsError as error:
+        raise fail(str(error)) from None
+    pn, dn = tree.root_numbers()
+    counts = tree.counts()
+    replies = tree.replies()
+    stored = 0 if strategy is None else len(strategy)
+    proven = 0 if strategy is None else sum(e.proven for e in strategy.entries.values())
+    print(f"root: proof number {pn:,}, disproof number {dn:,} "
+          f"({'proven' if not pn else 'not proven'})")
+    print(f"tree: {counts['nodes']:,} nodes ({counts['inner']:,} expanded), "
+          f"{counts['proven']:,} proven, {counts['disproven']:,} disproven")
+    print(f"strategy: {stored:,} entries, {proven:,} proven")
+    if replies:
+        done = sum(reply.proven for reply in replies)
+        print(f"the defender's replies to the first move: {done} of {len(replies)} proven")
+        for reply in replies:
+            state = "proven" if reply.proven else f"proof number {reply.proof_number:,}"
+            print(f"  {square_name(tree.geometry, reply.move):>4} (cell {reply.move:2}): "
+                  f"{state}, {reply.nodes:,} tree nodes, {reply.seconds / 3600:.2f} h of jobs")
+    return 0
 
 
 def _build_with(args: argparse.Namespace, path: Path, executor: Executor | None) -> int:
