@@ -9,6 +9,7 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from noughts.anytime.search import anytime_evaluate, anytime_move
+from noughts.anytime.strategy import proven_replies, strategy_move
 from noughts.anytime.threats import find_forced_win
 from noughts.engine import choose_move, evaluate_moves
 from noughts.errors import GameOverError, NoughtsError, TooLargeError
@@ -61,7 +62,8 @@ def test_the_opponents_forced_win_is_defended(board: str) -> None:
     # checked by a referee that shares no code with the engine's threat search
     assert not referee_forced_win(after, max_threats=12)
     assert find_forced_win(after) is None
-    assert not result.proven or result.outcome != "loss"
+    if result.proven and result.outcome == "loss":  # only where the strategy proves it
+        assert result.plies == proven_replies(position)[result.move]
 
 
 @pytest.mark.parametrize("board", DEFENCES[:3])
@@ -113,8 +115,17 @@ def test_never_misses_a_win_in_one_nor_a_single_block(moves: list[int]) -> None:
         assert result.move in threats(position, opponent)
 
 
+OFF_BOOK = Position(".X" + "." * 61 + "O", "qubic")
+"""A position the shipped strategy never meets (its first move is a corner, not an
+edge cell), so the engine searches it instead of reading its move from the book."""
+
+
+def test_the_off_book_position_is_off_the_book() -> None:
+    assert strategy_move(OFF_BOOK) is None and not proven_replies(OFF_BOOK.play(21))
+
+
 def test_move_comes_back_by_the_deadline() -> None:
-    position = Position("X" + "." * 62 + "O", "qubic")
+    position = OFF_BOOK
     anytime_move(position, time_limit=0.05)  # warm the per-board tables
     for limit in (0.1, 0.3):
         start = time.perf_counter()
@@ -127,7 +138,7 @@ def test_move_comes_back_by_the_deadline() -> None:
 
 
 def test_node_budget_bounds_the_search() -> None:
-    position = Position("X" + "." * 62 + "O", "qubic")
+    position = OFF_BOOK
     small = anytime_move(position, nodes=500)
     large = anytime_move(position, nodes=20_000)
     assert small.nodes < large.nodes
@@ -135,7 +146,7 @@ def test_node_budget_bounds_the_search() -> None:
 
 
 def test_result_fields_for_a_heuristic_move() -> None:
-    position = Position("X" + "." * 62 + "O", "qubic")
+    position = OFF_BOOK
     result = anytime_move(position, time_limit=0.3)
     assert not result.proven and result.outcome is None and result.plies is None
     assert isinstance(result.score, float)
@@ -171,7 +182,7 @@ def test_evaluate_values_every_move() -> None:
     by_move = {e.move: e for e in evals}
     assert (by_move[3].proven, by_move[3].outcome, by_move[3].plies) == (True, "win", 1)
     assert (by_move[8].outcome, by_move[8].plies) == ("loss", 2)
-    quiet = anytime_evaluate(Position("X" + "." * 62 + "O", "qubic"), time_limit=0.3)
+    quiet = anytime_evaluate(OFF_BOOK, time_limit=0.3)
     assert len(quiet) == 62 and all(not e.proven and e.score is not None for e in quiet)
 
 

@@ -113,7 +113,7 @@ def test_qubic_move_and_analysis_come_within_the_budget(client: TestClient) -> N
     from noughts.variants import variant
 
     warm(variant("qubic"))  # the one-off tables, as the server builds them at start
-    board = "X" + "." * 62 + "O"
+    board = ".X" + "." * 61 + "O"
     started = time.monotonic()
     answer = move(client, variant="qubic", board=board, time_ms=300)
     elapsed = time.monotonic() - started
@@ -123,7 +123,7 @@ def test_qubic_move_and_analysis_come_within_the_budget(client: TestClient) -> N
     assert elapsed < 0.3 + 0.1 + 0.3  # budget + grace, with slack for a busy machine
     analysis = client.post("/api/v1/analyze", json={"variant": "qubic", "board": board,
                                                     "time_ms": 300}).json()
-    assert sorted(m["move"] for m in analysis["moves"]) == list(range(1, 63))
+    assert sorted(m["move"] for m in analysis["moves"]) == [0, *range(2, 63)]
 
 
 # -- the cache -------------------------------------------------------------------------------
@@ -195,7 +195,7 @@ def test_values_come_in_the_engines_words(client: TestClient) -> None:
     assert (words["c3"], words["c2"], words["a1"]) == ("win in 1", "draw", "loss in 2")
     assert move(client, board="XX./OO./...")["words"] == "win in 1"
     assert move(client, board="X../.O./...")["words"] == "draw"
-    qubic = client.post("/api/v1/analyze", json={"variant": "qubic", "board": "X" + "." * 62 + "O",
+    qubic = client.post("/api/v1/analyze", json={"variant": "qubic", "board": ".X" + "." * 61 + "O",
                                                   "time_ms": 100}).json()["moves"]
     unproven = [m for m in qubic if not m["proven"]]
     assert unproven and all(m["words"].startswith("heuristic score ") for m in unproven)

@@ -74,7 +74,7 @@ def stats(client: TestClient) -> dict[str, Any]:
     return shared
 
 
-QUBIC = "X" + "." * 62 + "O"  # two corners: searched by the anytime search
+QUBIC = ".X" + "." * 61 + "O"  # an edge and a corner: off the strategy, searched
 
 
 def test_two_instances_share_an_answer_under_its_canonical_key(redis_url: str, store: Any) -> None:

@@ -9,8 +9,10 @@ from pathlib import Path
 
 import pytest
 
+import noughts.anytime.strategy as strategy_module
 from noughts.anytime.proof_tree import ProofTree
-from noughts.anytime.strategy import Strategy, shipped_strategy, strategy_move
+from noughts.anytime.search import anytime_evaluate
+from noughts.anytime.strategy import Strategy, proven_replies, shipped_strategy, strategy_move
 from noughts.anytime.strategy_build import build_strategy, checkpoint_path
 from noughts.anytime.strategy_check import check_entries, verify_strategy
 from noughts.cli import main
@@ -157,3 +159,32 @@ def test_build_status_without_a_build_is_one_line(tmp_path: Path,
     assert status == 2
     assert err == f"noughts: error: no proof tree checkpoint at {tmp_path / 'q-tree.ckpt'}: " \
                   "no build has run yet\n"
+
+
+def test_the_defender_leaves_out_the_replies_the_shipped_strategy_wins() -> None:
+    corner = Position("", "4x4x4").play(0)
+    lost = proven_replies(corner)
+    assert lost, "the shipped strategy proves some replies to the corner lost"
+    for move, plies in lost.items():
+        found = strategy_move(corner.play(move))
+        assert found is not None and found.proven and plies == 1 + found.plies
+    choice = choose_move(corner, nodes=200_000)
+    assert choice.move not in lost and not choice.proven
+    values = {e.move: e for e in anytime_evaluate(corner, nodes=20_000)}
+    assert all(values[m].outcome == "loss" and values[m].plies == lost[m] for m in lost)
+
+
+def test_a_defender_with_every_reply_proven_lost_resists_longest(
+        monkeypatch: pytest.MonkeyPatch) -> None:
+    position = Position("X" + "." * 20 + "O" + "." * 10 + "X" + "." * 31, "4x4x4")
+    book = Strategy("4x4x4")
+    for move in position.legal_moves:  # a made-up strategy: every reply proven lost
+        book.add(position.play(move), next(iter(position.play(move).legal_moves)),
+                 proven=True, plies=30 + (move == 40))
+    monkeypatch.setattr(strategy_module, "shipped_strategy", lambda: book)
+    choice = choose_move(position, nodes=50_000)
+    # the replies symmetric to 40 share its entry; the lowest of them is played
+    longest = book.key(position.play(40))[0]
+    expected = min(m for m in position.legal_moves if book.key(position.play(m))[0] == longest)
+    assert (choice.move, choice.outcome, choice.plies, choice.proven) == (
+        expected, "loss", 32, True)

@@ -5,7 +5,10 @@ block the opponent's only threat), then the opening move (a random strong cell o
 empty board), a forced win by continuous threats (:mod:`noughts.anytime.threats`),
 iterative deepening of the principal-variation
 search (:mod:`noughts.anytime.pvs`) and, with the last part of the budget, a check that
-the chosen move leaves the opponent no forced win by continuous threats.
+the chosen move leaves the opponent no forced win by continuous threats. The second
+player's moves after which the shipped Qubic strategy proves the first player's win
+(:func:`noughts.anytime.strategy.proven_replies`) count as refuted by that check: they
+are played only when every move loses, as the one that resists longest.
 :func:`anytime_evaluate` values every legal move. Proven values are exact.
 
 >>> from noughts.position import Position
@@ -29,7 +32,7 @@ from noughts.anytime.evaluate import Style
 from noughts.anytime.openings import opening_move
 from noughts.anytime.proof import find_win
 from noughts.anytime.pvs import INF, MATE, MATE_BOUND, AnytimeSearch, Stop
-from noughts.anytime.strategy import strategy_move
+from noughts.anytime.strategy import proven_replies, strategy_move
 from noughts.anytime.threats import ThreatSearch
 from noughts.budget import Budget
 from noughts.notation import square_name
@@ -174,6 +177,7 @@ def anytime_move(
         first, second = sorted(theirs)[:2]
         return _result(position, first, value=Value(Outcome.LOSS, 2), score=None, depth=2,
                        pv=(first, second), nodes=0, start=start)
+    lost: dict[int, int] = {}
     if theirs:
         moves = [next(iter(theirs))]  # the block is forced; search it only to value it
     else:
@@ -191,12 +195,19 @@ def anytime_move(
             return _result(position, move, value=Value(Outcome.WIN, plies), score=None,
                            depth=plies, pv=(move,), nodes=search.nodes, start=start)
         moves = search.ordered_moves(-1, 0)
+        lost = proven_replies(position)  # the shipped strategy wins against these
+        if lost and all(move in lost for move in moves):
+            slowest = max(moves, key=lambda move: (lost[move], -move))
+            return _result(position, slowest, value=Value(Outcome.LOSS, lost[slowest]),
+                           score=None, depth=lost[slowest], pv=(slowest,),
+                           nodes=search.nodes, start=start)
     # Deepen until _SEARCH_SHARE of the budget. Once an iteration of _SCREEN_DEPTH plies is done,
     # the root moves are screened, best first, for the opponent's forced wins by
     # continuous threats until one passes (the losing ones are dropped from the
     # search); the last part of the budget checks the final choice the same way.
     search.budget = whole.share(_SEARCH_SHARE)
     guard = _Guard(search, whole)
+    guard.refuted.update(lost)  # known losses: the guard keeps to the other moves
     root_moves = len(moves)
     best_move, best_score, depth_done = moves[0], None, 0
     scores: dict[int, int] = {}
@@ -217,7 +228,7 @@ def anytime_move(
                     best_move, best_score = _best_safe(moves, guard.safe, scores)
     value = None if best_score is None else _proven(best_score, search.root_marks)
     if value is None and len(moves) > 1 and not theirs:
-        if best_move not in guard.safe:
+        if best_move not in guard.safe and best_move not in guard.refuted:
             guard.check(best_move, whole.deadline)
         while best_move in guard.refuted and not guard.safe:  # look for a safe move
             unchecked = [m for m in moves if m not in guard.refuted]
@@ -363,6 +374,7 @@ def anytime_evaluate(
     for cell in (board.threats[side]):
         values[cell] = Value(Outcome.WIN, 1)
     blocks = board.threats[1 - side]
+    lost = {} if values else proven_replies(position)  # the shipped strategy's wins
     pending: list[int] = []
     static: dict[int, int] = {}
     for cell in position.legal_moves:
@@ -370,6 +382,9 @@ def anytime_evaluate(
             continue
         if blocks and (len(blocks) >= 2 or cell not in blocks):
             values[cell] = Value(Outcome.LOSS, 2)  # the opponent wins next move
+            continue
+        if cell in lost:
+            values[cell] = Value(Outcome.LOSS, lost[cell])
             continue
         board.play(cell)
         values[cell] = static[cell] = -board.evaluation()

@@ -29,10 +29,10 @@ True
 
 from __future__ import annotations
 
+import functools
 import struct
 import zlib
 from dataclasses import dataclass
-from functools import cache
 from importlib import resources
 from pathlib import Path
 
@@ -46,6 +46,7 @@ __all__ = [
     "Strategy",
     "shipped_strategy",
     "strategy_move",
+    "proven_replies",
     "STRATEGY_FILE",
 ]
 
@@ -89,6 +90,12 @@ class Strategy:
 
     def __len__(self) -> int:
         return len(self.entries)
+
+    @functools.cached_property
+    def most_marks(self) -> int:
+        """The most marks on any stored position's board (no position with more is
+        stored, so lookups past it can be skipped)."""
+        return max(((x | o).bit_count() for x, o in self.entries), default=0)
 
     def key(self, position: Position) -> tuple[tuple[int, int], int]:
         """The canonical key of ``position`` and the symmetry that maps it there."""
@@ -159,7 +166,7 @@ class Strategy:
         return cls.from_bytes(path.read_bytes())
 
 
-@cache
+@functools.cache
 def shipped_strategy() -> Strategy | None:
     """The strategy shipped with the package for Qubic, or ``None`` if there is none."""
     try:
@@ -183,3 +190,28 @@ def strategy_move(position: Position) -> Found | None:
         return None
     found = strategy.lookup(position)
     return found if found is not None and found.proven else None
+
+
+def proven_replies(position: Position) -> dict[int, int]:
+    """The second player's moves in ``position`` after which the shipped strategy
+    proves the first player's win, each with the most plies the strategy lets the game
+    last from the reply on (the reply included): the replies a defender avoids while it
+    has another (see :func:`strategy_move` for the positions the strategy serves).
+
+    >>> proven_replies(Position("X../.O./..."))  # no strategy for 3x3
+    {}
+    """
+    if position.geometry.name != "4x4x4" or position.first != "X" or position.to_move != "O":
+        return {}
+    strategy = shipped_strategy()
+    if strategy is None or position.ply + 1 > strategy.most_marks or position.is_over:
+        return {}
+    replies = {}
+    for move in position.legal_moves:
+        after = position.play(move)
+        if after.is_over:
+            continue
+        found = strategy.lookup(after)
+        if found is not None and found.proven:
+            replies[move] = 1 + found.plies
+    return replies
