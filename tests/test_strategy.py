@@ -5,6 +5,9 @@ from __future__ import annotations
 
 import json
 import random
+import signal
+import subprocess
+import sys
 from pathlib import Path
 
 import pytest
@@ -13,7 +16,7 @@ import noughts.anytime.strategy as strategy_module
 from noughts.anytime.proof_tree import ProofTree
 from noughts.anytime.search import anytime_evaluate
 from noughts.anytime.strategy import Strategy, proven_replies, shipped_strategy, strategy_move
-from noughts.anytime.strategy_build import build_strategy, checkpoint_path
+from noughts.anytime.strategy_build import BuildReport, build_strategy, checkpoint_path
 from noughts.anytime.strategy_check import check_entries, verify_strategy
 from noughts.cli import main
 from noughts.engine import choose_move
@@ -71,6 +74,38 @@ def test_the_builder_resumes_from_its_checkpoint(tmp_path: Path) -> None:
     assert again.tree["nodes"] >= first.tree["nodes"]  # it went on from the checkpoint
     report = verify_strategy(Strategy.load(path))
     assert report.ok and not report.root_proven
+
+
+def test_an_interrupted_build_saves_where_it_stands(tmp_path: Path) -> None:
+    path = tmp_path / "qubic.bin"
+    reports: list[BuildReport] = []
+
+    def interrupt(report: BuildReport) -> None:  # Ctrl-C once the first job is in
+        reports.append(report)
+        raise KeyboardInterrupt
+
+    with pytest.raises(KeyboardInterrupt):
+        build_strategy(path, "4x4x4", seconds=60, job_seconds=1, progress=interrupt)
+    assert len(reports) == 1 and reports[0].jobs == 1
+    tree = ProofTree.load(checkpoint_path(path))
+    assert tree.counts() == reports[0].tree  # the first job's expansion was saved
+    assert Strategy.load(path).lookup(Position("", "4x4x4")) is not None
+
+
+def test_a_terminated_build_command_saves_and_says_so(tmp_path: Path) -> None:
+    path = tmp_path / "qubic.bin"
+    command = [sys.executable, "-m", "noughts", "build-book", "qubic", "--file", str(path),
+               "--time", "120", "--job-seconds", "1"]
+    with subprocess.Popen(command, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
+                          text=True) as build:
+        assert build.stdout is not None and build.stderr is not None
+        first = build.stdout.readline()  # one log line a job (no terminal)
+        assert " 1 jobs · root proof number " in first, first
+        build.send_signal(signal.SIGTERM)
+        status = build.wait(timeout=60)
+        err = build.stderr.read()
+    assert status == 130 and err == "noughts: interrupted\n"
+    assert ProofTree.load(checkpoint_path(path)).counts()["nodes"] > 2  # the job's moves
 
 
 def test_the_shipped_strategy_passes_a_sample_check() -> None:

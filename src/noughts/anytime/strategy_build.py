@@ -19,7 +19,8 @@ than its best sibling), so the jobs together behave as one search. A job
 
 A free worker takes the most-proving leaf among those whose subtree its own table
 holds (it searched their parent) if there is one. The strategy and the tree's
-checkpoint are saved every minute and at the end, and a new run resumes from both. The
+checkpoint are saved every minute and when the build ends (its time up, interrupted or
+failed), and a new run resumes from both. The
 strategy also holds the tree's current choice at each of the first player's open
 nodes, as *open* entries, so the frontier can be walked and reported.
 
@@ -273,11 +274,11 @@ def build_strategy(
                     saved = time.monotonic()
                 if progress is not None:
                     progress(_report(tree, strategy, jobs, time.monotonic() - started))
-    finally:
+    finally:  # saved however the build ends: its time up, interrupted, or a failure
+        _save(strategy, tree, path, checkpoint)
         if own:
             for pool in pools:
                 pool.shutdown(cancel_futures=True)
-    _save(strategy, tree, path, checkpoint)
     return _report(tree, strategy, jobs, time.monotonic() - started)
 
 

@@ -19,6 +19,8 @@ from __future__ import annotations
 
 import argparse
 import json
+import signal
+import threading
 import time
 from concurrent.futures import Executor
 from pathlib import Path
@@ -187,11 +189,21 @@ def _build(args: argparse.Namespace) -> int:
         return _status(path, args.checkpoint)
     cluster = parse_cluster(args.cluster)
     executor = None if cluster == LOCAL else executor_for(cluster, workers=args.workers)
+    # a termination (a session ending, a scheduler's stop) is an interruption: the build
+    # saves where it stands, as on Ctrl-C, and the next run resumes from there
+    main = threading.current_thread() is threading.main_thread()  # where signals go
+    previous = signal.signal(signal.SIGTERM, _interrupt) if main else None
     try:
         return _build_with(args, path, executor)
     finally:
+        if main:
+            signal.signal(signal.SIGTERM, previous)
         if executor is not None:
             executor.shutdown(cancel_futures=True)
+
+
+def _interrupt(signum: int, frame: object) -> None:
+    raise KeyboardInterrupt
 
 
 def _status(path: Path, checkpoint: Path) -> int:
