@@ -176,6 +176,13 @@ def shipped_strategy() -> Strategy | None:
     return Strategy.from_bytes(data)
 
 
+def _serving(position: Position) -> Strategy | None:
+    """The shipped strategy if it serves ``position``'s game (Qubic, X first)."""
+    if position.geometry.name != "4x4x4" or position.first != "X":
+        return None
+    return shipped_strategy()
+
+
 def strategy_move(position: Position) -> Found | None:
     """The shipped strategy's proven move for ``position`` (any orientation, any
     route), or ``None`` when the position is not a proven entry of it.
@@ -183,9 +190,7 @@ def strategy_move(position: Position) -> Found | None:
     >>> strategy_move(Position("X../.O./...")) is None  # no strategy for 3x3
     True
     """
-    if position.geometry.name != "4x4x4" or position.first != "X":
-        return None
-    strategy = shipped_strategy()
+    strategy = _serving(position)
     if strategy is None:
         return None
     found = strategy.lookup(position)
@@ -196,22 +201,19 @@ def proven_replies(position: Position) -> dict[int, int]:
     """The second player's moves in ``position`` after which the shipped strategy
     proves the first player's win, each with the most plies the strategy lets the game
     last from the reply on (the reply included): the replies a defender avoids while it
-    has another (see :func:`strategy_move` for the positions the strategy serves).
+    has another.
 
     >>> proven_replies(Position("X../.O./..."))  # no strategy for 3x3
     {}
     """
-    if position.geometry.name != "4x4x4" or position.first != "X" or position.to_move != "O":
-        return {}
-    strategy = shipped_strategy()
-    if strategy is None or position.ply + 1 > strategy.most_marks or position.is_over:
+    strategy = _serving(position)
+    if (strategy is None or position.to_move == position.first or position.is_over
+            or position.ply + 1 > strategy.most_marks):
         return {}
     replies = {}
     for move in position.legal_moves:
         after = position.play(move)
-        if after.is_over:
-            continue
-        found = strategy.lookup(after)
-        if found is not None and found.proven:
+        found = None if after.is_over else strategy_move(after)
+        if found is not None:
             replies[move] = 1 + found.plies
     return replies

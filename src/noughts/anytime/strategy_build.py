@@ -20,9 +20,9 @@ than its best sibling), so the jobs together behave as one search. A job
 A free worker takes the most-proving leaf among those whose subtree its own table
 holds (it searched their parent) if there is one. The strategy and the tree's
 checkpoint are saved every minute and when the build ends (its time up, interrupted or
-failed), and a new run resumes from both. The
-strategy also holds the tree's current choice at each of the first player's open
-nodes, as *open* entries, so the frontier can be walked and reported.
+failed), and a new run resumes from both. The strategy also holds the tree's current
+choice at each of the first player's open nodes, as *open* entries, so the frontier
+can be walked and reported.
 
 >>> import tempfile
 >>> from pathlib import Path
