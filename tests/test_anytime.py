@@ -167,8 +167,18 @@ def test_immediate_threat_is_blocked_and_double_threat_is_a_proven_loss() -> Non
     assert result.move in (3, 19)
 
 
-def test_opening_book_is_seeded_and_strong() -> None:
+def test_the_empty_board_is_answered_from_the_strategy_as_a_proven_win() -> None:
     empty = Position("", "qubic")
+    found = strategy_move(empty)
+    assert found is not None and found.proven
+    result = anytime_move(empty, seed=3, time_limit=0.2)
+    assert (result.move, result.proven, result.outcome, result.plies) == (
+        found.move, True, "win", found.plies)
+
+
+def test_opening_is_seeded_and_strong_where_no_strategy_serves() -> None:
+    empty = Position("", "qubic", first="O")  # the strategy serves the games X starts
+    assert strategy_move(empty) is None
     moves = {anytime_move(empty, seed=s, time_limit=0.2).move for s in range(12)}
     strong = {0, 3, 12, 15, 21, 22, 25, 26, 37, 38, 41, 42, 48, 51, 60, 63}
     assert moves <= strong and len(moves) > 1

@@ -20,8 +20,9 @@ from noughts.position import Position
 from noughts.service.runner import EngineBusyError, EngineRunner
 from serving import Server, request, serving
 
-QUBIC_BOARD = "X.../..../..../....|..../.O../..../....|..../..../..../....|..../..../..../...."
-"""A Qubic position the anytime search works on for its whole budget."""
+QUBIC_BOARD = ".X../..../..../....|..../.O../..../....|..../..../..../....|..../..../..../...."
+"""A Qubic position the anytime search works on for its whole budget (an edge cell and a
+centre: off the shipped strategy, which opens on a corner)."""
 
 
 def test_a_request_that_cannot_start_in_time_is_turned_away_promptly() -> None:

@@ -196,17 +196,37 @@ def test_build_status_without_a_build_is_one_line(tmp_path: Path,
                   "no build has run yet\n"
 
 
-def test_the_defender_leaves_out_the_replies_the_shipped_strategy_wins() -> None:
+def test_the_defender_leaves_out_the_replies_a_strategy_wins(
+        monkeypatch: pytest.MonkeyPatch) -> None:
+    position = Position("X" + "." * 20 + "O" + "." * 10 + "X" + "." * 31, "4x4x4")
+    book = Strategy("4x4x4")
+    favourites = [e.move for e in sorted(anytime_evaluate(position, nodes=20_000),
+                                         key=lambda e: -(e.score or 0))[:3]]
+    for move in favourites:  # a made-up strategy proving the search's favourites lost
+        after = position.play(move)
+        book.add(after, next(iter(after.legal_moves)), proven=True, plies=20)
+    monkeypatch.setattr(strategy_module, "shipped_strategy", lambda: book)
+    lost = proven_replies(position)
+    assert set(lost) >= set(favourites) and set(lost.values()) == {21}
+    choice = choose_move(position, nodes=200_000)
+    assert choice.move not in lost and not choice.proven
+    values = {e.move: e for e in anytime_evaluate(position, nodes=20_000)}
+    assert all((values[m].outcome, values[m].plies) == ("loss", 21) for m in lost)
+
+
+def test_against_the_shipped_strategy_every_reply_to_the_corner_is_a_proven_loss() -> None:
     corner = Position("", "4x4x4").play(0)
     lost = proven_replies(corner)
-    assert lost, "the shipped strategy proves some replies to the corner lost"
+    assert lost, "the shipped strategy proves replies to the corner lost"
     for move, plies in lost.items():
         found = strategy_move(corner.play(move))
         assert found is not None and found.proven and plies == 1 + found.plies
     choice = choose_move(corner, nodes=200_000)
-    assert choice.move not in lost and not choice.proven
-    values = {e.move: e for e in anytime_evaluate(corner, nodes=20_000)}
-    assert all(values[m].outcome == "loss" and values[m].plies == lost[m] for m in lost)
+    if len(lost) == len(corner.legal_moves):  # the strategy is whole: O resists longest
+        assert choice.proven and choice.outcome == "loss"
+        assert choice.plies == lost[choice.move] == max(lost.values())
+    else:
+        assert choice.move not in lost
 
 
 def test_a_defender_with_every_reply_proven_lost_resists_longest(
