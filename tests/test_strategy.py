@@ -222,14 +222,13 @@ def test_against_the_shipped_strategy_every_reply_to_the_corner_is_a_proven_loss
         found = strategy_move(corner.play(move))
         assert found is not None and found.proven and plies == 1 + found.plies
     choice = choose_move(corner, nodes=200_000)
-    if len(lost) == len(corner.legal_moves):  # the strategy is whole: O resists longest
-        assert choice.proven and choice.outcome == "loss"
-        assert choice.plies == lost[choice.move] == max(lost.values())
+    if len(lost) == len(corner.legal_moves):  # the strategy is whole: every reply loses
+        assert (choice.proven, choice.outcome, choice.plies) == (True, "loss", lost[choice.move])
     else:
         assert choice.move not in lost
 
 
-def test_a_defender_with_every_reply_proven_lost_resists_longest(
+def test_a_defender_with_every_reply_proven_lost_plays_its_best_try_as_a_proven_loss(
         monkeypatch: pytest.MonkeyPatch) -> None:
     position = Position("X" + "." * 20 + "O" + "." * 10 + "X" + "." * 31, "4x4x4")
     book = Strategy("4x4x4")
@@ -237,9 +236,10 @@ def test_a_defender_with_every_reply_proven_lost_resists_longest(
         book.add(position.play(move), next(iter(position.play(move).legal_moves)),
                  proven=True, plies=30 + (move == 40))
     monkeypatch.setattr(strategy_module, "shipped_strategy", lambda: book)
+    lost = proven_replies(position)
+    assert len(lost) == len(position.legal_moves)
     choice = choose_move(position, nodes=50_000)
-    # the replies symmetric to 40 share its entry; the lowest of them is played
-    longest = book.key(position.play(40))[0]
-    expected = min(m for m in position.legal_moves if book.key(position.play(m))[0] == longest)
-    assert (choice.move, choice.outcome, choice.plies, choice.proven) == (
-        expected, "loss", 32, True)
+    # the search picks the move (the best try against a fallible opponent), the strategy
+    # gives the value: a proven loss within that reply's bound
+    assert choice.nodes > 0 and choice.depth is not None and choice.depth >= 1
+    assert (choice.proven, choice.outcome, choice.plies) == (True, "loss", lost[choice.move])

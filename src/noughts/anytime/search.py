@@ -7,8 +7,10 @@ iterative deepening of the principal-variation
 search (:mod:`noughts.anytime.pvs`) and, with the last part of the budget, a check that
 the chosen move leaves the opponent no forced win by continuous threats. The second
 player's moves after which the shipped Qubic strategy proves the first player's win
-(:func:`noughts.anytime.strategy.proven_replies`) count as refuted by that check: they
-are played only when every move loses, as the one that resists longest.
+(:func:`noughts.anytime.strategy.proven_replies`) count as refuted by that check while
+another move is not known to lose; when every move loses so, the search picks among
+them as usual (the best try against a fallible opponent) and the answer is a proven
+loss.
 :func:`anytime_evaluate` values every legal move. Proven values are exact.
 
 >>> from noughts.position import Position
@@ -178,6 +180,7 @@ def anytime_move(
         return _result(position, first, value=Value(Outcome.LOSS, 2), score=None, depth=2,
                        pv=(first, second), nodes=0, start=start)
     lost: dict[int, int] = {}
+    doomed: dict[int, int] = {}
     if theirs:
         moves = [next(iter(theirs))]  # the block is forced; search it only to value it
     else:
@@ -197,10 +200,7 @@ def anytime_move(
         moves = search.ordered_moves(-1, 0)
         lost = proven_replies(position)  # the shipped strategy wins against these
         if lost and all(move in lost for move in moves):
-            slowest = max(moves, key=lambda move: (lost[move], -move))
-            return _result(position, slowest, value=Value(Outcome.LOSS, lost[slowest]),
-                           score=None, depth=lost[slowest], pv=(slowest,),
-                           nodes=search.nodes, start=start)
+            doomed, lost = lost, {}  # every move loses: the search picks the best try
     # Deepen until _SEARCH_SHARE of the budget. Once an iteration of _SCREEN_DEPTH plies is done,
     # the root moves are screened, best first, for the opponent's forced wins by
     # continuous threats until one passes (the losing ones are dropped from the
@@ -241,6 +241,8 @@ def anytime_move(
                 slowest = max(guard.refuted, key=lambda c: guard.refuted[c])
                 best_move, best_score = slowest, None
                 value = Value(Outcome.LOSS, guard.refuted[slowest])
+    if doomed and (value is None or value.outcome is not Outcome.LOSS):
+        value = Value(Outcome.LOSS, doomed[best_move])  # the strategy's bound
     # big boards search the cells near the marks only (a forced block excepted)
     partial = not theirs and root_moves < len(position.legal_moves)
     if value is not None and value.outcome is Outcome.LOSS and partial:
