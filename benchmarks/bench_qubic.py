@@ -225,6 +225,7 @@ def bench_seed(
     seeds."""
     all_depths: list[int] = []
     all_times: list[float] = []
+    times_by_side: dict[str, list[float]] = {"X": [], "O": []}
     tasks: list[Task] = [(side, game, time_limit, seed, nodes, opening)
                          for side in ("X", "O") for game in range(games)]
     tally = {side: _tally(games) for side in ("X", "O")}
@@ -235,6 +236,7 @@ def bench_seed(
         assert isinstance(depths, list) and isinstance(times, list)
         all_depths += depths
         all_times += times
+        times_by_side[side] += times
         word = _count(tally[side], record, side)
         if side == "O":
             cell = by_opening.setdefault(str(record["opening"]), [0, 0])
@@ -250,6 +252,8 @@ def bench_seed(
     summary["opponent_opening"] = opening
     summary["jobs"] = jobs
     _timing(summary, all_depths, all_times, time_limit)
+    summary["median_ms_by_side"] = {side: round(statistics.median(times), 2) if times else 0.0
+                                    for side, times in times_by_side.items()}
     return summary
 
 
