@@ -272,9 +272,9 @@ class ProcessRunner(SearchRunner):
             worker.task = None
             ready = worker.ready
         self._ended()
-        deliver(task.loop, task.future, value if ok else None, None if ok else value)
-        if ready:
+        if ready:  # free before the answer goes out: its request may ask again at once
             self.admission.release(worker.index)
+        deliver(task.loop, task.future, value if ok else None, None if ok else value)
 
     def _lost(self, worker: _Worker) -> None:
         """The worker's connection closed: fail its task and start a replacement."""
