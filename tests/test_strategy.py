@@ -194,6 +194,11 @@ def test_build_status_without_a_build_is_one_line(tmp_path: Path,
     assert status == 2
     assert err == f"noughts: error: no proof tree checkpoint at {tmp_path / 'q-tree.ckpt'}: " \
                   "no build has run yet\n"
+    (tmp_path / "q-tree.ckpt").write_bytes(b"not a checkpoint")
+    status, _, err = run_cli(capsys, "build-book", "qubic", "--file", str(tmp_path / "q.bin"),
+                             "--status")
+    assert status == 2
+    assert err.startswith("noughts: error: damaged proof tree checkpoint") and err.count("\n") == 1
 
 
 def test_the_defender_leaves_out_the_replies_a_strategy_wins(
