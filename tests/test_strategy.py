@@ -201,6 +201,25 @@ def test_build_status_without_a_build_is_one_line(tmp_path: Path,
     assert err.startswith("noughts: error: damaged proof tree checkpoint") and err.count("\n") == 1
 
 
+def test_the_analysis_shows_the_strategys_winning_moves_as_proven_wins() -> None:
+    strategy = shipped_strategy()
+    assert strategy is not None
+    rng = random.Random(6)
+    proven = [key for key, entry in strategy.entries.items() if entry.proven]
+    for x, o in rng.sample(proven, 3):
+        position = Position.from_bitboards(x, o, "4x4x4").transform(rng.randrange(192))
+        stored = strategy_move(position)
+        assert stored is not None
+        values = {e.move: e for e in anytime_evaluate(position, nodes=5_000)}
+        wins = {m for m, e in values.items() if e.outcome == "win"}
+        assert stored.move in wins and values[stored.move].plies == stored.plies
+        # every other proven win is the stored move seen through a symmetry (or wins at once)
+        target = strategy.key(position.play(stored.move))[0]
+        for move in wins - {stored.move}:
+            assert (strategy.key(position.play(move))[0] == target
+                    or position.play(move).winner == position.to_move)
+
+
 def test_the_defender_leaves_out_the_replies_a_strategy_wins(
         monkeypatch: pytest.MonkeyPatch) -> None:
     position = Position("X" + "." * 20 + "O" + "." * 10 + "X" + "." * 31, "4x4x4")

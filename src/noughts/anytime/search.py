@@ -34,7 +34,7 @@ from noughts.anytime.evaluate import Style
 from noughts.anytime.openings import opening_move
 from noughts.anytime.proof import find_win
 from noughts.anytime.pvs import INF, MATE, MATE_BOUND, AnytimeSearch, Stop
-from noughts.anytime.strategy import proven_replies, strategy_move
+from noughts.anytime.strategy import proven_moves, proven_replies, strategy_move
 from noughts.anytime.threats import ThreatSearch
 from noughts.budget import Budget
 from noughts.notation import square_name
@@ -375,8 +375,11 @@ def anytime_evaluate(
     values: dict[int, Value | int] = {}
     for cell in (board.threats[side]):
         values[cell] = Value(Outcome.WIN, 1)
+    if not values:  # the shipped strategy's winning moves, and its wins against these
+        for cell, plies in proven_moves(position).items():
+            values[cell] = Value(Outcome.WIN, plies)
     blocks = board.threats[1 - side]
-    lost = {} if values else proven_replies(position)  # the shipped strategy's wins
+    lost = {} if values else proven_replies(position)
     pending: list[int] = []
     static: dict[int, int] = {}
     for cell in position.legal_moves:

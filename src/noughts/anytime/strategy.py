@@ -46,6 +46,7 @@ __all__ = [
     "Strategy",
     "shipped_strategy",
     "strategy_move",
+    "proven_moves",
     "proven_replies",
     "STRATEGY_FILE",
 ]
@@ -195,6 +196,27 @@ def strategy_move(position: Position) -> Found | None:
         return None
     found = strategy.lookup(position)
     return found if found is not None and found.proven else None
+
+
+def proven_moves(position: Position) -> dict[int, int]:
+    """The first player's moves in ``position`` that the shipped strategy proves
+    winning: its stored move and every move a symmetry of the position maps onto it,
+    each with the strategy's plies bound (see :func:`strategy_move`).
+
+    >>> from noughts.notation import square_name
+    >>> empty = Position("", "4x4x4")
+    >>> sorted(square_name(empty.geometry, m) for m in proven_moves(empty))[:4]  # corners...
+    ['1a1', '1a4', '1d1', '1d4']
+    >>> len(proven_moves(empty))  # ... and centres: the symmetries map them all onto one
+    16
+    """
+    found = strategy_move(position)
+    strategy = _serving(position)
+    if found is None or strategy is None:
+        return {}
+    target = strategy.key(position.play(found.move))[0]
+    return {move: found.plies for move in position.legal_moves
+            if strategy.key(position.play(move))[0] == target}
 
 
 def proven_replies(position: Position) -> dict[int, int]:
