@@ -92,6 +92,11 @@ class Strategy:
     def __len__(self) -> int:
         return len(self.entries)
 
+    @property
+    def proven_count(self) -> int:
+        """How many entries are proven."""
+        return sum(1 for entry in self.entries.values() if entry.proven)
+
     @functools.cached_property
     def most_marks(self) -> int:
         """The most marks on any stored position's board (no position with more is

@@ -163,9 +163,8 @@ def checkpoint_path(path: Path) -> Path:
 
 
 def _report(tree: ProofTree, strategy: Strategy, jobs: int, seconds: float) -> BuildReport:
-    proven = sum(1 for entry in strategy.entries.values() if entry.proven)
-    return BuildReport(tree.root_numbers(), tree.counts(), len(strategy), proven, jobs,
-                       seconds)
+    return BuildReport(tree.root_numbers(), tree.counts(), len(strategy),
+                       strategy.proven_count, jobs, seconds)
 
 
 def _store(strategy: Strategy, tree: ProofTree, proof: tuple[Entry, ...]) -> None:

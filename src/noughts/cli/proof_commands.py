@@ -225,7 +225,7 @@ def _status(path: Path, checkpoint: Path) -> int:
     counts = tree.counts()
     replies = tree.replies()
     stored = 0 if strategy is None else len(strategy)
-    proven = 0 if strategy is None else sum(e.proven for e in strategy.entries.values())
+    proven = 0 if strategy is None else strategy.proven_count
     print(f"root: proof number {pn:,}, disproof number {dn:,} "
           f"({'proven' if not pn else 'not proven'})")
     print(f"tree: {counts['nodes']:,} nodes ({counts['inner']:,} expanded), "
