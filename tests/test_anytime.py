@@ -15,6 +15,7 @@ from noughts.engine import choose_move, evaluate_moves
 from noughts.errors import GameOverError, NoughtsError, TooLargeError
 from noughts.geometry import Geometry
 from noughts.position import Position
+from noughts.results import describe
 from threat_referee import forced_win as referee_forced_win
 
 PUZZLES = [
@@ -43,6 +44,7 @@ def test_forced_wins_are_played_and_reported_proven(board: str, plies: int) -> N
     result = anytime_move(position, time_limit=0.5, seed=1)
     assert (result.proven, result.outcome, result.plies) == (True, "win", plies)
     assert result.method == "anytime"
+    assert result.to_json()["plies_exact"] is False  # the chain's length bounds the game
     # the move keeps the win: the opponent cannot escape a forced line afterwards
     after = position.play(result.move)
     for reply in after.legal_moves:
@@ -165,6 +167,7 @@ def test_immediate_threat_is_blocked_and_double_threat_is_a_proven_loss() -> Non
     result = anytime_move(double, time_limit=0.2)
     assert (result.proven, result.outcome, result.plies) == (True, "loss", 2)
     assert result.move in (3, 19)
+    assert describe(result) == "loss in 2" and result.to_json()["plies_exact"] is True
 
 
 def test_the_empty_board_is_answered_from_the_strategy_as_a_proven_win() -> None:
@@ -174,6 +177,9 @@ def test_the_empty_board_is_answered_from_the_strategy_as_a_proven_win() -> None
     result = anytime_move(empty, seed=3, time_limit=0.2)
     assert (result.move, result.proven, result.outcome, result.plies) == (
         found.move, True, "win", found.plies)
+    # the strategy bounds the game's length; it does not claim the fastest win
+    assert describe(result, units=True) == f"win in at most {found.plies} plies"
+    assert result.to_json()["plies_exact"] is False
 
 
 def test_opening_is_seeded_and_strong_where_no_strategy_serves() -> None:

@@ -130,7 +130,7 @@ def test_analyze_json_matches_the_engine(capsys: pytest.CaptureFixture[str]) -> 
         (e.move, e.outcome, e.plies) for e in expected
     ]
     assert {m["move"]: (m["outcome"], m["plies"]) for m in moves}[2] == ("loss", 4)
-    keys = {"move", "square", "coords", "outcome", "plies", "proven", "score"}
+    keys = {"move", "square", "coords", "outcome", "plies", "plies_exact", "proven", "score"}
     assert all(set(m) == keys for m in moves)
 
 

@@ -153,3 +153,13 @@ def test_cache_url_must_be_redis() -> None:
     with pytest.raises(ValueError, match="redis://"):
         Settings(cache_url="http://127.0.0.1:6379")
     assert Settings(cache_url=" ").cache_url is None
+
+
+def test_a_stored_value_keeps_whether_its_plies_are_exact() -> None:
+    from noughts.results import Bound, Outcome, Value
+    from noughts.service.shared_cache import encode_entry
+
+    for value in (Value(Outcome.WIN, 5), Bound(Outcome.WIN, 57)):
+        choice = CHOICE_EXAMPLE._replace(value=value, estimate=None)
+        stored = decode_entry(encode_entry(choice, searched_ms=10, exact=False))[0].value
+        assert stored is not None and type(stored) is type(value) and str(stored) == str(value)

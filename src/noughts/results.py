@@ -7,7 +7,8 @@ One vocabulary for every search and every edge:
   win in 1 > win in 3 > ... > draw > ... > loss in 4 > loss in 2. A draw's plies are the
   empty cells left (a draw ends when the board is full). Values pack into one ``int``
   score for search: ``WIN_SCORE - plies`` for a win, ``0`` for a draw,
-  ``plies - WIN_SCORE`` for a loss.
+  ``plies - WIN_SCORE`` for a loss. A :class:`Bound` is a proven value whose plies are
+  only the most the game can last (the length of a proof, not of best play).
 * :class:`Estimate` -- a heuristic score on a named :class:`Scale` (the anytime search's
   line weights, or what a weaker level believes).
 * :class:`MoveEval` -- one move with its value or estimate; :class:`MoveChoice` -- the
@@ -39,6 +40,7 @@ __all__ = [
     "MAX_LEVEL",
     "Outcome",
     "Value",
+    "Bound",
     "Scale",
     "Estimate",
     "Method",
@@ -104,6 +106,11 @@ class Value(NamedTuple):
             return cls(Outcome.LOSS, WIN_SCORE + score)
         return cls(Outcome.DRAW, empty)
 
+    @property
+    def plies_exact(self) -> bool:
+        """True: the plies are the game's length under best play (see :class:`Bound`)."""
+        return True
+
     def negate_after_move(self) -> Value:
         """The value one ply earlier, seen by the player who moved into this position."""
         return Value(self.outcome.flipped(), self.plies + 1)
@@ -123,6 +130,35 @@ class Value(NamedTuple):
         if self.outcome is Outcome.DRAW:
             return "draw"
         return f"{self.outcome.value} in {self.plies}"
+
+
+class Bound(Value):
+    """A proven outcome whose plies are the most the game can last, not its length
+    under best play: the length of the proof that found it (a threat chain, a proof
+    search, a stored strategy). It orders and packs as a :class:`Value` of those plies
+    (and equals one).
+
+    >>> value = Bound(Outcome.WIN, 57)
+    >>> str(value), value.plies_exact, value == Value(Outcome.WIN, 57)
+    ('win in at most 57', False, True)
+    >>> Bound(Outcome.LOSS, 4).negate_after_move()
+    Bound(outcome=<Outcome.WIN: 'win'>, plies=5)
+    """
+
+    __slots__ = ()
+
+    @property
+    def plies_exact(self) -> bool:
+        """False: the plies bound the game's length."""
+        return False
+
+    def negate_after_move(self) -> Bound:
+        """The bound one ply earlier, seen by the player who moved into this position."""
+        return Bound(self.outcome.flipped(), self.plies + 1)
+
+    def __str__(self) -> str:
+        """Human text: ``win in at most 57``."""
+        return f"{self.outcome.value} in at most {self.plies}"
 
 
 class Scale(StrEnum):
@@ -171,6 +207,10 @@ def _plies(value: Value | None) -> int | None:
     return None if value is None else value.plies
 
 
+def _plies_exact(value: Value | None) -> bool | None:
+    return None if value is None else value.plies_exact
+
+
 def _score(value: Value | None, estimate: Estimate | None) -> float | None:
     """The estimate's score if there is one, else the exact value's packed score."""
     if estimate is not None:
@@ -183,7 +223,7 @@ class MoveEval(NamedTuple):
 
     >>> MoveEval(4, (1, 1), "b2", Value(Outcome.DRAW, 8)).to_json()
     {'move': 4, 'square': 'b2', 'coords': [1, 1], 'outcome': 'draw', 'plies': 8, \
-'proven': True, 'score': 0}
+'plies_exact': True, 'proven': True, 'score': 0}
     """
 
     move: int
@@ -220,6 +260,7 @@ class MoveEval(NamedTuple):
             "coords": list(self.coords),
             "outcome": self.outcome,
             "plies": self.plies,
+            "plies_exact": _plies_exact(self.value),
             "proven": self.proven,
             "score": self.score,
         }
@@ -276,6 +317,7 @@ class MoveChoice(NamedTuple):
             "coords": list(self.coords),
             "outcome": self.outcome,
             "plies": self.plies,
+            "plies_exact": _plies_exact(self.value),
             "proven": self.proven,
             "score": self.score,
             "depth": self.depth,

@@ -11,7 +11,9 @@ player's moves after which the shipped Qubic strategy proves the first player's 
 another move is not known to lose; when every move loses so, the search picks among
 them as usual (the best try against a fallible opponent) and the answer is a proven
 loss.
-:func:`anytime_evaluate` values every legal move. Proven values are exact.
+:func:`anytime_evaluate` values every legal move. Proven outcomes are exact; their plies
+are exact for a win next move or a loss to a double threat, and otherwise a
+:class:`~noughts.results.Bound` (the most the game can last, from the proof).
 
 >>> from noughts.position import Position
 >>> result = anytime_move(Position("XXX./OOO./..../....|" + "|".join(["..../..../..../...."] * 3),
@@ -39,7 +41,7 @@ from noughts.anytime.threats import ThreatSearch
 from noughts.budget import Budget
 from noughts.notation import square_name
 from noughts.position import Position, check_playable
-from noughts.results import Estimate, MoveChoice, MoveEval, Outcome, Scale, Value
+from noughts.results import Bound, Estimate, MoveChoice, MoveEval, Outcome, Scale, Value
 
 __all__ = [
     "anytime_move",
@@ -61,11 +63,12 @@ _SAFETY_SHARE = 0.05
 
 # -- results ---------------------------------------------------------------------------------
 def _proven(score: int, root_marks: int) -> Value | None:
-    """The exact value (for the root's side to move) a mate score proves, if it is one."""
+    """The proven outcome (for the root's side to move) a mate score gives, if it is
+    one; its plies bound the game (the search proves, it does not find the fastest)."""
     if score >= MATE_BOUND:
-        return Value(Outcome.WIN, MATE - score - root_marks)
+        return Bound(Outcome.WIN, MATE - score - root_marks)
     if score <= -MATE_BOUND:
-        return Value(Outcome.LOSS, MATE + score - root_marks)
+        return Bound(Outcome.LOSS, MATE + score - root_marks)
     return None
 
 
@@ -173,7 +176,7 @@ def anytime_move(
                        pv=(move,), nodes=0, start=start)
     known = strategy_move(position)
     if known is not None:  # the shipped strategy's proven move
-        return _result(position, known.move, value=Value(Outcome.WIN, known.plies),
+        return _result(position, known.move, value=Bound(Outcome.WIN, known.plies),
                        score=None, depth=known.plies, pv=(known.move,), nodes=0, start=start)
     if len(theirs) >= 2:
         first, second = sorted(theirs)[:2]
@@ -190,12 +193,12 @@ def anytime_move(
                            nodes=0, start=start)
         line = _forced_win(search, whole)
         if line is not None:
-            return _result(position, line[0], value=Value(Outcome.WIN, len(line)), score=None,
+            return _result(position, line[0], value=Bound(Outcome.WIN, len(line)), score=None,
                            depth=len(line), pv=tuple(line), nodes=search.nodes, start=start)
         win = _proof_win(position, search, whole)
         if win is not None:
             move, plies = win
-            return _result(position, move, value=Value(Outcome.WIN, plies), score=None,
+            return _result(position, move, value=Bound(Outcome.WIN, plies), score=None,
                            depth=plies, pv=(move,), nodes=search.nodes, start=start)
         moves = search.ordered_moves(-1, 0)
         lost = proven_replies(position)  # the shipped strategy wins against these
@@ -240,9 +243,9 @@ def anytime_move(
             elif len(guard.refuted) == root_moves:
                 slowest = max(guard.refuted, key=lambda c: guard.refuted[c])
                 best_move, best_score = slowest, None
-                value = Value(Outcome.LOSS, guard.refuted[slowest])
+                value = Bound(Outcome.LOSS, guard.refuted[slowest])
     if doomed and (value is None or value.outcome is not Outcome.LOSS):
-        value = Value(Outcome.LOSS, doomed[best_move])  # the strategy's bound
+        value = Bound(Outcome.LOSS, doomed[best_move])  # the strategy's bound
     # big boards search the cells near the marks only (a forced block excepted)
     partial = not theirs and root_moves < len(position.legal_moves)
     if value is not None and value.outcome is Outcome.LOSS and partial:
@@ -377,7 +380,7 @@ def anytime_evaluate(
         values[cell] = Value(Outcome.WIN, 1)
     if not values:  # the shipped strategy's winning moves, and its wins against these
         for cell, plies in proven_moves(position).items():
-            values[cell] = Value(Outcome.WIN, plies)
+            values[cell] = Bound(Outcome.WIN, plies)
     blocks = board.threats[1 - side]
     lost = {} if values else proven_replies(position)
     pending: list[int] = []
@@ -389,7 +392,7 @@ def anytime_evaluate(
             values[cell] = Value(Outcome.LOSS, 2)  # the opponent wins next move
             continue
         if cell in lost:
-            values[cell] = Value(Outcome.LOSS, lost[cell])
+            values[cell] = Bound(Outcome.LOSS, lost[cell])
             continue
         board.play(cell)
         values[cell] = static[cell] = -board.evaluation()

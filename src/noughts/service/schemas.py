@@ -117,8 +117,15 @@ _SQUARE = (
 )
 
 _WORDS = (
-    "The value in words, for the mover: 'win in 3', 'draw', 'loss in 2', or "
-    "'heuristic score +0.25' when not proven (the engine's one words form)."
+    "The value in words, for the mover: 'win in 3', 'draw', 'loss in 2', 'win in at most "
+    "57' (a proof's bound), or 'heuristic score +0.25' when not proven (the engine's one "
+    "words form)."
+)
+
+_PLIES_EXACT = (
+    "When proven: true if plies is the game's length under perfect play (the exact "
+    "solver), false if it only bounds it (a proof's length: Qubic's strategy, a threat "
+    "chain); null when not proven."
 )
 
 
@@ -135,7 +142,11 @@ class MoveResponse(BaseModel):
     outcome: Literal["win", "draw", "loss"] | None = Field(
         description="Proven outcome for the mover, or null when not proven."
     )
-    plies: int | None = Field(description="Plies to the end under perfect play, when proven.")
+    plies: int | None = Field(
+        description="Plies to the end when proven: under perfect play if plies_exact, else "
+        "the most the game can last (the length of the proof)."
+    )
+    plies_exact: bool | None = Field(description=_PLIES_EXACT)
     score: float | None
     words: str = Field(description=_WORDS)
     depth: int | None
@@ -161,6 +172,7 @@ class MoveValueOut(BaseModel):
     proven: bool
     outcome: Literal["win", "draw", "loss"] | None
     plies: int | None
+    plies_exact: bool | None = Field(description=_PLIES_EXACT)
     score: float | None
     words: str = Field(description=_WORDS)
 

@@ -16,7 +16,7 @@ make the service run code.
 >>> from noughts.service.cache import SymmetricView, cache_key
 >>> view = SymmetricView.of(Position("X../.../...", "3x3"))
 >>> shared_key(cache_key("move", view.canonical, level=10))
-'{noughts}:v1:move:3x3:O:1:0:10'
+'{noughts}:v2:move:3x3:O:1:0:10'
 >>> decode_entry(encode_entry(CHOICE_EXAMPLE, searched_ms=1000, exact=False))[0] == CHOICE_EXAMPLE
 True
 """
@@ -33,7 +33,7 @@ from typing import Any
 from urllib.parse import urlsplit, urlunsplit
 
 from noughts.errors import NoughtsError
-from noughts.results import Estimate, MoveChoice, Outcome, Scale, Value
+from noughts.results import Bound, Estimate, MoveChoice, Outcome, Scale, Value
 from noughts.service.cache import CacheKey
 
 __all__ = [
@@ -48,8 +48,9 @@ __all__ = [
 
 logger = logging.getLogger("noughts.service")
 
-PREFIX = "{noughts}:v1"
-"""Every key starts so; the braces keep them in one slot of a Redis Cluster."""
+PREFIX = "{noughts}:v2"
+"""Every key starts so; the braces keep them in one slot of a Redis Cluster. (``v2``: a
+stored value says whether its plies are exact; ``v1`` entries did not, and are not read.)"""
 
 INDEX = f"{PREFIX}:index"
 """A sorted set of the stored keys by time stored: the size cap drops the oldest."""
@@ -91,7 +92,8 @@ def encode_entry(choice: MoveChoice, *, searched_ms: int, exact: bool) -> bytes:
         "move": choice.move,
         "coords": list(choice.coords),
         "square": choice.square,
-        "value": None if choice.value is None else [choice.value.outcome, choice.value.plies],
+        "value": None if choice.value is None else [
+            choice.value.outcome, choice.value.plies, choice.value.plies_exact],
         "estimate": (
             None if choice.estimate is None else [choice.estimate.score, choice.estimate.scale]
         ),
@@ -108,6 +110,12 @@ def encode_entry(choice: MoveChoice, *, searched_ms: int, exact: bool) -> bytes:
     return json.dumps(data, separators=(",", ":")).encode()
 
 
+def _value(stored: list[Any]) -> Value:
+    """A stored ``[outcome, plies, plies_exact]``."""
+    outcome, plies, exact = stored
+    return (Value if exact else Bound)(Outcome(outcome), int(plies))
+
+
 def decode_entry(raw: bytes) -> SharedEntry:
     """The answer stored as ``raw``; ``ValueError`` if it is not one."""
     try:
@@ -118,7 +126,7 @@ def decode_entry(raw: bytes) -> SharedEntry:
             move=int(data["move"]),
             coords=tuple(int(c) for c in data["coords"]),
             square=str(data["square"]),
-            value=None if value is None else Value(Outcome(value[0]), int(value[1])),
+            value=None if value is None else _value(value),
             estimate=None if estimate is None else Estimate(float(estimate[0]), Scale(estimate[1])),
             depth=None if data["depth"] is None else int(data["depth"]),
             pv=tuple(int(c) for c in data["pv"]),
