@@ -15,8 +15,9 @@ orientation, so a position reached by any route, in any orientation, is found.
 The file: the magic ``NQS1``, the variant's name (a length byte and the name), then
 zlib-compressed records of 23 bytes: ``x`` and ``o`` as 64-bit little-endian integers,
 the move, a status byte (1 proven, 0 open), the most plies the strategy lets the game
-last from there (0 when open), and the milliseconds of search spent on the entry as a
-32-bit integer.
+last from there (0 when open), and a 32-bit count of milliseconds of search spent on the
+entry. The builder writes 0 there: it keeps the job time per node of its proof tree
+instead (the checkpoint; ``noughts build-book --status`` reports it).
 
 >>> from noughts.position import Position
 >>> book = Strategy("4x4x4")
@@ -63,7 +64,8 @@ PROVEN, OPEN = 1, 0
 class Entry:
     """A stored decision: the move (in the canonical orientation), whether it is
     proven to win, the most plies the strategy lets the game last from there (0 when
-    open), and the search time spent on it so far (milliseconds)."""
+    open), and the search time recorded for it (milliseconds; the builder leaves it 0 and
+    keeps job time in its proof tree)."""
 
     move: int
     proven: bool
