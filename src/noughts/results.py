@@ -207,8 +207,15 @@ def _plies(value: Value | None) -> int | None:
     return None if value is None else value.plies
 
 
-def _plies_exact(value: Value | None) -> bool | None:
-    return None if value is None else value.plies_exact
+def _value_json(value: Value | None, estimate: Estimate | None) -> dict[str, Any]:
+    """The JSON keys of a value or an estimate, shared by a move's value and a choice."""
+    return {
+        "outcome": _outcome(value),
+        "plies": _plies(value),
+        "plies_exact": None if value is None else value.plies_exact,
+        "proven": value is not None,
+        "score": _score(value, estimate),
+    }
 
 
 def _score(value: Value | None, estimate: Estimate | None) -> float | None:
@@ -258,11 +265,7 @@ class MoveEval(NamedTuple):
             "move": self.move,
             "square": self.square,
             "coords": list(self.coords),
-            "outcome": self.outcome,
-            "plies": self.plies,
-            "plies_exact": _plies_exact(self.value),
-            "proven": self.proven,
-            "score": self.score,
+            **_value_json(self.value, self.estimate),
         }
 
 
@@ -315,11 +318,7 @@ class MoveChoice(NamedTuple):
             "move": self.move,
             "square": self.square,
             "coords": list(self.coords),
-            "outcome": self.outcome,
-            "plies": self.plies,
-            "plies_exact": _plies_exact(self.value),
-            "proven": self.proven,
-            "score": self.score,
+            **_value_json(self.value, self.estimate),
             "depth": self.depth,
             "pv": list(self.pv),
             "nodes": self.nodes,
