@@ -9,7 +9,8 @@ one game loop, :func:`noughts.players.game.play_game`, the engine as level 10):
   (``seed-qubic:3``: its ``AI_DEPTH = 3``, four plies, lowest-cell ties), the engine as
   X and as O; as X the bot opens on a random corner or centre, as the seed intends
   (``--seed-opening first16`` for its code's bug, ``any`` for any of the 64 cells, as
-  this benchmark did before the faithful copy); counting games we lost after proving a
+  this benchmark did before the faithful copy, ``each`` for the 16 strong cells in turn
+  in the O games: with ``--nodes`` instead of a clock, the same games every run); counting games we lost after proving a
   forced win and games where every engine move was a proven win, and the O games by the
   bot's first cell;
 * ``own``: the engine as X against its own best O, both at ``--time`` a move;
@@ -37,6 +38,7 @@ import time
 from collections.abc import Callable, Iterator
 from pathlib import Path
 
+from noughts.anytime.openings import strong_cells
 from noughts.anytime.search import anytime_move
 from noughts.anytime.threats import find_forced_win
 from noughts.players.game import GameOutcome, play_game
@@ -44,6 +46,7 @@ from noughts.players.protocol import CallablePlayer, LevelPlayer, Player
 from noughts.players.reference import LegacySeedQubicBot, SeedQubicBot
 from noughts.position import Position
 from noughts.results import Mark
+from noughts.variants import variant
 
 RESULTS = Path(__file__).parent / "results"
 
@@ -117,7 +120,7 @@ Task = tuple[str, int, float | None, int, int | None, str]
 """(side, game, time limit, seed, node budget or fast budget in ms, the seed bot's
 opening: strong, first16 or any)"""
 
-SEED_OPENINGS = ("strong", "first16", "any")
+SEED_OPENINGS = ("strong", "first16", "any", "each")
 
 
 def engine(seed: int, time_limit: float | None, nodes: int | None = None) -> LevelPlayer:
@@ -146,12 +149,14 @@ def _seed_game(task: Task) -> dict[str, object]:
     bot = SeedQubicBot(depth=3, style="balanced", seed=seed * 1000 + game,
                        opening="first16" if opening == "first16" else "strong")
     opponent: Player = bot
-    if opening == "any" and side == "O":  # any of the 64 cells, then the bot
+    if opening in ("any", "each") and side == "O":  # the bot's first cell, then the bot
         rng = random.Random(seed * 1000 + game)
+        strong = strong_cells(variant("qubic"))
 
         def opener(position: Position) -> int:
-            if position.ply == 0:
-                return rng.choice(list(position.legal_moves))
+            if position.ply == 0:  # any cell, or the strong cells in turn (game i: cell i)
+                return (rng.choice(list(position.legal_moves)) if opening == "any"
+                        else strong[game % len(strong)])
             return bot.choose(position)
 
         opponent = CallablePlayer(opener, bot.name)
@@ -338,8 +343,10 @@ def main(argv: list[str] | None = None) -> int:
                              "buys less search)")
     parser.add_argument("--seed-opening", choices=SEED_OPENINGS, default="strong",
                         help="the seed bot's first move: strong (a random corner or centre, "
-                             "as the seed intends; default), first16 (the seed code's bug) "
-                             "or any (any cell, as before the faithful copy)")
+                             "as the seed intends; default), first16 (the seed code's bug), "
+                             "any (any cell, as before the faithful copy) or each (as O, "
+                             "game i opens on the i-th of the 16 strong cells: with --nodes, "
+                             "the same games every run)")
     parser.add_argument("--parts", default="speed,seed,self",
                         help="comma-separated parts: speed, seed, own, self")
     parser.add_argument("--out", default=str(RESULTS / "qubic.json"))
