@@ -10,9 +10,9 @@ one game loop, :func:`noughts.players.game.play_game`, the engine as level 10):
   X and as O; as X the bot opens on a random corner or centre, as the seed intends
   (``--seed-opening first16`` for its code's bug, ``any`` for any of the 64 cells, as
   this benchmark did before the faithful copy, ``each`` for the 16 strong cells in turn
-  in the O games: with ``--nodes`` instead of a clock, the same games every run); counting games we lost after proving a
-  forced win and games where every engine move was a proven win, and the O games by the
-  bot's first cell;
+  in the O games: with ``--nodes`` instead of a clock, the same games every run);
+  counting games we lost after proving a forced win and games where every engine move
+  was a proven win, and the O games by the bot's first cell;
 * ``own``: the engine as X against its own best O, both at ``--time`` a move;
 * ``self``: the engine at ``--time`` against itself at ``--fast`` seconds a move.
 
