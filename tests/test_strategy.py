@@ -241,15 +241,13 @@ def test_the_defender_leaves_out_the_replies_a_strategy_wins(
 def test_against_the_shipped_strategy_every_reply_to_the_corner_is_a_proven_loss() -> None:
     corner = Position("", "4x4x4").play(0)
     lost = proven_replies(corner)
-    assert lost, "the shipped strategy proves replies to the corner lost"
+    assert len(lost) == len(corner.legal_moves)  # the strategy is whole: every reply loses
     for move, plies in lost.items():
         found = strategy_move(corner.play(move))
         assert found is not None and found.proven and plies == 1 + found.plies
     choice = choose_move(corner, nodes=200_000)
-    if len(lost) == len(corner.legal_moves):  # the strategy is whole: every reply loses
-        assert (choice.proven, choice.outcome, choice.plies) == (True, "loss", lost[choice.move])
-    else:
-        assert choice.move not in lost
+    assert (choice.proven, choice.outcome, choice.plies) == (True, "loss", lost[choice.move])
+    assert choice.value is not None and not choice.value.plies_exact  # the strategy's bound
 
 
 def test_a_defender_with_every_reply_proven_lost_plays_its_best_try_as_a_proven_loss(
