@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import re
 import time
 import warnings
 from collections.abc import Iterator
@@ -246,6 +247,19 @@ def test_openapi_docs(client: TestClient) -> None:
     paths = client.get("/openapi.json").json()["paths"]
     assert {"/api/v1/move", "/api/v1/analyze", "/api/v1/variants", "/healthz", "/"} <= set(paths)
     assert "post" in paths["/"] and "get" not in paths["/"]
+
+
+def test_redoc_is_served_offline(client: TestClient) -> None:
+    """/redoc answers with ReDoc's page, whose script and icon this server serves itself
+    (no CDN, no web fonts), as /docs does."""
+    page = client.get("/redoc")
+    assert page.status_code == 200 and "text/html" in page.headers["content-type"]
+    sources = re.findall(r'(?:src|href)="([^"]+)"', page.text)
+    assert "/docs/assets/redoc.standalone.js" in sources and "/openapi.json" in page.text
+    assert all(source.startswith("/") for source in sources), sources
+    script = client.get("/docs/assets/redoc.standalone.js")
+    assert script.status_code == 200 and "javascript" in script.headers["content-type"]
+    assert len(script.content) > 100_000
 
 
 def test_page_is_served_at_the_root(client: TestClient) -> None:

@@ -67,15 +67,16 @@ def create_app(settings: Settings | None = None) -> FastAPI:
         if service.shared is not None:
             service.shared.close()
 
-    # /docs: Swagger UI from files this server serves (the fastapi-offline package's
-    # copy, under /docs/assets), not from a CDN, so it works offline too
+    # /docs (Swagger UI) and /redoc (ReDoc): from files this server serves (the
+    # fastapi-offline package's copies, under /docs/assets), not from a CDN, so both work
+    # offline too
     app = FastAPIOffline(
         lifespan=lifespan,
         title="noughts move service",
         version=__version__,
         description=DESCRIPTION,
         docs_url="/docs",
-        redoc_url=None,
+        redoc_url="/redoc",
         static_url="/docs/assets",
     )
     app.state.settings = settings
