@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import json
 import random
+import shutil
 import signal
 import subprocess
 import sys
@@ -265,3 +266,17 @@ def test_a_defender_with_every_reply_proven_lost_plays_its_best_try_as_a_proven_
     # gives the value: a proven loss within that reply's bound
     assert choice.nodes > 0 and choice.depth is not None and choice.depth >= 1
     assert (choice.proven, choice.outcome, choice.plies) == (True, "loss", lost[choice.move])
+
+
+def test_a_build_with_nothing_to_do_changes_no_file(tmp_path: Path) -> None:
+    """The shipped strategy is whole: a build runs no job and leaves both files as they
+    were, bytes and modification times."""
+    root = Path(__file__).resolve().parent.parent
+    path = tmp_path / "qubic-strategy.bin"
+    shutil.copyfile(root / "src" / "noughts" / "data" / "qubic-strategy.bin", path)
+    shutil.copyfile(root / "checkpoints" / "qubic-strategy-tree.ckpt", checkpoint_path(path))
+    files = [path, checkpoint_path(path)]
+    before = [(file.read_bytes(), file.stat().st_mtime_ns) for file in files]
+    report = build_strategy(path, "4x4x4", seconds=5, job_seconds=5)
+    assert report.jobs == 0 and report.complete
+    assert [(file.read_bytes(), file.stat().st_mtime_ns) for file in files] == before

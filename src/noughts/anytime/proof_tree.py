@@ -36,6 +36,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from noughts.anytime.proof import INFINITY, widen
+from noughts.anytime.strategy import write_if_changed
 from noughts.errors import NoughtsError
 from noughts.position import Position
 from noughts.variants import variant
@@ -310,18 +311,32 @@ class ProofTree:
     # -- the checkpoint file -------------------------------------------------------------
     def to_bytes(self) -> bytes:
         """The tree as compressed JSON: its inner nodes, each with its moves' numbers
-        (the leaves are rebuilt from their parents)."""
+        (the leaves are rebuilt from their parents), and the leaves a parent cannot
+        rebuild (settled ones, and those with job time), each list in key order, so the
+        same tree always gives the same bytes and a reloaded tree saves as it was read.
+
+        >>> tree = ProofTree("4x4k3")
+        >>> opening = tree.children(tree.root)[0]
+        >>> tree.expand(opening, [(5, 3, 9), (1, 8, 2)])
+        >>> tree.nodes[tree.children(opening)[1]].effort = 0.0004  # under a millisecond
+        >>> ProofTree.from_bytes(tree.to_bytes()).to_bytes() == tree.to_bytes()
+        True
+        """
         records = []
-        for key, node in self.nodes.items():
+        leaves = []
+        for key in sorted(self.nodes):
+            node = self.nodes[key]
+            # job seconds are kept in whole milliseconds; a leaf is recorded only if
+            # that or its settled numbers say more than its parents' records
+            effort = round(node.effort * 1000)
             if node.moves is None:
+                if effort or node.settled:
+                    leaves.append([key[0], key[1], node.pn, node.dn, node.plies, effort])
                 continue
             kids = [self.nodes[child] for child in node.keys]
-            records.append([key[0], key[1], round(node.effort * 1000), node.chain,
+            records.append([key[0], key[1], effort, node.chain,
                             [[move, kid.pn, kid.dn, kid.plies]
                              for move, kid in zip(node.moves, kids, strict=True)]])
-        leaves = [[key[0], key[1], node.pn, node.dn, node.plies, round(node.effort * 1000)]
-                  for key, node in self.nodes.items()
-                  if node.moves is None and (node.effort or node.settled)]
         body = {"format": 1, "variant": self.variant, "opening": self.opening,
                 "inner": records, "leaves": leaves}
         return zlib.compress(json.dumps(body, separators=(",", ":")).encode(), 9)
@@ -348,11 +363,10 @@ class ProofTree:
         tree.update()
         return tree
 
-    def save(self, path: Path) -> None:
-        """Write the checkpoint atomically."""
-        partial = path.with_suffix(path.suffix + ".partial")
-        partial.write_bytes(self.to_bytes())
-        partial.replace(path)
+    def save(self, path: Path) -> bool:
+        """Write the checkpoint atomically, unless the file already holds these bytes
+        (then it is left alone); True if it was written."""
+        return write_if_changed(path, self.to_bytes())
 
     @classmethod
     def load(cls, path: Path) -> ProofTree:

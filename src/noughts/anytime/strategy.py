@@ -50,6 +50,7 @@ __all__ = [
     "proven_moves",
     "proven_replies",
     "STRATEGY_FILE",
+    "write_if_changed",
 ]
 
 STRATEGY_FILE = "qubic-strategy.bin"
@@ -162,16 +163,34 @@ class Strategy:
             strategy.entries[(x, o)] = Entry(move, status == PROVEN, plies, effort)
         return strategy
 
-    def save(self, path: Path) -> None:
-        """Write the file atomically (a new file renamed over the old one)."""
-        partial = path.with_suffix(path.suffix + ".partial")
-        partial.write_bytes(self.to_bytes())
-        partial.replace(path)
+    def save(self, path: Path) -> bool:
+        """Write the file atomically, unless it already holds these bytes; True if it
+        was written."""
+        return write_if_changed(path, self.to_bytes())
 
     @classmethod
     def load(cls, path: Path) -> Strategy:
         """Read a strategy file."""
         return cls.from_bytes(path.read_bytes())
+
+
+def write_if_changed(path: Path, data: bytes) -> bool:
+    """Write ``data`` to ``path`` atomically (a new file renamed over the old one),
+    unless the file already holds exactly these bytes: then it is left alone, so a
+    build with nothing to do changes no file. True if it was written.
+
+    >>> import tempfile
+    >>> with tempfile.TemporaryDirectory() as folder:
+    ...     path = Path(folder) / "f.bin"
+    ...     write_if_changed(path, b"a"), write_if_changed(path, b"a"), path.read_bytes()
+    (True, False, b'a')
+    """
+    if path.is_file() and path.read_bytes() == data:
+        return False
+    partial = path.with_suffix(path.suffix + ".partial")
+    partial.write_bytes(data)
+    partial.replace(path)
+    return True
 
 
 @functools.cache

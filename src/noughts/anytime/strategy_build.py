@@ -273,8 +273,11 @@ def build_strategy(
                     saved = time.monotonic()
                 if progress is not None:
                     progress(_report(tree, strategy, jobs, time.monotonic() - started))
-    finally:  # saved however the build ends: its time up, interrupted, or a failure
-        _save(strategy, tree, path, checkpoint)
+    finally:  # saved however the build ends: its time up, interrupted, or a failure;
+        # a build that finished no job changed nothing, and writes nothing (a file that
+        # holds the same bytes is never rewritten either)
+        if jobs or not path.exists() or not checkpoint.exists():
+            _save(strategy, tree, path, checkpoint)
         if own:
             for pool in pools:
                 pool.shutdown(cancel_futures=True)
