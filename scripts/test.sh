@@ -29,3 +29,9 @@ site_dir="$(mktemp -d)"
 NO_MKDOCS_2_WARNING=1 python3 -m mkdocs build --strict --site-dir "$site_dir"
 rm -rf "$site_dir"
 python3 -m pytest "$@"
+
+# --- the package as a user gets it (scripts/check_package.py) ---------------------------
+# python -m build (sdist and wheel), twine check --strict, the wheel holds the strategy,
+# the books, the table and the page; then a fresh virtual environment with only that
+# wheel (what `pip install .` installs) runs the README's examples
+python3 scripts/check_package.py

@@ -69,3 +69,25 @@ def test_the_api_references_docstrings_read_as_markdown() -> None:
     assert ":class:" not in text and "`BudgetExhausted`" in text
     fenced = module.fence_doctests(engine.__doc__ or "")
     assert fenced.count("```pycon") == 1 and fenced.count("```") == 2
+
+
+def test_the_readme_lists_every_docs_page() -> None:
+    section = README[README.index("## Where to read more"):]
+    missing = [f"docs/{page.name}" for page in sorted((ROOT / "docs").glob("*.md"))
+               if page.name != "index.md" and f"(docs/{page.name})" not in section]
+    assert not missing, f"the README's list of docs leaves out {missing}"
+
+
+README_NAMES = {"chromium": "Chromium", "nodejs": "Node.js", "redis-server": "redis-server"}
+"""How the README's set-up names each system package the test command installs."""
+
+
+def test_the_readme_says_what_the_test_command_installs() -> None:
+    script = (ROOT / "scripts" / "test.sh").read_text(encoding="utf-8")
+    packages = re.findall(r"missing\+=\(([\w.-]+)\)", script)
+    assert packages, "scripts/test.sh no longer lists its system packages as it did"
+    setup = README[README.index("## Set-up"):README.index("## A one-minute tour")]
+    for package in packages:
+        assert package in README_NAMES, f"name {package} in README_NAMES and in the README"
+        assert README_NAMES[package] in setup, f"the README's set-up does not name {package}"
+    assert "scripts/check_package.py" in script and "fresh virtual environment" in setup
