@@ -206,7 +206,9 @@ def test_handler_module_exposes_the_same_app() -> None:
     from mangum import Mangum
 
     assert isinstance(lambda_handler.handler, Mangum)
-    assert lambda_handler.handler.app is lambda_handler.app
+    assert lambda_handler.handler.app is lambda_handler.first_requests
+    assert lambda_handler.first_requests.full is lambda_handler.app
+    assert lambda_handler.app.state.service is lambda_handler.first_requests.service
     paths = set(lambda_handler.app.openapi()["paths"])
     assert {"/api/v1/move", "/api/v1/analyze", "/"} <= paths
 
@@ -260,3 +262,91 @@ def test_deeply_nested_json_is_a_400_not_a_500() -> None:
     for path in ("/", "/api/v1/move"):
         status, _, body = invoke(rest_event("POST", path, "[" * 5000 + "]" * 5000))
         assert status == 400 and "body" in body["detail"], body
+
+
+# -- the cold start: the first POST / before the rest of the app --------------------------
+COLD_START = """
+import json, sys
+from noughts.service import lambda_handler
+event = json.loads(sys.argv[1])
+answer = lambda_handler.handler(event, None)
+print(json.dumps({"answer": answer, "modules": sorted(sys.modules)}))
+"""
+
+NOT_FOR_THE_FIRST_REQUEST = (
+    "pydantic.v1",  # FastAPI imports it to check every route's models
+    "pydantic_settings",
+    "numpy",
+    "noughts.service.app",
+    "noughts.service.routes",
+    "noughts.service.schemas",
+    "noughts.service.explain",
+    "noughts.teaching",
+    "noughts.anytime.search",
+)
+
+
+def test_a_cold_start_loads_only_what_the_first_post_needs() -> None:
+    """A new process imports the handler and answers the seed's POST /, loading none of
+    the modules the other routes need (their models, explain and its trace)."""
+    import subprocess
+    import sys
+
+    event = rest_event("POST", "/", json.dumps(SEED_BODY))
+    done = subprocess.run([sys.executable, "-c", COLD_START, json.dumps(event)],
+                          capture_output=True, text=True, check=True)
+    report = json.loads(done.stdout.splitlines()[-1])
+    assert report["answer"]["statusCode"] == 200 and json.loads(report["answer"]["body"]) == [0, 2]
+    loaded = [name for name in report["modules"]
+              if name.startswith(NOT_FOR_THE_FIRST_REQUEST)]
+    assert loaded == [], loaded
+
+
+SEED_CASES = [
+    pytest.param(json.dumps(SEED_BODY), "application/json", id="a move"),
+    pytest.param('{"numX": 3, "numO": 3}', "application/json", id="overlapping masks"),
+    pytest.param('{"numX": 3, "numO": 48, "isX": false}', "text/plain", id="wrong side"),
+    pytest.param('{"numX": "3", "numO": 48}', "application/json", id="a string mask"),
+    pytest.param('{"numX": 70000, "numO": 0}', "application/json", id="a mask too big"),
+    pytest.param('{"numX": 7, "numO": 48}', "application/json", id="game over"),
+    pytest.param("not json", "application/json", id="not JSON"),
+    pytest.param(json.dumps(SEED_BODY), "text/csv", id="a wrong type"),
+    pytest.param("[" * 5000 + "]" * 5000, "application/json", id="nested too deep"),
+    pytest.param("x" * 20_000, "application/json", id="too large"),
+]
+
+
+@pytest.mark.parametrize(("body", "content_type"), SEED_CASES)
+def test_the_first_request_app_answers_as_the_full_app(body: str, content_type: str) -> None:
+    """POST / on the handler's small app and on the full app: the same status, headers
+    and body, errors included."""
+    from mangum import Mangum
+
+    from noughts.service.app import create_app
+
+    full = Mangum(create_app(lambda_handler.first_requests.settings), lifespan="off")
+    for make_event in (rest_event, http_api_event):
+        event = make_event("POST", "/", body, content_type=content_type)
+        quick = lambda_handler.handler(dict(event), LambdaContext())
+        slow = full(dict(event), LambdaContext())
+        assert quick["statusCode"] == slow["statusCode"], (quick, slow)
+        assert quick["body"] == slow["body"]
+        assert _headers(quick) == _headers(slow)
+
+
+def _headers(answer: dict[str, Any]) -> dict[str, Any]:
+    return {name.lower(): value for name, value in answer["headers"].items()}
+
+
+def test_other_requests_build_the_full_app_once_and_share_the_move_service() -> None:
+    handler = lambda_handler.FirstRequests(lambda_handler.first_requests.settings)
+    assert handler._full is None
+    from mangum import Mangum
+
+    served = Mangum(handler, lifespan="off")
+    seed = served(rest_event("POST", "/", json.dumps(SEED_BODY)), LambdaContext())
+    assert seed["statusCode"] == 200 and handler._full is None  # not built for POST /
+    stats = served(rest_event("GET", "/api/v1/stats", content_type=None), LambdaContext())
+    assert stats["statusCode"] == 200 and handler._full is not None
+    assert json.loads(stats["body"])["engine"]["started"] == 1  # the seed's search counted
+    assert handler.full.state.service is handler.service

@@ -19,9 +19,9 @@ from fastapi_offline import FastAPIOffline
 
 from noughts.service.explain import router as explain_router
 from noughts.service.first_requests import warm_request_path
-from noughts.service.middleware import BodySizeLimit, CorsDispatch, RootPath
+from noughts.service.middleware import install_middleware
 from noughts.service.moves import MoveService
-from noughts.service.problems import SEED_PATH, install_error_handlers
+from noughts.service.problems import install_error_handlers
 from noughts.service.routes import api, site, web_directory
 from noughts.service.settings import Settings
 from noughts.service.warmup import warm_in_background
@@ -40,11 +40,15 @@ seed's `numX`/`numO` bitmasks. Errors are `{"detail": "<what is wrong>"}`.
 """
 
 
-def create_app(settings: Settings | None = None) -> FastAPI:
-    """A new app with its own cache and search slots; ``settings`` default to the environment."""
+def create_app(settings: Settings | None = None, *, service: MoveService | None = None
+               ) -> FastAPI:
+    """A new app with its own cache and search slots; ``settings`` default to the
+    environment. ``service`` shares an existing move service (its cache and slots) instead:
+    the Lambda handler's, which answered the first requests before the app was built."""
     from noughts import __version__
 
     settings = settings or Settings()
+    service = service or MoveService(settings)
 
     @asynccontextmanager
     async def lifespan(app: FastAPI) -> AsyncIterator[None]:
@@ -80,7 +84,7 @@ def create_app(settings: Settings | None = None) -> FastAPI:
         static_url="/docs/assets",
     )
     app.state.settings = settings
-    app.state.service = service = MoveService(settings)
+    app.state.service = service
     install_error_handlers(app)
     app.include_router(api)
     app.include_router(explain_router)
@@ -88,8 +92,5 @@ def create_app(settings: Settings | None = None) -> FastAPI:
     web = web_directory()
     if web.is_dir():
         app.mount("/static", StaticFiles(directory=web), name="static")
-    app.add_middleware(BodySizeLimit, max_bytes=settings.max_body_bytes, open_paths=[SEED_PATH])
-    app.add_middleware(CorsDispatch, origins=settings.cors_origins, open_paths=[SEED_PATH])
-    if settings.root_path:
-        app.add_middleware(RootPath, root_path=settings.root_path)
+    install_middleware(app, settings)
     return app

@@ -21,6 +21,7 @@ True
 
 from __future__ import annotations
 
+import functools
 import threading
 from collections.abc import Hashable
 from dataclasses import dataclass
@@ -54,7 +55,10 @@ boards (a side under 3, k under 3, or k longer than the short side: 1x19, 3x3k1 
 3x8k6 have more than 5,000, whose tables would cost 100 MB).
 """
 
-_SHARED = frozenset(variant(name) for name in NAMED_VARIANTS)
+@functools.cache
+def _named() -> frozenset[Geometry]:
+    """The named variants' geometries (built when first asked, not at import)."""
+    return frozenset(variant(name) for name in NAMED_VARIANTS)
 
 
 def shares_symmetries(geometry: Geometry) -> bool:
@@ -67,10 +71,10 @@ def shares_symmetries(geometry: Geometry) -> bool:
     >>> shares_symmetries(variant("3x8k6"))
     False
     """
-    if geometry in _SHARED:
-        return True
     small = geometry.cells <= SYMMETRY_MAX_CELLS and min(geometry.shape) >= 3
-    return small and geometry.k >= 3 and not geometry.degenerate
+    if small and geometry.k >= 3 and not geometry.degenerate:
+        return True
+    return geometry in _named()
 
 
 def symmetries_ready(geometry: Geometry) -> bool:

@@ -11,14 +11,15 @@ noughts.errors.BoardError: overlapping marks: cell(s) 0 hold both X and O
 
 from __future__ import annotations
 
-from noughts.errors import BoardError, GameOverError, VariantError
-from noughts.geometry import Geometry, scan_forward
+from noughts.errors import BoardError, VariantError
+from noughts.geometry import scan_forward
 from noughts.notation import parse_board
 from noughts.position import Mark, Position
 from noughts.results import describe
 from noughts.service.moves import Analysis, MoveAnswer
 from noughts.service.schemas import AnalyzeResponse, MoveResponse, MoveValueOut
 from noughts.service.schemas import _PositionFields as PositionFields
+from noughts.service.seed import position_from_bitmasks
 from noughts.variants import variant
 
 __all__ = ["position_from_request", "position_from_bitmasks", "move_response", "analyze_response"]
@@ -55,34 +56,6 @@ def position_from_request(request: PositionFields, *, max_cells: int | None = No
     else:
         x = o = 0
     return position_from_bitmasks(x, o, geometry, _side(request))
-
-
-def position_from_bitmasks(
-    x: int, o: int, variant_name: str | Geometry, to_move: Mark | None
-) -> Position:
-    """A playable position from bitmasks and the side to move (if it was given).
-
-    >>> position_from_bitmasks(0b11, 0b1100, "4x4k3", "O").board
-    'XXOO/..../..../....'
-    >>> position_from_bitmasks(0b11, 0b100, "4x4k3", "X")
-    Traceback (most recent call last):
-    ...
-    noughts.errors.BoardError: impossible counts: 2 X and 1 O means O is to move, not X
-    """
-    position = Position.from_bitmasks(
-        x, o, variant_name, x_to_move=None if to_move is None else to_move == "X"
-    )
-    if to_move is not None and position.to_move != to_move:
-        count_x, count_o = x.bit_count(), o.bit_count()
-        raise BoardError(
-            f"impossible counts: {count_x} X and {count_o} O means {position.to_move} is to "
-            f"move, not {to_move}"
-        )
-    if position.is_over:
-        winner = position.winner
-        reason = f"{winner} has already won" if winner else "the board is full"
-        raise GameOverError(f"the game is over: {reason}; there is no move to make")
-    return position
 
 
 def move_response(answer: MoveAnswer) -> MoveResponse:

@@ -26,7 +26,7 @@ from __future__ import annotations
 import threading
 import time
 from dataclasses import asdict, dataclass
-from typing import Any, NamedTuple
+from typing import TYPE_CHECKING, Any, NamedTuple
 
 from cachetools import LRUCache
 
@@ -35,7 +35,9 @@ from noughts.engine import choose_move, evaluate_moves
 from noughts.exact import solver
 from noughts.position import Position
 from noughts.results import Mark, MoveChoice, MoveEval
-from noughts.teaching.trace import Algorithm, compare, trace
+
+if TYPE_CHECKING:  # the trace is imported by the explain jobs that need it, not before
+    from noughts.teaching.trace import Algorithm
 
 __all__ = [
     "Board",
@@ -203,6 +205,8 @@ class ExplainJob:
     compare: bool
 
     def __call__(self, budget: Budget) -> tuple[dict[str, Any], tuple[dict[str, Any], ...]]:
+        from noughts.teaching.trace import trace
+
         position = self.board.position()
         result = trace(
             position,
@@ -234,6 +238,8 @@ def _compare_rows(
     with _COMPARED_LOCK:
         rows = _COMPARED.get(key)
     if rows is None:
+        from noughts.teaching.trace import compare
+
         position = board.position()
         limit = EXPLAIN_NODE_LIMIT
         table = compare(position, depth=depth, node_limit=limit, tutorial=tutorial, budget=budget)

@@ -2,8 +2,13 @@
 
 Mangum over the same FastAPI app as ``noughts serve``, for API Gateway REST (v1) and
 HTTP API (v2) proxy events. Settings come from the function's ``NOUGHTS_*`` environment.
-Importing this module builds the app and nothing more (no search, no table), so a cold
-start stays short.
+
+A cold start imports only what the first request needs. Importing this module reads the
+settings and makes the move service (no search, no table) and a small app that serves
+the 4x4 backend seed's ``POST /``, the same endpoint with the same middleware and error
+handlers as the full app; the full app (the JSON API, explain, the page, /docs) is built
+on the first request for anything else, and shares that move service (its cache, its
+counters). ``app`` is the full app, built when first read.
 
 An event that is not an HTTP request (``{}``, S3, a schedule, a list, a string, ``None``)
 or a malformed one (no ``path`` or ``httpMethod``, a body flagged base64 that is not)
@@ -11,8 +16,7 @@ gets a 400 result naming the problem, and a warning in the log, instead of an ex
 
 >>> answer = handler({"Records": [{"eventSource": "aws:s3"}]}, None)
 >>> answer["statusCode"], json.loads(answer["body"])["detail"][:31]
-(400, 'not an HTTP event this function')
-"""
+(400, 'not an HTTP event this function')"""
 
 from __future__ import annotations
 
@@ -22,11 +26,17 @@ import json
 import logging
 from typing import Any
 
+from fastapi import FastAPI
 from mangum import Mangum
+from starlette.types import Receive, Scope, Send
 
-from noughts.service.app import create_app
+from noughts.service.middleware import SEED_PATH, install_middleware
+from noughts.service.moves import MoveService
+from noughts.service.problems import install_error_handlers
+from noughts.service.seed import post_seed_move
+from noughts.service.settings import Settings
 
-__all__ = ["app", "handler", "GuardedMangum"]
+__all__ = ["handler", "GuardedMangum", "FirstRequests", "first_requests"]
 
 logger = logging.getLogger("noughts.lambda")
 
@@ -93,5 +103,48 @@ class GuardedMangum(Mangum):
         return _refusal(detail)
 
 
-app = create_app()
-handler = GuardedMangum(app, lifespan="off")
+class FirstRequests:
+    """The handler's ASGI app: ``POST /`` (the seed drop-in) on a small app made at
+    import, every other request on the full app, built the first time one comes.
+
+    Both apps have the same settings, move service, middleware and error handlers, and
+    the seed's endpoint is the same function in both, so an answer is the same whichever
+    serves it (the full app documents the route; the small one only serves it).
+    """
+
+    def __init__(self, settings: Settings) -> None:
+        self.settings = settings
+        self.service = MoveService(settings)
+        seed = FastAPI(openapi_url=None, docs_url=None, redoc_url=None)
+        seed.state.settings, seed.state.service = settings, self.service
+        install_error_handlers(seed)
+        seed.router.add_route(SEED_PATH, post_seed_move, methods=["POST"])
+        install_middleware(seed, settings)
+        self.seed = seed
+        self._full: FastAPI | None = None
+
+    @property
+    def full(self) -> FastAPI:
+        """The full app (``create_app`` with these settings and this move service)."""
+        if self._full is None:
+            from noughts.service.app import create_app
+
+            self._full = create_app(self.settings, service=self.service)
+        return self._full
+
+    async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
+        if scope["type"] == "http" and scope["method"] == "POST" and scope["path"] == SEED_PATH:
+            await self.seed(scope, receive, send)
+        else:
+            await self.full(scope, receive, send)
+
+
+first_requests = FirstRequests(Settings())
+handler = GuardedMangum(first_requests, lifespan="off")
+
+
+def __getattr__(name: str) -> Any:
+    """``app``: the full FastAPI app, built on first use."""
+    if name == "app":
+        return first_requests.full
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")

@@ -8,11 +8,17 @@ from __future__ import annotations
 
 import json
 from collections.abc import Sequence
+from typing import TYPE_CHECKING
 
 from starlette.middleware.cors import CORSMiddleware
 from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
-__all__ = ["BodySizeLimit", "CorsDispatch", "RootPath"]
+if TYPE_CHECKING:
+    from starlette.applications import Starlette
+
+    from noughts.service.settings import Settings
+
+__all__ = ["BodySizeLimit", "CorsDispatch", "RootPath", "install_middleware"]
 
 _BODY_METHODS = frozenset({"POST", "PUT", "PATCH"})
 
@@ -130,3 +136,16 @@ class RootPath:
         if scope["type"] in ("http", "websocket") and not scope.get("root_path"):
             scope = {**scope, "root_path": self.root_path}
         await self.app(scope, receive, send)
+
+
+SEED_PATH = "/"
+"""The seed-client drop-in's path: its answers, errors included, allow any origin."""
+
+
+def install_middleware(app: Starlette, settings: Settings) -> None:
+    """The service's middleware, on the app and on the Lambda handler's first-request app
+    alike: the body size limit, CORS (open on :data:`SEED_PATH`) and the root path."""
+    app.add_middleware(BodySizeLimit, max_bytes=settings.max_body_bytes, open_paths=[SEED_PATH])
+    app.add_middleware(CorsDispatch, origins=settings.cors_origins, open_paths=[SEED_PATH])
+    if settings.root_path:
+        app.add_middleware(RootPath, root_path=settings.root_path)

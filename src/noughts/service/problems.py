@@ -20,6 +20,7 @@ from starlette.exceptions import HTTPException as StarletteHTTPException
 from starlette.requests import ClientDisconnect
 
 from noughts.errors import GameOverError, NoughtsError
+from noughts.service.middleware import SEED_PATH
 from noughts.service.moves import EngineOverrunError
 from noughts.service.processes import WorkerLostError
 from noughts.service.runner import ClientGoneError, EngineBusyError
@@ -33,8 +34,6 @@ __all__ = [
     "SEED_PATH",
 ]
 
-SEED_PATH = "/"
-"""The seed-client drop-in's path: its answers, errors included, allow any origin."""
 
 _STRIP = ("Value error, ", "Assertion failed, ")
 

@@ -3,32 +3,29 @@
 from __future__ import annotations
 
 import asyncio
-import json
 from functools import lru_cache
 from pathlib import Path
 from typing import Any
 
 from fastapi import APIRouter, Request
 from fastapi.responses import FileResponse, Response
-from pydantic import BaseModel, ValidationError
+from pydantic import BaseModel
 
 from noughts.exact.solver import can_solve
 from noughts.geometry import scan_forward
 from noughts.players.levels import PRESETS
-from noughts.position import Mark, Position
+from noughts.position import Position
 from noughts.results import MAX_LEVEL
 from noughts.service.cache import CacheKey
 from noughts.service.conversion import (
     analyze_response,
     move_response,
-    position_from_bitmasks,
     position_from_request,
 )
 from noughts.service.moves import MoveService
 from noughts.service.problems import (
     SEED_PATH,
     ProblemError,
-    describe_validation_errors,
 )
 from noughts.service.runner import SearchRunner
 from noughts.service.schemas import (
@@ -46,6 +43,7 @@ from noughts.service.schemas import (
     VariantInfo,
     VariantsResponse,
 )
+from noughts.service.seed import SEED_VARIANT, post_seed_move, service_of
 from noughts.service.warmup import warmed_names
 from noughts.variants import ALIASES, NAMED_VARIANTS, is_built, variant
 
@@ -54,22 +52,11 @@ __all__ = ["api", "site", "LISTED_VARIANTS", "SEED_VARIANT"]
 LISTED_VARIANTS = (*NAMED_VARIANTS, "3x3x3", "5x5k4", "7x7k5", "15x15k5")
 """Variants listed at /api/v1/variants (any parseable name is accepted by the POSTs)."""
 
-SEED_VARIANT = "4x4k3"
-"""The 4x4 backend seed's board: 4x4 with 3 in a row."""
-
-
 def _errors(*codes: int) -> dict[int | str, dict[str, Any]]:
     return {code: {"model": ErrorResponse} for code in codes}
 
 
 _POST_ERRORS = _errors(400, 409, 413, 415, 422, 429, 503)
-
-
-def service_of(request: Request) -> MoveService:
-    """The app's move service (looked up directly: a dependency costs more per request
-    than the whole cache hit it would serve)."""
-    service: MoveService = request.app.state.service
-    return service
 
 
 def _json(model: BaseModel) -> Response:
@@ -233,12 +220,7 @@ async def get_page() -> FileResponse:
     return FileResponse(index, media_type="text/html; charset=utf-8")
 
 
-_LENIENT_TYPES = frozenset(
-    {"", "application/json", "text/plain", "application/x-www-form-urlencoded"}
-)
-
-
-@site.post(
+site.post(
     SEED_PATH,
     response_model=list[int],
     responses={
@@ -254,43 +236,4 @@ _LENIENT_TYPES = frozenset(
             "content": {"application/json": {"schema": SeedMoveRequest.model_json_schema()}},
         }
     },
-)
-async def post_seed_move(request: Request) -> Response:
-    """The seed backend's one POST: ``{"numX", "numO", "isX"}`` on 4x4 with 3 in a row,
-    answered with ``[row, col]`` and ``Access-Control-Allow-Origin: *``. Like the seed's
-    Lambda it reads the body as JSON whatever the declared type (text/plain included)."""
-    media = request.headers.get("content-type", "").split(";", 1)[0].strip().lower()
-    if media not in _LENIENT_TYPES and not media.endswith("+json"):
-        raise ProblemError(415, f"unsupported Content-Type {media!r}: send a JSON body")
-    raw = await request.body()
-    try:
-        data = json.loads(raw)
-    except (ValueError, UnicodeDecodeError) as error:
-        raise ProblemError(400, f"request body is not valid JSON: {error}") from None
-    except RecursionError:
-        raise ProblemError(400, "request body is not valid JSON: nested too deeply") from None
-    try:
-        seed_request = SeedMoveRequest.model_validate(data)
-    except ValidationError as error:
-        status, message = describe_validation_errors(list(error.errors()))
-        raise ProblemError(status, message) from None
-    service = service_of(request)
-    reply_key: CacheKey = ("seed", seed_request.numX, seed_request.numO, seed_request.isX)
-    reply = service.replies.get(reply_key)
-    if reply is None:
-        to_move: Mark | None = None
-        if seed_request.isX is not None:
-            to_move = "X" if seed_request.isX else "O"
-        position = position_from_bitmasks(
-            seed_request.numX, seed_request.numO, SEED_VARIANT, to_move
-        )
-        answer = await service.move(position, level=MAX_LEVEL, time_ms=None, seed=None)
-        row, col = answer.result.coords
-        reply = json.dumps([row, col]).encode()
-        if answer.reusable:
-            service.replies.put(reply_key, reply)
-    else:
-        service.moves.record_hit()
-    return Response(
-        reply, media_type="application/json", headers={"Access-Control-Allow-Origin": "*"}
-    )
+)(post_seed_move)

@@ -12,6 +12,8 @@ from typing import Literal
 
 from pydantic import BaseModel, ConfigDict, Field, StrictBool, StrictInt
 
+from noughts.service.seed import SeedMoveRequest  # the seed's, re-exported
+
 __all__ = [
     "MoveRequest",
     "AnalyzeRequest",
@@ -37,8 +39,6 @@ SEED_LIMIT = 2**63
 """Bounds of ``seed``: from -2**63 to 2**63 - 1024, the largest integer below 2**63 that a
 JSON number read as a double keeps exactly (so the schema's maximum means what it says)."""
 
-SEED_MASK = 2**16 - 1
-"""The largest bitmask on the 4x4 backend seed's board."""
 
 
 class _PositionFields(BaseModel):
@@ -99,16 +99,6 @@ class AnalyzeRequest(_PositionFields):
     """Body of ``POST /api/v1/analyze`` (``level`` is accepted and ignored)."""
 
     level: StrictInt | None = Field(None, ge=0, le=10, description="Ignored: analysis is level 10.")
-
-
-class SeedMoveRequest(BaseModel):
-    """The 4x4 backend seed's request: bitmasks on 4x4 with 3 in a row."""
-
-    model_config = ConfigDict(extra="ignore")
-
-    numX: StrictInt = Field(ge=0, le=SEED_MASK, description="Bitmask of X's cells, bit row*4+col.")
-    numO: StrictInt = Field(ge=0, le=SEED_MASK, description="Bitmask of O's cells, bit row*4+col.")
-    isX: StrictBool | None = Field(None, description="True if the bot plays X (X to move).")
 
 
 _SQUARE = (

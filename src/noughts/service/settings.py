@@ -1,4 +1,9 @@
-"""Service settings, read from ``NOUGHTS_*`` environment variables (pydantic-settings).
+"""Service settings, read from ``NOUGHTS_*`` environment variables.
+
+Each field ``name`` is read from ``NOUGHTS_NAME`` (any case) unless given as an
+argument, and validated as the argument would be (numbers and booleans from their text;
+``cors_origins`` comma-separated or JSON). A plain pydantic model reading the
+environment itself: the Lambda handler's cold start does not pay for a settings library.
 
 >>> settings = Settings(max_time_ms=2000, cors_origins="https://a.example, https://b.example")
 >>> settings.cors_origins
@@ -10,18 +15,29 @@
 from __future__ import annotations
 
 import json
-from typing import Annotated, Any
+import os
+from typing import Any
 
-from pydantic import Field, field_validator, model_validator
-from pydantic_settings import BaseSettings, NoDecode, SettingsConfigDict
+from pydantic import BaseModel, ConfigDict, Field, field_validator, model_validator
 
 __all__ = ["Settings"]
 
 
-class Settings(BaseSettings):
-    """Every knob of the move service; each field ``name`` is read from ``NOUGHTS_NAME``."""
+ENV_PREFIX = "NOUGHTS_"
+"""The settings' environment variables are ``NOUGHTS_`` and the field's name."""
 
-    model_config = SettingsConfigDict(env_prefix="NOUGHTS_", extra="ignore")
+
+class Settings(BaseModel):
+    """Every knob of the move service; each field ``name`` is read from ``NOUGHTS_NAME``
+    unless given as an argument.
+
+    >>> os.environ["NOUGHTS_MAX_CELLS"] = "64"
+    >>> Settings().max_cells, Settings(max_cells=9).max_cells
+    (64, 9)
+    >>> del os.environ["NOUGHTS_MAX_CELLS"]
+    """
+
+    model_config = ConfigDict(extra="ignore", validate_default=True)
 
     host: str = Field(default="127.0.0.1", description="Address `noughts serve` binds to.")
     port: int = Field(default=8000, ge=0, le=65535, description="Port `noughts serve` uses.")
@@ -51,7 +67,7 @@ class Settings(BaseSettings):
     cache_retry_s: float = Field(
         default=5.0, gt=0, description="After a shared-cache failure, seconds before trying again."
     )
-    cors_origins: Annotated[list[str], NoDecode] = Field(
+    cors_origins: list[str] = Field(
         default_factory=lambda: ["*"],
         description="Origins allowed to call /api/v1 from a browser: comma-separated or JSON.",
     )
@@ -89,6 +105,18 @@ class Settings(BaseSettings):
         allow_inf_nan=False,
         description="Seconds a connection has to deliver a whole request (noughts serve).",
     )
+
+    @model_validator(mode="before")
+    @classmethod
+    def _read_environment(cls, given: Any) -> Any:
+        """The ``NOUGHTS_*`` variables of the fields not given as arguments."""
+        if not isinstance(given, dict):
+            return given
+        environment = {key.upper(): value for key, value in os.environ.items()
+                       if key.upper().startswith(ENV_PREFIX)}
+        found = {name: environment[ENV_PREFIX + name.upper()] for name in cls.model_fields
+                 if ENV_PREFIX + name.upper() in environment}
+        return {**found, **given}
 
     @field_validator("cors_origins", mode="before")
     @classmethod
