@@ -7,7 +7,8 @@ Run by ``scripts/test.sh`` (or alone: ``python scripts/check_package.py``):
    an SPDX expression);
 3. the wheel must hold everything the package reads at run time: the Qubic strategy,
    the opening books, the 3x3 table (``noughts/data/*.bin``) and the web page
-   (``noughts/web/*``), file for file as in the source tree;
+   (``noughts/web/*``), file for file as in the source tree, and its metadata must give
+   the licence as an SPDX expression (``License-Expression: MIT``, PEP 639);
 4. a fresh virtual environment gets only that wheel (what ``pip install .`` builds and
    installs; pip's cache makes the dependencies quick after the first time), and the
    README's Python examples run there as doctests, from a directory outside the source
@@ -44,12 +45,17 @@ def run(command: list[str], **kwargs: object) -> None:
 
 
 def wheel_problems(wheel: Path) -> list[str]:
-    """What the wheel lacks of the package's data and page."""
-    names = set(zipfile.ZipFile(wheel).namelist())
+    """What the wheel lacks of the package's data and page, and of its metadata: the
+    licence as an SPDX expression (PEP 639), not the deprecated table."""
+    archive = zipfile.ZipFile(wheel)
+    names = set(archive.namelist())
+    metadata = next(name for name in names if name.endswith(".dist-info/METADATA"))
+    problems = [] if "License-Expression: MIT" in archive.read(metadata).decode() else [
+        "the METADATA line License-Expression: MIT"]
     wanted = {f"noughts/data/{p.name}" for p in (PACKAGE / "data").glob("*.bin")}
     wanted |= {f"noughts/web/{p.name}" for p in (PACKAGE / "web").iterdir() if p.is_file()}
     wanted |= set(MUST_HOLD)
-    return sorted(wanted - names)
+    return problems + sorted(wanted - names)
 
 
 def console_examples(readme: str) -> list[list[str]]:
@@ -79,7 +85,8 @@ def main() -> None:
         missing = wheel_problems(wheels[0])
         if missing:
             raise SystemExit(f"check_package: the wheel lacks {', '.join(missing)}")
-        print("the wheel holds the strategy, the books, the table and the page")
+        print("the wheel holds the strategy, the books, the table and the page, and its "
+              "licence is an SPDX expression")
         venv = out / "venv"
         run([sys.executable, "-m", "venv", str(venv)])
         python = venv / "bin" / "python"
