@@ -28,9 +28,6 @@ if TYPE_CHECKING:
 
 __all__ = ["add_arguments", "run", "infer_variant"]
 
-_BY_CELLS = {9: "3x3", 16: "4x4", 27: "3x3x3", 64: "4x4x4"}
-
-
 def add_arguments(name: str, parser: argparse.ArgumentParser) -> None:
     """Arguments of ``move``, ``analyze`` or ``solve``."""
     if name == "solve":
@@ -111,6 +108,7 @@ def infer_variant(board: str) -> str:
     '2x2x2'
     """
     from noughts.errors import BoardError
+    from noughts.variants import of_cells
 
     text = "".join(board.split())
     layers = text.split("|")
@@ -128,8 +126,9 @@ def infer_variant(board: str) -> str:
             return f"{len(rows[0])}x{widths.pop()}"
         raise BoardError(f"board {board!r} has rows of different lengths")
     cells = len(text)
-    if cells in _BY_CELLS:
-        return _BY_CELLS[cells]
+    name = of_cells(cells)
+    if name is not None:
+        return name
     raise BoardError(
         f"cannot tell the variant of a board of {cells} cells; give --variant "
         "or separate rows with '/'"

@@ -121,7 +121,7 @@ def _namer(variant_name: str) -> Callable[[int], str]:
     from noughts.notation import square_name
     from noughts.variants import variant
 
-    geometry = variant(variant_name)
+    geometry = variant(variant_name).geometry
     return lambda cell: square_name(geometry, cell)
 
 
