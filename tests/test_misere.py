@@ -172,3 +172,69 @@ def test_the_anytime_search_finds_forced_results_as_the_solver_does() -> None:
         found[exact.outcome] += 1
     assert found[Outcome.WIN] and found[Outcome.LOSS]  # both kinds were met
 
+
+
+def test_the_cli_accepts_and_echoes_misere_names(capsys: pytest.CaptureFixture[str]) -> None:
+    import json
+
+    from noughts.cli import main
+
+    assert main(["move", "XX./OO./...", "--variant", "tictactoe-misere", "--json"]) == 0
+    record = json.loads(capsys.readouterr().out)
+    assert record["variant"] == "3x3-misere" and record["move"] != 2
+    assert main(["solve", "3x3-misere", "--json"]) == 0
+    assert json.loads(capsys.readouterr().out)["outcome"] == "draw"
+    assert main(["move", "", "--variant", "3x3-misre"]) != 0
+    assert "-misere" in capsys.readouterr().err
+
+
+def test_the_api_accepts_and_echoes_misere_names() -> None:
+    pytest.importorskip("fastapi")
+    from fastapi.testclient import TestClient
+
+    from noughts.service.app import create_app
+    from noughts.service.settings import Settings
+
+    with TestClient(create_app(Settings(warmup=False))) as client:
+        answer = client.post("/api/v1/move",
+                             json={"variant": "3x3-misere", "board": "XX./OO./..."})
+        assert answer.status_code == 200, answer.text
+        body = answer.json()
+        assert body["variant"] == "3x3-misere" and body["move"] != 2
+        analysis = client.post("/api/v1/analyze",
+                               json={"variant": "qubic-misere", "time_ms": 200}).json()
+        assert analysis["variant"] == "4x4x4-misere"
+        lost = client.post("/api/v1/analyze", json={"variant": "3x3-misere",
+                                                    "board": "XX./OO./..."}).json()
+        two = next(m for m in lost["moves"] if m["move"] == 2)
+        assert two["outcome"] == "loss" and two["plies"] == 1
+        wrong = client.post("/api/v1/move", json={"variant": "3x3-misery", "board": ""})
+        assert wrong.status_code == 400 and "misere" in wrong.text
+
+
+def test_the_game_loop_arena_and_environments_play_misere() -> None:
+    from noughts.arena.match import run_arena
+    from noughts.play.session import Seat, Session
+
+    result = run_arena(["level:10", "random"], variant="3x3-misere", games=4, workers=0,
+                       nodes=2000)
+    assert result.variant == "3x3-misere"
+    wins, draws, losses = result.pairs[0].total
+    assert losses == 0 and wins + draws == 4  # perfect misère play never loses to random
+    session = Session(variant("3x3-misere"), {"X": Seat.human(), "O": Seat.human()})
+    assert session.position.variant == "3x3-misere"
+    pytest.importorskip("gymnasium")
+    from noughts.rl import NoughtsEnv
+
+    for seed in range(6):
+        env = NoughtsEnv("3x3-misere", opponent="random", agent="X")
+        env.reset(seed=seed)
+        done, reward = False, 0.0
+        while not done:
+            _, reward, done, _, _ = env.step(min(env.position.legal_moves))
+        assert env.position.variant == "3x3-misere"
+        winner = env.position.winner
+        assert reward == (1.0 if winner == "X" else -1.0 if winner == "O" else 0.0)
+        if winner is not None:  # whoever completed the line lost
+            loser_marks = env.position.marks("O" if winner == "X" else "X")
+            assert env.position.geometry.has_line(loser_marks)

@@ -32,7 +32,8 @@ def add_arguments(name: str, parser: argparse.ArgumentParser) -> None:
     """Arguments of ``move``, ``analyze`` or ``solve``."""
     if name == "solve":
         parser.add_argument(
-            "variant", metavar="VARIANT", type=limits.variant_name, help="e.g. 3x3, 4x4k3, 4x4"
+            "variant", metavar="VARIANT", type=limits.variant_name,
+            help="e.g. 3x3, 4x4k3, 4x4, 3x3-misere (misère: completing a line loses)"
         )
         parser.add_argument("--json", action="store_true", help="print one JSON object")
         parser.add_argument(
@@ -54,7 +55,8 @@ def add_arguments(name: str, parser: argparse.ArgumentParser) -> None:
         "-v",
         metavar="V",
         type=limits.variant_name,
-        help="3x3, 4x4k3, 4x4, qubic, 5x4k4...",
+        help="3x3, 4x4k3, 4x4, qubic, 5x4k4...; add -misere for the misère game "
+        "(completing a line loses): 3x3-misere, qubic-misere",
     )
     parser.add_argument("--json", action="store_true", help="print JSON")
     parser.add_argument("--x", dest="num_x", metavar="NUMX", type=_mask, help="X's bitmask")

@@ -94,7 +94,7 @@ def cache_key(kind: str, canonical: Position, *, level: int) -> CacheKey:
     """The key of an answer of ``kind`` ("move", "analyze") for a canonical position."""
     # The variant's name, not its geometry: an entry must not keep a dropped geometry
     # (and its tables) alive.
-    return (kind, canonical.geometry.name, canonical.x, canonical.o, canonical.to_move, level)
+    return (kind, canonical.game.name, canonical.x, canonical.o, canonical.to_move, level)
 
 
 @dataclass(frozen=True)

@@ -236,7 +236,7 @@ class MoveService:
                 )
         target = view.canonical if view is not None else position
         job = MoveJob(Board.of(target), level=level, seed=seed, exact=exact)
-        kind = ("move", target.geometry.name, level, exact)
+        kind = ("move", target.game.name, level, exact)
         try:
             result, fell_back, seconds = await self.runner_for(target, exact=exact).run(
                 job,
@@ -277,7 +277,7 @@ class MoveService:
                 return Analysis(position, moves, 0, 0.0, True, budget_ms)
         target = view.canonical if view is not None else position
         job = AnalysisJob(Board.of(target), exact=exact)
-        kind = ("analyze", target.geometry.name, exact)
+        kind = ("analyze", target.game.name, exact)
         try:
             found = await self.runner_for(target, exact=exact).run(
                 job,
