@@ -112,8 +112,32 @@ def test_known_values() -> None:
     assert best_move(Position("", "3x3-misere")).move == 4  # only the centre draws
 
 
+def _plain_value(position: Position, memo: dict[Position, tuple[int, int]]) -> tuple[int, int]:
+    """(+1/0/-1 for the side to move, plies to the end): plain minimax over
+    :meth:`Position.play`, the winner hurrying and the loser delaying."""
+    known = memo.get(position)
+    if known is not None:
+        return known
+    if position.is_over:
+        winner = position.winner
+        result = (0 if winner is None else 1 if winner == position.to_move else -1, 0)
+    else:
+        best: tuple[int, int] | None = None
+        for move in position.legal_moves:
+            sign, plies = _plain_value(position.play(move), memo)
+            mine = (-sign, plies + 1)
+            key = (mine[0], -mine[1] if mine[0] > 0 else mine[1])
+            if best is None or key > (best[0], -best[1] if best[0] > 0 else best[1]):
+                best = mine
+        assert best is not None
+        result = best
+    memo[position] = result
+    return result
+
+
 def test_every_reachable_3x3_position_against_openspiel() -> None:
     referee = _referee("misere(game=tic_tac_toe())")
+    memo: dict[Position, tuple[int, int]] = {}
     seen: set[Position] = set()
     pending = [(Position("", "3x3-misere"), [])]
     checked = 0
@@ -122,7 +146,10 @@ def test_every_reachable_3x3_position_against_openspiel() -> None:
         if position in seen or position.is_over:
             continue
         seen.add(position)
-        assert solve(position).outcome is _outcome(referee(moves)), position
+        value = solve(position)
+        assert value.outcome is _outcome(referee(moves)), position
+        sign, plies = _plain_value(position, memo)
+        assert (value.outcome, value.plies) == (_outcome(sign), plies), position
         for e in analyze(position):
             child = [*moves, e.move]
             after = position.play(e.move)

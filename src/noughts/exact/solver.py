@@ -345,7 +345,8 @@ def solver_for(game: Variant | Geometry) -> Solver:
     >>> solver_for(variant("3x3")) is solver_for(variant("tictactoe"))
     True
     """
-    game = variant(game)
+    if type(game) is not Variant:
+        game = variant(game)
     name = game.name
     share = _table_share
     solver = _SOLVERS.get_or_make(name, lambda: Solver(game, table_share=share))
