@@ -47,7 +47,7 @@ def position_from_request(request: PositionFields, *, max_cells: int | None = No
     if request.board is not None and has_masks:
         raise BoardError("give the board either as 'board' or as 'numX'/'numO', not both")
     if request.board is not None:
-        x, o = parse_board(request.board, geometry)
+        x, o = parse_board(request.board, geometry.geometry)
     elif has_masks:
         if request.num_x is None or request.num_o is None:
             missing = "numX" if request.num_x is None else "numO"

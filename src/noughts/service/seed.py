@@ -25,6 +25,7 @@ from noughts.results import MAX_LEVEL
 from noughts.service.cache import CacheKey
 from noughts.service.moves import MoveService
 from noughts.service.problems import ProblemError, describe_validation_errors
+from noughts.variants import Variant
 
 __all__ = [
     "SeedMoveRequest",
@@ -60,7 +61,7 @@ def service_of(request: Request) -> MoveService:
 
 
 def position_from_bitmasks(
-    x: int, o: int, variant_name: str | Geometry, to_move: Mark | None
+    x: int, o: int, variant_name: str | Variant | Geometry, to_move: Mark | None
 ) -> Position:
     """A playable position from bitmasks and the side to move (if it was given).
 
