@@ -42,6 +42,7 @@ import asyncio
 import time
 from collections.abc import Hashable
 from dataclasses import dataclass
+from typing import TYPE_CHECKING
 
 from noughts.budget import Budget
 from noughts.exact import solver
@@ -61,8 +62,10 @@ from noughts.service.jobs import AnalysisJob, Board, MoveJob, reserve_s
 from noughts.service.processes import ProcessRunner
 from noughts.service.runner import ClientCheck, DeadlineExceededError, EngineRunner, Inline
 from noughts.service.settings import Settings
-from noughts.service.shared_cache import SharedCache
 from noughts.variants import NAMED_VARIANTS, Variant
+
+if TYPE_CHECKING:
+    from noughts.service.shared_cache import SharedCache
 
 __all__ = [
     "MoveService",
@@ -165,7 +168,9 @@ class MoveService:
         )
         self.replies = ReplyCache(settings.cache_size, settings.cache_ttl_s)
         self.shared: SharedCache | None = None
-        if settings.cache_url is not None:
+        if settings.cache_url is not None:  # imported only then (a cold start skips it)
+            from noughts.service.shared_cache import SharedCache
+
             self.shared = SharedCache(
                 settings.cache_url,
                 ttl_s=settings.cache_ttl_s,
