@@ -103,6 +103,41 @@ def test_api_returns_the_same_trace_as_the_engine(client: TestClient) -> None:
     assert [row["algorithm"] for row in data["compare"]] == list(ALGORITHMS)
 
 
+def test_api_names_every_cell_beside_its_index(client: TestClient) -> None:
+    from noughts.notation import square_name
+    from noughts.variants import variant
+
+    geometry = variant("3x3")
+    body = {"board": "XOX/OO./X..", "algorithm": "alphabeta"}
+    data = client.post("/api/v1/explain", json=body).json()
+    assert data["best_move"] == 5 and data["best_square"] == "c2"
+    assert data["pv_squares"] == [square_name(geometry, cell) for cell in data["pv"]]
+    assert data["stored"][0]["square"] is None  # the root: no move led there
+    cuts = 0
+    for node in data["stored"][1:]:
+        assert node["square"] == square_name(geometry, node["move"])
+        if node["cutoff"]:
+            cuts += 1
+            cut = node["cutoff"]
+            assert cut["after_square"] == square_name(geometry, cut["after"])
+            assert cut["skipped_squares"] == [square_name(geometry, c) for c in cut["skipped"]]
+    assert cuts == 2
+    for row in data["compare"]:
+        assert row["best_square"] == square_name(geometry, row["best_move"])
+
+
+def test_final_positions_have_exact_values(capsys: pytest.CaptureFixture[str]) -> None:
+    """A finished game is scored outright, whatever the window: never shown as a bound."""
+    for board in ("XOX/OO./X..", "X../.O./...", "XO./.X./..O"):
+        result = trace(Position(board), "alphabeta")
+        leaves = [n for n in result.stored if n.why in ("X wins", "O wins", "draw")]
+        assert leaves and all(node.bound == "exact" for node in leaves), board
+    status, out, _ = run(["explain", "XOX/OO./X..", "--lines", "20"], capsys)
+    assert status == 0
+    finals = [line for line in out.splitlines() if "wins]" in line or "[draw]" in line]
+    assert finals and not [line for line in finals if "<=" in line or ">=" in line], finals
+
+
 def test_api_counts_the_tutorial_way_and_can_skip_the_table(client: TestClient) -> None:
     body = {"board": ".../.X./...", "algorithm": "minimax", "tutorial": True, "compare": False}
     data = client.post("/api/v1/explain", json=body).json()

@@ -144,7 +144,8 @@ class TraceNode:
 
     ``id`` is the entry order (the root is 0), ``parent`` the id of the node above.
     ``alpha`` and ``beta`` are the window on entry; ``value`` the value returned, all
-    from the root player's view; ``bound`` says whether it is exact or only a bound.
+    from the root player's view; ``bound`` says whether it is exact or only a bound (a
+    finished game and the horizon are always exact: only a search stopped early bounds).
     ``why`` is how the value was found: ``"searched"``, ``"X wins"``/``"O wins"``,
     ``"draw"``, ``"horizon"`` (the heuristic) or ``"table"`` (a transposition).
     ``subtree`` counts the positions entered below and at this node; ``enter`` and
@@ -438,9 +439,10 @@ class _Walk:
                     self.table[key] = (self._to_table(value, depth), flag)
         if record is not None:
             record.value = value
-            record.bound = _BOUNDS[
-                _UPPER if value <= alpha else _LOWER if value >= beta else _EXACT
-            ]
+            # a finished game or the horizon is scored outright: its value is exact
+            # wherever it falls against the window (only a search stopped early bounds)
+            inside = why not in ("searched", "table") or alpha < value < beta
+            record.bound = _BOUNDS[_EXACT if inside else _UPPER if value <= alpha else _LOWER]
             record.best_move = best_move
             record.why = why
             record.cutoff = cutoff
