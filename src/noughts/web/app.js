@@ -19,8 +19,8 @@ import { BoardView } from "./board.js";
 import { Game, positionProblem } from "./game.js";
 import { VARIANTS, boardString, cellName, findVariant, geometryFrom, other, parseBoard } from "./geometry.js";
 import { openLearn } from "./learn.js";
-import { addToTally, loadGame, loadPrefs, resetTally, saveGame, savePrefs, tallyFor } from "./storage.js";
-import { bestCells, formatScore, heatMap, levelName, verdictInWords } from "./values.js";
+import { addToTally, loadGame, loadGameOn, loadPrefs, resetTally, saveGame, savePrefs, tallyFor } from "./storage.js";
+import { bestCells, endInWords, formatScore, heatMap, levelName, verdictInWords } from "./values.js";
 
 const DEFAULT_THINK_MS = 1000;
 const MAX_THINK_MS = 5000; // the service's default cap
@@ -55,6 +55,7 @@ const state = {
 };
 
 const view = new BoardView($("board"), (cell) => humanPlay(cell));
+view.onInfo = (cell) => showCellInfo(cell);
 
 // ---------------------------------------------------------------- preferences
 
@@ -151,6 +152,7 @@ function humanPlay(cell) {
   if (state.game.board[cell]) return say(`${cellName(state.geo, cell)} is taken; pick an empty cell.`, true);
   hideMessage();
   place(cell, "human");
+  renderStats();
   render();
   if (!state.game.over) aiMove();
 }
@@ -222,6 +224,7 @@ async function showHeat(fromHint) {
     state.heat = { map: heatMap(moves), best: bestCells(moves), moves };
     state.heatBoard = board;
     hideMessage();
+    renderStats();
     render();
     if (state.hintWanted) announceHint();
   } catch (error) {
@@ -361,6 +364,7 @@ function render() {
   $("legend").hidden = !(heat && state.engineView);
   $("legend").classList.toggle("with-guesses", Boolean(heat && [...heat.values()].some((v) => v.text !== v.number)));
   document.body.classList.toggle("is-3d", state.geo.dims === 3);
+  document.body.classList.toggle("is-cube", state.geo.dims === 3 && state.boardView === "cube");
   renderTally();
   keepGame();
 }
@@ -389,14 +393,14 @@ function renderStats() {
   const set = (id, text) => {
     $(id).textContent = text;
   };
+  renderVerdict(a);
   if (!a) {
-    for (const id of ["stat-move", "stat-verdict", "stat-score", "stat-depth", "stat-nodes", "stat-time", "stat-method"]) {
+    for (const id of ["stat-move", "stat-score", "stat-depth", "stat-nodes", "stat-time", "stat-method"]) {
       set(id, "—");
     }
     return;
   }
   set("stat-move", cellName(state.geo, a.move));
-  set("stat-verdict", verdictInWords(a));
   const proven = a.proven ? `${a.words ?? a.outcome} (proven)` : null;
   set("stat-score", proven ?? (typeof a.score === "number" ? `${formatScore(a.score)} (a guess)` : "—"));
   set("stat-depth", a.depth ?? "—");
@@ -405,6 +409,38 @@ function renderStats() {
   const level = a.level ?? state.level;
   const method = { exact: "exact solver", anytime: "anytime search", level: `level ${level} play` }[a.method];
   set("stat-method", `${method || a.method || "?"}${a.cached ? " (cached)" : ""}`);
+}
+
+/** The AI's verdict on its last move, in the engine's view and under the status line
+ * (in sight with the board); the result once the game is over. The heat map of the
+ * position after its move (the player's replies) can prove a win its answer did not. */
+function renderVerdict(note) {
+  const { game } = state;
+  let text = "—";
+  if (game.over && game.history.length) text = endInWords(game.result.winner, state.ai);
+  else if (note) {
+    const last = game.history[game.history.length - 1];
+    const current = last && last.by === "ai" && state.heat && state.heatBoard === boardString(state.geo, game.board);
+    text = verdictInWords(note, current ? state.heat.moves : null);
+  }
+  $("stat-verdict").textContent = text;
+  $("verdict-text").textContent = text;
+  $("verdict-line").hidden = text === "—";
+}
+
+/** The words of the heat map for the cell a pointer or the focus rests on (the cube
+ * shows the heat map's colours only), or the cell's name and contents. */
+function showCellInfo(cell) {
+  const box = $("cell-info");
+  if (cell === null || !state.game) {
+    box.textContent = "";
+    return;
+  }
+  const mark = state.game.board[cell];
+  const heat = shownHeat();
+  const info = !mark && heat ? heat.get(cell) : null;
+  const what = mark || (info ? `${info.label} for you${state.numbers && info.number !== info.text ? ` (${info.number})` : ""}` : "empty");
+  box.textContent = `${cellName(state.geo, cell)}: ${what}`;
 }
 
 /** The Learn view (learn.js): the search deciding on the position on the board. */
@@ -458,6 +494,7 @@ function setBoardView(name) {
   state.boardView = name === "flat" ? "flat" : "cube";
   view.setView(state.boardView);
   checkRadio("view", state.boardView);
+  if (state.geo) document.body.classList.toggle("is-cube", state.geo.dims === 3 && state.boardView === "cube");
 }
 
 function setVariant(name) {
@@ -466,17 +503,48 @@ function setVariant(name) {
   for (const input of document.querySelectorAll('input[name="variant"]')) input.checked = input.value === state.geo.name;
 }
 
+/** Another board: the game on this one is kept (saved on its board, see storage.js)
+ * and the other board's unfinished game comes back, or a new game starts there. */
+function switchBoard(name) {
+  const left = state.game && state.game.history.length && !state.game.over ? shortName(state.geo.name) : null;
+  setVariant(name);
+  rememberChoices();
+  const kept = keptGame(state.geo.name);
+  if (kept) {
+    abortPending();
+    hideMessage();
+    state.game = kept.game;
+    begin(kept.tallied);
+    say(`Your ${shortName(state.geo.name)} game is back where you left it.`, false);
+  } else {
+    newGame();
+    if (left) say(`Your ${left} game is kept: pick ${left} again to go on with it.`, false);
+  }
+}
+
+function shortName(name) {
+  const v = VARIANTS.find((known) => known.name === name);
+  return v ? v.short : name;
+}
+
+/** The unfinished game last played on board `name`, or null. */
+function keptGame(name) {
+  const saved = loadGameOn(name);
+  try {
+    const game = saved.variant === state.geo.name ? Game.restore(state.geo, saved) : null;
+    return game && !game.over && game.history.length ? { game, tallied: saved.tallied ?? null } : null;
+  } catch {
+    return null;
+  }
+}
+
 function checkRadio(name, value) {
   for (const input of document.querySelectorAll(`input[name="${name}"]`)) input.checked = input.value === value;
 }
 
 function wireControls() {
   for (const input of document.querySelectorAll('input[name="variant"]')) {
-    input.addEventListener("change", () => {
-      setVariant(input.value);
-      rememberChoices();
-      newGame();
-    });
+    input.addEventListener("change", () => switchBoard(input.value));
   }
   for (const input of document.querySelectorAll('input[name="first"]')) {
     input.addEventListener("change", () => {
@@ -502,6 +570,7 @@ function wireControls() {
   $("undo").addEventListener("click", () => undo());
   $("hint").addEventListener("click", () => showHeat(true));
   $("learn-open").addEventListener("click", () => openLearnView());
+  $("reset-view").addEventListener("click", () => view.resetView());
   $("retry").addEventListener("click", () => {
     const retry = state.retry;
     hideMessage();
@@ -518,6 +587,7 @@ function wireControls() {
     state.numbers = $("numbers").open;
     render();
   });
+  $("board").addEventListener("pointerleave", () => showCellInfo(null));
   for (const input of document.querySelectorAll('input[name="view"]')) {
     input.addEventListener("change", () => {
       setBoardView(input.value);
