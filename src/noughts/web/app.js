@@ -17,7 +17,9 @@
 import { ApiError, apiBase, getJson, postSearch } from "./api.js";
 import { BoardView } from "./board.js";
 import { Game, positionProblem } from "./game.js";
-import { VARIANTS, boardString, cellName, findVariant, geometryFrom, other, parseBoard } from "./geometry.js";
+import {
+  VARIANTS, boardString, cellName, findVariant, geometryFrom, other, parseBoard, splitVariant, variantName,
+} from "./geometry.js";
 import { openLearn } from "./learn.js";
 import { addToTally, loadGame, loadGameOn, loadPrefs, resetTally, saveGame, savePrefs, tallyFor } from "./storage.js";
 import { bestCells, endInWords, formatScore, heatMap, levelName, verdictInWords } from "./values.js";
@@ -273,8 +275,7 @@ function renderTally() {
   $("tally-you").textContent = entry.you;
   $("tally-ai").textContent = entry.ai;
   $("tally-draws").textContent = entry.draws;
-  const variant = VARIANTS.find((v) => v.name === state.geo.name);
-  $("tally-variant").textContent = `· ${variant ? variant.short : state.geo.name}`;
+  $("tally-variant").textContent = `· ${shortName(state.geo.name)}`;
 }
 
 // ---------------------------------------------------------------- messages
@@ -303,23 +304,30 @@ function hideMessage() {
 // ---------------------------------------------------------------- rendering
 
 function statusText() {
-  const you = `you play ${state.human}`;
+  const misere = state.geo.misere ? " Misère: completing a line loses." : "";
+  const you = `you play ${state.human}.${misere}`;
   if (state.game.over && !state.game.history.length) {
     const { winner } = state.game.result;
-    const how = winner ? `${winner} already has ${state.geo.k} in a row` : "the board is full, a draw";
+    const loser = other(winner);
+    const how = !winner
+      ? "the board is full, a draw"
+      : state.geo.misere
+        ? `${loser} completed ${state.geo.k} in a row, so ${winner} wins (misère)`
+        : `${winner} already has ${state.geo.k} in a row`;
     return `This position is already over: ${how}. Start a new game to play.`;
   }
   if (state.game.over) {
     const { winner } = state.game.result;
-    if (winner === state.human) return `You win! Well played (${winner}).`;
-    if (winner === state.ai) return `The AI wins (${winner}).`;
+    const line = state.geo.misere ? (winner === state.human ? ": the AI completed a line" : ": you completed a line") : "";
+    if (winner === state.human) return `You win${line}! Well played (${winner}).`;
+    if (winner === state.ai) return `The AI wins${line} (${winner}).`;
     return "It's a draw.";
   }
   if (state.busy) return `The AI (${state.ai}) is thinking…`;
   if (toMove() === state.human) {
     const last = state.game.history[state.game.history.length - 1];
     const played = last && last.by === "ai" ? `The AI played ${cellName(state.geo, last.cell)}. ` : "";
-    return `${played}Your turn: ${you}.`;
+    return `${played}Your turn: ${you}`;
   }
   return `The AI (${state.ai}) is to move.`;
 }
@@ -497,10 +505,13 @@ function setBoardView(name) {
   if (state.geo) document.body.classList.toggle("is-cube", state.geo.dims === 3 && state.boardView === "cube");
 }
 
+/** The board `name` (a misère name plays that board's misère game). */
 function setVariant(name) {
-  state.geo = geometryFrom(findVariant(state.catalog, name));
+  state.geo = geometryFrom(findVariant(state.catalog, name), splitVariant(name).misere);
   view.setGeometry(state.geo);
-  for (const input of document.querySelectorAll('input[name="variant"]')) input.checked = input.value === state.geo.name;
+  for (const input of document.querySelectorAll('input[name="variant"]')) input.checked = input.value === state.geo.base;
+  $("misere").checked = state.geo.misere;
+  document.body.classList.toggle("is-misere", state.geo.misere);
 }
 
 /** Another board: the game on this one is kept (saved on its board, see storage.js)
@@ -522,9 +533,11 @@ function switchBoard(name) {
   }
 }
 
+/** "3×3", "Qubic misère": a board's short name, the rule after it. */
 function shortName(name) {
-  const v = VARIANTS.find((known) => known.name === name);
-  return v ? v.short : name;
+  const { base, misere } = splitVariant(name);
+  const v = VARIANTS.find((known) => known.name === base);
+  return `${v ? v.short : base}${misere ? " misère" : ""}`;
 }
 
 /** The unfinished game last played on board `name`, or null. */
@@ -544,8 +557,9 @@ function checkRadio(name, value) {
 
 function wireControls() {
   for (const input of document.querySelectorAll('input[name="variant"]')) {
-    input.addEventListener("change", () => switchBoard(input.value));
+    input.addEventListener("change", () => switchBoard(variantName(input.value, state.geo.misere)));
   }
+  $("misere").addEventListener("change", () => switchBoard(variantName(state.geo.base, $("misere").checked)));
   for (const input of document.querySelectorAll('input[name="first"]')) {
     input.addEventListener("change", () => {
       state.firstSetting = input.value;
@@ -672,8 +686,8 @@ async function start() {
   buildLevelStops();
   $("level").max = String(state.catalog.max_level);
   const prefs = loadPrefs();
-  let variantName = params.get("variant") || prefs.variant || "3x3";
-  if (!findVariant(state.catalog, variantName)) variantName = "3x3";
+  let wanted = params.get("variant") || prefs.variant || "3x3";
+  if (!findVariant(state.catalog, wanted)) wanted = "3x3";
   const mark = (params.get("you") || prefs.mark || "X").toUpperCase() === "O" ? "O" : "X";
   state.human = mark;
   state.ai = other(mark);
@@ -683,7 +697,7 @@ async function start() {
   state.engineView = Boolean(prefs.engineView);
   setBoardView(params.get("view") || prefs.view);
   setThink(Number(params.get("think") ?? prefs.think ?? DEFAULT_THINK_MS));
-  setVariant(variantName);
+  setVariant(wanted);
   checkRadio("mark", state.human);
   checkRadio("first", state.firstSetting);
   $("engine-view").checked = state.engineView;
