@@ -278,7 +278,9 @@ def test_the_alpha_and_beta_labels_never_overlap(game: Any) -> None:
                         .map(t => t.getBoundingClientRect());
                     const view = document.getElementById('learn-window').getBoundingClientRect();
                     if (a.right > b.left && b.right > a.left) out.push([i, a.right, b.left]);
-                    if (a.left < view.left - 1 || b.right > view.right + 1) out.push([i, 'outside']);
+                    if (a.left < view.left - 1 || b.right > view.right + 1) {
+                        out.push([i, 'outside']);
+                    }
                     if (step.disabled) break;
                     step.click();
                 }
