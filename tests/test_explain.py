@@ -48,6 +48,24 @@ def test_explain_prints_a_bounded_tree_and_the_table(capsys: pytest.CaptureFixtu
     assert f" {full.nodes:,} " in table[2]
 
 
+def test_explain_plain_words_say_what_values_mean_and_why_a_branch_was_cut(
+    capsys: pytest.CaptureFixture[str],
+) -> None:
+    status, out, _ = run(["explain", "XOX/OO./X..", "--lines", "20", "--plain"], capsys)
+    assert status == 0
+    lines = out.splitlines()
+    assert "in words: each position's window (alpha, beta) holds what X is already sure" in out
+    words = [line.strip() for line in lines if line.strip().startswith("= ")]
+    nodes = [line for line in lines if "  window (" in line and "->" in line]
+    assert len(words) == len(nodes) == 9  # one plain line under each position
+    assert words[0] == "= worth a loss for X in 2 moves (O wins), exactly"
+    cuts = [line for line in words if line.startswith("= cut:")]
+    assert len(cuts) == 2 and all("is never searched" in line for line in cuts)
+    assert "= the game is over: a draw, exactly" in words
+    status, out, _ = run(["explain", "XOX/OO./X..", "--lines", "20"], capsys)
+    assert "    = " not in out and "in words" not in out  # plain words only when asked
+
+
 def test_explain_json_counts_the_tutorial_way(capsys: pytest.CaptureFixture[str]) -> None:
     status, out, _ = run(["explain", ".../.X./...", "--tutorial", "--json", "--lines", "3"], capsys)
     assert status == 0

@@ -5,6 +5,7 @@ the game (issue 26, items 1-7)."""
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from typing import Any
 
 import pytest
@@ -238,7 +239,7 @@ def test_the_cubes_grid_stands_out_in_the_dark_theme_on_a_phone(
 
 
 def test_a_phone_zooms_into_a_layer_with_cells_a_finger_can_hit(
-    browser: Any, server_url: str
+    browser: Any, server_url: str, axe: Callable[[Any], list[str]]
 ) -> None:
     page = open_page(browser, server_url, "variant=4x4x4&think=150&first=you", PHONE)
     page.tap(".cell[data-cell='21']")
@@ -252,6 +253,7 @@ def test_a_phone_zooms_into_a_layer_with_cells_a_finger_can_hit(
     assert len(sizes) == 16 and all(w >= 44 and h >= 44 for w, h in sizes), sizes
     for button in (".zoom-down", ".zoom-up", ".zoom-back"):
         assert page.locator(button).bounding_box()["height"] >= 44
+    assert axe(page) == []
     page.tap(".zoom-up")
     assert page.inner_text(".zoom-name") == "Layer 3 of 4"
     page.tap(".zoom-down")
