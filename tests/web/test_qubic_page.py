@@ -57,14 +57,16 @@ def test_the_hint_the_status_and_the_verdict_are_in_sight(
     page = open_page(browser, server_url, "variant=4x4x4&think=150&first=ai", viewport)
     assert page.evaluate("window.scrollY") == 0
     assert in_viewport(page, "#status")
-    assert in_viewport(page, "#verdict-line")  # the AI moved first: what it thinks of it
     assert in_viewport(page, "#hint")
     page.click("#hint")
     page.wait_for_selector("#message:not([hidden])")
     assert "Hint:" in page.inner_text("#message")
     assert page.evaluate("window.scrollY") == 0  # nothing scrolled to show it
-    for selector in ("#message", "#status", "#verdict-line", "#hint"):
+    for selector in ("#message", "#status", "#hint"):
         assert in_viewport(page, selector), selector
+    # the AI moved first: what it thinks of its move, in sight too
+    assert in_viewport(page, "#verdict-line")
+    assert page.inner_text("#verdict-line").startswith("The AI:")
     close(page)
 
 
