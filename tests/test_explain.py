@@ -144,6 +144,18 @@ def test_api_names_every_cell_beside_its_index(client: TestClient) -> None:
         assert row["best_square"] == square_name(geometry, row["best_move"])
 
 
+def test_a_misere_trace_scores_a_completed_line_as_a_loss() -> None:
+    from noughts.exact.solver import solve
+
+    for board in ("XX./OO./...", "X../.O./...", "XO./.X./..O"):
+        normal = trace(Position(board), "alphabeta")
+        misere = trace(Position(board, "3x3-misere"), "alphabeta")
+        assert misere.exact_value() == solve(Position(board, "3x3-misere")), board
+        assert normal.exact_value() == solve(Position(board)), board
+    first = trace(Position("XX./OO./...", "3x3-misere"), "minimax").stored[1]
+    assert (first.move, first.why, first.value < 0) == (2, "O wins", True)  # X completed
+
+
 def test_final_positions_have_exact_values(capsys: pytest.CaptureFixture[str]) -> None:
     """A finished game is scored outright, whatever the window: never shown as a bound."""
     for board in ("XOX/OO./X..", "X../.O./...", "XO./.X./..O"):

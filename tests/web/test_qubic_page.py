@@ -1,7 +1,7 @@
 """Qubic on the page as a new player meets it: feedback in sight, every cell clickable at
 every angle, a heat map readable on the turned cube, a grid visible in the dark theme,
 cells a finger can hit, the AI's verdict in true words, and a board change that keeps
-the game (issue 26, items 1-7)."""
+the game (issue 26, items 1-7), and the misère switch."""
 
 from __future__ import annotations
 
@@ -290,3 +290,25 @@ def test_a_board_change_keeps_the_game_on_the_board_left(game: Any) -> None:
     assert game.board() == before
     assert "back where you left it" in game.page.inner_text("#message")
     assert "Your turn" in game.status()
+
+
+def test_a_misere_game_move_through_the_switch(game: Any) -> None:
+    """The switch sends the board's misère name; whoever completes a line loses."""
+    game.open(variant="3x3", level=10, first="you")
+    page = game.page
+    page.check("#misere", force=True)
+    game.wait_idle()
+    assert "completing a line loses" in game.status()
+    assert "variant=3x3-misere" in page.url
+    with page.expect_response(lambda r: r.url.endswith("/api/v1/move")) as response_info:
+        game.cell(4).click()
+    response = response_info.value
+    assert response.status == 200, response.text()
+    assert response.request.post_data_json["variant"] == "3x3-misere"
+    game.wait_idle()
+    assert game.board().count("X") == 1 and game.board().count("O") == 1
+    # X to move with two in the top row and every other cell bad: completing loses
+    game.open(variant="3x3-misere", board="XX./OO./O..", to="X", you="X", level=10)
+    assert page.is_checked("#misere")
+    game.play(2)  # X completes the top row: X loses
+    assert game.state() == "lost" and "you completed a line" in game.status()

@@ -317,6 +317,7 @@ class _Walk:
         self.position = position
         self.geometry = geometry
         self.me: Mark = position.to_move
+        self.misere = position.game.misere  # whoever completes a line loses
         self.pruning = algorithm != "minimax"
         self.ordered = algorithm == "ordered"
         self.horizon = depth if algorithm == "depth-limited" else None
@@ -458,7 +459,8 @@ class _Walk:
         if move is not None:
             mover = theirs if maximizing else mine  # the player who just moved
             if self.geometry.wins_after(mover, move):
-                return depth - self.win if maximizing else self.win - depth
+                completed = depth - self.win if maximizing else self.win - depth
+                return -completed if self.misere else completed
         if not self.geometry.full & ~(mine | theirs):
             return 0
         if self.horizon is not None and depth >= self.horizon:
