@@ -17,7 +17,7 @@ a walk is reported as stopped instead). Comparison tables are cached by position
 from __future__ import annotations
 
 import time
-from typing import Any, Literal
+from typing import TYPE_CHECKING, Any, Literal
 
 from fastapi import APIRouter, Request
 from fastapi.responses import Response
@@ -25,7 +25,6 @@ from pydantic import BaseModel, Field, StrictBool, StrictInt
 
 from noughts.budget import Budget
 from noughts.notation import square_name
-from noughts.position import Position
 from noughts.service.conversion import position_from_request
 from noughts.service.jobs import EXPLAIN_NODE_LIMIT, Board, ExplainJob
 from noughts.service.problems import ProblemError
@@ -33,6 +32,9 @@ from noughts.service.runner import DeadlineExceededError
 from noughts.service.schemas import ErrorResponse
 from noughts.service.schemas import _PositionFields as PositionFields
 from noughts.teaching.trace import ALGORITHMS, DEFAULT_MAX_STORED, Algorithm, TraceTooLargeError
+
+if TYPE_CHECKING:
+    from noughts.position import Position
 
 __all__ = [
     "router",
