@@ -39,8 +39,6 @@ if TYPE_CHECKING:
     from noughts.exact.negamax import ExactSearch
 
 __all__ = [
-    "MoveValue",
-    "Choice",
     "Solver",
     "solver_for",
     "can_solve",
@@ -61,13 +59,6 @@ MAX_EMPTY_CELLS = 20
 MAX_EMPTY_CELLS_LARGE_BOARD = 18
 """The limit on boards of more than :data:`MAX_EMPTY_CELLS` cells, where quiet middle
 games with 20 empty cells took 20 s of CPU (5x5k4) and 18 take well under a second."""
-
-
-MoveValue = MoveEval
-"""A legal move and its exact value (the former name of :class:`MoveEval` here)."""
-
-Choice = MoveChoice
-"""The chosen move (the former name of :class:`MoveChoice` here)."""
 
 
 def _move_eval(geometry: Geometry, cell: int, value: Value) -> MoveEval:

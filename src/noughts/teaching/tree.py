@@ -32,7 +32,7 @@ from noughts.results import Outcome, Value
 from noughts.variants import variant as parse_variant
 
 __all__ = [
-    "TreeNode",
+    "DecisionNode",
     "DecisionTree",
     "build_tree",
     "tree_to_json",
@@ -46,7 +46,7 @@ MAX_NODES = 200_000
 
 
 @dataclass(frozen=True)
-class TreeNode:
+class DecisionNode:
     """One position of the tree: its marks, exact value and ``(move, child id)`` edges."""
 
     id: int
@@ -69,7 +69,7 @@ class DecisionTree:
     """The nodes in breadth-first order (node 0 is the empty board)."""
 
     geometry: Geometry
-    nodes: tuple[TreeNode, ...]
+    nodes: tuple[DecisionNode, ...]
 
     @property
     def edge_count(self) -> int:
@@ -120,7 +120,7 @@ def build_tree(variant: str | Geometry, *, max_nodes: int = MAX_NODES) -> Decisi
         cursor += 1
     values = _exact_values(edges, winners)
     nodes = tuple(
-        TreeNode(
+        DecisionNode(
             id=node_id,
             x=x,
             o=o,
