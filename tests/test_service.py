@@ -417,3 +417,14 @@ def test_warm_up_builds_the_tables_in_the_background() -> None:
     thread.join(60)
     assert warmup.is_warm(geometry) and "4x5" in warmup.warmed_names()  # k=4 is implied
     assert geometry.symmetry_group.ready
+
+
+def test_the_move_schemas_are_the_results_json_keys() -> None:
+    """The API's move models declare the keys of the one JSON form of a move."""
+    from noughts.results import MoveEval, Outcome, Value
+    from noughts.service.schemas import MoveResponse, MoveValueOut
+    from noughts.service.shared_cache import CHOICE_EXAMPLE
+
+    evaluation = MoveEval(4, (1, 1), "b2", Value(Outcome.DRAW, 8))
+    assert set(MoveValueOut.model_fields) == {*evaluation.to_json(), "words"}
+    assert {*CHOICE_EXAMPLE.to_json(), "words"} <= set(MoveResponse.model_fields)
