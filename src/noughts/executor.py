@@ -297,6 +297,8 @@ class ProcessExecutor(Executor):
     # -- life cycle -------------------------------------------------------------------------
     def start(self) -> None:
         """Start the workers and the watchdog (once; the first job starts them too)."""
+        if self._started:
+            return
         with self._state:
             if self._started:
                 return
@@ -536,12 +538,14 @@ class ProcessExecutor(Executor):
             if job is None or (job_id is not None and job_id != job.id):
                 return
             worker.job = None
+            waiting = bool(self._queue or worker.waiting)
         ok, value = outcome
         if ok:
             _settle(job.future, None, value)
         else:
             _settle(job.future, value)
-        self._dispatch()
+        if waiting:
+            self._dispatch()
 
     def _lost(self, worker: _Worker) -> None:
         """The worker's connection closed: fail its job and start a replacement."""
