@@ -102,6 +102,24 @@ def play_watched(
             _play, (task,), silence_s=silence, on_progress=_recorder(moves[task.index])
         )
         running[job] = task
+
+    def lost(task: GameTask, error: WorkerLostError) -> GameRecord:
+        why = f"no move within {silence:.1f} s" if error.hung else "its worker process died"
+        return _killed(task, specs, geometry_name, tuple(moves[task.index]), why)
+
+    _gather(running, lost, on_record, on_tick, executor.cancel)
+
+
+def _gather(
+    running: dict[Future[GameRecord], GameTask],
+    lost: Callable[[GameTask, WorkerLostError], GameRecord | Future[GameRecord]],
+    on_record: Callable[[GameRecord], None],
+    on_tick: Callable[[], None] | None,
+    cancel: Callable[[Future[GameRecord]], object],
+) -> None:
+    """Hand each game's record to ``on_record`` as it finishes; a game whose worker was
+    lost gets ``lost``'s record, or is running again as ``lost``'s future. The games
+    still running are cancelled when this returns early (Ctrl-C, an error)."""
     try:
         while running:
             done, _ = wait(running, timeout=0.25, return_when=FIRST_COMPLETED)
@@ -110,18 +128,17 @@ def play_watched(
                 try:
                     record = future.result()
                 except WorkerLostError as error:
-                    why = (
-                        f"no move within {silence:.1f} s"
-                        if error.hung
-                        else ("its worker process died")
-                    )
-                    record = _killed(task, specs, geometry_name, tuple(moves[task.index]), why)
+                    answer = lost(task, error)
+                    if isinstance(answer, Future):
+                        running[answer] = task
+                        continue
+                    record = answer
                 on_record(record)
             if on_tick is not None:
                 on_tick()
     finally:
         for future in running:
-            executor.cancel(future)
+            cancel(future)
 
 
 def _recorder(played: list[int]) -> Callable[[object], None]:
@@ -210,26 +227,13 @@ def run_jobs(
             play_guarded, task, specs, geometry_name, allowance, move_limit, kill_grace
         )
 
-    running = {submit(task): task for task in tasks}
-    try:
-        while running:
-            done, _ = wait(running, timeout=0.25, return_when=FIRST_COMPLETED)
-            for future in done:
-                task = running.pop(future)
-                try:
-                    record = future.result()
-                except WorkerLostError as error:
-                    lost[task.index] = lost.get(task.index, 0) + 1
-                    if lost[task.index] >= MAX_RERUNS:
-                        raise NoughtsError(
-                            f"game {task.index} lost its worker {MAX_RERUNS} times: {error}"
-                        ) from None
-                    running[submit(task)] = task
-                    continue
-                on_record(record)
-            if on_tick is not None:
-                on_tick()
-    finally:
-        for future in running:
-            future.cancel()
+    def again(task: GameTask, error: WorkerLostError) -> Future[GameRecord]:
+        lost[task.index] = lost.get(task.index, 0) + 1
+        if lost[task.index] >= MAX_RERUNS:
+            raise NoughtsError(
+                f"game {task.index} lost its worker {MAX_RERUNS} times: {error}"
+            ) from None
+        return submit(task)
+
+    _gather({submit(task): task for task in tasks}, again, on_record, on_tick, Future.cancel)
     return sorted(lost)
