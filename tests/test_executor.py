@@ -94,6 +94,20 @@ def test_a_cancelled_job_stops_at_its_next_poll_and_its_worker_lives_on(
     assert executor.replaced == 0
 
 
+def test_a_job_cancelled_before_it_starts_stops_as_soon_as_it_does(
+    executor: ProcessExecutor,
+) -> None:
+    busy = executor.run(quiet, (0.5,), slot=0)
+    later = executor.run(SpinUntilStopped(), budget=Budget.within(seconds=60), slot=0)
+    executor.cancel(later)
+    assert not later.cancelled()  # it still runs, to answer that it was stopped
+    busy.result(10)
+    began = time.monotonic()
+    with pytest.raises(BudgetExhausted):
+        later.result(10)
+    assert time.monotonic() - began < 2 and executor.replaced == 0
+
+
 def test_jobs_go_to_the_worker_asked_for_and_it_keeps_its_state(
     executor: ProcessExecutor,
 ) -> None:

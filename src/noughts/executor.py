@@ -53,14 +53,8 @@ from typing import Any, Literal, ParamSpec, TypeVar
 
 from noughts.budget import Budget
 
-__all__ = [
-    "ProcessExecutor",
-    "WorkerLostError",
-    "report",
-    "HANG_S",
-    "STARTUP_LIMIT_S",
-    "MAX_RESTART_PAUSE_S",
-]
+__all__ = ["ProcessExecutor", "WorkerLostError", "report", "HANG_S", "STARTUP_LIMIT_S",
+           "MAX_RESTART_PAUSE_S"]
 
 _P = ParamSpec("_P")
 _T = TypeVar("_T")
@@ -94,13 +88,6 @@ class WorkerLostError(RuntimeError):
         super().__init__(message)
         self.hung = hung
         """The worker was killed because the job hung (else it died by itself)."""
-
-    def __reduce__(self) -> tuple[Any, ...]:
-        return (_lost_error, (str(self), self.hung))
-
-
-def _lost_error(message: str, hung: bool) -> WorkerLostError:
-    return WorkerLostError(message, hung=hung)
 
 
 # -- inside a worker -----------------------------------------------------------------------
@@ -215,7 +202,6 @@ class _Job:
     id: int
     future: Future[Any]
     message: tuple[Any, ...]
-    slot: int | None
     deadline: float | None
     silence_s: float | None
     on_progress: Callable[[object], None] | None
@@ -242,11 +228,18 @@ class _Worker:
     """Killed by the watchdog (hung, or never ready)."""
     waiting: deque[_Job] = field(default_factory=deque)
     """Jobs asked for on this worker's slot, waiting for it."""
+    sending: threading.Lock = field(default_factory=threading.Lock)
+    """Held while a message is written: threads never interleave theirs."""
 
     def send(self, message: object) -> None:
         """Send ``message``; nothing if the worker has gone (its reader notices)."""
+        with contextlib.suppress(OSError, ValueError):
+            self.send_or_raise(message)
+
+    def send_or_raise(self, message: object) -> None:
+        """Send ``message``; one that does not pickle raises, and nothing is sent."""
         if self.connection is not None:
-            with contextlib.suppress(OSError, ValueError):
+            with self.sending:
                 self.connection.send(message)
 
 
@@ -423,9 +416,7 @@ class ProcessExecutor(Executor):
         limits = None if budget is None else (budget.deadline, budget.node_limit, budget.start)
         message = ("run", job_id, fn, args, kwargs or {}, limits)
         deadline = None if budget is None else budget.deadline
-        job = _Job(
-            job_id, future, message, slot, deadline, silence_s, on_progress, budget is not None
-        )
+        job = _Job(job_id, future, message, deadline, silence_s, on_progress, budget is not None)
         with self._state:
             if self._stop.is_set():
                 raise RuntimeError("cannot run a job on an executor that was shut down")
@@ -442,16 +433,15 @@ class ProcessExecutor(Executor):
         as it starts; one without is cancelled if it has not started (as
         :meth:`Future.cancel`)."""
         with self._state:
-            waiting = [*self._queue, *(job for w in self._workers for job in w.waiting)]
-            for job in waiting:
-                if job.future is future and job.budgeted:
-                    job.cancelled = True
-                    return
-            running = [(w, w.job.id) for w in self._workers if w.job and w.job.future is future]
-        if not running:
+            jobs = [*self._queue, *(j for w in self._workers for j in (*w.waiting, w.job) if j)]
+            job = next((job for job in jobs if job.future is future), None)
+            if job is not None and job.budgeted:
+                job.cancelled = True
+            worker = next((w for w in self._workers if job and w.job is job), None)
+        if job is None or not job.budgeted:
             future.cancel()
-        for worker, job_id in running:
-            worker.send(("cancel", job_id))
+        elif worker is not None:
+            worker.send(("cancel", job.id))
 
     def _dispatch(self) -> None:
         """Hand waiting jobs to the free workers (cancelled ones are dropped)."""
@@ -470,10 +460,9 @@ class ProcessExecutor(Executor):
                 job.watch = min(watches)
                 worker.job = job
             try:
-                assert worker.connection is not None
-                worker.connection.send(job.message)
-                if job.cancelled:
-                    worker.connection.send(("cancel", job.id))
+                worker.send_or_raise(job.message)
+                if job.cancelled:  # before it started, or while it was being sent
+                    worker.send(("cancel", job.id))
             except (OSError, ValueError):
                 pass  # the worker has gone: its reader fails the job
             except Exception as error:  # the job does not pickle
