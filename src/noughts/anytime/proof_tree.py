@@ -94,7 +94,7 @@ class ProofTree:
 
     def __init__(self, variant_name: str, *, opening: int | None = 0) -> None:
         self.variant = variant_name
-        self.geometry = variant(variant_name)
+        self.geometry = variant(variant_name).geometry
         self.opening = opening
         self.nodes: dict[Key, ProofNode] = {}
         self.root = self._node(Position("", self.geometry))

@@ -50,8 +50,10 @@ class _PositionFields(BaseModel):
         "3x3",
         min_length=1,
         max_length=64,
-        description="Variant name: 3x3 (tictactoe), 4x4k3, 4x4, 4x4x4 (qubic), any RxCkK...",
-        examples=["3x3", "4x4k3", "4x4", "4x4x4"],
+        description="Variant name: 3x3 (tictactoe), 4x4k3, 4x4, 4x4x4 (qubic), any RxCkK...; "
+        "add -misere for the misère game, where completing a line loses (3x3-misere). "
+        "Answers echo the canonical name.",
+        examples=["3x3", "4x4k3", "4x4", "4x4x4", "3x3-misere"],
     )
     board: str | None = Field(
         None,
