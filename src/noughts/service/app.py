@@ -89,8 +89,6 @@ def create_app(settings: Settings | None = None, *, service: MoveService | None 
     app.include_router(api)
     app.include_router(explain_router)
     app.include_router(site)
-    web = web_directory()
-    if web.is_dir():
-        app.mount("/static", StaticFiles(directory=web), name="static")
+    app.mount("/static", StaticFiles(directory=web_directory()), name="static")
     install_middleware(app, settings)
     return app

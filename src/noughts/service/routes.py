@@ -25,7 +25,6 @@ from noughts.service.conversion import (
 from noughts.service.moves import MoveService
 from noughts.service.problems import (
     SEED_PATH,
-    ProblemError,
 )
 from noughts.service.runner import SearchRunner
 from noughts.service.schemas import (
@@ -209,11 +208,8 @@ def web_directory() -> Path:
 
 @site.get("/", include_in_schema=False)
 async def get_page() -> FileResponse:
-    """The web page."""
-    index = web_directory() / "index.html"
-    if not index.is_file():
-        raise ProblemError(404, "the web page is not installed (noughts/web/index.html)")
-    return FileResponse(index, media_type="text/html; charset=utf-8")
+    """The web page (it ships with the package)."""
+    return FileResponse(web_directory() / "index.html", media_type="text/html; charset=utf-8")
 
 
 site.post(
