@@ -68,6 +68,13 @@ def stop_group(head: subprocess.Popen[bytes]) -> None:
             time.sleep(0.5)
 
 
+CLIENT_TRIES = 2
+RAY_CLIENT_FLAKE = "Starting Ray client server failed"
+"""Ray's client proxy starts a server process per client, on a port from a fixed range
+(23000 on) that another Ray on a shared machine may hold; on this loaded test machine
+that process died at start in 2 of 8 runs, and the proxy refused the connection with
+this message. The arena is run once more for that message only."""
+
 HEAD_TRIES = 3
 """Ray gives its raylet 30 s to register, which a loaded machine can miss: then again."""
 
@@ -129,7 +136,10 @@ def test_the_arena_runs_on_a_token_protected_head_through_ray_client(
     command = [sys.executable, "-m", "noughts", "arena", "level:10", "random", "--games", "4",
                "--nodes", "2000", "--cluster", f"ray://127.0.0.1:{port}", "--quiet",
                "--json", str(figures)]
-    done = subprocess.run(command, env=env, capture_output=True, text=True, timeout=420)
+    for _ in range(CLIENT_TRIES):
+        done = subprocess.run(command, env=env, capture_output=True, text=True, timeout=420)
+        if done.returncode == 0 or RAY_CLIENT_FLAKE not in done.stderr:
+            break
     assert done.returncode == 0, done.stderr[-3000:]
     report = json.loads(figures.read_text())
     assert report["cluster"] == f"ray://127.0.0.1:{port}"
