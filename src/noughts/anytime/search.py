@@ -36,10 +36,10 @@ from noughts.anytime.evaluate import Style
 from noughts.anytime.misere import MisereSearch
 from noughts.anytime.openings import opening_move
 from noughts.anytime.proof import find_win
-from noughts.anytime.pvs import INF, MATE, MATE_BOUND, AnytimeSearch, Stop
+from noughts.anytime.pvs import INF, MATE, MATE_BOUND, AnytimeSearch
 from noughts.anytime.strategy import proven_moves, proven_replies, strategy_move
 from noughts.anytime.threats import ThreatSearch
-from noughts.budget import Budget
+from noughts.budget import Budget, BudgetExhausted
 from noughts.notation import square_name
 from noughts.position import Position, check_playable
 from noughts.results import Bound, Estimate, MoveChoice, MoveEval, Outcome, Scale, Value
@@ -220,7 +220,7 @@ def anytime_move(
     for depth in range(1, board.empty.bit_count() + 1):
         try:
             score, move, scores = search.root(depth, moves)
-        except Stop:
+        except BudgetExhausted:
             break
         best_move, best_score, depth_done = move, score, depth
         moves.sort(key=lambda m: -scores[m])
@@ -271,7 +271,7 @@ def _misere_move(position: Position, style: Style, whole: Budget) -> MoveChoice:
     for depth in range(1, search.board.empty.bit_count() + 1):
         try:
             score, move, scores = search.root(depth, moves)
-        except Stop:
+        except BudgetExhausted:
             break
         best_move, best_score, depth_done = move, score, depth
         moves.sort(key=lambda m: -scores[m])
@@ -443,7 +443,7 @@ def anytime_evaluate(
                     pending.remove(cell)
             if not pending:
                 break
-    except Stop:
+    except BudgetExhausted:
         pass
     geometry = position.geometry
     result = []

@@ -40,8 +40,6 @@ if TYPE_CHECKING:
     from noughts.exact.negamax import ExactSearch
 
 __all__ = [
-    "MoveValue",
-    "Choice",
     "Solver",
     "solver_for",
     "can_solve",
@@ -68,13 +66,6 @@ MAX_EMPTY_CELLS_MISERE = 12
 """The limit in misère games, where few lines are ever completed and games run long: the
 worst of a handful of random positions took 3 s with 15 empty cells (4x4 misère), 2 s
 with 14 and a quarter of a second with 12."""
-
-
-MoveValue = MoveEval
-"""A legal move and its exact value (the former name of :class:`MoveEval` here)."""
-
-Choice = MoveChoice
-"""The chosen move (the former name of :class:`MoveChoice` here)."""
 
 
 def _move_eval(geometry: Geometry, cell: int, value: Value) -> MoveEval:

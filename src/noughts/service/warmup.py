@@ -6,8 +6,8 @@ eat its budget, and a search stopped at its deadline would throw the half-built 
 away and pay again next time. So they are built in a background thread that is never
 stopped: at server start for the featured variants, and on first sight for any other.
 Where searches run in worker processes, each worker warms the featured variants when it
-starts (:mod:`noughts.service.worker`), and the serving process builds only what it
-uses itself: the symmetry tables of its cache keys (``search=False``).
+starts (:func:`noughts.service.processes.prepare_worker`), and the serving process
+builds only what it uses itself: the symmetry tables of its cache keys (``search=False``).
 
 >>> from noughts.variants import variant
 >>> warm(variant("3x3"))

@@ -33,7 +33,7 @@ from noughts.variants import Variant
 from noughts.variants import variant as parse_variant
 
 __all__ = [
-    "TreeNode",
+    "DecisionNode",
     "DecisionTree",
     "build_tree",
     "tree_to_json",
@@ -47,7 +47,7 @@ MAX_NODES = 200_000
 
 
 @dataclass(frozen=True)
-class TreeNode:
+class DecisionNode:
     """One position of the tree: its marks, exact value and ``(move, child id)`` edges."""
 
     id: int
@@ -70,7 +70,7 @@ class DecisionTree:
     """The nodes in breadth-first order (node 0 is the empty board)."""
 
     geometry: Geometry
-    nodes: tuple[TreeNode, ...]
+    nodes: tuple[DecisionNode, ...]
 
     @property
     def edge_count(self) -> int:
@@ -124,7 +124,7 @@ def build_tree(variant: str | Variant | Geometry, *, max_nodes: int = MAX_NODES)
         cursor += 1
     values = _exact_values(edges, winners, order)
     nodes = tuple(
-        TreeNode(
+        DecisionNode(
             id=node_id,
             x=x,
             o=o,
