@@ -32,6 +32,7 @@ from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from typing import ParamSpec, TypeVar
 
+from noughts.anytime.defence import ProofDefence
 from noughts.anytime.evaluate import Style
 from noughts.anytime.openings import opening_move
 from noughts.anytime.proof import find_win
@@ -208,7 +209,8 @@ def anytime_move(
     # the root moves are screened, best first, for the opponent's forced wins by
     # continuous threats until one passes (the losing ones are dropped from the
     # search); the last part of the budget checks the final choice the same way.
-    search.budget = whole.share(_SEARCH_SHARE)
+    defend = _DEFENCE_SHARE > 0 and not theirs and len(moves) > 1
+    search.budget = whole.share(_SEARCH_SHARE - (_DEFENCE_SHARE if defend else 0.0))
     guard = _Guard(search, whole)
     guard.refuted.update(lost)  # known losses: the guard keeps to the other moves
     root_moves = len(moves)
@@ -244,6 +246,9 @@ def anytime_move(
                 slowest = max(guard.refuted, key=lambda c: guard.refuted[c])
                 best_move, best_score = slowest, None
                 value = Bound(Outcome.LOSS, guard.refuted[slowest])
+    if defend and value is None and len(moves) > 1:
+        best_move, best_score, value = _defended(position, moves, best_move, best_score,
+                                                 scores, guard, search, whole, root_moves)
     if doomed and (value is None or value.outcome is not Outcome.LOSS):
         value = Bound(Outcome.LOSS, doomed[best_move])  # the strategy's bound
     # big boards search the cells near the marks only (a forced block excepted)
@@ -264,6 +269,30 @@ _SCREEN_SHARE = 0.6
 """The screening after that iteration stops at this share of the budget."""
 _REFUTE_THREATS = 12
 """How many forcing moves the opponent's chains may have in the screening."""
+
+
+_DEFENCE_SHARE = 0.25
+"""The share of the budget kept from the deepening for the proof checks of the chosen
+move and the next best (:class:`~noughts.anytime.defence.ProofDefence`); they end at
+:data:`_SEARCH_SHARE` of the budget."""
+
+
+def _defended(position: Position, moves: list[int], best_move: int, best_score: int | None,
+              scores: dict[int, int], guard: _Guard, search: AnytimeSearch, whole: Budget,
+              root_moves: int) -> tuple[int, int | None, Value | None]:
+    """The best move, best first, after which the proof search finds no forced win for
+    the opponent within the defence's budget; when it proves a win after every move
+    checked, the hardest to refute (see :meth:`ProofDefence.choose`), a proven loss if
+    every legal move was refuted."""
+    defence = ProofDefence(position, whole.share(_SEARCH_SHARE))
+    order = [best_move] + [m for m in moves if m != best_move and m not in guard.refuted]
+    move = defence.choose(order, search.nodes)
+    search.nodes += defence.nodes
+    if move not in defence.refuted:
+        return move, scores.get(move, best_score), None
+    refuted = {**guard.refuted, **defence.refuted}
+    value = Bound(Outcome.LOSS, refuted[move]) if len(refuted) == root_moves else None
+    return move, None, value
 
 
 def _best_safe(moves: list[int], safe: set[int], scores: dict[int, int]) -> tuple[int, int | None]:
