@@ -1,10 +1,12 @@
 """Defence by proof: drop a candidate move after which the opponent has a forced win
 that the proof-number search finds within a slice of the move's budget.
 
-The anytime search's own guard (:class:`noughts.anytime.search`) catches the
-opponent's wins by continuous threats. Many of the wins a fallible searcher finds
-against the second player in Qubic start with a quiet move instead (one that makes no
-threat but sets up two), and the threat search alone misses them. The proof search
+The anytime search (:mod:`noughts.anytime.search`) uses it for the second player (O in
+Qubic, lost against perfect play, must leave a fallible first player no win it can
+find). The search's own guard catches the opponent's wins by continuous threats. Many
+of the wins a fallible searcher finds against the second player in Qubic start with a
+quiet move instead (one that makes no threat but sets up two), and the threat search
+alone misses them. The proof search
 (:mod:`noughts.anytime.proof`) finds such wins quickly once they are a few moves deep:
 in the O games lost to the 4x4x4 seed's bot, X's win was proven within 20,000 of its
 positions a move or two before the bot played it.
@@ -51,16 +53,17 @@ class ProofDefence:
     ``refuted`` maps a move to the most plies the opponent's proven win lasts after it,
     ``effort`` to the proof positions it took to find that win (how hard the move is to
     refute);
-    ``unrefuted`` holds the moves checked with no win found. ``budget`` counts search
+    ``unrefuted`` holds the moves checked with no win found. A check takes at most
+    ``check_nodes`` proof positions (:data:`CHECK_NODES` by default). ``budget`` counts search
     nodes (a check stops at its node limit or deadline); :attr:`nodes` is what the
     checks spent, in search nodes.
     """
 
     def __init__(self, position: Position, budget: Budget, *,
-                 check_nodes: int = CHECK_NODES) -> None:
+                 check_nodes: int | None = None) -> None:
         self.position = position
         self.budget = budget
-        self.check_nodes = check_nodes
+        self.check_nodes = CHECK_NODES if check_nodes is None else check_nodes
         self.opponent = 1 if position.to_move == "X" else 0
         self.table: dict[int, list[Any]] = {}
         self.refuted: dict[int, int] = {}

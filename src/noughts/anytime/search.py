@@ -8,9 +8,12 @@ search (:mod:`noughts.anytime.pvs`) and, with the last part of the budget, a che
 the chosen move leaves the opponent no forced win by continuous threats. The second
 player's moves after which the shipped Qubic strategy proves the first player's win
 (:func:`noughts.anytime.strategy.proven_replies`) count as refuted by that check while
-another move is not known to lose; when every move loses so, the search picks among
-them as usual (the best try against a fallible opponent) and the answer is a proven
-loss.
+another move is not known to lose. The second player then checks its choice, and the
+next best moves in turn, with the proof-number search from the opponent's side
+(:mod:`noughts.anytime.defence`, a quarter of the budget), and plays the first after
+which no forced win is found; when every move is refuted (against the whole strategy,
+O's first replies all are), it plays the one hardest to refute, and the answer is a
+proven loss.
 :func:`anytime_evaluate` values every legal move. Proven outcomes are exact; their plies
 are exact for a win next move or a loss to a double threat, and otherwise a
 :class:`~noughts.results.Bound` (the most the game can last, from the proof).
@@ -209,7 +212,9 @@ def anytime_move(
     # the root moves are screened, best first, for the opponent's forced wins by
     # continuous threats until one passes (the losing ones are dropped from the
     # search); the last part of the budget checks the final choice the same way.
-    defend = _DEFENCE_SHARE > 0 and not theirs and len(moves) > 1
+    # the second player defends by proof too (measured in Qubic, where it is lost)
+    defend = (_DEFENCE_SHARE > 0 and not theirs and len(moves) > 1
+              and position.to_move != position.first)
     search.budget = whole.share(_SEARCH_SHARE - (_DEFENCE_SHARE if defend else 0.0))
     guard = _Guard(search, whole)
     guard.refuted.update(lost)  # known losses: the guard keeps to the other moves
