@@ -84,18 +84,17 @@ class NoughtsAECEnv(AECEnv):  # type: ignore[misc]  # PettingZoo ships no type h
             raise ValueError(
                 f"render_mode must be one of {RENDER_MODES} or None, not {render_mode!r}"
             )
-        self.geometry = (
-            variant_name if isinstance(variant_name, Geometry) else variant(variant_name)
-        )
+        self.game = variant(variant_name)
+        self.geometry = self.game.geometry
         self.render_mode = render_mode
         self.possible_agents: list[str] = list(AGENTS)
         self._observation_space = observation_space(self.geometry)
         self._action_space = action_space(self.geometry)
-        self.position = Position("", self.geometry)
+        self.position = Position("", self.game)
         self._start()
 
     def _start(self) -> None:
-        self.position = Position("", self.geometry)
+        self.position = Position("", self.game)
         self.agents = list(self.possible_agents)
         self.rewards = dict.fromkeys(self.agents, 0)
         self._cumulative_rewards = dict.fromkeys(self.agents, 0)
