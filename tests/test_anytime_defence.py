@@ -80,3 +80,20 @@ def test_lost_against_perfect_play_o_picks_the_reply_hardest_to_refute(
     choice = anytime_move(position, nodes=300_000)
     assert choice.move in hard
     assert (choice.proven, choice.outcome, choice.plies) == (True, "loss", lost[choice.move])
+
+
+def test_only_the_second_player_defends_by_proof(monkeypatch: pytest.MonkeyPatch) -> None:
+    checked: list[str] = []
+
+    class Recording(ProofDefence):
+        def check(self, move: int, spent: int = 0) -> bool:
+            checked.append(self.position.to_move)
+            return super().check(move, spent)
+
+    monkeypatch.setattr(search_module, "ProofDefence", Recording)
+    off_strategy = Position("", "qubic").play(1).play(0)  # X opened on an edge: no book
+    assert search_module.strategy_move(off_strategy) is None
+    anytime_move(off_strategy, nodes=50_000)
+    assert checked == []
+    anytime_move(_after(GAME), nodes=100_000)
+    assert checked and set(checked) == {"O"}
