@@ -267,12 +267,9 @@ def test_the_game_loop_arena_and_environments_play_misere() -> None:
             assert env.position.geometry.has_line(loser_marks)
 
 
-def test_the_teaching_searches_refuse_misere() -> None:
+def test_the_tutorial_searches_refuse_misere() -> None:
     from noughts.errors import VariantError
-    from noughts.teaching.trace import trace
     from noughts.teaching.tutorial import tutorial_board
 
     with pytest.raises(VariantError, match="misere"):
         tutorial_board(Position("X........", "3x3-misere"))
-    with pytest.raises(VariantError, match="normal games"):
-        trace(Position("X........", "3x3-misere"))

@@ -56,7 +56,7 @@ from typing import Any, Literal
 
 from noughts.anytime.evaluate import Style, evaluate_marks, line_weights
 from noughts.budget import Budget
-from noughts.errors import GameOverError, NoughtsError, TooLargeError, VariantError
+from noughts.errors import GameOverError, NoughtsError, TooLargeError
 from noughts.geometry import Bitboard, scan_forward
 from noughts.notation import format_board
 from noughts.position import Mark, Position, other
@@ -313,11 +313,6 @@ class _Walk:
         tutorial: bool,
         budget: Budget | None,
     ) -> None:
-        if position.game.rules.misere:  # the walks score a completed line as a win
-            raise VariantError(
-                f"the teaching searches play normal games, not {position.variant} "
-                "(ask the engine: it plays misère)"
-            )
         geometry = position.geometry
         self.position = position
         self.geometry = geometry
