@@ -59,7 +59,11 @@ RENDER_MODES = ("ansi", "human")
 def register() -> None:
     """Register :data:`GYM_ID` with Gymnasium (once)."""
     if GYM_ID not in gymnasium.registry:
-        gymnasium.register(GYM_ID, entry_point="noughts.rl.gym_env:NoughtsEnv")
+        gymnasium.register(
+            GYM_ID,
+            entry_point="noughts.rl.gym_env:NoughtsEnv",
+            vector_entry_point="noughts.rl.vector_env:make_vector_env",
+        )
 
 
 class NoughtsEnv(gymnasium.Env[dict[str, Any], np.int64]):
