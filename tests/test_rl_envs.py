@@ -264,3 +264,17 @@ def test_actions_are_cell_indices() -> None:
     bare.reset()
     with pytest.raises(IllegalMoveError, match="cell index"):
         bare.step("4")
+
+
+def test_action_masks_for_maskable_ppo_follow_the_observation() -> None:
+    env = NoughtsEnv("4x4k3", opponent="random", agent="alternate")
+    rng = np.random.default_rng(0)
+    for episode in range(6):
+        seen, _ = env.reset(seed=episode)
+        done = False
+        while not done:
+            masks = env.action_masks()
+            assert masks.dtype == bool and masks.shape == (16,)
+            assert masks.tolist() == seen["action_mask"].astype(bool).tolist()
+            seen, _, done, _, _ = env.step(int(rng.choice(np.flatnonzero(masks))))
+        assert not env.action_masks().any()

@@ -150,6 +150,18 @@ class NoughtsEnv(gymnasium.Env[dict[str, Any], np.int64]):
             self.render()
         return observe(self.position, self.agent_mark), reward, self._over, False, info
 
+    def action_masks(self) -> np.ndarray:
+        """The agent's legal moves as booleans, one per cell (sb3-contrib's MaskablePPO
+        reads this method); all ``False`` once the episode is over.
+
+        >>> env = NoughtsEnv("3x3", opponent=10, agent="O")
+        >>> _, info = env.reset(seed=0)
+        >>> env.action_masks().tolist()
+        [False, True, True, True, True, True, True, True, True]
+        """
+        legal = 0 if self._over else self.position.legal_moves.mask
+        return np.array([legal >> cell & 1 for cell in range(self.geometry.cells)], dtype=bool)
+
     def _opponent_moves(self) -> int:
         assert self._opponent is not None
         cell = self._opponent.move(self.position, Budget()).move
