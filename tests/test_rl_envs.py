@@ -5,10 +5,11 @@ from __future__ import annotations
 import subprocess
 import sys
 import warnings
+from typing import Any
 
 import numpy as np
 import pytest
-from gymnasium.utils.env_checker import check_env
+from gymnasium.utils.env_checker import check_env, data_equivalence
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
@@ -278,3 +279,52 @@ def test_action_masks_for_maskable_ppo_follow_the_observation() -> None:
             assert masks.tolist() == seen["action_mask"].astype(bool).tolist()
             seen, _, done, _, _ = env.step(int(rng.choice(np.flatnonzero(masks))))
         assert not env.action_masks().any()
+
+
+# -- spaces seeded lazily give the samples eager seeding gives ----------------------------
+def _eager_spaces(name: str, seed: int) -> tuple[Any, Any]:
+    from gymnasium import spaces
+
+    geometry = NoughtsAECEnv(name).geometry
+    actions = spaces.Discrete(geometry.cells)
+    observations = spaces.Dict(
+        {
+            "observation": spaces.Box(0, 1, shape=(*geometry.shape, 2), dtype=np.int8),
+            "action_mask": spaces.Box(0, 1, shape=(geometry.cells,), dtype=np.int8),
+        }
+    )
+    actions.seed(seed)
+    observations.seed(seed)
+    return actions, observations
+
+
+@pytest.mark.parametrize("name", ["3x3", "qubic"])
+def test_seeded_resets_sample_as_eager_seeding_did(name: str) -> None:
+    env = NoughtsAECEnv(name)
+    for seed in (0, 7, 123):
+        env.reset(seed=seed)
+        env.step(0)  # play a little first: seeding waits for the first sample
+        actions, observations = _eager_spaces(name, seed)
+        ours = [int(env.action_space("player_2").sample()) for _ in range(5)]
+        assert ours == [int(actions.sample()) for _ in range(5)]
+        assert data_equivalence(env.observation_space("player_1").sample(), observations.sample())
+    env.reset(seed=5)  # a subspace sampled first, then seeded by hand: as eager
+    _, observations = _eager_spaces(name, 5)
+    box = env.observation_space("player_1")["action_mask"]
+    assert data_equivalence(box.sample(), observations["action_mask"].sample())
+    box.seed(9)
+    observations["action_mask"].seed(9)
+    assert data_equivalence(box.sample(), observations["action_mask"].sample())
+    env.reset(seed=4)
+    env.action_space("player_1").seed(11)  # an explicit seed overrides the pending one
+    actions, _ = _eager_spaces(name, 11)
+    assert int(env.action_space("player_1").sample()) == int(actions.sample())
+
+
+def test_gym_seeded_reset_samples_as_eager_seeding_did() -> None:
+    env = NoughtsEnv("3x3", opponent="random")
+    env.reset(seed=21)
+    actions, _ = _eager_spaces("3x3", 21)
+    assert [int(env.action_space.sample()) for _ in range(6)] == [
+        int(actions.sample()) for _ in range(6)
+    ]

@@ -91,18 +91,25 @@ class NoughtsAECEnv(AECEnv):  # type: ignore[misc]  # PettingZoo ships no type h
         self.possible_agents: list[str] = list(AGENTS)
         self._observation_space = observation_space(self.geometry)
         self._action_space = action_space(self.geometry)
-        self.position = Position("", self.geometry)
         self._start()
 
+    @property
+    def position(self) -> Position:
+        """The game so far, as a :class:`~noughts.Position`."""
+        return Position.from_bitboards(self._x, self._o, self.geometry)
+
     def _start(self) -> None:
-        self.position = Position("", self.geometry)
+        # The board as two bitboards and the mark to move: a step is a few integer
+        # operations and a look at the lines through the cell just played.
+        self._x = self._o = 0
+        self._mover: Mark = "X"
         self.agents = list(self.possible_agents)
         self.rewards = dict.fromkeys(self.agents, 0)
         self._cumulative_rewards = dict.fromkeys(self.agents, 0)
         self.terminations = dict.fromkeys(self.agents, False)
         self.truncations = dict.fromkeys(self.agents, False)
         self.infos: dict[str, dict[str, Any]] = {agent: {} for agent in self.agents}
-        self.agent_selection = AGENT_OF[self.position.to_move]
+        self.agent_selection = AGENT_OF["X"]
 
     def observation_space(self, agent: str) -> spaces.Dict:
         return self._observation_space
@@ -111,18 +118,18 @@ class NoughtsAECEnv(AECEnv):  # type: ignore[misc]  # PettingZoo ships no type h
         return self._action_space
 
     def observe(self, agent: str) -> Observation:
-        mark = AGENTS[agent]
-        position = self.position
-        own, rival = (position.x, position.o) if mark == "X" else (position.o, position.x)
-        # The game's end is known here: no need for the position to look for a line again.
+        x, o = self._x, self._o
+        own, rival = (x, o) if AGENTS[agent] == "X" else (o, x)
+        # The game's end is known here: no need to look for a line again.
         playing = agent == self.agent_selection and not self.terminations.get(agent, True)
-        return encode(self.geometry, own, rival, position.empty if playing else 0)
+        return encode(self.geometry, own, rival, self.geometry.full & ~(x | o) if playing else 0)
 
     def reset(self, seed: int | None = None, options: dict[str, Any] | None = None) -> None:
-        """A new game on the empty board; ``seed`` seeds the action spaces' sampling."""
+        """A new game on the empty board; ``seed`` seeds the action spaces' sampling (when
+        they are first sampled: see :mod:`noughts.rl.spaces`)."""
         if seed is not None:
-            self._action_space.seed(seed)
-            self._observation_space.seed(seed)
+            self._action_space.seed_later(seed)
+            self._observation_space.seed_later(seed)
         self._start()
 
     def step(self, action: int | np.integer[Any]) -> None:
@@ -132,15 +139,25 @@ class NoughtsAECEnv(AECEnv):  # type: ignore[misc]  # PettingZoo ships no type h
             self._was_dead_step(action)
             return
         self._cumulative_rewards[agent] = 0
-        self.position = self.position.play(action_cell(action))
-        result = self.position.result
-        if result is not None:
-            if result.winner is not None:
-                self.rewards[AGENT_OF[result.winner]] = 1
-                self.rewards[AGENT_OF[other(result.winner)]] = -1
+        cell = action_cell(action)
+        geometry = self.geometry
+        x, o, mover = self._x, self._o, self._mover
+        if not 0 <= cell < geometry.cells or (x | o) >> cell & 1:
+            self.position.play(cell)  # raises the engine's own error, naming the cell
+        if mover == "X":
+            self._x = marks = x | 1 << cell
+        else:
+            self._o = marks = o | 1 << cell
+        rival = other(mover)
+        if geometry.wins_after(marks, cell):
+            self.rewards[AGENT_OF[mover]] = 1
+            self.rewards[AGENT_OF[rival]] = -1
+            self.terminations = dict.fromkeys(self.agents, True)
+        elif self._x | self._o == geometry.full:
             self.terminations = dict.fromkeys(self.agents, True)
         self._accumulate_rewards()
-        self.agent_selection = AGENT_OF[self.position.to_move]
+        self._mover = rival
+        self.agent_selection = AGENT_OF[rival]
         if self.render_mode == "human":
             self.render()
 
