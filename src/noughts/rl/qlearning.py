@@ -188,7 +188,8 @@ def main(argv: Sequence[str] | None = None) -> int:
     args = parser.parse_args(argv)
     started, started_cpu = time.perf_counter(), time.process_time()
     if args.episodes:
-        table, played = train(args.episodes, variant_name=args.variant, seed=args.seed), args.episodes
+        played = args.episodes
+        table = train(played, variant_name=args.variant, seed=args.seed)
     else:
         table, played = train_until_sound(seed=args.seed, variant_name=args.variant)
     seconds, cpu = time.perf_counter() - started, time.process_time() - started_cpu
