@@ -222,9 +222,7 @@ def _opponent_positions(variant_name: str, opponent: str, steps: int = 30) -> li
     for _ in range(steps):
         actions = _random_actions(rng, observation["action_mask"])
         live = observation["action_mask"].any(axis=1)
-        after_agent = [
-            before[b].play(int(actions[b])) if live[b] else None for b in range(16)
-        ]
+        after_agent = [before[b].play(int(actions[b])) if live[b] else None for b in range(16)]
         observation, _, _, _, info = envs.step(actions)
         for board in np.flatnonzero(info.get("_opponent_move", np.zeros(16, bool))):
             start = after_agent[board] if live[board] else Position("", variant_name)

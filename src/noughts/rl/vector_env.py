@@ -124,9 +124,7 @@ class NoughtsVectorEnv(VectorEnv[dict[str, np.ndarray], np.ndarray, np.ndarray])
         widest = max(len(lines) for lines in through)
         # Lines through each cell, padded with a repeat of the first (harmless: any line
         # the mover completed earlier would have ended the game).
-        self._through = np.array(
-            [np.resize(lines, widest) for lines in through], dtype=np.intp
-        )
+        self._through = np.array([np.resize(lines, widest) for lines in through], dtype=np.intp)
         self._powers = 3 ** np.arange(cells, dtype=np.int64)
         self.board = np.zeros((num_envs, cells), dtype=np.int8)
         self.ply = np.zeros(num_envs, dtype=np.int16)
