@@ -1,8 +1,10 @@
 """PPO on the batched environment (CleanRL style, one file): 3x3 against random play.
 
 Needs PyTorch besides the ``rl`` extra (``pip install torch``; a CPU build will do). One
-policy learns both sides (``agent="alternate"``) against the random opponent computed in
-the batch; illegal moves are masked out of the policy's logits. Every ``--eval-every``
+policy learns both sides (``agent="alternate"``) against opponents computed in the batch
+(by default half the boards against random play, half against the one-ply rules: win,
+else block), a lost game weighing ``--loss-weight`` times a won one; illegal moves are
+masked out of the policy's logits. Every ``--eval-every``
 updates the greedy policy plays 1,000 games as X and 1,000 as O against random play,
 and training stops once it loses none of them (or after ``--total-steps``).
 
@@ -41,6 +43,14 @@ def parse() -> argparse.Namespace:
     parser.add_argument("--gae-lambda", type=float, default=0.95)
     parser.add_argument("--clip", type=float, default=0.2)
     parser.add_argument("--ent-coef", type=float, default=0.01)
+    parser.add_argument(
+        "--opponents",
+        default="random,rules",
+        help="the batched opponents to train against, boards shared among them",
+    )
+    parser.add_argument(
+        "--loss-weight", type=float, default=3.0, help="a lost game's reward is -this (PPO only)"
+    )
     parser.add_argument("--eval-every", type=int, default=10, help="updates between checks")
     parser.add_argument("--eval-games", type=int, default=1000, help="per side")
     return parser.parse_args()
@@ -101,20 +111,59 @@ def greedy_player(agent: Agent):  # type: ignore[no-untyped-def]
     return move
 
 
+class Joined:
+    """Batched environments side by side (one per opponent), stepped as one batch."""
+
+    def __init__(self, parts: list[gymnasium.vector.VectorEnv]) -> None:
+        self.parts = parts
+        self.num_envs = sum(part.num_envs for part in parts)
+        self.single_action_space = parts[0].single_action_space
+
+    def reset(self, seed: int) -> tuple[dict[str, np.ndarray], None]:
+        return self._join([part.reset(seed=seed + i)[0] for i, part in enumerate(self.parts)]), None
+
+    def step(
+        self, actions: np.ndarray
+    ) -> tuple[dict[str, np.ndarray], np.ndarray, np.ndarray, np.ndarray, None]:
+        bounds = np.cumsum([0] + [part.num_envs for part in self.parts])
+        outs = [
+            part.step(actions[a:b])
+            for part, a, b in zip(self.parts, bounds, bounds[1:], strict=False)
+        ]
+        observation = self._join([out[0] for out in outs])
+        reward, terminated, truncated = (
+            np.concatenate([out[i] for out in outs]) for i in (1, 2, 3)
+        )
+        return observation, reward, terminated, truncated, None
+
+    @staticmethod
+    def _join(observations: list[dict[str, np.ndarray]]) -> dict[str, np.ndarray]:
+        return {
+            key: np.concatenate([seen[key] for seen in observations]) for key in observations[0]
+        }
+
+
 def main() -> None:
     args = parse()
     torch.manual_seed(args.seed)
     torch.set_num_threads(1)
-    envs = gymnasium.make_vec(
-        noughts.rl.GYM_ID,
-        num_envs=args.num_envs,
-        vectorization_mode="vector_entry_point",
-        variant_name="3x3",
-        opponent="random",
-        agent="alternate",
-        exact_info=False,
-        autoreset_mode="SameStep",  # every step is a real move; the next game starts at once
+    opponents = args.opponents.split(",")
+    envs = Joined(
+        [
+            gymnasium.make_vec(
+                noughts.rl.GYM_ID,
+                num_envs=args.num_envs // len(opponents),
+                vectorization_mode="vector_entry_point",
+                variant_name="3x3",
+                opponent=opponent,
+                agent="alternate",
+                exact_info=False,
+                autoreset_mode="SameStep",  # every step a real move; a new game at once
+            )
+            for opponent in opponents
+        ]
     )
+    args.num_envs = envs.num_envs
     cells = envs.single_action_space.n
     agent = Agent(int(cells))
     optimizer = torch.optim.Adam(agent.parameters(), lr=args.lr, eps=1e-5)
@@ -140,6 +189,7 @@ def main() -> None:
                 value,
             )
             observation, reward, terminated, truncated, _ = envs.step(action.numpy())
+            reward = np.where(reward < 0, args.loss_weight * reward, reward)
             rewards[step] = torch.from_numpy(reward).float()
             dones[step] = torch.from_numpy(terminated | truncated).float()
             steps += n
