@@ -6,7 +6,8 @@ policy learns both sides (``agent="alternate"``) against opponents computed in t
 else block), a lost game weighing ``--loss-weight`` times a won one; illegal moves are
 masked out of the policy's logits. Every ``--eval-every``
 updates the greedy policy plays 1,000 games as X and 1,000 as O against random play,
-and training stops once it loses none of them (or after ``--total-steps``).
+and training stops once it loses none of them as X (``--until O`` or ``both`` for the
+other side or both; or after ``--total-steps``).
 
     python examples/ppo_vector.py                 # about a minute on one core
     python examples/ppo_vector.py --seed 1 --num-envs 256
@@ -30,7 +31,7 @@ import noughts.rl
 from noughts import Position
 
 
-def parse() -> argparse.Namespace:
+def parse(argv: list[str] | None = None) -> argparse.Namespace:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--seed", type=int, default=0)
     parser.add_argument("--num-envs", type=int, default=128)
@@ -51,9 +52,15 @@ def parse() -> argparse.Namespace:
     parser.add_argument(
         "--loss-weight", type=float, default=3.0, help="a lost game's reward is -this (PPO only)"
     )
+    parser.add_argument(
+        "--until",
+        choices=("X", "O", "both"),
+        default="X",
+        help="stop when the greedy policy loses none of its games as this side",
+    )
     parser.add_argument("--eval-every", type=int, default=10, help="updates between checks")
     parser.add_argument("--eval-games", type=int, default=1000, help="per side")
-    return parser.parse_args()
+    return parser.parse_args(argv)
 
 
 class Agent(nn.Module):
@@ -143,8 +150,8 @@ class Joined:
         }
 
 
-def main() -> None:
-    args = parse()
+def main(argv: list[str] | None = None) -> None:
+    args = parse(argv)
     torch.manual_seed(args.seed)
     torch.set_num_threads(1)
     opponents = args.opponents.split(",")
@@ -238,16 +245,23 @@ def main() -> None:
                 f"as O {as_o} (won, drawn, lost of {args.eval_games})",
                 flush=True,
             )
-            if as_x[2] == as_o[2] == 0:
+            lost = {"X": as_x[2], "O": as_o[2], "both": as_x[2] + as_o[2]}[args.until]
+            if lost == 0:
                 break
     wall, cpu = time.perf_counter() - started, time.process_time() - started_cpu
+    sides = "alternate" if args.until == "both" else args.until
     judged = noughts.rl.evaluate(
-        greedy_player(agent), "3x3", games=2 * args.eval_games, opponent="random", seed=args.seed
+        greedy_player(agent),
+        "3x3",
+        games=args.eval_games * (2 if sides == "alternate" else 1),
+        opponent="random",
+        policy_plays=sides,  # type: ignore[arg-type]
+        seed=args.seed,
     )
     print(
         f"stopped after {steps} agent steps ({update} updates) in {wall:.1f} s wall, "
         f"{cpu:.1f} s CPU; judged again over {judged.games} games against random play "
-        f"(half as X, half as O): {judged.wins} won, {judged.draws} drawn, {judged.losses} "
+        f"(as {sides}): {judged.wins} won, {judged.draws} drawn, {judged.losses} "
         f"lost, {judged.blunders} blunders in {judged.judged_moves} moves"
     )
 
