@@ -94,7 +94,8 @@ class NoughtsEnv(gymnasium.Env[dict[str, Any], np.int64]):
         self.exact_info = exact_info
         self.illegal_reward = illegal_reward
         self.observation_space = observation_space(self.geometry)
-        self.action_space = action_space(self.geometry)
+        self._actions = action_space(self.geometry)  # seeded lazily (noughts.rl.spaces)
+        self.action_space = self._actions
         self.position = Position("", self.geometry)
         self.agent_mark: Mark = "O" if agent == "O" else "X"
         self._episodes = 0
@@ -107,7 +108,7 @@ class NoughtsEnv(gymnasium.Env[dict[str, Any], np.int64]):
         """A new game; ``seed`` seeds the opponent (and the action space's sampling)."""
         super().reset(seed=seed)
         if seed is not None:  # a seeded reset starts the sequence over: X first when alternating
-            self.action_space.seed(seed)
+            self._actions.seed_later(seed)
             self._episodes = 0
         if self.agent_side == "alternate":
             self.agent_mark = "X" if self._episodes % 2 == 0 else "O"
