@@ -328,3 +328,50 @@ def test_gym_seeded_reset_samples_as_eager_seeding_did() -> None:
     assert [int(env.action_space.sample()) for _ in range(6)] == [
         int(actions.sample()) for _ in range(6)
     ]
+
+
+@settings(max_examples=30, deadline=None)
+@given(
+    name=st.sampled_from(["3x3", "4x4k3", "qubic"]),
+    choices=st.lists(st.integers(0, 10**6), min_size=40, max_size=40),
+    illegal_at=st.integers(0, 12),
+)
+def test_aec_env_does_what_pettingzoos_wrappers_do(
+    name: str, choices: list[int], illegal_at: int
+) -> None:
+    from pettingzoo.utils import wrappers
+
+    ours = aec_env(name)
+    theirs = wrappers.OrderEnforcingWrapper(
+        wrappers.AssertOutOfBoundsWrapper(
+            wrappers.TerminateIllegalWrapper(NoughtsAECEnv(name), illegal_reward=-1)
+        )
+    )
+    for env in (ours, theirs):
+        env.reset(seed=3)
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", UserWarning)  # PettingZoo's illegal-move warning
+        for index, choice in enumerate(choices):
+            if not ours.agents:
+                break
+            observation, reward, termination, truncation, info = ours.last()
+            expected = theirs.last()
+            assert data_equivalence((observation, reward, termination, truncation, info), expected)
+            assert ours.agent_selection == theirs.agent_selection
+            if termination or truncation:
+                action = None
+            elif index == illegal_at and observation["action_mask"].min() == 0:
+                action = int(np.flatnonzero(observation["action_mask"] == 0)[0])  # occupied
+            else:
+                legal = np.flatnonzero(observation["action_mask"])
+                action = int(legal[choice % len(legal)])
+            for env in (ours, theirs):
+                env.step(action)
+            assert ours.rewards == theirs.rewards
+            assert ours._cumulative_rewards == theirs._cumulative_rewards
+            assert ours.terminations == theirs.terminations
+            assert ours.truncations == theirs.truncations
+    with pytest.raises(AssertionError, match="action space"):
+        fresh = aec_env(name)
+        fresh.reset()
+        fresh.step(10**6)
