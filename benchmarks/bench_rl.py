@@ -1,11 +1,14 @@
 """Benchmark the learning environments (a script, not a test): ``python benchmarks/bench_rl.py``.
 
 Steps per second with uniformly random legal moves (drawn from the action mask), each
-environment run for ``--seconds`` in the same process, one after another:
+environment run for ``--seconds`` of CPU time in the same process, one after another (a
+CPU budget, not a wall clock: on a shared machine every row gets the same work whatever
+the load):
 
-- PettingZoo AEC: ``noughts.rl.aec_env`` (with PettingZoo's wrappers, as users get it)
-  on 3x3 and Qubic, the bare ``NoughtsAECEnv`` on the same boards, and PettingZoo's own
-  ``tictactoe_v3`` (wrapped the same way; it needs ``pygame``) beside them. A step is one
+- PettingZoo AEC: ``noughts.rl.aec_env`` (as users get it: the checks of PettingZoo's
+  usual wrappers, done in the class) on 3x3 and Qubic, the bare ``NoughtsAECEnv`` on the
+  same boards, and PettingZoo's own ``tictactoe_v3`` (``env()``, in those wrappers, and
+  ``raw_env``; it needs ``pygame``) beside them. A step is one
   ``env.step`` call with the usual ``env.last()`` before it, the end-of-game ``None``
   steps included;
 - the same AEC loop with ``reset(seed=i)`` before every episode (``seeded``);
@@ -52,8 +55,8 @@ def run_aec(make: Callable[[], Any], seconds: float, seed: int) -> tuple[int, in
     rng = random.Random(seed)
     env = make()
     steps = games = 0
-    deadline = time.perf_counter() + seconds
-    while time.perf_counter() < deadline:
+    deadline = time.process_time() + seconds
+    while time.process_time() < deadline:
         env.reset(seed=seed if games == 0 else None)
         games += 1
         for _agent in env.agent_iter():
@@ -73,8 +76,8 @@ def run_aec_seeded(make: Callable[[], Any], seconds: float, seed: int) -> tuple[
     rng = random.Random(seed)
     env = make()
     steps = games = 0
-    deadline = time.perf_counter() + seconds
-    while time.perf_counter() < deadline:
+    deadline = time.process_time() + seconds
+    while time.process_time() < deadline:
         env.reset(seed=seed + games)
         games += 1
         for _agent in env.agent_iter():
@@ -94,8 +97,8 @@ def run_vector(env: NoughtsVectorEnv, seconds: float, seed: int) -> tuple[int, i
     rng = np.random.default_rng(seed)
     observation, _ = env.reset(seed=seed)
     steps = games = 0
-    deadline = time.perf_counter() + seconds
-    while time.perf_counter() < deadline:
+    deadline = time.process_time() + seconds
+    while time.process_time() < deadline:
         mask = observation["action_mask"]
         steps += int(mask.any(axis=1).sum())  # boards that move (not those being reset)
         actions = np.where(mask.astype(bool), rng.random(mask.shape), -1.0).argmax(axis=1)
@@ -108,8 +111,8 @@ def run_gym(env: NoughtsEnv, seconds: float, seed: int) -> tuple[int, int]:
     """Random games in the Gymnasium environment for ``seconds``: (steps, games)."""
     rng = random.Random(seed)
     steps = games = 0
-    deadline = time.perf_counter() + seconds
-    while time.perf_counter() < deadline:
+    deadline = time.process_time() + seconds
+    while time.process_time() < deadline:
         observation, _ = env.reset(seed=seed if games == 0 else None)
         games += 1
         done = False
@@ -160,7 +163,9 @@ HEADER = (
 
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--seconds", type=float, default=3.0, help="per row (default 3)")
+    parser.add_argument(
+        "--seconds", type=float, default=3.0, help="CPU seconds per row (default 3)"
+    )
     parser.add_argument("--runs", type=int, default=1, help="rounds; each row's median kept")
     parser.add_argument("--seed", type=int, default=0)
     parser.add_argument("--boards", type=int, default=4096, help="batched boards (4096)")
