@@ -168,6 +168,8 @@ def _same_exact_info(info: dict[str, Any], board: int, single: dict[str, Any]) -
         ("4x4k3", "exact", "O"),
         ("5x5k4", "rules", "X"),
         ("qubic", "random", "alternate"),
+        ("3x3-misere", "exact", "alternate"),
+        ("4x4k3-misere", "random", "O"),
     ],
 )
 def test_batched_and_single_environments_agree(
@@ -176,7 +178,7 @@ def test_batched_and_single_environments_agree(
     assert _replay_against_single(variant_name, opponent, agent, 6, 40, seed=11) > 6
 
 
-@pytest.mark.parametrize("variant_name", ["3x3", "4x4k3", "3x3x3", "qubic"])
+@pytest.mark.parametrize("variant_name", ["3x3", "4x4k3", "3x3x3", "qubic", "3x3-misere"])
 def test_self_play_agrees_with_the_aec_environment(variant_name: str) -> None:
     boards = 5
     envs = NoughtsVectorEnv(boards, variant_name, opponent=None, exact_info=False)
@@ -309,13 +311,13 @@ def test_the_4x4k3_table_agrees_with_the_solver_on_random_positions() -> None:
 
 
 def test_misere_table_and_rewards() -> None:
-    table = exact_table("3x3", misere=True)
+    table = exact_table("3x3-misere")
     assert table.values[0] == 0  # misere 3x3 is a draw too
     position = Position("XX./OO./...")  # X to move: 2 completes X's line and loses at once
     index = table.index_of(position)
     scores = table.move_scores(np.array([index]), np.array([1]))[0]
     assert scores[2] == -(WIN - 1)
-    envs = NoughtsVectorEnv(1, "3x3", opponent=None, misere=True, exact_info=False)
+    envs = NoughtsVectorEnv(1, "3x3-misere", opponent=None, exact_info=False)
     envs.reset(seed=0)
     for cell in (0, 3, 1, 4):
         envs.step(np.array([cell]))
@@ -378,6 +380,8 @@ def test_bad_arguments_are_named() -> None:
         NoughtsVectorEnv(2, "3x3", opponent="level:5")
     with pytest.raises(NoughtsError, match="no exact table"):
         NoughtsVectorEnv(2, "3x3x3", opponent="exact")
+    with pytest.raises(NoughtsError, match="rules"):
+        NoughtsVectorEnv(2, "3x3-misere", opponent="rules")
     with pytest.raises(NoughtsError, match="num_envs"):
         NoughtsVectorEnv(0)
     with pytest.raises(NoughtsError, match="agent must be"):

@@ -33,12 +33,13 @@ from contextlib import contextmanager
 from typing import ParamSpec, TypeVar
 
 from noughts.anytime.evaluate import Style
+from noughts.anytime.misere import MisereSearch
 from noughts.anytime.openings import opening_move
 from noughts.anytime.proof import find_win
-from noughts.anytime.pvs import INF, MATE, MATE_BOUND, AnytimeSearch, Stop
+from noughts.anytime.pvs import INF, MATE, MATE_BOUND, AnytimeSearch
 from noughts.anytime.strategy import proven_moves, proven_replies, strategy_move
 from noughts.anytime.threats import ThreatSearch
-from noughts.budget import Budget
+from noughts.budget import Budget, BudgetExhausted
 from noughts.notation import square_name
 from noughts.position import Position, check_playable
 from noughts.results import Bound, Estimate, MoveChoice, MoveEval, Outcome, Scale, Value
@@ -165,6 +166,8 @@ def anytime_move(
     """
     check_playable(position)
     whole = _budget(time_limit, nodes, budget)
+    if not position.game.rules.threat_search:
+        return _misere_move(position, style, whole)
     start = whole.start
     search = AnytimeSearch(position, style=style, budget=whole)
     board = search.board
@@ -217,7 +220,7 @@ def anytime_move(
     for depth in range(1, board.empty.bit_count() + 1):
         try:
             score, move, scores = search.root(depth, moves)
-        except Stop:
+        except BudgetExhausted:
             break
         best_move, best_score, depth_done = move, score, depth
         moves.sort(key=lambda m: -scores[m])
@@ -253,6 +256,33 @@ def anytime_move(
     pv = search.principal_variation(best_move, max(depth_done, 1))
     return _result(position, best_move, value=value, score=best_score, depth=depth_done,
                    pv=pv, nodes=search.nodes, start=start)
+
+
+def _misere_move(position: Position, style: Style, whole: Budget) -> MoveChoice:
+    """The misère game's move (:mod:`noughts.anytime.misere`): no threats to exploit,
+    no proof-number stage; iterative deepening by the misère terminal rule."""
+    search = MisereSearch(position, style=style, budget=whole)
+    moves = search.safe_moves()
+    if not moves:  # every cell completes a line of ours
+        move = min(position.legal_moves)
+        return _result(position, move, value=Value(Outcome.LOSS, 1), score=None, depth=1,
+                       pv=(move,), nodes=0, start=whole.start)
+    best_move, best_score, depth_done = moves[0], None, 0
+    for depth in range(1, search.board.empty.bit_count() + 1):
+        try:
+            score, move, scores = search.root(depth, moves)
+        except BudgetExhausted:
+            break
+        best_move, best_score, depth_done = move, score, depth
+        moves.sort(key=lambda m: -scores[m])
+        if abs(score) >= MATE_BOUND:  # (a single safe move is searched on: to value it)
+            break
+    value = None if best_score is None else _proven(best_score, search.root_marks)
+    if value is not None and value.outcome is Outcome.LOSS and search.restricted:
+        value = None  # far moves were not searched: no proof of a loss
+    pv = search.principal_variation(best_move, max(depth_done, 1))
+    return _result(position, best_move, value=value, score=best_score, depth=depth_done,
+                   pv=pv, nodes=search.nodes, start=whole.start)
 
 
 _SEARCH_SHARE = 0.93
@@ -413,7 +443,7 @@ def anytime_evaluate(
                     pending.remove(cell)
             if not pending:
                 break
-    except Stop:
+    except BudgetExhausted:
         pass
     geometry = position.geometry
     result = []

@@ -88,7 +88,7 @@ class Strategy:
 
     def __init__(self, variant_name: str) -> None:
         self.variant = variant_name
-        self.geometry = variant(variant_name)
+        self.geometry = variant(variant_name).geometry
         self.entries: dict[tuple[int, int], Entry] = {}
 
     def __len__(self) -> int:
@@ -185,8 +185,9 @@ def shipped_strategy() -> Strategy | None:
 
 
 def _serving(position: Position) -> Strategy | None:
-    """The shipped strategy if it serves ``position``'s game (Qubic, X first)."""
-    if position.geometry.name != "4x4x4" or position.first != "X":
+    """The shipped strategy if it serves ``position``'s game (the record names one, and
+    the game starts with X)."""
+    if position.game.strategy is None or position.first != "X":
         return None
     return shipped_strategy()
 

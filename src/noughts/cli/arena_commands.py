@@ -34,7 +34,8 @@ def add_arguments(name: str, parser: argparse.ArgumentParser) -> None:
         "seed-qubic-legacy[:D[:STYLE]], seed-4x4, seed-random or module:callable",
     )
     parser.add_argument(
-        "--variant", default="3x3", type=limits.variant_name, help="board (default 3x3)"
+        "--variant", default="3x3", type=limits.variant_name, help="board (default 3x3; "
+        "NAME-misere for the misère game, where completing a line loses)"
     )
     parser.add_argument(
         "--games", type=limits.positive_count, default=100, help="games per pairing (default 100)"

@@ -37,7 +37,8 @@ def add_arguments(name: str, parser: argparse.ArgumentParser) -> None:
     from noughts.teaching.trace import ALGORITHMS
 
     parser.add_argument("board", metavar="BOARD", help="the board, e.g. 'X../.O./...'")
-    parser.add_argument("--variant", "-v", metavar="V", help="3x3, 4x4k3, 4x4 ...")
+    parser.add_argument("--variant", "-v", metavar="V", help="3x3, 4x4k3, 4x4 ... (3x3-misere: "
+                        "the misère game)")
     parser.add_argument(
         "--first", choices=("X", "O"), default="X", help="who started (default X)"
     )
@@ -121,7 +122,7 @@ def _namer(variant_name: str) -> Callable[[int], str]:
     from noughts.notation import square_name
     from noughts.variants import variant
 
-    geometry = variant(variant_name)
+    geometry = variant(variant_name).geometry
     return lambda cell: square_name(geometry, cell)
 
 

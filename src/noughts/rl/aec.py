@@ -85,9 +85,8 @@ class NoughtsAECEnv(AECEnv):  # type: ignore[misc]  # PettingZoo ships no type h
             raise ValueError(
                 f"render_mode must be one of {RENDER_MODES} or None, not {render_mode!r}"
             )
-        self.geometry = (
-            variant_name if isinstance(variant_name, Geometry) else variant(variant_name)
-        )
+        self.game = variant(variant_name)
+        self.geometry = self.game.geometry
         self.render_mode = render_mode
         self.possible_agents: list[str] = list(AGENTS)
         self._observation_space = observation_space(self.geometry)
@@ -97,7 +96,7 @@ class NoughtsAECEnv(AECEnv):  # type: ignore[misc]  # PettingZoo ships no type h
     @property
     def position(self) -> Position:
         """The game so far, as a :class:`~noughts.Position`."""
-        return Position.from_bitboards(self._x, self._o, self.geometry)
+        return Position.from_bitboards(self._x, self._o, self.game)
 
     def _start(self) -> None:
         # The board as two bitboards and the mark to move: a step is a few integer
@@ -150,9 +149,10 @@ class NoughtsAECEnv(AECEnv):  # type: ignore[misc]  # PettingZoo ships no type h
         else:
             self._o = marks = o | 1 << cell
         rival = other(mover)
-        if geometry.wins_after(marks, cell):
-            self.rewards[AGENT_OF[mover]] = 1
-            self.rewards[AGENT_OF[rival]] = -1
+        if geometry.wins_after(marks, cell):  # a line: the mover wins (misere: loses)
+            winner = rival if self.game.misere else mover
+            self.rewards[AGENT_OF[winner]] = 1
+            self.rewards[AGENT_OF[other(winner)]] = -1
             self.terminations = dict.fromkeys(self.agents, True)
         elif self._x | self._o == geometry.full:
             self.terminations = dict.fromkeys(self.agents, True)

@@ -85,9 +85,8 @@ class NoughtsEnv(gymnasium.Env[dict[str, Any], np.int64]):
             raise NoughtsError(f"agent must be 'X', 'O' or 'alternate', not {agent!r}")
         if render_mode is not None and render_mode not in RENDER_MODES:
             raise NoughtsError(f"render_mode must be one of {RENDER_MODES} or None")
-        self.geometry = (
-            variant_name if isinstance(variant_name, Geometry) else variant(variant_name)
-        )
+        self.game = variant(variant_name)
+        self.geometry = self.game.geometry
         self.opponent_spec = player_spec(opponent)
         self.agent_side: AgentSide = agent
         self.render_mode = render_mode
@@ -96,7 +95,7 @@ class NoughtsEnv(gymnasium.Env[dict[str, Any], np.int64]):
         self.observation_space = observation_space(self.geometry)
         self._actions = action_space(self.geometry)  # seeded lazily (noughts.rl.spaces)
         self.action_space = self._actions
-        self.position = Position("", self.geometry)
+        self.position = Position("", self.game)
         self.agent_mark: Mark = "O" if agent == "O" else "X"
         self._episodes = 0
         self._over = True
@@ -114,7 +113,7 @@ class NoughtsEnv(gymnasium.Env[dict[str, Any], np.int64]):
             self.agent_mark = "X" if self._episodes % 2 == 0 else "O"
         self._episodes += 1
         self._opponent = self.opponent_spec.create(seed=int(self.np_random.integers(2**63)))
-        self.position = Position("", self.geometry)
+        self.position = Position("", self.game)
         self._over = False
         info: dict[str, Any] = {"agent": self.agent_mark}
         if self.agent_mark == "O":

@@ -10,8 +10,8 @@ then their values from the last ply back (two passes over NumPy arrays, no searc
 
 Boards of at most :data:`MAX_TABLE_CELLS` cells have a table: 3x3 (5,478 reachable
 positions, a few milliseconds) and 4x4k3 (6,036,001 positions; about 5 s of CPU,
-43 MB kept and some 400 MB while it is built, once per process on first use).
-``misere=True`` builds the table of the game where completing a line loses.
+43 MB kept and some 400 MB while it is built, once per process on first use). A
+misere variant (``"3x3-misere"``) has the table of the game where completing a line loses.
 
 >>> table = exact_table("3x3")
 >>> int(table.values[0])  # the empty board: a draw
@@ -34,7 +34,7 @@ import numpy as np
 from noughts.errors import NoughtsError
 from noughts.geometry import Geometry
 from noughts.position import Position
-from noughts.variants import variant
+from noughts.variants import Variant, variant
 
 __all__ = ["WIN", "NO_MOVE", "MAX_TABLE_CELLS", "ExactTable", "exact_table", "line_cells"]
 
@@ -49,7 +49,7 @@ MAX_TABLE_CELLS = 16
 def line_cells(geometry: Geometry) -> np.ndarray:
     """The cells of every line, one row a line (``(lines, k)``, ascending cells).
 
-    >>> line_cells(variant("3x3"))[:2].tolist()
+    >>> line_cells(variant("3x3").geometry)[:2].tolist()
     [[0, 1, 2], [0, 3, 6]]
     """
     cells = range(geometry.cells)
@@ -102,21 +102,23 @@ def _powers(cells: int) -> np.ndarray:
 def has_table(geometry: Geometry) -> bool:
     """True if ``geometry`` is small enough for :func:`exact_table`.
 
-    >>> has_table(variant("4x4k3")), has_table(variant("3x3x3"))
+    >>> has_table(variant("4x4k3").geometry), has_table(variant("3x3x3").geometry)
     (True, False)
     """
     return geometry.cells <= MAX_TABLE_CELLS
 
 
-def exact_table(variant_name: str | Geometry, *, misere: bool = False) -> ExactTable:
-    """The table of ``variant_name`` (built on first use, then kept for the process)."""
-    geometry = variant_name if isinstance(variant_name, Geometry) else variant(variant_name)
+def exact_table(variant_name: str | Variant | Geometry) -> ExactTable:
+    """The table of ``variant_name`` (built on first use, then kept for the process; a
+    misere variant's table is the misere game's)."""
+    game = variant(variant_name)
+    geometry = game.geometry
     if not has_table(geometry):
         raise NoughtsError(
             f"no exact table for {geometry.name}: tables cover boards of at most "
             f"{MAX_TABLE_CELLS} cells (3x3, 4x4k3...)"
         )
-    return _build(geometry, misere)
+    return _build(geometry, game.misere)
 
 
 @lru_cache(maxsize=4)

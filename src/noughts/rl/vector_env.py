@@ -47,7 +47,7 @@ from noughts.geometry import Geometry
 from noughts.position import Position
 from noughts.rl.observation import Observation, action_space, observation_space
 from noughts.rl.tables import WIN, ExactTable, exact_table, has_table, line_cells
-from noughts.variants import variant
+from noughts.variants import Variant, variant
 
 __all__ = ["NoughtsVectorEnv", "OPPONENTS", "make_vector_env"]
 
@@ -64,7 +64,7 @@ class NoughtsVectorEnv(VectorEnv[dict[str, np.ndarray], np.ndarray, np.ndarray])
     ``exact_info=True`` (where a table serves) puts, for the agent to move, its exact
     ``outcome`` (+1 win, 0 draw, -1 loss), ``plies``, and the ``optimal_moves`` and
     ``keeping_moves`` as ``(N, cells)`` masks in ``info`` (``info["exact"]`` says where).
-    ``misere=True`` plays the game where completing a line loses.
+    A misere variant (``"3x3-misere"``) plays the game where completing a line loses.
     """
 
     metadata = {"autoreset_mode": AutoresetMode.NEXT_STEP, "render_modes": []}  # noqa: RUF012
@@ -72,14 +72,13 @@ class NoughtsVectorEnv(VectorEnv[dict[str, np.ndarray], np.ndarray, np.ndarray])
     def __init__(
         self,
         num_envs: int = 1,
-        variant_name: str | Geometry = "3x3",
+        variant_name: str | Variant | Geometry = "3x3",
         opponent: object = "random",
         agent: Literal["X", "O", "alternate"] = "X",
         *,
         exact_info: bool = True,
         illegal_reward: float = -1.0,
         autoreset_mode: AutoresetMode | str = AutoresetMode.NEXT_STEP,
-        misere: bool = False,
         render_mode: None = None,
     ) -> None:
         if isinstance(num_envs, bool) or not isinstance(num_envs, int) or num_envs < 1:
@@ -88,9 +87,9 @@ class NoughtsVectorEnv(VectorEnv[dict[str, np.ndarray], np.ndarray, np.ndarray])
             raise NoughtsError(f"agent must be 'X', 'O' or 'alternate', not {agent!r}")
         if render_mode is not None:
             raise NoughtsError("the batched environment does not render (render_mode=None)")
-        self.geometry = (
-            variant_name if isinstance(variant_name, Geometry) else variant(variant_name)
-        )
+        self.game = variant(variant_name)
+        self.geometry = self.game.geometry
+        misere = self.game.misere  # a completed line loses: the rewards and tables say so
         name = _ALIASES.get(opponent, opponent) if _hashable(opponent) else opponent
         if name is not None and name not in OPPONENTS:
             raise NoughtsError(
@@ -107,7 +106,7 @@ class NoughtsVectorEnv(VectorEnv[dict[str, np.ndarray], np.ndarray, np.ndarray])
         self.render_mode = None
         self.table: ExactTable | None = None
         if name == "exact" or (exact_info and has_table(self.geometry)):
-            self.table = exact_table(self.geometry, misere=misere)  # raises off the small boards
+            self.table = exact_table(self.game)  # raises off the small boards
         self.exact_info = exact_info and self.table is not None
         self.num_envs = num_envs
         self.single_observation_space = observation_space(self.geometry)
@@ -324,7 +323,7 @@ class NoughtsVectorEnv(VectorEnv[dict[str, np.ndarray], np.ndarray, np.ndarray])
         row = self.board[board]
         x = sum(1 << int(cell) for cell in np.flatnonzero(row == X))
         o = sum(1 << int(cell) for cell in np.flatnonzero(row == NOUGHT))
-        return Position.from_bitboards(x, o, self.geometry)
+        return Position.from_bitboards(x, o, self.game)
 
 
 def make_vector_env(num_envs: int = 1, **options: Any) -> NoughtsVectorEnv:
