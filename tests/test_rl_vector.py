@@ -151,7 +151,9 @@ def _replay_against_single(
 def _same_exact_info(info: dict[str, Any], board: int, single: dict[str, Any]) -> None:
     if "exact" not in info:
         return
-    assert single["exact"] and info["exact"][board]
+    assert info["exact"][board]
+    if not single["exact"]:  # the table reaches where the solver does not (4x4k3-misere)
+        return
     assert OUTCOMES[int(info["outcome"][board])] == single["outcome"]
     assert info["plies"][board] == single["plies"]
     assert tuple(np.flatnonzero(info["optimal_moves"][board])) == single["optimal_moves"]
