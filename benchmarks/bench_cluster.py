@@ -50,13 +50,8 @@ def bench_arena(
     """Games per second on the local pool and on a local Ray, same games, in alternating
     rounds (medians: other load on the machine comes and goes)."""
     first, second = players
-    options: dict[str, Any] = {
-        "variant": variant,
-        "games": games,
-        "nodes": nodes,
-        "seed": 7,
-        "openings": 2,
-    }
+    options: dict[str, Any] = {"variant": variant, "games": games, "nodes": nodes, "seed": 7,
+                               "openings": 2}
     started = time.perf_counter()
     executor = executor_for("ray", workers=cpus)
     startup_s = time.perf_counter() - started
@@ -77,30 +72,17 @@ def bench_arena(
         executor.shutdown()
     local_s, ray_s = statistics.median(local_times), statistics.median(ray_times)
     row = {
-        "players": players,
-        "variant": variant,
-        "games": games,
-        "nodes": nodes,
-        "cpus": cpus,
-        "rounds": rounds,
-        "local_games_per_s": games / local_s,
-        "ray_games_per_s": games / ray_s,
-        "ray_time_ratio": ray_s / local_s,
-        "ray_startup_s": startup_s,
-        "same_games": same,
-        "local_seconds": local_times,
-        "ray_seconds": ray_times,
+        "players": players, "variant": variant, "games": games, "nodes": nodes, "cpus": cpus,
+        "rounds": rounds, "local_games_per_s": games / local_s, "ray_games_per_s": games / ray_s,
+        "ray_time_ratio": ray_s / local_s, "ray_startup_s": startup_s, "same_games": same,
+        "local_seconds": local_times, "ray_seconds": ray_times,
     }
-    print(
-        f"arena {first} v {second} on {variant}, {games} games, {nodes} nodes a move,"
-        f" {cpus} CPUs, median of {rounds} rounds:"
-    )
+    print(f"arena {first} v {second} on {variant}, {games} games, {nodes} nodes a move,"
+          f" {cpus} CPUs, median of {rounds} rounds:")
     print(f"  local pool  {row['local_games_per_s']:8.2f} games/s")
     ratio = row["ray_time_ratio"]
-    print(
-        f"  local Ray   {row['ray_games_per_s']:8.2f} games/s  (time x{ratio:.2f};"
-        f" start-up {startup_s:.1f} s apart; same games: {same})"
-    )
+    print(f"  local Ray   {row['ray_games_per_s']:8.2f} games/s  (time x{ratio:.2f};"
+          f" start-up {startup_s:.1f} s apart; same games: {same})")
     return row
 
 
@@ -124,8 +106,7 @@ def start_worker(port: int, cache_url: str | None, timeout_ms: int) -> subproces
         env["NOUGHTS_CACHE_URL"] = cache_url
     process = subprocess.Popen(
         [sys.executable, "-m", "noughts", "serve", "--port", str(port), "--log-level", "warning"],
-        env=env,
-        stdout=subprocess.DEVNULL,
+        env=env, stdout=subprocess.DEVNULL,
     )
     wait_ready(port, "/healthz")
     wait_warm(port)
@@ -154,8 +135,7 @@ def replay(ports: list[int], stream: list[dict[str, Any]], seed: int) -> dict[st
         port = rng.choice(ports)
         data = json.dumps(body).encode()
         request = urllib.request.Request(
-            f"http://127.0.0.1:{port}/api/v1/move",
-            data=data,
+            f"http://127.0.0.1:{port}/api/v1/move", data=data,
             headers={"Content-Type": "application/json"},
         )
         started = time.perf_counter()
@@ -167,12 +147,8 @@ def replay(ports: list[int], stream: list[dict[str, Any]], seed: int) -> dict[st
             answer = {"cached": False}
         latencies.append((time.perf_counter() - started) * 1000)
         cached += bool(answer["cached"])
-    return {
-        "requests": len(stream),
-        "hit_ratio": cached / len(stream),
-        "median_ms": statistics.median(latencies),
-        "errors": errors,
-    }
+    return {"requests": len(stream), "hit_ratio": cached / len(stream),
+            "median_ms": statistics.median(latencies), "errors": errors}
 
 
 def bench_cache(positions: int, repeats: int, time_ms: int, timeout_ms: int) -> dict[str, Any]:
@@ -180,17 +156,10 @@ def bench_cache(positions: int, repeats: int, time_ms: int, timeout_ms: int) -> 
     stream = request_stream(positions, repeats, time_ms, seed=11)
     redis_port = free_port()
     redis = start_redis(redis_port)
-    rows: dict[str, Any] = {
-        "positions": positions,
-        "repeats": repeats,
-        "time_ms": time_ms,
-        "cache_timeout_ms": timeout_ms,
-    }
+    rows: dict[str, Any] = {"positions": positions, "repeats": repeats, "time_ms": time_ms,
+                            "cache_timeout_ms": timeout_ms}
     try:
-        for label, url in (
-            ("own caches", None),
-            ("shared Redis", f"redis://127.0.0.1:{redis_port}/0"),
-        ):
+        for label, url in (("own caches", None), ("shared Redis", f"redis://127.0.0.1:{redis_port}/0")):
             ports = [free_port(), free_port()]
             workers = [start_worker(port, url, timeout_ms) for port in ports]
             try:
@@ -201,16 +170,12 @@ def bench_cache(positions: int, repeats: int, time_ms: int, timeout_ms: int) -> 
     finally:
         redis.terminate()
         redis.wait(10)
-    print(
-        f"shared cache: {positions} Qubic positions x {repeats} (random symmetric forms), "
-        f"{time_ms} ms a search, 2 workers:"
-    )
+    print(f"shared cache: {positions} Qubic positions x {repeats} (random symmetric forms), "
+          f"{time_ms} ms a search, 2 workers:")
     for label in ("own caches", "shared Redis"):
         row = rows[label]
-        print(
-            f"  {label:12}  hit ratio {row['hit_ratio']:.2f}  median {row['median_ms']:.1f} ms"
-            f"  ({row['errors']} of {row['requests']} answered 5xx)"
-        )
+        print(f"  {label:12}  hit ratio {row['hit_ratio']:.2f}  median {row['median_ms']:.1f} ms"
+              f"  ({row['errors']} of {row['requests']} answered 5xx)")
     return rows
 
 
@@ -249,22 +214,16 @@ def bench_jobs(count: int, seconds: float, cpus: int) -> dict[str, Any]:
     rng = random.Random(3)
     positions = [p for p in game_positions("4x4x4", count * 3, rng) if p.x and p.o][:count]
     jobs = [("4x4x4", p.x, p.o, seconds) for p in positions]
-    row: dict[str, Any] = {
-        "jobs": count,
-        "seconds_per_job": seconds,
-        "cpus": cpus,
-        "ideal_per_hour": cpus * 3600 / seconds,
-    }
+    row: dict[str, Any] = {"jobs": count, "seconds_per_job": seconds, "cpus": cpus,
+                           "ideal_per_hour": cpus * 3600 / seconds}
     for label, cluster in (("local processes", "none"), ("local Ray", "ray")):
         with executor_for(cluster, workers=cpus) as executor:
             warm = [executor.submit(run_job, *jobs[0][:3], 0.05) for _ in range(2 * cpus)]
             for future in warm:  # every worker started, its Qubic tables built
                 future.result()
             row[label] = jobs_per_hour(executor, jobs)
-    print(
-        f"proof-build-shaped jobs: {count} Qubic searches of {seconds} s, {cpus} CPUs "
-        f"(ideal {row['ideal_per_hour']:.0f}/h):"
-    )
+    print(f"proof-build-shaped jobs: {count} Qubic searches of {seconds} s, {cpus} CPUs "
+          f"(ideal {row['ideal_per_hour']:.0f}/h):")
     for label in ("local processes", "local Ray"):
         print(f"  {label:15}  {row[label]:8.0f} jobs/hour")
     return row

@@ -61,20 +61,11 @@ def make(count: int, seed: int, label_nodes: int) -> list[dict[str, object]]:
                 if find_forced_win(position, nodes=50_000) is None:
                     result = prove(position, nodes=label_nodes)
                     if result.status == "win":
-                        found.append(
-                            {
-                                "board": position.board,
-                                "to_move": position.to_move,
-                                "game": games,
-                                "proof_size": result.proof_size,
-                                "label_nodes": result.nodes,
-                            }
-                        )
-                        print(
-                            f"{len(found)}/{count}: game {games}, ply {position.ply}, "
-                            f"proof of {result.proof_size} positions",
-                            flush=True,
-                        )
+                        found.append({"board": position.board, "to_move": position.to_move,
+                                      "game": games, "proof_size": result.proof_size,
+                                      "label_nodes": result.nodes})
+                        print(f"{len(found)}/{count}: game {games}, ply {position.ply}, "
+                              f"proof of {result.proof_size} positions", flush=True)
                         if len(found) >= count:
                             break
             position = position.play(_move(players[position.ply % 2], position))
@@ -98,20 +89,11 @@ def bench(positions: list[Position], budgets: list[float]) -> list[dict[str, obj
                 if ok:
                     proven += 1
                     times.append(elapsed)
-            rows.append(
-                {
-                    "budget_s": budget,
-                    "search": name,
-                    "proven": proven,
-                    "positions": len(positions),
-                    "median_ms": round(statistics.median(times) * 1000, 1) if times else None,
-                }
-            )
-            print(
-                f"{budget:>8.2f} s  {name:<14} {proven:>3}/{len(positions)}  "
-                f"{rows[-1]['median_ms'] or '-':>8} ms",
-                flush=True,
-            )
+            rows.append({"budget_s": budget, "search": name, "proven": proven,
+                         "positions": len(positions),
+                         "median_ms": round(statistics.median(times) * 1000, 1) if times else None})
+            print(f"{budget:>8.2f} s  {name:<14} {proven:>3}/{len(positions)}  "
+                  f"{rows[-1]['median_ms'] or '-':>8} ms", flush=True)
     return rows
 
 
@@ -126,39 +108,21 @@ def main(argv: list[str] | None = None) -> int:
     if args.make:
         found = make(args.make, args.seed, args.label_nodes)
         DATA.parent.mkdir(exist_ok=True)
-        DATA.write_text(
-            json.dumps(
-                {
-                    "about": "Qubic positions from games of the 4x4x4 seed's bot (seed-qubic:3) "
-                    "against noisy engine levels: the side to move wins by force, but no "
-                    "continuous-threat chain of the threat search (50,000 positions) wins.",
-                    "positions": found,
-                },
-                indent=1,
-            )
-            + "\n"
-        )
+        DATA.write_text(json.dumps({
+            "about": "Qubic positions from games of the 4x4x4 seed's bot (seed-qubic:3) "
+                     "against noisy engine levels: the side to move wins by force, but no "
+                     "continuous-threat chain of the threat search (50,000 positions) wins.",
+            "positions": found}, indent=1) + "\n")
     stored = json.loads(DATA.read_text())["positions"]
     positions = [Position(p["board"], "qubic") for p in stored]
     budgets = [float(b) for b in args.budgets.split(",")]
-    print(
-        f"{len(positions)} quiet wins; {platform.python_version()}, {os.cpu_count()} cores, "
-        f"load {os.getloadavg()[0]:.1f}"
-    )
+    print(f"{len(positions)} quiet wins; {platform.python_version()}, {os.cpu_count()} cores, "
+          f"load {os.getloadavg()[0]:.1f}")
     print(f"{'budget':>10}  {'search':<14} proven  {'median':>8}")
     rows = bench(positions, budgets)
-    Path(args.out).write_text(
-        json.dumps(
-            {
-                "python": platform.python_version(),
-                "cores": os.cpu_count(),
-                "load": round(os.getloadavg()[0], 1),
-                "rows": rows,
-            },
-            indent=1,
-        )
-        + "\n"
-    )
+    Path(args.out).write_text(json.dumps({
+        "python": platform.python_version(), "cores": os.cpu_count(),
+        "load": round(os.getloadavg()[0], 1), "rows": rows}, indent=1) + "\n")
     return 0
 
 

@@ -101,12 +101,9 @@ def bench_speed(count: int, time_limit: float) -> dict[str, object]:
                 "proven": result.proven,
             }
         )
-        print(
-            f"  ply {position.ply:2d}  depth {result.depth}  nodes {result.nodes:6d}  "
-            f"{result.elapsed_ms:7.1f} ms  {rows[-1]['nps']:6d} n/s"
-            f"{'  proven ' + str(result.outcome) if result.proven else ''}",
-            flush=True,
-        )
+        print(f"  ply {position.ply:2d}  depth {result.depth}  nodes {result.nodes:6d}  "
+              f"{result.elapsed_ms:7.1f} ms  {rows[-1]['nps']:6d} n/s"
+              f"{'  proven ' + str(result.outcome) if result.proven else ''}", flush=True)
     searched = [r for r in rows if not r["proven"]] or rows
     nps = [int(str(r["nps"])) for r in searched]
     depths = [int(str(r["depth"])) for r in searched]
@@ -134,9 +131,8 @@ def engine(seed: int, time_limit: float | None, nodes: int | None = None) -> Lev
 def side_record(game: GameOutcome, side: str) -> dict[str, object]:
     """What one side's moves of ``game`` showed: the depths of its searched moves, its
     times, whether it ever claimed a proven win and whether every move was one."""
-    mine = [
-        choice for index, choice in enumerate(game.choices) if (index % 2 == 0) == (side == "X")
-    ]
+    mine = [choice for index, choice in enumerate(game.choices)
+            if (index % 2 == 0) == (side == "X")]
     wins = [choice.proven and choice.outcome == "win" for choice in mine]
     return {
         "depths": [c.depth for c in mine if c.depth and not c.proven and c.pv],
@@ -150,12 +146,8 @@ def _seed_game(task: Task) -> dict[str, object]:
     """One game against the seed's bot, ``seed-qubic:3`` (run in a worker process)."""
     side, game, time_limit, seed, nodes, opening = task
     me = engine(seed * 1000 + game, time_limit, nodes)
-    bot = SeedQubicBot(
-        depth=3,
-        style="balanced",
-        seed=seed * 1000 + game,
-        opening="first16" if opening == "first16" else "strong",
-    )
+    bot = SeedQubicBot(depth=3, style="balanced", seed=seed * 1000 + game,
+                       opening="first16" if opening == "first16" else "strong")
     opponent: Player = bot
     if opening in ("any", "each") and side == "O":  # the bot's first cell, then the bot
         rng = random.Random(seed * 1000 + game)
@@ -163,25 +155,16 @@ def _seed_game(task: Task) -> dict[str, object]:
 
         def opener(position: Position) -> int:
             if position.ply == 0:  # any cell, or the strong cells in turn (game i: cell i)
-                return (
-                    rng.choice(list(position.legal_moves))
-                    if opening == "any"
-                    else strong[game % len(strong)]
-                )
+                return (rng.choice(list(position.legal_moves)) if opening == "any"
+                        else strong[game % len(strong)])
             return bot.choose(position)
 
         opponent = CallablePlayer(opener, bot.name)
-    players: dict[Mark, Player] = (
-        {"X": me, "O": opponent} if side == "X" else {"X": opponent, "O": me}
-    )
+    players: dict[Mark, Player] = {"X": me, "O": opponent} if side == "X" else {
+        "X": opponent, "O": me}
     played = play_game(players, Position("", "qubic"))
-    return {
-        "side": side,
-        "game": game,
-        "winner": _winner(played),
-        "opening": played.moves[0],
-        **side_record(played, side),
-    }
+    return {"side": side, "game": game, "winner": _winner(played),
+            "opening": played.moves[0], **side_record(played, side)}
 
 
 def _winner(game: GameOutcome) -> str | None:
@@ -202,14 +185,8 @@ def _played(
 
 
 def _tally(games: int) -> dict[str, int]:
-    return {
-        "games": games,
-        "wins": 0,
-        "draws": 0,
-        "losses": 0,
-        "lost_after_proven_win": 0,
-        "every_move_proven_win": 0,
-    }
+    return {"games": games, "wins": 0, "draws": 0, "losses": 0,
+            "lost_after_proven_win": 0, "every_move_proven_win": 0}
 
 
 def _count(tally: dict[str, int], record: dict[str, object], side: str) -> str:
@@ -227,13 +204,11 @@ def _count(tally: dict[str, int], record: dict[str, object], side: str) -> str:
     return "LOSS"
 
 
-def _timing(
-    summary: dict[str, object], depths: list[int], times: list[float], time_limit: float | None
-) -> None:
+def _timing(summary: dict[str, object], depths: list[int], times: list[float],
+            time_limit: float | None) -> None:
     summary["moves"] = len(times)
-    summary["moves_over_budget_plus_50ms"] = (
-        sum(t > (time_limit or 0) * 1000 + 50 for t in times) if time_limit else 0
-    )
+    summary["moves_over_budget_plus_50ms"] = sum(t > (time_limit or 0) * 1000 + 50
+                                                  for t in times) if time_limit else 0
     summary["median_ms"] = round(statistics.median(times), 1) if times else 0.0
     summary["depth_histogram"] = {str(d): depths.count(d) for d in sorted(set(depths))}
     summary["min_depth"] = min(depths, default=0)
@@ -256,11 +231,8 @@ def bench_seed(
     all_depths: list[int] = []
     all_times: list[float] = []
     times_by_side: dict[str, list[float]] = {"X": [], "O": []}
-    tasks: list[Task] = [
-        (side, game, time_limit, seed, nodes, opening)
-        for side in ("X", "O")
-        for game in range(games)
-    ]
+    tasks: list[Task] = [(side, game, time_limit, seed, nodes, opening)
+                         for side in ("X", "O") for game in range(games)]
     tally = {side: _tally(games) for side in ("X", "O")}
     by_opening: dict[str, list[int]] = {}
     for record in _played(_seed_game, tasks, jobs):
@@ -275,44 +247,28 @@ def bench_seed(
             cell = by_opening.setdefault(str(record["opening"]), [0, 0])
             cell[0] += word == "win"
             cell[1] += 1
-        print(
-            f"  engine as {side}, game {int(str(record['game'])) + 1}: {word}"
-            f"  (bot opened {record['opening']}; min depth {min(depths, default=0)}, "
-            f"max {max(times, default=0):.0f} ms)",
-            flush=True,
-        )
+        print(f"  engine as {side}, game {int(str(record['game'])) + 1}: {word}"
+              f"  (bot opened {record['opening']}; min depth {min(depths, default=0)}, "
+              f"max {max(times, default=0):.0f} ms)", flush=True)
     summary: dict[str, object] = dict(tally)
-    summary["O_wins_by_bot_opening"] = {
-        cell: f"{won}/{played}"
-        for cell, (won, played) in sorted(by_opening.items(), key=lambda i: int(i[0]))
-    }
+    summary["O_wins_by_bot_opening"] = {cell: f"{won}/{played}" for cell, (won, played)
+                                        in sorted(by_opening.items(), key=lambda i: int(i[0]))}
     summary["opponent"] = SeedQubicBot(depth=3).name
     summary["opponent_opening"] = opening
     summary["jobs"] = jobs
     _timing(summary, all_depths, all_times, time_limit)
-    summary["median_ms_by_side"] = {
-        side: round(statistics.median(times), 2) if times else 0.0
-        for side, times in times_by_side.items()
-    }
+    summary["median_ms_by_side"] = {side: round(statistics.median(times), 2) if times else 0.0
+                                    for side, times in times_by_side.items()}
     return summary
 
 
 def _own_game(task: Task) -> dict[str, object]:
     """One game of the engine as X against itself as O, both at ``time_limit``."""
     _, game, time_limit, seed, _, _ = task
-    played = play_game(
-        {
-            "X": engine(seed * 7919 + game, time_limit),
-            "O": engine(seed * 104729 + game, time_limit),
-        },
-        Position("", "qubic"),
-    )
-    return {
-        "game": game,
-        "winner": _winner(played),
-        "opening": played.moves[0],
-        **side_record(played, "X"),
-    }
+    played = play_game({"X": engine(seed * 7919 + game, time_limit),
+                        "O": engine(seed * 104729 + game, time_limit)}, Position("", "qubic"))
+    return {"game": game, "winner": _winner(played), "opening": played.moves[0],
+            **side_record(played, "X")}
 
 
 def bench_own(games: int, time_limit: float, seed: int, jobs: int = 1) -> dict[str, object]:
@@ -327,11 +283,8 @@ def bench_own(games: int, time_limit: float, seed: int, jobs: int = 1) -> dict[s
         assert isinstance(record_depths, list) and isinstance(record_times, list)
         depths += record_depths
         times += record_times
-        print(
-            f"  game {int(str(record['game'])) + 1} (X at {time_limit} s against O at "
-            f"{time_limit} s): X {word}",
-            flush=True,
-        )
+        print(f"  game {int(str(record['game'])) + 1} (X at {time_limit} s against O at "
+              f"{time_limit} s): X {word}", flush=True)
     summary: dict[str, object] = {"X": tally, "jobs": jobs}
     _timing(summary, depths, times, time_limit)
     return summary
@@ -344,14 +297,10 @@ def _self_game(task: Task) -> dict[str, object]:
     strong = engine(seed * 7919 + game, time_limit)
     weak = engine(seed * 104729 + game, fast / 1000)
     strong_side = "X" if game % 2 == 0 else "O"
-    players: dict[Mark, Player] = (
-        {"X": strong, "O": weak} if strong_side == "X" else {"X": weak, "O": strong}
-    )
-    return {
-        "game": game,
-        "side": strong_side,
-        "winner": _winner(play_game(players, Position("", "qubic"))),
-    }
+    players: dict[Mark, Player] = ({"X": strong, "O": weak} if strong_side == "X"
+                                   else {"X": weak, "O": strong})
+    return {"game": game, "side": strong_side,
+            "winner": _winner(play_game(players, Position("", "qubic")))}
 
 
 def bench_self(
@@ -360,9 +309,8 @@ def bench_self(
     points = 0.0
     record = {"wins": 0, "draws": 0, "losses": 0}
     # the fast budget travels in milliseconds so that the task tuple stays one type
-    tasks: list[Task] = [
-        ("self", game, time_limit, seed, round(fast * 1000), "") for game in range(games)
-    ]
+    tasks: list[Task] = [("self", game, time_limit, seed, round(fast * 1000), "")
+                         for game in range(games)]
     for played in _played(_self_game, tasks, jobs):
         winner, strong_side = played["winner"], played["side"]
         if winner == strong_side:
@@ -373,11 +321,9 @@ def bench_self(
             record["draws"] += 1
         else:
             record["losses"] += 1
-        print(
-            f"  game {int(str(played['game'])) + 1} ({time_limit} s as {strong_side}): "
-            f"{'win' if winner == strong_side else 'draw' if winner is None else 'loss'}",
-            flush=True,
-        )
+        print(f"  game {int(str(played['game'])) + 1} ({time_limit} s as {strong_side}): "
+              f"{'win' if winner == strong_side else 'draw' if winner is None else 'loss'}",
+              flush=True)
     return {"games": games, **record, "score": points / games if games else 0.0, "jobs": jobs}
 
 
@@ -386,36 +332,23 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--games", type=int, default=20, help="games per side / self-play")
     parser.add_argument("--time", type=float, default=1.0, help="seconds a move (engine)")
     parser.add_argument("--fast", type=float, default=0.1, help="seconds a move (weak self)")
-    parser.add_argument(
-        "--nodes",
-        type=int,
-        default=None,
-        help="vs the seed: a node budget a move instead of --time (the same "
-        "search whatever the machine's load)",
-    )
+    parser.add_argument("--nodes", type=int, default=None,
+                        help="vs the seed: a node budget a move instead of --time (the same "
+                             "search whatever the machine's load)")
     parser.add_argument("--positions", type=int, default=20, help="speed-test positions")
     parser.add_argument("--seed", type=int, default=1)
-    parser.add_argument(
-        "--jobs",
-        type=int,
-        default=1,
-        help="games played at once, against the seed's bot and in self-play "
-        "(worker processes; keep to the idle cores, or the clock budget "
-        "buys less search)",
-    )
-    parser.add_argument(
-        "--seed-opening",
-        choices=SEED_OPENINGS,
-        default="strong",
-        help="the seed bot's first move: strong (a random corner or centre, "
-        "as the seed intends; default), first16 (the seed code's bug), "
-        "any (any cell, as before the faithful copy) or each (as O, "
-        "game i opens on the i-th of the 16 strong cells: with --nodes, "
-        "the same games every run)",
-    )
-    parser.add_argument(
-        "--parts", default="speed,seed,self", help="comma-separated parts: speed, seed, own, self"
-    )
+    parser.add_argument("--jobs", type=int, default=1,
+                        help="games played at once, against the seed's bot and in self-play "
+                             "(worker processes; keep to the idle cores, or the clock budget "
+                             "buys less search)")
+    parser.add_argument("--seed-opening", choices=SEED_OPENINGS, default="strong",
+                        help="the seed bot's first move: strong (a random corner or centre, "
+                             "as the seed intends; default), first16 (the seed code's bug), "
+                             "any (any cell, as before the faithful copy) or each (as O, "
+                             "game i opens on the i-th of the 16 strong cells: with --nodes, "
+                             "the same games every run)")
+    parser.add_argument("--parts", default="speed,seed,self",
+                        help="comma-separated parts: speed, seed, own, self")
     parser.add_argument("--out", default=str(RESULTS / "qubic.json"))
     args = parser.parse_args(argv)
     parts = set(args.parts.split(","))
@@ -430,25 +363,14 @@ def main(argv: list[str] | None = None) -> int:
         report["speed"] = bench_speed(args.positions, args.time)
     if "seed" in parts:
         budget = f"{args.nodes} nodes" if args.nodes else f"{args.time} s"
-        print(
-            f"vs {SeedQubicBot(depth=3).name} (the seed's AI_DEPTH 3, four plies), "
-            f"opening {args.seed_opening}: {args.games} games a side at {budget}",
-            flush=True,
-        )
-        report["seed"] = bench_seed(
-            args.games,
-            None if args.nodes else args.time,
-            args.seed,
-            args.nodes,
-            args.jobs,
-            args.seed_opening,
-        )
+        print(f"vs {SeedQubicBot(depth=3).name} (the seed's AI_DEPTH 3, four plies), "
+              f"opening {args.seed_opening}: {args.games} games a side at {budget}", flush=True)
+        report["seed"] = bench_seed(args.games, None if args.nodes else args.time, args.seed,
+                                    args.nodes, args.jobs, args.seed_opening)
         report["seed_budget"] = budget
     if "own" in parts:
-        print(
-            f"own: X against the engine's own best O, both at {args.time} s, {args.games} games",
-            flush=True,
-        )
+        print(f"own: X against the engine's own best O, both at {args.time} s, "
+              f"{args.games} games", flush=True)
         report["own"] = bench_own(args.games, args.time, args.seed, args.jobs)
     if "self" in parts:
         print(f"self-play: {args.time} s vs {args.fast} s, {args.games} games", flush=True)

@@ -150,14 +150,8 @@ def http_request(path: str, body: dict[str, Any], *, close: bool = False) -> byt
 
 
 async def _client(
-    port: int,
-    requests: list[bytes],
-    start: int,
-    stop_at: float,
-    warm_until: float,
-    latencies: list[float],
-    statuses: Counter[str],
-    answered: list[int],
+    port: int, requests: list[bytes], start: int, stop_at: float, warm_until: float,
+    latencies: list[float], statuses: Counter[str], answered: list[int],
 ) -> None:
     reader, writer = await asyncio.open_connection("127.0.0.1", port)
     index = start
@@ -181,20 +175,17 @@ async def _client(
         writer.close()
 
 
-async def _load(
-    port: int, requests: list[bytes], clients: int, seconds: float, warm: float
-) -> tuple[list[float], Counter[str], float, int]:
+async def _load(port: int, requests: list[bytes], clients: int, seconds: float, warm: float
+                ) -> tuple[list[float], Counter[str], float, int]:
     latencies: list[float] = []
     statuses: Counter[str] = Counter()
     answered = [0]
     now = time.perf_counter()
     warm_until, stop_at = now + warm, now + warm + seconds
-    await asyncio.gather(
-        *(
-            _client(port, requests, i * 7919, stop_at, warm_until, latencies, statuses, answered)
-            for i in range(clients)
-        )
-    )
+    await asyncio.gather(*(
+        _client(port, requests, i * 7919, stop_at, warm_until, latencies, statuses, answered)
+        for i in range(clients)
+    ))
     return latencies, statuses, seconds, answered[0]
 
 
@@ -204,19 +195,11 @@ def cpu_seconds(pid: int) -> float:
     return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
 
 
-def run_load(
-    label: str,
-    pid: int,
-    port: int,
-    requests: list[bytes],
-    clients: int,
-    seconds: float,
-    warm: float,
-) -> LoadResult:
+def run_load(label: str, pid: int, port: int, requests: list[bytes], clients: int,
+             seconds: float, warm: float) -> LoadResult:
     cpu_before = cpu_seconds(pid)
     latencies, statuses, measured, answered = asyncio.run(
-        _load(port, requests, clients, seconds, warm)
-    )
+        _load(port, requests, clients, seconds, warm))
     cpu_ms = (cpu_seconds(pid) - cpu_before) * 1000 / max(1, answered)
     latencies.sort()
     count = len(latencies)
@@ -224,16 +207,8 @@ def run_load(
     def quantile_ms(q: float) -> float:
         return latencies[min(count - 1, int(q * count))] * 1000 if count else 0.0
 
-    return LoadResult(
-        label,
-        count,
-        measured,
-        count / measured,
-        quantile_ms(0.5),
-        quantile_ms(0.99),
-        dict(statuses),
-        cpu_ms,
-    )
+    return LoadResult(label, count, measured, count / measured, quantile_ms(0.5),
+                      quantile_ms(0.99), dict(statuses), cpu_ms)
 
 
 def wait_ready(port: int, path: str, timeout: float = 60.0) -> None:
@@ -279,8 +254,7 @@ def start_noughts(
     env = {**os.environ, "NOUGHTS_CACHE_SIZE": str(cache_size), **(extra or {})}
     process = subprocess.Popen(
         [sys.executable, "-m", "noughts", "serve", "--port", str(port), "--log-level", "warning"],
-        env=env,
-        stdout=subprocess.DEVNULL,
+        env=env, stdout=subprocess.DEVNULL,
     )
     wait_ready(port, "/healthz")
     return process
@@ -299,9 +273,8 @@ def start_baseline(port: int) -> subprocess.Popen[bytes]:
 
 
 def _probe(script: str) -> dict[str, float]:
-    output = subprocess.run(
-        [sys.executable, "-c", script], check=True, capture_output=True, text=True
-    ).stdout
+    output = subprocess.run([sys.executable, "-c", script], check=True, capture_output=True,
+                            text=True).stdout
     figures: dict[str, float] = json.loads(output.strip().splitlines()[-1])
     return figures
 
@@ -378,11 +351,8 @@ def burst_run(mode: str, budget_ms: int, rng: random.Random) -> dict[str, Any]:
         wait_warm(port)
         time.sleep(0.5)
         requests = [
-            http_request(
-                "/api/v1/move",
-                {"variant": "qubic", "board": p.board, "time_ms": budget_ms},
-                close=True,
-            )
+            http_request("/api/v1/move", {"variant": "qubic", "board": p.board,
+                                          "time_ms": budget_ms}, close=True)
             for p in qubic_positions(BURST_SIZE, rng)
         ]
         load = os.getloadavg()[0]
@@ -392,9 +362,7 @@ def burst_run(mode: str, budget_ms: int, rng: random.Random) -> dict[str, Any]:
     due = budget_ms / 1000 + GRACE_S
     pings.sort()
     return {
-        "mode": mode,
-        "budget_ms": budget_ms,
-        "load_average": round(load, 2),
+        "mode": mode, "budget_ms": budget_ms, "load_average": round(load, 2),
         "statuses": dict(Counter(status for status, _ in answers)),
         "late": sum(1 for _, elapsed in answers if elapsed > due),
         "max_ms": round(max(elapsed for _, elapsed in answers) * 1000, 1),
@@ -405,9 +373,8 @@ def burst_run(mode: str, budget_ms: int, rng: random.Random) -> dict[str, Any]:
     }
 
 
-async def _heavy(
-    port: int, requests: list[bytes], clients: int, seconds: float
-) -> tuple[Counter[str], list[float]]:
+async def _heavy(port: int, requests: list[bytes], clients: int, seconds: float
+                 ) -> tuple[Counter[str], list[float]]:
     """``clients`` clients in a closed loop of heavy requests, and /healthz every 20 ms."""
     ping = b"GET /healthz HTTP/1.1\r\nHost: 127.0.0.1\r\nConnection: close\r\n\r\n"
     stop_at = time.perf_counter() + seconds
@@ -438,9 +405,8 @@ def heavy_run(mode: str, rng: random.Random, seconds: float) -> dict[str, Any]:
     try:
         wait_warm(port)
         requests = [
-            http_request(
-                "/api/v1/move", {"variant": "qubic", "board": p.board, "time_ms": 1000}, close=True
-            )
+            http_request("/api/v1/move", {"variant": "qubic", "board": p.board, "time_ms": 1000},
+                         close=True)
             for p in qubic_positions(400, rng)
         ]
         load = os.getloadavg()[0]
@@ -449,11 +415,8 @@ def heavy_run(mode: str, rng: random.Random, seconds: float) -> dict[str, Any]:
         stop(server)
     pings.sort()
     return {
-        "mode": mode,
-        "load_average": round(load, 2),
-        "seconds": seconds,
-        "statuses": dict(statuses),
-        "healthz_pings": len(pings),
+        "mode": mode, "load_average": round(load, 2), "seconds": seconds,
+        "statuses": dict(statuses), "healthz_pings": len(pings),
         "healthz_p50_ms": round(pings[len(pings) // 2] * 1000, 1),
         "healthz_p99_ms": round(pings[min(len(pings) - 1, int(0.99 * len(pings)))] * 1000, 1),
         "healthz_max_ms": round(pings[-1] * 1000, 1),
@@ -463,30 +426,20 @@ def heavy_run(mode: str, rng: random.Random, seconds: float) -> dict[str, Any]:
 def bursts(rounds: int) -> dict[str, Any]:
     """``rounds`` bursts per budget and mode, alternating; medians per budget and mode."""
     rng = random.Random(14)
-    runs = [
-        burst_run(mode, budget, rng)
-        for _ in range(rounds)
-        for budget in BURST_BUDGETS_MS
-        for mode in ("processes", "threads")
-    ]
+    runs = [burst_run(mode, budget, rng) for _ in range(rounds)
+            for budget in BURST_BUDGETS_MS for mode in ("processes", "threads")]
     summary = []
-    print(
-        f"\n{'searches in':<12}{'time_ms':>8}{'200':>6}{'429':>6}{'late':>6}{'max ms':>8}"
-        f"{'healthz p50':>12}{'p99':>7}  load averages"
-    )
+    print(f"\n{'searches in':<12}{'time_ms':>8}{'200':>6}{'429':>6}{'late':>6}{'max ms':>8}"
+          f"{'healthz p50':>12}{'p99':>7}  load averages")
     for mode in ("processes", "threads"):
         for budget in BURST_BUDGETS_MS:
             mine = [r for r in runs if r["mode"] == mode and r["budget_ms"] == budget]
             row = {
-                "mode": mode,
-                "budget_ms": budget,
-                "bursts": len(mine),
+                "mode": mode, "budget_ms": budget, "bursts": len(mine),
                 "ok": statistics.median(r["statuses"].get("200", 0) for r in mine),
                 "busy": statistics.median(r["statuses"].get("429", 0) for r in mine),
-                "other": sum(
-                    sum(n for s, n in r["statuses"].items() if s not in ("200", "429"))
-                    for r in mine
-                ),
+                "other": sum(sum(n for s, n in r["statuses"].items() if s not in ("200", "429"))
+                             for r in mine),
                 "late": statistics.median(r["late"] for r in mine),
                 "late_all": [r["late"] for r in mine],
                 "max_ms": statistics.median(r["max_ms"] for r in mine),
@@ -495,21 +448,18 @@ def bursts(rounds: int) -> dict[str, Any]:
                 "load_averages": [r["load_average"] for r in mine],
             }
             summary.append(row)
-            print(
-                f"{mode:<12}{budget:>8}{row['ok']:>6}{row['busy']:>6}{row['late']:>6}"
-                f"{row['max_ms']:>8.0f}{row['healthz_p50_ms']:>12.1f}"
-                f"{row['healthz_p99_ms']:>7.1f}  {row['load_averages']}"
-            )
+            print(f"{mode:<12}{budget:>8}{row['ok']:>6}{row['busy']:>6}{row['late']:>6}"
+                  f"{row['max_ms']:>8.0f}{row['healthz_p50_ms']:>12.1f}"
+                  f"{row['healthz_p99_ms']:>7.1f}  {row['load_averages']}")
     heavy = [heavy_run(mode, rng, 15.0) for _ in range(rounds) for mode in ("processes", "threads")]
     print("\n/healthz every 20 ms while 4 clients keep 1-second Qubic searches going (15 s):")
     for run in heavy:
-        print(
-            f"  {run['mode']:<10} p50 {run['healthz_p50_ms']:.1f} ms, p99 "
-            f"{run['healthz_p99_ms']:.1f} ms, max {run['healthz_max_ms']:.1f} ms "
-            f"({run['healthz_pings']} pings; requests {run['statuses']}; "
-            f"load average {run['load_average']})"
-        )
-    return {"size": BURST_SIZE, "rounds": rounds, "summary": summary, "runs": runs, "heavy": heavy}
+        print(f"  {run['mode']:<10} p50 {run['healthz_p50_ms']:.1f} ms, p99 "
+              f"{run['healthz_p99_ms']:.1f} ms, max {run['healthz_max_ms']:.1f} ms "
+              f"({run['healthz_pings']} pings; requests {run['statuses']}; "
+              f"load average {run['load_average']})")
+    return {"size": BURST_SIZE, "rounds": rounds, "summary": summary, "runs": runs,
+            "heavy": heavy}
 
 
 def main() -> None:
@@ -518,22 +468,15 @@ def main() -> None:
     parser.add_argument("--seconds", type=float, default=3.0, help="measured seconds per load")
     parser.add_argument("--clients", type=int, default=16, help="concurrent connections")
     parser.add_argument("--positions", type=int, default=300, help="positions per variant")
-    parser.add_argument(
-        "--burst",
-        action="store_true",
-        help="measure only the 64-request Qubic burst; update it in the results",
-    )
-    parser.add_argument(
-        "--cold-start-only",
-        action="store_true",
-        help="measure only the Lambda cold start; update it in the results",
-    )
+    parser.add_argument("--burst", action="store_true",
+                        help="measure only the 64-request Qubic burst; update it in the results")
+    parser.add_argument("--cold-start-only", action="store_true",
+                        help="measure only the Lambda cold start; update it in the results")
     args = parser.parse_args()
     if args.burst:
         burst = bursts(args.rounds)
-        burst["machine"] = (
-            f"{platform.machine()}, {os.cpu_count()} cores, Python {platform.python_version()}"
-        )
+        burst["machine"] = (f"{platform.machine()}, {os.cpu_count()} cores, Python "
+                            f"{platform.python_version()}")
         results = json.loads(RESULTS.read_text()) if RESULTS.exists() else {}
         results["burst"] = burst
         RESULTS.write_text(json.dumps(results, indent=2) + "\n")
@@ -548,12 +491,9 @@ def main() -> None:
     rng = random.Random(2024)
     trivial = [http_request("/trivial", {"numX": 1, "numO": 2, "isX": True})]
     pools = {
-        variant: [
-            http_request(
-                "/api/v1/move", {"variant": variant, "numX": p.x, "numO": p.o, "to_move": p.to_move}
-            )
-            for p in game_positions(variant, args.positions, rng)
-        ]
+        variant: [http_request("/api/v1/move", {"variant": variant, "numX": p.x, "numO": p.o,
+                                                "to_move": p.to_move})
+                  for p in game_positions(variant, args.positions, rng)]
         for variant in ("3x3", "4x4k3")
     }
     warm = 1.0
@@ -566,8 +506,8 @@ def main() -> None:
         baseline = start_baseline(port)
         try:
             runs.setdefault("trivial FastAPI endpoint", []).append(
-                run_load("trivial", baseline.pid, port, trivial, args.clients, args.seconds, warm)
-            )
+                run_load("trivial", baseline.pid, port, trivial, args.clients, args.seconds,
+                         warm))
         finally:
             stop(baseline)
         for cache_size, suffix in ((10_000, "cache on"), (0, "cache off")):
@@ -582,8 +522,8 @@ def main() -> None:
                 for variant, pool in pools.items():
                     label = f"/api/v1/move {variant}, {suffix}"
                     runs.setdefault(label, []).append(
-                        run_load(label, server.pid, port, pool, args.clients, args.seconds, warm)
-                    )
+                        run_load(label, server.pid, port, pool, args.clients, args.seconds,
+                                 warm))
                 if cache_size:
                     with urllib.request.urlopen(f"http://127.0.0.1:{port}/api/v1/stats") as r:
                         hit_rates.append(json.load(r)["hit_rate"] or 0.0)
@@ -594,10 +534,8 @@ def main() -> None:
     baseline_rps = statistics.median(r.rps for r in trivial_runs)
     baseline_cpu = statistics.median(r.server_cpu_ms for r in trivial_runs)
     rows = []
-    print(
-        f"\n{'endpoint':<32}{'req/s':>7}{'ratio':>7}{'p50 ms':>8}{'p99 ms':>8}"
-        f"{'CPU ms/req':>11}{'CPU ratio':>10}  statuses"
-    )
+    print(f"\n{'endpoint':<32}{'req/s':>7}{'ratio':>7}{'p50 ms':>8}{'p99 ms':>8}"
+          f"{'CPU ms/req':>11}{'CPU ratio':>10}  statuses")
     for label, results in runs.items():
         rps = statistics.median(r.rps for r in results)
         p50 = statistics.median(r.p50_ms for r in results)
@@ -607,63 +545,35 @@ def main() -> None:
         for r in results:
             statuses.update(r.statuses)
         ratio, cpu_ratio = rps / baseline_rps, baseline_cpu / cpu
-        rows.append(
-            {
-                "endpoint": label,
-                "rps": rps,
-                "ratio": ratio,
-                "p50_ms": p50,
-                "p99_ms": p99,
-                "server_cpu_ms_per_request": cpu,
-                "cpu_throughput_ratio": cpu_ratio,
-                "statuses": dict(statuses),
-            }
-        )
-        print(
-            f"{label:<32}{rps:>7.0f}{ratio:>7.0%}{p50:>8.1f}{p99:>8.1f}{cpu:>11.2f}"
-            f"{cpu_ratio:>10.0%}  {dict(statuses)}"
-        )
+        rows.append({"endpoint": label, "rps": rps, "ratio": ratio, "p50_ms": p50,
+                     "p99_ms": p99, "server_cpu_ms_per_request": cpu,
+                     "cpu_throughput_ratio": cpu_ratio, "statuses": dict(statuses)})
+        print(f"{label:<32}{rps:>7.0f}{ratio:>7.0%}{p50:>8.1f}{p99:>8.1f}{cpu:>11.2f}"
+              f"{cpu_ratio:>10.0%}  {dict(statuses)}")
     cold = lambda_cold_start(5)
-    print(
-        f"\nLambda handler import + first request: {cold['import_plus_first_ms']:.0f} ms wall, "
-        f"{cold['import_plus_first_cpu_ms']:.0f} ms CPU (import alone "
-        f"{cold['import_ms']:.0f} ms; median of {cold['runs']} runs; target < 500 ms)"
-    )
-    print(
-        f"  for scale, bare `import fastapi`: {cold['import_fastapi_ms']:.0f} ms wall, "
-        f"{cold['import_fastapi_cpu_ms']:.0f} ms CPU; a one-route FastAPI app on Mangum, "
-        f"import + first request: {cold['trivial_app_ms']:.0f} ms wall, "
-        f"{cold['trivial_app_cpu_ms']:.0f} ms CPU"
-    )
-    print(
-        f"idle server resident memory: {statistics.median(idle_rss):.1f} MB "
-        f"(median of {len(idle_rss)}; target < 100 MB); with its search workers "
-        f"{statistics.median(idle_total):.1f} MB"
-    )
+    print(f"\nLambda handler import + first request: {cold['import_plus_first_ms']:.0f} ms wall, "
+          f"{cold['import_plus_first_cpu_ms']:.0f} ms CPU (import alone "
+          f"{cold['import_ms']:.0f} ms; median of {cold['runs']} runs; target < 500 ms)")
+    print(f"  for scale, bare `import fastapi`: {cold['import_fastapi_ms']:.0f} ms wall, "
+          f"{cold['import_fastapi_cpu_ms']:.0f} ms CPU; a one-route FastAPI app on Mangum, "
+          f"import + first request: {cold['trivial_app_ms']:.0f} ms wall, "
+          f"{cold['trivial_app_cpu_ms']:.0f} ms CPU")
+    print(f"idle server resident memory: {statistics.median(idle_rss):.1f} MB "
+          f"(median of {len(idle_rss)}; target < 100 MB); with its search workers "
+          f"{statistics.median(idle_total):.1f} MB")
     print(f"move cache hit rate over a round (cache on): {statistics.median(hit_rates):.1%}")
     RESULTS.parent.mkdir(parents=True, exist_ok=True)
-    RESULTS.write_text(
-        json.dumps(
-            {
-                "machine": f"{platform.machine()}, {os.cpu_count()} cores, Python "
-                f"{platform.python_version()}",
-                "load_average_at_end": os.getloadavg(),
-                "rounds": args.rounds,
-                "seconds": args.seconds,
-                "clients": args.clients,
-                "positions_per_variant": args.positions,
-                "rows": rows,
-                "lambda_cold_start": cold,
-                "idle_rss_mb": statistics.median(idle_rss),
-                "idle_rss_with_workers_mb": statistics.median(idle_total),
-                "idle_rss_all_mb": idle_rss,
-                "cache_hit_rate": statistics.median(hit_rates),
-                "raw": {label: [asdict(r) for r in results] for label, results in runs.items()},
-            },
-            indent=2,
-        )
-        + "\n"
-    )
+    RESULTS.write_text(json.dumps({
+        "machine": f"{platform.machine()}, {os.cpu_count()} cores, Python "
+                   f"{platform.python_version()}",
+        "load_average_at_end": os.getloadavg(),
+        "rounds": args.rounds, "seconds": args.seconds, "clients": args.clients,
+        "positions_per_variant": args.positions,
+        "rows": rows, "lambda_cold_start": cold, "idle_rss_mb": statistics.median(idle_rss),
+        "idle_rss_with_workers_mb": statistics.median(idle_total),
+        "idle_rss_all_mb": idle_rss, "cache_hit_rate": statistics.median(hit_rates),
+        "raw": {label: [asdict(r) for r in results] for label, results in runs.items()},
+    }, indent=2) + "\n")
     print(f"\nwritten to {RESULTS.relative_to(ROOT)}")
 
 

@@ -373,12 +373,8 @@ def main() -> None:
     parser.add_argument("--seconds", type=float, default=180.0, help="how long (default 180)")
     parser.add_argument("--clients", type=int, default=16, help="concurrent clients (default 16)")
     parser.add_argument("--max-requests", type=int, default=100_000, help="stop after this many")
-    parser.add_argument(
-        "--request-timeout",
-        type=float,
-        default=2.0,
-        help="the server's NOUGHTS_REQUEST_TIMEOUT_S (default 2)",
-    )
+    parser.add_argument("--request-timeout", type=float, default=2.0,
+                        help="the server's NOUGHTS_REQUEST_TIMEOUT_S (default 2)")
     parser.add_argument("--seed", type=int, default=1)
     parser.add_argument("--no-save", action="store_true", help="do not write soak.json")
     args = parser.parse_args()

@@ -268,7 +268,9 @@ def _scenario(name: str, runs: int, env: dict[str, str]) -> dict[str, Any]:
         record = json.loads(out)
         record["peak_mb"] = peak
         results.append(record)
-    key = next(k for k in ("cpu_median_ms", "best_move_first_cpu_us", "cpu_ms") if k in results[0])
+    key = next(
+        k for k in ("cpu_median_ms", "best_move_first_cpu_us", "cpu_ms") if k in results[0]
+    )
     results.sort(key=lambda r: r[key])
     middle = dict(results[len(results) // 2])
     middle["runs"] = runs
@@ -341,112 +343,49 @@ def _print_table(results: dict[str, Any]) -> None:
     c3, c4, c33 = results["cold_4x4k3"], results["cold_4x4"], results["cold_3x3"]
     c33s = results["cold_3x3_no_site"]
     rows = [
-        (
-            "3x3 best_move, first call per position",
-            f"{t3['best_move_first_us']:.1f} us",
-            f"{t3['best_move_first_cpu_us']:.1f} us",
-            "< 20 us",
-            f"{t3['peak_mb']:.0f} MB",
-        ),
-        (
-            "3x3 best_move, repeated",
-            f"{t3['best_move_repeat_us']:.1f} us",
-            f"{t3['best_move_repeat_cpu_us']:.1f} us",
-            "",
-            "",
-        ),
-        (
-            "3x3 engine.choose_move",
-            f"{t3['choose_move_us']:.1f} us",
-            f"{t3['choose_move_cpu_us']:.1f} us",
-            "",
-            "",
-        ),
-        (
-            "3x3 noughts move, new process",
-            f"{c33['median_ms']:.0f} ms",
-            f"{c33['cpu_median_ms']:.0f} ms ({c33['cpu_ratio']:.1f}x)",
-            "< 2x bare",
-            f"{c33['peak_mb']:.0f} MB",
-        ),
-        (
-            "  the same under python -S",
-            f"{c33s['median_ms']:.0f} ms",
-            f"{c33s['cpu_median_ms']:.0f} ms ({c33s['cpu_ratio']:.1f}x)",
-            "< 2x bare",
-            f"{c33s['peak_mb']:.0f} MB",
-        ),
-        (
-            "4x4k3 empty board, new process",
-            f"{c3['median_ms']:.0f} ms",
-            f"{c3['cpu_median_ms']:.0f} ms",
-            "< 100 ms",
-            f"{c3['peak_mb']:.0f} MB",
-        ),
-        (
-            "4x4k3 1,000 random positions warm",
-            f"{wk3['median_ms']:.2f} ms",
-            f"{wk3['cpu_median_ms']:.2f} ms",
-            "< 5 ms",
-            f"{wk3['peak_mb']:.0f} MB",
-        ),
-        (
-            "4x4 empty board, new process",
-            f"{c4['median_ms']:.0f} ms",
-            f"{c4['cpu_median_ms']:.0f} ms",
-            "< 2 s",
-            f"{c4['peak_mb']:.0f} MB",
-        ),
-        (
-            f"4x4 {w4['positions']} random positions warm",
-            f"{w4['median_ms']:.2f} ms",
-            f"{w4['cpu_median_ms']:.2f} ms",
-            "< 20 ms",
-            f"{w4['peak_mb']:.0f} MB",
-        ),
-        (
-            "bare interpreter start (python -c pass)",
-            f"{results['python_startup_ms']:.0f} ms",
-            f"{results['python_startup_cpu_ms']:.0f} ms",
-            "",
-            "",
-        ),
-        (
-            "  the same under python -S",
-            f"{c33s['bare_median_ms']:.0f} ms",
-            f"{c33s['bare_cpu_median_ms']:.0f} ms",
-            "",
-            "",
-        ),
+        ("3x3 best_move, first call per position", f"{t3['best_move_first_us']:.1f} us",
+         f"{t3['best_move_first_cpu_us']:.1f} us", "< 20 us", f"{t3['peak_mb']:.0f} MB"),
+        ("3x3 best_move, repeated", f"{t3['best_move_repeat_us']:.1f} us",
+         f"{t3['best_move_repeat_cpu_us']:.1f} us", "", ""),
+        ("3x3 engine.choose_move", f"{t3['choose_move_us']:.1f} us",
+         f"{t3['choose_move_cpu_us']:.1f} us", "", ""),
+        ("3x3 noughts move, new process", f"{c33['median_ms']:.0f} ms",
+         f"{c33['cpu_median_ms']:.0f} ms ({c33['cpu_ratio']:.1f}x)", "< 2x bare",
+         f"{c33['peak_mb']:.0f} MB"),
+        ("  the same under python -S", f"{c33s['median_ms']:.0f} ms",
+         f"{c33s['cpu_median_ms']:.0f} ms ({c33s['cpu_ratio']:.1f}x)", "< 2x bare",
+         f"{c33s['peak_mb']:.0f} MB"),
+        ("4x4k3 empty board, new process", f"{c3['median_ms']:.0f} ms",
+         f"{c3['cpu_median_ms']:.0f} ms", "< 100 ms", f"{c3['peak_mb']:.0f} MB"),
+        ("4x4k3 1,000 random positions warm", f"{wk3['median_ms']:.2f} ms",
+         f"{wk3['cpu_median_ms']:.2f} ms", "< 5 ms", f"{wk3['peak_mb']:.0f} MB"),
+        ("4x4 empty board, new process", f"{c4['median_ms']:.0f} ms",
+         f"{c4['cpu_median_ms']:.0f} ms", "< 2 s", f"{c4['peak_mb']:.0f} MB"),
+        (f"4x4 {w4['positions']} random positions warm", f"{w4['median_ms']:.2f} ms",
+         f"{w4['cpu_median_ms']:.2f} ms", "< 20 ms", f"{w4['peak_mb']:.0f} MB"),
+        ("bare interpreter start (python -c pass)", f"{results['python_startup_ms']:.0f} ms",
+         f"{results['python_startup_cpu_ms']:.0f} ms", "", ""),
+        ("  the same under python -S", f"{c33s['bare_median_ms']:.0f} ms",
+         f"{c33s['bare_cpu_median_ms']:.0f} ms", "", ""),
     ]
     print(f"{'measure':<40} {'wall':>10} {'CPU':>10} {'target':>9} {'peak RSS':>9}")
     for measure, wall, cpu, target, peak in rows:
         print(f"{measure:<40} {wall:>10} {cpu:>10} {target:>9} {peak:>9}")
-    print(
-        f"  (4x4k3 warm p90 {wk3['p90_ms']:.2f} ms, max {wk3['max_ms']:.1f} ms; "
-        f"4x4 warm p90 {w4['p90_ms']:.2f} ms, max {w4['max_ms']:.1f} ms)"
-    )
+    print(f"  (4x4k3 warm p90 {wk3['p90_ms']:.2f} ms, max {wk3['max_ms']:.1f} ms; "
+          f"4x4 warm p90 {w4['p90_ms']:.2f} ms, max {w4['max_ms']:.1f} ms)")
     print()
     header = f"{'variant':<8} {'empty board, from scratch':<28} {'nodes':>10}"
     print(f"{header} {'wall':>10} {'CPU':>10}")
     for solved in results["solve"]:
-        value = (
-            solved["outcome"]
-            if solved["outcome"] == "draw"
-            else (
-                f"first player {'wins' if solved['outcome'] == 'win' else 'loses'} "
-                f"in {solved['plies']}"
-            )
+        value = solved["outcome"] if solved["outcome"] == "draw" else (
+            f"first player {'wins' if solved['outcome'] == 'win' else 'loses'} "
+            f"in {solved['plies']}"
         )
-        print(
-            f"{solved['variant']:<8} {value:<28} {solved['nodes']:>10,} "
-            f"{solved['ms']:>7.0f} ms {solved['cpu_ms']:>7.0f} ms"
-        )
+        print(f"{solved['variant']:<8} {value:<28} {solved['nodes']:>10,} "
+              f"{solved['ms']:>7.0f} ms {solved['cpu_ms']:>7.0f} ms")
     machine = results["machine"]
-    print(
-        f"\nPython {machine['python']}, {machine['cpus']} CPUs, load average "
-        f"{machine['load_average_before'][0]:.1f} -> {machine['load_average_after'][0]:.1f}"
-    )
+    print(f"\nPython {machine['python']}, {machine['cpus']} CPUs, load average "
+          f"{machine['load_average_before'][0]:.1f} -> {machine['load_average_after'][0]:.1f}")
 
 
 if __name__ == "__main__":

@@ -159,15 +159,8 @@ def main() -> None:
     executor = None if cluster == LOCAL else executor_for(cluster, workers=args.workers)
     try:
         data = calibrate(
-            args.variant,
-            args.games,
-            args.time,
-            args.workers,
-            args.seed,
-            args.openings,
-            levels,
-            nodes=args.nodes,
-            executor=executor,
+            args.variant, args.games, args.time, args.workers, args.seed, args.openings, levels,
+            nodes=args.nodes, executor=executor,
         )
     finally:
         if executor is not None:
