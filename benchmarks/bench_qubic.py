@@ -52,13 +52,14 @@ from typing import TypeVar
 from noughts.anytime.openings import strong_cells
 from noughts.anytime.search import anytime_move
 from noughts.anytime.threats import find_forced_win
+from noughts.errors import NoughtsError
 from noughts.players.game import GameOutcome, play_game
 from noughts.players.protocol import CallablePlayer, LevelPlayer, Player
 from noughts.players.reference import LegacySeedQubicBot, SeedQubicBot
 from noughts.position import Position
 from noughts.results import Mark
 from noughts.variants import variant
-from qubic_family import DEFAULT_MEMBERS, bench_family, parse_cells, tasks_for
+from qubic_family import DEFAULT_MEMBERS, bench_family, member_player, parse_cells, tasks_for
 
 RESULTS = Path(__file__).parent / "results"
 _T = TypeVar("_T")
@@ -340,6 +341,11 @@ def bench_self(
     return {"games": games, **record, "score": points / games if games else 0.0, "jobs": jobs}
 
 
+def _write(out: Path, report: dict[str, object]) -> None:
+    out.parent.mkdir(parents=True, exist_ok=True)
+    out.write_text(json.dumps(report, indent=2) + "\n")
+
+
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--games", type=int, default=20, help="games per side / self-play")
@@ -382,6 +388,13 @@ def main(argv: list[str] | None = None) -> int:
     except ValueError as error:
         parser.error(f"--cells: {error}")
     members = [member.strip() for member in args.members.split(",") if member.strip()]
+    for member in members:
+        try:
+            member_player(member, 0)
+        except (ValueError, NoughtsError) as error:
+            parser.error(f"--members: {error}")
+    out = Path(args.out or RESULTS / ("qubic_family.json" if parts == {"family"}
+                                      else "qubic.json"))
     report: dict[str, object] = {
         "machine": f"{platform.machine()} {platform.system()}, Python {platform.python_version()}",
         "time_limit": args.time,
@@ -410,15 +423,17 @@ def main(argv: list[str] | None = None) -> int:
         print(f"family: the engine as O at {budget} a move against {len(members)} X players, "
               f"{len(cells)} first cells each", flush=True)
         tasks = tasks_for(members, cells, args.seed, args.time, args.nodes)
-        report["family"] = bench_family(tasks, lambda work, todo: _played(work, todo, args.jobs))
         report["family_budget"] = budget
         report["family_cells"] = cells
         report["jobs"] = args.jobs
+
+        def save(so_far: dict[str, object]) -> None:  # a run cut short keeps its games
+            _write(out, {**report, "family": so_far, "finished": False})
+
+        report["family"] = bench_family(
+            tasks, lambda work, todo: _played(work, todo, args.jobs), save)
     report["load_average_at_end"] = os.getloadavg()[0]
-    out = Path(args.out or RESULTS / ("qubic_family.json" if parts == {"family"}
-                                      else "qubic.json"))
-    out.parent.mkdir(parents=True, exist_ok=True)
-    out.write_text(json.dumps(report, indent=2) + "\n")
+    _write(out, report)
     shown = {k: v for k, v in report.items() if k not in ("speed", "family")}
     print(json.dumps(shown, indent=2))
     if "speed" in report:

@@ -135,31 +135,43 @@ def tasks_for(
     members: Iterable[str], cells: list[int], seed: int, time_limit: float | None,
     nodes: int | None,
 ) -> list[FamilyTask]:
-    """Every (member, cell) game, member by member."""
+    """Every (member, cell) game, cell by cell (a run cut short has played every member
+    about as often)."""
     return [FamilyTask(member, cell, seed, None if nodes else time_limit, nodes)
-            for member in members for cell in cells]
+            for cell in cells for member in members]
 
 
 def bench_family(
     tasks: list[FamilyTask],
     played: Callable[[Callable[[FamilyTask], dict[str, object]], list[FamilyTask]],
                      Iterator[dict[str, object]]],
+    progress: Callable[[dict[str, object]], None] | None = None,
 ) -> dict[str, object]:
     """Play ``tasks`` through ``played`` (a map, maybe over worker processes), print each
-    game, then the table; the summary by member and in total."""
+    game, then the table; the summary by member and in total. ``progress`` sees the
+    summary so far after every game (to save a run that may be cut short)."""
     records: list[dict[str, object]] = []
+    members = list(dict.fromkeys(task.member for task in tasks))
     for record in played(family_game, tasks):
         records.append(record)
+        if progress is not None:
+            progress(summarize(members, records))
         o_ms = _floats(record["o_ms"])
         word = {"O": "win", "X": "LOSS", None: "draw"}[_winner(record)]
         print(f"  {record['member']:<28} cell {int(str(record['cell'])):2d}: O {word:<4}"
               f" in {record['plies']} plies (O's slowest move {max(o_ms, default=0):.0f} ms)",
               flush=True)
-    members = list(dict.fromkeys(task.member for task in tasks))
-    rows = {member: _row([r for r in records if r["member"] == member]) for member in members}
-    total = _row(records)
+    summary = summarize(members, records)
+    rows, total = summary["members"], summary["total"]
+    assert isinstance(rows, dict) and isinstance(total, dict)
     print_table(rows, total)
-    return {"members": rows, "total": total, "games": records}
+    return summary
+
+
+def summarize(members: list[str], records: list[dict[str, object]]) -> dict[str, object]:
+    """The rows by member (in ``members`` order), the total and the games."""
+    rows = {member: _row([r for r in records if r["member"] == member]) for member in members}
+    return {"members": rows, "total": _row(records), "games": records}
 
 
 def _winner(record: dict[str, object]) -> str | None:
