@@ -110,10 +110,11 @@ def family_game(task: FamilyTask, start: Position | None = None) -> dict[str, ob
 
 def parse_cells(text: str | None) -> list[int]:
     """Cells from ``--cells``: ``all``, a list and ranges (``0-15,21``), or ``sample:N``
-    (N cells spread evenly over the 64, the same every run).
+    (N cells spread evenly over the 64, the same every run, in an order where every
+    first part of the list is spread too: a run cut short has played a fair sample).
 
     >>> parse_cells("0-3,21"), parse_cells("sample:4"), len(parse_cells(None))
-    ([0, 1, 2, 3, 21], [0, 16, 32, 48], 64)
+    ([0, 1, 2, 3, 21], [0, 32, 16, 48], 64)
     """
     if text is None or text == "all":
         return list(range(CELLS))
@@ -121,7 +122,8 @@ def parse_cells(text: str | None) -> list[int]:
         count = int(text.removeprefix("sample:"))
         if not 1 <= count <= CELLS:
             raise ValueError(f"a sample is 1 to {CELLS} cells, not {count}")
-        return [index * CELLS // count for index in range(count)]
+        order = sorted(range(count), key=_spread)
+        return [index * CELLS // count for index in order]
     cells: list[int] = []
     for part in text.split(","):
         low, _, high = part.partition("-")
@@ -129,6 +131,16 @@ def parse_cells(text: str | None) -> list[int]:
     if not cells or any(not 0 <= cell < CELLS for cell in cells):
         raise ValueError(f"cells are 0 to {CELLS - 1}, not {text!r}")
     return cells
+
+
+def _spread(index: int) -> float:
+    """``index``'s binary digits mirrored behind the point (0, 1/2, 1/4, 3/4, ...)."""
+    value, weight = 0.0, 0.5
+    while index:
+        value += weight * (index & 1)
+        index >>= 1
+        weight /= 2
+    return value
 
 
 def tasks_for(
