@@ -46,7 +46,7 @@ SCENES: dict[str, Scene] = {
     # the cube, the player's winning move drawn through it
     "4x4x4": Scene({"variant": "4x4x4", "board": QUBIC_NEAR_WIN, "to": "X", "you": "X"}, [63]),
     "4x4x4-flat": Scene({"variant": "4x4x4", "view": "flat"}, [21, 42, 0, 63], hover=22),
-    "dark": Scene({"variant": "4x4x4"}, [21, 42], engine_view=True, scheme="dark"),
+    "dark": Scene({"variant": "4x4x4"}, [21, 42], engine_view=True, hover=22, scheme="dark"),
     "phone-qubic": Scene({"variant": "4x4x4"}, [21, 42], phone=True),
 }
 
@@ -73,6 +73,8 @@ def _click_empty(page: Any, cell: int, *, tap: bool = False) -> None:
     target = cell if cell in empty else min(empty, key=lambda c: (c < cell, c))
     if tap:
         page.tap(f".cell[data-cell='{target}']")
+        if page.locator("#board.zoomed").count():  # a phone's tap on the cube zooms in
+            page.tap(f".cell[data-cell='{target}']")
     else:
         page.click(f".cell[data-cell='{target}']")
     _wait_idle(page)
@@ -108,6 +110,7 @@ def capture(browser: Any, base_url: str, out_dir: Path, *, settle_ms: int = 450)
         else:
             page.mouse.move(1, 1)  # no line tint from the last click
         page.wait_for_timeout(settle_ms)  # let the marks finish drawing
+        page.evaluate("window.scrollTo(0, 0)")  # as a player opens it
         path = out_dir / f"{name}.png"
         page.screenshot(path=str(path), full_page=not scene.phone)
         saved.append(path)

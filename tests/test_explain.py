@@ -48,6 +48,24 @@ def test_explain_prints_a_bounded_tree_and_the_table(capsys: pytest.CaptureFixtu
     assert f" {full.nodes:,} " in table[2]
 
 
+def test_explain_plain_words_say_what_values_mean_and_why_a_branch_was_cut(
+    capsys: pytest.CaptureFixture[str],
+) -> None:
+    status, out, _ = run(["explain", "XOX/OO./X..", "--lines", "20", "--plain"], capsys)
+    assert status == 0
+    lines = out.splitlines()
+    assert "in words: each position's window (alpha, beta) holds what X is already sure" in out
+    words = [line.strip() for line in lines if line.strip().startswith("= ")]
+    nodes = [line for line in lines if "  window (" in line and "->" in line]
+    assert len(words) == len(nodes) == 9  # one plain line under each position
+    assert words[0] == "= worth a loss for X in 2 moves (O wins), exactly"
+    cuts = [line for line in words if line.startswith("= cut:")]
+    assert len(cuts) == 2 and all("is never searched" in line for line in cuts)
+    assert "= the game is over: a draw, exactly" in words
+    status, out, _ = run(["explain", "XOX/OO./X..", "--lines", "20"], capsys)
+    assert "    = " not in out and "in words" not in out  # plain words only when asked
+
+
 def test_explain_json_counts_the_tutorial_way(capsys: pytest.CaptureFixture[str]) -> None:
     status, out, _ = run(["explain", ".../.X./...", "--tutorial", "--json", "--lines", "3"], capsys)
     assert status == 0
@@ -101,6 +119,53 @@ def test_api_returns_the_same_trace_as_the_engine(client: TestClient) -> None:
     assert len(data["stored"]) == 40 and data["truncated"] and data["node_limit"] == NODE_LIMIT
     assert data["stored"][1]["parent"] == 0 and data["stored"][1]["move"] == 1
     assert [row["algorithm"] for row in data["compare"]] == list(ALGORITHMS)
+
+
+def test_api_names_every_cell_beside_its_index(client: TestClient) -> None:
+    from noughts.notation import square_name
+    from noughts.variants import variant
+
+    geometry = variant("3x3")
+    body = {"board": "XOX/OO./X..", "algorithm": "alphabeta"}
+    data = client.post("/api/v1/explain", json=body).json()
+    assert data["best_move"] == 5 and data["best_square"] == "c2"
+    assert data["pv_squares"] == [square_name(geometry, cell) for cell in data["pv"]]
+    assert data["stored"][0]["square"] is None  # the root: no move led there
+    cuts = 0
+    for node in data["stored"][1:]:
+        assert node["square"] == square_name(geometry, node["move"])
+        if node["cutoff"]:
+            cuts += 1
+            cut = node["cutoff"]
+            assert cut["after_square"] == square_name(geometry, cut["after"])
+            assert cut["skipped_squares"] == [square_name(geometry, c) for c in cut["skipped"]]
+    assert cuts == 2
+    for row in data["compare"]:
+        assert row["best_square"] == square_name(geometry, row["best_move"])
+
+
+def test_a_misere_trace_scores_a_completed_line_as_a_loss() -> None:
+    from noughts.exact.solver import solve
+
+    for board in ("XX./OO./...", "X../.O./...", "XO./.X./..O"):
+        normal = trace(Position(board), "alphabeta")
+        misere = trace(Position(board, "3x3-misere"), "alphabeta")
+        assert misere.exact_value() == solve(Position(board, "3x3-misere")), board
+        assert normal.exact_value() == solve(Position(board)), board
+    first = trace(Position("XX./OO./...", "3x3-misere"), "minimax").stored[1]
+    assert (first.move, first.why, first.value < 0) == (2, "O wins", True)  # X completed
+
+
+def test_final_positions_have_exact_values(capsys: pytest.CaptureFixture[str]) -> None:
+    """A finished game is scored outright, whatever the window: never shown as a bound."""
+    for board in ("XOX/OO./X..", "X../.O./...", "XO./.X./..O"):
+        result = trace(Position(board), "alphabeta")
+        leaves = [n for n in result.stored if n.why in ("X wins", "O wins", "draw")]
+        assert leaves and all(node.bound == "exact" for node in leaves), board
+    status, out, _ = run(["explain", "XOX/OO./X..", "--lines", "20"], capsys)
+    assert status == 0
+    finals = [line for line in out.splitlines() if "wins]" in line or "[draw]" in line]
+    assert finals and not [line for line in finals if "<=" in line or ">=" in line], finals
 
 
 def test_api_counts_the_tutorial_way_and_can_skip_the_table(client: TestClient) -> None:

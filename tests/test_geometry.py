@@ -56,7 +56,7 @@ def test_3d_line_counts_follow_the_formula(n: int, k: int) -> None:
 
 
 def test_lines_through_each_cell() -> None:
-    geometry = variant("4x4x4")
+    geometry = variant("4x4x4").geometry
     for cell in range(geometry.cells):
         assert set(geometry.lines_through[cell]) == {
             line for line in geometry.lines if line >> cell & 1
@@ -68,7 +68,7 @@ def test_lines_through_each_cell() -> None:
 
 def test_coords_and_cells_round_trip() -> None:
     for name in ("3x3", "5x4k4", "4x4x4"):
-        geometry = variant(name)
+        geometry = variant(name).geometry
         for cell in range(geometry.cells):
             assert geometry.cell(geometry.coords(cell)) == cell
     assert variant("4x4x4").coords(1 * 16 + 2 * 4 + 3) == (1, 2, 3)
@@ -82,7 +82,7 @@ def test_coords_and_cells_round_trip() -> None:
     [("3x3", 8), ("4x4k3", 8), ("4x4", 32), ("4x4x4", 192), ("3x3x3", 48), ("5x4k4", 4)],
 )
 def test_symmetry_counts(name: str, count: int) -> None:
-    geometry = variant(name)
+    geometry = variant(name).geometry
     assert len(geometry.symmetries) == count
     assert geometry.symmetries_complete
     assert geometry.symmetries[0] == tuple(range(geometry.cells))
@@ -91,7 +91,7 @@ def test_symmetry_counts(name: str, count: int) -> None:
 
 @pytest.mark.parametrize("name", ["3x3", "4x4k3", "4x4", "4x4x4", "3x3x3", "5x4k4"])
 def test_every_symmetry_maps_lines_onto_lines(name: str) -> None:
-    geometry = variant(name)
+    geometry = variant(name).geometry
     lines = set(geometry.lines)
     for perm in geometry.symmetries:
         assert sorted(perm) == list(range(geometry.cells))
@@ -100,7 +100,7 @@ def test_every_symmetry_maps_lines_onto_lines(name: str) -> None:
 
 @pytest.mark.parametrize("name", ["3x3", "4x4", "4x4x4"])
 def test_symmetries_form_a_group(name: str) -> None:
-    geometry = variant(name)
+    geometry = variant(name).geometry
     group = set(geometry.symmetries)
     rng = random.Random(name)
     sample = geometry.symmetries if len(group) <= 32 else rng.sample(geometry.symmetries, 24)
@@ -113,7 +113,7 @@ def test_symmetries_form_a_group(name: str) -> None:
 
 
 def test_3x3_symmetries_are_every_line_preserving_permutation() -> None:
-    geometry = variant("3x3")
+    geometry = variant("3x3").geometry
     lines = set(geometry.lines)
     brute = [
         perm
@@ -133,14 +133,14 @@ def test_4x4_has_the_inside_out_symmetry() -> None:
 
 
 def test_degenerate_boards_report_an_incomplete_group() -> None:
-    geometry = variant("2x2x2")  # every pair of cells is a line: all 8! permutations
+    geometry = variant("2x2x2").geometry  # every pair of cells is a line: all 8! permutations
     assert len(geometry.symmetries) == MAX_SYMMETRIES
     assert not geometry.symmetries_complete
     assert len(variant("3x3k1").lines) == 9
 
 
 def test_transform_matches_the_permutation() -> None:
-    geometry = variant("4x4x4")
+    geometry = variant("4x4x4").geometry
     rng = random.Random(0)
     for _ in range(50):
         bb = rng.getrandbits(64)
@@ -184,11 +184,13 @@ def test_canonical_form_is_shared_by_symmetric_positions(
 
 
 def test_geometry_identity_and_errors() -> None:
-    assert Geometry((3, 3), 3) == variant("3x3") and hash(Geometry((3, 3), 3)) == hash(
-        variant("tictactoe")
+    assert Geometry((3, 3), 3) == variant("3x3").geometry and hash(Geometry((3, 3), 3)) == hash(
+        variant("tictactoe").geometry
     )
     assert Geometry((4, 4), 3) != Geometry((4, 4), 4)
-    assert eval(repr(variant("4x4x4")), {"Geometry": Geometry}) == variant("qubic")
+    qubic = variant("qubic").geometry
+    assert eval(repr(variant("4x4x4").geometry), {"Geometry": Geometry}) == qubic
+    assert eval(repr(variant("4x4x4-misere")), {"variant": variant}) is variant("qubic-misere")
     with pytest.raises(VariantError, match="2 or 3 dimensions"):
         Geometry((3,), 3)
     with pytest.raises(VariantError, match="at least 1"):

@@ -24,6 +24,7 @@ CORE = (
     "noughts.results",
     "noughts.budget",
     "noughts.lru",
+    "noughts.executor",
     "noughts.exact",
     "noughts.anytime",
 )

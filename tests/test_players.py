@@ -5,7 +5,6 @@ from __future__ import annotations
 import pytest
 
 from noughts.budget import Budget
-from noughts.engine import MoveResult
 from noughts.errors import IllegalMoveError, NoughtsError
 from noughts.players.choice import choice_of
 from noughts.players.protocol import (
@@ -16,6 +15,7 @@ from noughts.players.protocol import (
     parse_player,
 )
 from noughts.position import Position
+from noughts.results import MoveChoice
 
 
 def first_empty(position: Position) -> int:
@@ -104,7 +104,7 @@ def test_level_players_are_seeded() -> None:
         position, moves = Position(), []
         while not position.is_over:
             answer = player.move(position, Budget())
-            assert isinstance(answer, MoveResult) and answer.method == "level"
+            assert isinstance(answer, MoveChoice) and answer.method == "level"
             moves.append(answer.move)
             position = position.play(answer.move)
         return moves
@@ -115,7 +115,7 @@ def test_level_players_are_seeded() -> None:
 
 def test_level_ten_player_uses_the_engine() -> None:
     answer = parse_player("level:10").create(seed=0).move(Position("XX./OO./..."), Budget())
-    assert isinstance(answer, MoveResult) and answer.method == "exact" and answer.move == 2
+    assert isinstance(answer, MoveChoice) and answer.method == "exact" and answer.move == 2
 
 
 def test_random_player_plays_legal_moves() -> None:

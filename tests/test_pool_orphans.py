@@ -9,7 +9,7 @@ import time
 from multiprocessing.connection import Connection
 
 from noughts.arena.games import GameTask
-from noughts.arena.pool import WorkerPool
+from noughts.arena.jobs import game_executor, play_watched
 from noughts.players.protocol import Allowance, as_spec
 from noughts.position import Position
 
@@ -21,9 +21,11 @@ def hang(position: Position) -> int:
 
 def run_pool(report: Connection) -> None:
     specs = [as_spec(hang, name="hanger"), as_spec("random")]
-    pool = WorkerPool(specs, "3x3", Allowance(), move_limit=3600, kill_grace=0, size=1)
-    report.send(pool.workers[0].process.pid)
-    pool.run([GameTask(0, (0, 1), 0, 1, seed=1, opening=())], print)
+    executor = game_executor(specs, "3x3", Allowance(), move_limit=3600, size=1)
+    executor.start()
+    report.send(executor.pids()[0])
+    task = GameTask(0, (0, 1), 0, 1, seed=1, opening=())
+    play_watched(executor, [task], specs, "3x3", move_limit=3600, kill_grace=0, on_record=print)
 
 
 def alive(pid: int) -> bool:

@@ -14,7 +14,8 @@ import pytest
 
 from faulty_jobs import Exit, Hang, Raise, SpinUntilStopped, WorkerPid
 from noughts.budget import Budget
-from noughts.service.processes import HANG_S, ProcessRunner, WorkerLostError
+from noughts.executor import HANG_S, WorkerLostError
+from noughts.service.processes import ProcessRunner
 from noughts.service.runner import ClientGoneError, DeadlineExceededError
 
 
@@ -47,7 +48,7 @@ def test_a_job_runs_in_the_worker_and_its_error_comes_back(runner: ProcessRunner
     with pytest.raises(RuntimeError, match="injected fault") as raised:
         asyncio.run(runner.run(Raise("injected fault"), Budget.within(seconds=5)))
     note = raised.value.__notes__[0]  # where it happened, for the server's log
-    assert note.startswith(f"in the search worker (process {pid})") and "faulty_jobs" in note
+    assert note.startswith(f"in the worker (process {pid})") and "faulty_jobs" in note
     assert _pid(runner) == pid and runner.replaced == 0  # the worker lives on
     assert runner.running == 0 and runner.started == 3
 

@@ -65,6 +65,8 @@ def test_the_threat_player_wins_blocks_and_is_seeded() -> None:
         ThreatPlayer(nodes=0)
     with pytest.raises(NoughtsError, match="game is over"):
         player.choose(Position("XXX/OO./..."))
+    with pytest.raises(NoughtsError, match="normal games"):
+        player.choose(Position("X........", "3x3-misere"))
 
 
 def test_the_threat_player_is_an_arena_player() -> None:

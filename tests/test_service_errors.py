@@ -16,8 +16,8 @@ from fastapi.testclient import TestClient  # noqa: E402
 
 import noughts.service.jobs as jobs_module  # noqa: E402
 from noughts.budget import Budget  # noqa: E402
-from noughts.engine import MoveResult  # noqa: E402
 from noughts.position import Position  # noqa: E402
+from noughts.results import MoveChoice  # noqa: E402
 from noughts.service.app import create_app  # noqa: E402
 from noughts.service.settings import Settings  # noqa: E402
 
@@ -207,7 +207,7 @@ def test_saturated_search_slots_answer_429(monkeypatch: pytest.MonkeyPatch) -> N
     release = threading.Event()
     real_choose = jobs_module.choose_move
 
-    def blocking_choose(position: Position, **kwargs: Any) -> MoveResult:
+    def blocking_choose(position: Position, **kwargs: Any) -> MoveChoice:
         release.wait(10)
         return real_choose(position, **kwargs)
 
@@ -238,7 +238,7 @@ def test_saturated_search_slots_answer_429(monkeypatch: pytest.MonkeyPatch) -> N
         assert stats["rejected"] == 1 and stats["running"] == 0
 
 
-def spin_forever(position: Position, *, budget: Budget, **kwargs: Any) -> MoveResult:
+def spin_forever(position: Position, *, budget: Budget, **kwargs: Any) -> MoveChoice:
     while True:  # a search that never ends by itself: only its budget stops it
         budget.check()
 

@@ -163,3 +163,17 @@ def test_a_stored_value_keeps_whether_its_plies_are_exact() -> None:
         choice = CHOICE_EXAMPLE._replace(value=value, estimate=None)
         stored = decode_entry(encode_entry(choice, searched_ms=10, exact=False))[0].value
         assert stored is not None and type(stored) is type(value) and str(stored) == str(value)
+
+
+def test_a_stored_answer_is_the_choices_record_and_reads_back_whole() -> None:
+    import json
+
+    from noughts.results import Bound, Outcome
+    from noughts.service.shared_cache import encode_entry
+
+    choice = CHOICE_EXAMPLE._replace(value=Bound(Outcome.WIN, 57), traps=2, elapsed_ms=1.23456)
+    raw = encode_entry(choice, searched_ms=250, exact=True)
+    assert json.loads(raw) == {**choice.to_record(), "searched_ms": 250, "exact": True}
+    assert decode_entry(raw) == (choice, 250, True)
+    with pytest.raises(ValueError, match="not a cached answer"):
+        decode_entry(raw.replace(b'"anytime"', b'"guess"'))

@@ -7,7 +7,7 @@
 
 TYPE_CHECKING = False  # (not imported from typing: importing typing costs a cold start)
 if TYPE_CHECKING:
-    from noughts.engine import MoveResult, choose_move, evaluate_moves
+    from noughts.engine import choose_move, evaluate_moves
     from noughts.errors import (
         BoardError,
         GameOverError,
@@ -33,7 +33,6 @@ if TYPE_CHECKING:
     from noughts.variants import variant
 
 _HOMES = {
-    "MoveResult": "noughts.engine",
     "choose_move": "noughts.engine",
     "evaluate_moves": "noughts.engine",
     "BoardError": "noughts.errors",
@@ -92,7 +91,6 @@ __all__ = [
     "Mark",
     "MoveChoice",
     "MoveEval",
-    "MoveResult",
     "NoughtsError",
     "Outcome",
     "Position",

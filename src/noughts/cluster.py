@@ -3,13 +3,14 @@
 Heavy jobs (arena games, level calibration, the Qubic proof build) are plain functions
 of plain values, handed to a :class:`concurrent.futures.Executor`. ``--cluster`` picks it:
 
-- ``none`` (or ``local``): local worker processes, nothing to install;
+- ``none`` (or ``local``): local worker processes (:class:`~noughts.executor.ProcessExecutor`),
+  nothing to install;
 - ``ray``: a Ray cluster started on this machine for the run;
 - ``ray://HOST:PORT`` or ``auto``: an existing Ray cluster (``pip install noughts[cluster]``).
 
-A job whose Ray worker (or machine) is lost fails with :class:`WorkerLostError`, which the
-caller may answer by submitting the job again; Ray itself does not retry, so every re-run
-is the caller's and can be reported.
+A job whose worker (a local process, a Ray worker or its machine) is lost fails with
+:class:`~noughts.executor.WorkerLostError`, which the caller may answer by submitting the
+job again; neither backend retries, so every re-run is the caller's and can be reported.
 
 >>> parse_cluster("ray://10.0.0.5:10001"), parse_cluster("none"), parse_cluster("AUTO")
 ('ray://10.0.0.5:10001', 'local', 'auto')
@@ -22,18 +23,17 @@ from __future__ import annotations
 
 import concurrent.futures as futures
 import contextlib
-import multiprocessing
 import re
 import threading
 from collections.abc import Callable
-from concurrent.futures import Executor, Future, InvalidStateError, ProcessPoolExecutor
+from concurrent.futures import Executor, Future, InvalidStateError
 from typing import Any, ParamSpec, TypeVar
 
 from noughts.errors import NoughtsError
+from noughts.executor import ProcessExecutor, WorkerLostError
 
 __all__ = [
     "ClusterError",
-    "WorkerLostError",
     "RayExecutor",
     "parse_cluster",
     "executor_for",
@@ -51,10 +51,6 @@ _T = TypeVar("_T")
 
 class ClusterError(NoughtsError):
     """A cluster that cannot be used: a bad ``--cluster`` value, Ray missing or unreachable."""
-
-
-class WorkerLostError(RuntimeError):
-    """A job's worker process or machine went away before the job finished."""
 
 
 def parse_cluster(text: str) -> str:
@@ -86,7 +82,7 @@ def executor_for(cluster: str, *, workers: int) -> Executor:
     if workers < 1:
         raise ClusterError(f"workers must be at least 1, not {workers}")
     if chosen == LOCAL:
-        return ProcessPoolExecutor(workers, mp_context=multiprocessing.get_context("fork"))
+        return ProcessExecutor(workers)
     if chosen == "ray":
         return RayExecutor(None, num_cpus=workers)
     return RayExecutor(chosen)

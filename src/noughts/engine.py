@@ -24,11 +24,7 @@ from noughts.results import MAX_LEVEL, MoveChoice, MoveEval
 if TYPE_CHECKING:
     from noughts.budget import Budget
 
-__all__ = ["MoveChoice", "MoveResult", "MoveEval", "choose_move", "evaluate_moves", "MAX_LEVEL"]
-
-MoveResult = MoveChoice
-"""The engine's answer (the former name of :class:`~noughts.results.MoveChoice`)."""
-
+__all__ = ["MoveChoice", "MoveEval", "choose_move", "evaluate_moves", "MAX_LEVEL"]
 
 def _check_level(level: int) -> None:
     if isinstance(level, bool) or not isinstance(level, int) or not 0 <= level <= MAX_LEVEL:

@@ -34,6 +34,7 @@ from noughts.errors import BoardError, GameOverError, IllegalMoveError
 from noughts.geometry import Bitboard, Geometry, scan_forward
 from noughts.notation import check_bitmasks, draw_grid, format_board, parse_board
 from noughts.results import GameResult, Mark
+from noughts.variants import Variant
 from noughts.variants import variant as parse_variant
 
 __all__ = ["Mark", "Position", "LegalMoves", "GameResult", "other", "check_playable"]
@@ -83,8 +84,10 @@ class Position:
     Impossible positions raise :class:`~noughts.errors.BoardError` naming the problem.
     """
 
-    __slots__ = ("geometry", "x", "o", "first", "_hash")
+    __slots__ = ("game", "geometry", "x", "o", "first", "_hash")
 
+    game: Variant
+    """The game this is a position of: its board, rules and data (:mod:`noughts.variants`)."""
     geometry: Geometry
     x: Bitboard
     o: Bitboard
@@ -92,17 +95,23 @@ class Position:
     _hash: int
 
     def __init__(
-        self, board: str = "", variant: str | Geometry = "3x3", *, first: Mark = "X"
+        self, board: str = "", variant: str | Variant | Geometry = "3x3", *, first: Mark = "X"
     ) -> None:
-        geometry = variant if isinstance(variant, Geometry) else parse_variant(variant)
+        game = parse_variant(variant)
+        geometry = game.geometry
         x, o = parse_board(board, geometry) if board else (0, 0)
         _validate(geometry, x, o, first)
-        _init(self, geometry, x, o, first)
+        _init(self, game, x, o, first)
 
     # -- constructors -----------------------------------------------------------------
     @classmethod
     def from_bitboards(
-        cls, x: Bitboard, o: Bitboard, variant: str | Geometry = "3x3", *, first: Mark = "X"
+        cls,
+        x: Bitboard,
+        o: Bitboard,
+        variant: str | Variant | Geometry = "3x3",
+        *,
+        first: Mark = "X",
     ) -> Position:
         """A validated position from X and O bitboards.
 
@@ -111,17 +120,18 @@ class Position:
         ...
         noughts.errors.BoardError: overlapping marks: cell(s) 0, 1 hold both X and O
         """
-        geometry = variant if isinstance(variant, Geometry) else parse_variant(variant)
+        game = parse_variant(variant)
+        geometry = game.geometry
         check_bitmasks(x, o, geometry)
         _validate(geometry, x, o, first)
-        return _make(geometry, x, o, first)
+        return _make(game, x, o, first)
 
     @classmethod
     def from_bitmasks(
         cls,
         num_x: int,
         num_o: int,
-        variant: str | Geometry = "4x4k3",
+        variant: str | Variant | Geometry = "4x4k3",
         *,
         x_to_move: bool | None = None,
     ) -> Position:
@@ -133,11 +143,12 @@ class Position:
         >>> Position.from_bitmasks(0b1, 0b10, "4x4k3", x_to_move=False).first
         'O'
         """
-        geometry = variant if isinstance(variant, Geometry) else parse_variant(variant)
+        game = parse_variant(variant)
+        geometry = game.geometry
         check_bitmasks(num_x, num_o, geometry)
         first = _first_player(num_x.bit_count(), num_o.bit_count(), x_to_move)
         _validate(geometry, num_x, num_o, first)
-        return _make(geometry, num_x, num_o, first)
+        return _make(game, num_x, num_o, first)
 
     # -- identity -----------------------------------------------------------------------
     def __eq__(self, other: object) -> bool:
@@ -146,7 +157,7 @@ class Position:
             and self.x == other.x
             and self.o == other.o
             and self.first == other.first
-            and self.geometry == other.geometry
+            and self.game == other.game
         )
 
     def __hash__(self) -> int:
@@ -157,8 +168,8 @@ class Position:
 
     def __repr__(self) -> str:
         args = [repr(self.board)]
-        if self.geometry.name != "3x3":
-            args.append(f"{self.geometry.name!r}")
+        if self.game.name != "3x3":
+            args.append(f"{self.game.name!r}")
         if self.first != "X":
             args.append("first='O'")
         return f"Position({', '.join(args)})"
@@ -174,8 +185,8 @@ class Position:
 
     @property
     def variant(self) -> str:
-        """The canonical variant name."""
-        return self.geometry.name
+        """The canonical variant name (``game.name``)."""
+        return self.game.name
 
     @property
     def occupied(self) -> Bitboard:
@@ -205,7 +216,7 @@ class Position:
 
     @property
     def winning_line(self) -> Bitboard:
-        """The union of the completed lines (0 if none)."""
+        """The union of the completed lines (0 if none; in misère, the loser's lines)."""
         marks = self.marks(self.last_mover)
         line = 0
         for completed in self.geometry.completed_lines(marks):
@@ -214,8 +225,16 @@ class Position:
 
     @property
     def winner(self) -> Mark | None:
-        """The player with a completed line, if any (only the last mover can have one)."""
-        return self.last_mover if self.geometry.has_line(self.marks(self.last_mover)) else None
+        """Who won, if anyone: only the last mover can have completed a line, which wins
+        it the game (in misère, loses it).
+
+        >>> Position("XXX/OO./...", "3x3-misere").winner
+        'O'
+        """
+        mover = self.last_mover
+        if not self.geometry.has_line(self.x if mover == "X" else self.o):
+            return None
+        return other(mover) if self.game.misere else mover
 
     @property
     def is_over(self) -> bool:
@@ -260,14 +279,14 @@ class Position:
             holder = "X" if self.x & bit else "O"
             raise IllegalMoveError(f"cell {move} is occupied by {holder}")
         if self.to_move == "X":
-            return _make(geometry, self.x | bit, self.o, self.first)
-        return _make(geometry, self.x, self.o | bit, self.first)
+            return _make(self.game, self.x | bit, self.o, self.first)
+        return _make(self.game, self.x, self.o | bit, self.first)
 
     def transform(self, symmetry: int) -> Position:
         """The image of this position under symmetry number ``symmetry`` of its geometry."""
         geometry = self.geometry
         return _make(
-            geometry,
+            self.game,
             geometry.transform(self.x, symmetry),
             geometry.transform(self.o, symmetry),
             self.first,
@@ -278,17 +297,21 @@ class Position:
         return self.geometry.coords(cell)
 
 
-def _init(position: Position, geometry: Geometry, x: Bitboard, o: Bitboard, first: Mark) -> None:
-    object.__setattr__(position, "geometry", geometry)
-    object.__setattr__(position, "x", x)
-    object.__setattr__(position, "o", o)
-    object.__setattr__(position, "first", first)
-    object.__setattr__(position, "_hash", hash((geometry.shape, geometry.k, x, o, first)))
+_set = object.__setattr__
 
 
-def _make(geometry: Geometry, x: Bitboard, o: Bitboard, first: Mark) -> Position:
+def _init(position: Position, game: Variant, x: Bitboard, o: Bitboard, first: Mark) -> None:
+    _set(position, "game", game)
+    _set(position, "geometry", game.geometry)
+    _set(position, "x", x)
+    _set(position, "o", o)
+    _set(position, "first", first)
+    _set(position, "_hash", hash((game.key, x, o, first)))
+
+
+def _make(game: Variant, x: Bitboard, o: Bitboard, first: Mark) -> Position:
     position = Position.__new__(Position)
-    _init(position, geometry, x, o, first)
+    _init(position, game, x, o, first)
     return position
 
 

@@ -32,6 +32,7 @@ Value(outcome=<Outcome.WIN: 'win'>, plies=3)
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from enum import StrEnum
 from typing import Any, Literal, NamedTuple
 
@@ -326,6 +327,55 @@ class MoveChoice(NamedTuple):
             "method": self.method,
             "level": self.level,
         }
+
+    def to_record(self) -> dict[str, Any]:
+        """All the choice holds but its per-move values, as JSON (the shared cache stores
+        it): its :meth:`to_json` with the estimate's scale, the traps and the time
+        unrounded. :meth:`from_record` reads it back.
+
+        >>> choice = MoveChoice(4, (1, 1), "b2", None, Estimate(0.5, Scale.SEARCH), 3,
+        ...                     (4, 0), 120, 12.3456, "anytime")
+        >>> MoveChoice.from_record(choice.to_record()) == choice
+        True
+        """
+        return {
+            **self.to_json(),
+            "elapsed_ms": self.elapsed_ms,
+            "scale": None if self.estimate is None else self.estimate.scale.value,
+            "traps": self.traps,
+        }
+
+    @classmethod
+    def from_record(cls, data: Mapping[str, Any]) -> MoveChoice:
+        """The choice a :meth:`to_record` holds (``KeyError``, ``TypeError`` or
+        ``ValueError`` if ``data`` is not one).
+
+        >>> exact = MoveChoice(2, (0, 2), "c3", Bound(Outcome.WIN, 57), None, 57, (2,), 0,
+        ...                    0.1, "exact", traps=3)
+        >>> MoveChoice.from_record(exact.to_record()).value
+        Bound(outcome=<Outcome.WIN: 'win'>, plies=57)
+        """
+        outcome, scale, depth = data["outcome"], data["scale"], data["depth"]
+        value = None
+        if outcome is not None:
+            value = (Value if data["plies_exact"] else Bound)(Outcome(outcome), int(data["plies"]))
+        method = data["method"]
+        if method not in ("exact", "anytime", "level", "bot"):
+            raise ValueError(f"unknown method {method!r}")
+        return cls(
+            move=int(data["move"]),
+            coords=tuple(int(c) for c in data["coords"]),
+            square=str(data["square"]),
+            value=value,
+            estimate=None if scale is None else Estimate(float(data["score"]), Scale(scale)),
+            depth=None if depth is None else int(depth),
+            pv=tuple(int(c) for c in data["pv"]),
+            nodes=int(data["nodes"]),
+            elapsed_ms=float(data["elapsed_ms"]),
+            method=method,
+            level=int(data["level"]),
+            traps=int(data["traps"]),
+        )
 
 
 class GameResult(NamedTuple):

@@ -127,3 +127,25 @@ test("a board whose counts differ by more than one is not a position", () => {
   assert.equal(positionProblem(["X", "X", "O"]), null);
   assert.match(positionProblem(["X", "X", "X", "X"]), /4 X and 0 O/);
 });
+
+test("a misère board: the API's name, and whoever completes a line loses", async () => {
+  const { variantName, splitVariant } = await import("../../src/noughts/web/geometry.js");
+  assert.equal(variantName("3x3", true), "3x3-misere");
+  assert.equal(variantName("4x4k3", true), "4x4k3-misere");
+  assert.equal(variantName("4x4x4", true), "4x4x4-misere");
+  assert.equal(variantName("4x4x4-misere", false), "4x4x4");
+  assert.equal(variantName("3x3-misere", true), "3x3-misere"); // never twice
+  assert.deepEqual(splitVariant("Qubic-Misere"), { base: "qubic", misere: true });
+  assert.deepEqual(splitVariant("4x4"), { base: "4x4", misere: false });
+  // a misère name finds its board's entry; the geometry carries the rule
+  const geo = geometryFrom(findVariant(CATALOG, "qubic-misere"), true);
+  assert.equal(geo.name, "4x4x4-misere");
+  assert.equal(geo.base, "4x4x4");
+  assert.ok(geo.misere && geo.cells === 64);
+  const plain = geometryFrom(findVariant(CATALOG, "3x3"));
+  const misere = geometryFrom(findVariant(CATALOG, "3x3-misere"), true);
+  const board = ["X", "X", "X", "O", "O", null, null, null, null];
+  assert.equal(outcome(plain, board).winner, "X");
+  assert.equal(outcome(misere, board).winner, "O"); // X completed the line: X loses
+  assert.deepEqual(outcome(misere, board).line, [0, 1, 2]);
+});

@@ -3,7 +3,7 @@
 import assert from "node:assert/strict";
 import { test } from "node:test";
 
-import { bestCells, category, heatMap, verdictInWords } from "../../src/noughts/web/values.js";
+import { bestCells, category, endInWords, heatMap, verdictInWords } from "../../src/noughts/web/values.js";
 
 test("proven values read as the engine words them; cells show the outcome and its plies", () => {
   // as POST /api/v1/analyze answers (words: noughts.results.describe)
@@ -35,10 +35,47 @@ test("categories of equal scores are all fine", () => {
   assert.equal(category(0, 0, 100).name, "weak");
 });
 
-test("the AI's verdict in words, from its own side", () => {
-  assert.equal(verdictInWords({ proven: true, outcome: "draw", plies: 8 }), "I am sure this draws");
-  assert.equal(verdictInWords({ proven: true, outcome: "win", plies: 5 }), "I am sure I win (in 5 moves at most)");
-  assert.equal(verdictInWords({ proven: false, score: -432, nodes: 10 }), "I think you have the better of it");
-  assert.equal(verdictInWords({ proven: false, score: 4.2, nodes: 8 }), "I think this is good for me");
+test("the AI's verdict in words, from its own side, counting its own moves", () => {
+  assert.equal(verdictInWords({ proven: true, outcome: "draw", plies: 8 }), "I am sure this is a draw if we both play well");
+  // plies count both sides from before the AI's move: a win in 5 is 2 more moves of its own
+  assert.equal(
+    verdictInWords({ proven: true, outcome: "win", plies: 5, plies_exact: true }),
+    "I am sure I win: 2 more moves of mine if you play your best",
+  );
+  assert.equal(
+    verdictInWords({ proven: true, outcome: "win", plies: 3, plies_exact: true }),
+    "I am sure I win: 1 more move of mine if you play your best",
+  );
+  assert.equal(verdictInWords({ proven: true, outcome: "win", plies: 1, plies_exact: true }), "I win with this move");
+  // a proof's length (Qubic's strategy) only bounds the game
+  assert.equal(
+    verdictInWords({ proven: true, outcome: "win", plies: 51, plies_exact: false }),
+    "I am sure I win: at most 25 more moves of mine",
+  );
+  assert.equal(
+    verdictInWords({ proven: true, outcome: "loss", plies: 4, plies_exact: true }),
+    "I am sure I lose if you play well: you can win in 2 moves",
+  );
+  assert.equal(verdictInWords({ proven: false, score: -432, nodes: 10 }), "I think you have the better of it (not proven)");
+  assert.equal(verdictInWords({ proven: false, score: 4.2, nodes: 8 }), "I think this is good for me (not proven)");
   assert.equal(verdictInWords({ proven: false, score: null, nodes: 0 }), "an opening move");
+  assert.ok(!/\b1 moves\b/.test(verdictInWords({ proven: true, outcome: "loss", plies: 2 })));
+});
+
+test("an unproven move is a proven win when every reply is a proven loss for the player", () => {
+  const answer = { proven: false, score: 120, nodes: 5000 };
+  const replies = [
+    { move: 1, proven: true, outcome: "loss", plies: 12, plies_exact: false },
+    { move: 2, proven: true, outcome: "loss", plies: 8, plies_exact: false },
+  ];
+  assert.equal(verdictInWords(answer, replies), "I am sure I win, whatever you play: at most 6 more moves of mine");
+  // one reply not proven: still a guess
+  const open = [...replies, { move: 3, proven: false, score: -40 }];
+  assert.equal(verdictInWords(answer, open), "I think this is good for me (not proven)");
+});
+
+test("the verdict gives way to the result when the game ends", () => {
+  assert.equal(endInWords("O", "O"), "The game is over: I won");
+  assert.equal(endInWords("X", "O"), "The game is over: you won");
+  assert.equal(endInWords(null, "O"), "The game is over: a draw");
 });

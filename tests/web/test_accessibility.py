@@ -49,6 +49,15 @@ def test_the_page_passes_axe_in_every_state(
     check("Qubic as a cube")
     page.check("input[name='view'][value='flat']", force=True)
     check("Qubic as flat layers")
+    page.check("input[name='view'][value='cube']", force=True)
+    if not page.is_checked("#engine-view"):  # on since the 3x3 check (a saved choice)
+        page.click("label.switch")  # the heat map: colours on the cube, words on hover
+    page.wait_for_selector(".cell.has-heat")
+    page.hover(".cell[data-cell='21']")
+    check("Qubic's heat map on the cube")
+    page.check("#misere", force=True)
+    page.wait_for_function("document.getElementById('status').dataset.state !== 'thinking'")
+    check("the misère switch on")
     context.close()
     assert not errors, errors
     assert not problems, problems

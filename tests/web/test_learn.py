@@ -227,3 +227,63 @@ def test_a_search_past_the_servers_bound_says_so_and_fits_a_phone(browser: Any,
     assert width <= 390, width
     assert not axe_violations(page, "#learn-view")
     context.close()
+
+
+def test_plain_words_say_what_the_window_means_and_why_a_branch_was_cut(game: Any) -> None:
+    page = open_learn(game, board="XOX/OO./X..", first="you", you="X")
+    assert page.is_checked("#learn-plain-words")  # on by default
+    start = page.inner_text("#learn-plain")
+    assert start.startswith("The search starts from the position on the board, X to move")
+    assert "X has nothing sure yet (α = −∞)" in start and "O has nothing sure yet" in start
+    texts = page.evaluate(
+        """() => { const out = [];
+            const step = document.getElementById('learn-step');
+            while (!step.disabled) { step.click();
+                out.push(document.getElementById('learn-plain').textContent); }
+            return out; }"""
+    )
+    cuts = [text for text in texts if text.startswith("A cut:")]
+    assert cuts and all("never searched" in text for text in cuts), cuts
+    assert any("will never let the game come here" in text for text in cuts)
+    assert any("O can already hold X to a loss for X" in text for text in texts)
+    finals = [text for text in texts if text.startswith("The game is over here")]
+    assert finals and all("exact" in text for text in finals)
+    page.uncheck("#learn-plain-words")
+    assert page.is_hidden("#learn-plain")
+    assert page.inner_text("#learn-event")  # the technical line stays
+
+
+def test_final_positions_show_exact_values_in_the_tree(game: Any) -> None:
+    page = open_learn(game, board="XOX/OO./X..", first="you", you="X")
+    labels = page.evaluate(
+        """() => { const out = [];
+            const step = document.getElementById('learn-step');
+            while (!step.disabled) { step.click(); }
+            return [...document.querySelectorAll('#learn-tree [role=treeitem][data-id]')]
+                .map(li => li.getAttribute('aria-label')); }"""
+    )
+    finals = [label for label in labels if "the game is over" in label or "a draw" in label]
+    assert finals
+    assert not [label for label in finals if "at most" in label or "at least" in label], finals
+
+
+def test_the_alpha_and_beta_labels_never_overlap(game: Any) -> None:
+    for board in ("XOX/OO./X..", "X../.O./..."):
+        page = open_learn(game, board=board, first="you", you="X")
+        overlaps = page.evaluate(
+            """() => { const out = [];
+                const step = document.getElementById('learn-step');
+                for (let i = 0; i < 400; i++) {
+                    const [a, b] = [...document.querySelectorAll('#learn-window .edge')]
+                        .map(t => t.getBoundingClientRect());
+                    const view = document.getElementById('learn-window').getBoundingClientRect();
+                    if (a.right > b.left && b.right > a.left) out.push([i, a.right, b.left]);
+                    if (a.left < view.left - 1 || b.right > view.right + 1) {
+                        out.push([i, 'outside']);
+                    }
+                    if (step.disabled) break;
+                    step.click();
+                }
+                return out; }"""
+        )
+        assert overlaps == [], (board, overlaps[:5])

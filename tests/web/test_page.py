@@ -188,7 +188,7 @@ def test_plain_words_first_and_numbers_behind_details(game: Any) -> None:
         assert game.page.is_hidden(stat)
     game.open(variant="3x3", level=10, first="you")
     game.play(4)
-    assert game.page.inner_text("#stat-verdict") == "I am sure this draws"
+    assert game.page.inner_text("#stat-verdict") == "I am sure this is a draw if we both play well"
     game.page.click("#numbers summary")
     assert game.page.is_visible("#stat-depth")
     assert game.page.inner_text("#stat-nodes") == "none (solved)"

@@ -39,14 +39,11 @@ from noughts.errors import TooLargeError
 from noughts.geometry import Bitboard, Geometry, scan_forward
 from noughts.position import Position
 from noughts.symmetries import box_symmetries, invert
+from noughts.variants import variant
 
-__all__ = ["SearchBoard", "Tables", "tables_for", "MAX_HASHED_SYMMETRIES"]
+__all__ = ["SearchBoard", "Tables", "tables_for"]
 
 _MASK64 = (1 << 64) - 1
-
-MAX_HASHED_SYMMETRIES = 192
-"""Geometries with more symmetries than this hash the identity only."""
-
 
 
 class Tables:
@@ -90,10 +87,11 @@ def _symmetries(geometry: Geometry) -> tuple[tuple[int, ...], ...]:
     in 5x5x5 (finding its symmetries would cost more than they save)."""
     identity = tuple(range(geometry.cells))
     if geometry.dims == 3:
-        if geometry.cells > 64:
+        policy = variant(geometry).symmetry
+        if not policy.hashed(()):
             return (identity,)
         perms = geometry.symmetry_group.perms
-        return perms if len(perms) <= MAX_HASHED_SYMMETRIES else (identity,)
+        return perms if policy.hashed(perms) else (identity,)
     boxed = box_symmetries(geometry)
     return (identity, *(perm for perm in boxed if perm != identity))
 

@@ -44,7 +44,6 @@ __all__ = [
     "OPPONENT_WEIGHT",
     "defends",
     "HEURISTIC_LIMIT",
-    "EVEN_FIRST_PLAYER",
     "search_weights",
 ]
 
@@ -135,17 +134,11 @@ def line_weights(k: int, style: Style = "strong", *, second: bool = False) -> Li
     return LineWeights(steep, opponent, FORK_WEIGHT * threat // 2 if k >= 3 else 0)
 
 
-EVEN_FIRST_PLAYER = frozenset({"4x4x4"})
-"""Boards where, in the strong style, the first player searches with the seed's even
-``4**marks`` weights instead of the steep ones: in Qubic at 500,000 nodes a move, as X
-against the faithful copy of the 4x4x4 seed's bot (``seed-qubic:3``), the same ten
-games (seeds 21001-21010) were won 10 times with them and 6 times with the steep ones."""
-
-
 def search_weights(position: Position, style: Style = "strong") -> LineWeights:
     """The weights the anytime search of the side to move uses in ``style``: the
     style's, with the second player's tilt when it defends (:func:`defends`), and on the
-    boards of :data:`EVEN_FIRST_PLAYER` the even weights for the first player.
+    boards whose record says so (:attr:`Variant.even_first_player`) the even weights
+    for the first player.
 
     >>> from noughts.position import Position
     >>> search_weights(Position("", "qubic")).own
@@ -155,7 +148,7 @@ def search_weights(position: Position, style: Style = "strong") -> LineWeights:
     """
     player = position.to_move
     if style == "strong" and player == position.first and (
-            position.geometry.name in EVEN_FIRST_PLAYER):
+            position.game.even_first_player):
         return line_weights(position.geometry.k, "balanced")
     return line_weights(position.geometry.k, style, second=defends(position, player))
 

@@ -54,7 +54,7 @@ from typing import Any, Literal
 from noughts.anytime.board import tables_for
 from noughts.anytime.threats import DEFAULT_MAX_THREATS, ThreatSearch, defences
 from noughts.budget import Budget, BudgetExhausted
-from noughts.errors import GameOverError
+from noughts.errors import GameOverError, VariantError
 from noughts.geometry import Bitboard
 from noughts.position import Position
 
@@ -648,6 +648,11 @@ def prove(
     """
     if position.is_over:
         raise GameOverError("the game is over: nothing to prove")
+    if not position.game.rules.threat_search:
+        raise VariantError(
+            f"proof-number search proves games won by threats; {position.variant} is not "
+            "(its exact values come from the solver, forced results from the anytime search)"
+        )
     own = Budget.within(time_limit, nodes)
     whole = own if budget is None else budget.narrowed(
         deadline=own.deadline, node_limit=own.node_limit, start=own.start)
@@ -714,8 +719,8 @@ def find_win(position: Position, *, budget: Budget | None = None) -> tuple[int, 
     >>> find_win(Position("XX./OO./..."))
     (2, 1)
     """
-    if position.is_over:
-        return None
+    if position.is_over or not position.game.rules.threat_search:
+        return None  # (misère: no threats to search; see noughts.anytime.misere)
     player = 0 if position.to_move == "X" else 1
     search = ProofSearch(position, player)
     pn, _ = search.run(budget)

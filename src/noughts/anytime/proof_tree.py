@@ -40,14 +40,14 @@ from noughts.errors import NoughtsError
 from noughts.position import Position
 from noughts.variants import variant
 
-__all__ = ["ProofTree", "TreeNode", "Key", "Reply", "INFINITY"]
+__all__ = ["ProofTree", "ProofNode", "Key", "Reply", "INFINITY"]
 
 Key = tuple[int, int]
 """A position up to symmetry: the canonical ``(x, o)`` bitboards."""
 
 
 @dataclass
-class TreeNode:
+class ProofNode:
     """A position of the tree, in its canonical orientation.
 
     ``pn``/``dn`` are its proof and disproof numbers (a leaf's come from the job that
@@ -94,9 +94,9 @@ class ProofTree:
 
     def __init__(self, variant_name: str, *, opening: int | None = 0) -> None:
         self.variant = variant_name
-        self.geometry = variant(variant_name)
+        self.geometry = variant(variant_name).geometry
         self.opening = opening
-        self.nodes: dict[Key, TreeNode] = {}
+        self.nodes: dict[Key, ProofNode] = {}
         self.root = self._node(Position("", self.geometry))
         if opening is not None:
             self.expand(self.root, [(opening, 1, 1)])
@@ -114,7 +114,7 @@ class ProofTree:
     def _node(self, position: Position) -> Key:
         key = self.key(position)
         if key not in self.nodes:
-            self.nodes[key] = TreeNode(*key)
+            self.nodes[key] = ProofNode(*key)
         return key
 
     def attacking(self, key: Key) -> bool:
@@ -130,7 +130,7 @@ class ProofTree:
                plies: dict[int, int] | None = None, update: bool = True) -> None:
         """Make a leaf a node with ``moves``: ``(move, proof number, disproof number)``
         of each searched move, as a job left them (a child already in the tree keeps
-        its own numbers); ``chain`` as in :class:`TreeNode`; ``plies`` the bound of each
+        its own numbers); ``chain`` as in :class:`ProofNode`; ``plies`` the bound of each
         proven child, by move."""
         node = self.nodes[key]
         position = self.position(key)
@@ -141,7 +141,7 @@ class ProofTree:
                 continue  # a symmetric move: the same child
             child = self.nodes.get(child_key)
             if child is None:
-                child = self.nodes[child_key] = TreeNode(*child_key, pn=pn, dn=dn)
+                child = self.nodes[child_key] = ProofNode(*child_key, pn=pn, dn=dn)
                 if not pn and plies is not None:
                     child.plies = plies.get(move, 0)
             node.moves.append(move)
@@ -335,10 +335,10 @@ class ProofTree:
             tree.opening = body["opening"]
             inner = {(r[0], r[1]): r for r in body["inner"]}
             for x, o, pn, dn, plies, effort in body["leaves"]:
-                tree.nodes[(x, o)] = TreeNode(x, o, pn=pn, dn=dn, plies=plies,
+                tree.nodes[(x, o)] = ProofNode(x, o, pn=pn, dn=dn, plies=plies,
                                               effort=effort / 1000)
             for (x, o), (_, _, effort, chain, kids) in inner.items():
-                node = tree.nodes.setdefault((x, o), TreeNode(x, o))
+                node = tree.nodes.setdefault((x, o), ProofNode(x, o))
                 node.effort = effort / 1000
                 tree.expand((x, o), [(m, pn, dn) for m, pn, dn, _ in kids], chain=chain,
                             plies={m: plies for m, pn, _, plies in kids if not pn},

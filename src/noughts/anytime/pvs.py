@@ -7,7 +7,8 @@ costs more than it saves), move ordering (table move, killers, history, evaluati
 gain), forced replies searched without spending depth, fork points recognised as wins
 in 3, late-move reductions, and frontier nodes valued from the board's per-cell
 evaluation gains instead of being played. The budget is checked every 64 nodes;
-running out raises :class:`Stop`, which unwinds to the caller with the board restored.
+running out raises :class:`~noughts.budget.BudgetExhausted`, which unwinds to the
+caller with the board restored.
 
 Scores are absolute like the solver's: a win for the side to move that ends the game
 with ``N`` marks on the board scores ``MATE - N``, so a score beyond ``MATE_BOUND`` is
@@ -18,10 +19,10 @@ from __future__ import annotations
 
 from noughts.anytime.board import SearchBoard
 from noughts.anytime.evaluate import Style, search_weights
-from noughts.budget import Budget, BudgetExhausted
+from noughts.budget import Budget
 from noughts.position import Position
 
-__all__ = ["AnytimeSearch", "Stop", "MATE", "MATE_BOUND", "INF"]
+__all__ = ["AnytimeSearch", "MATE", "MATE_BOUND", "INF"]
 
 MATE = 1 << 50
 MATE_BOUND = MATE - 100_000
@@ -36,9 +37,6 @@ _KILLER_BONUS = 1 << 40
 _LMR_AFTER = 4
 """Moves after this many are searched one ply shallower first (late move reduction)."""
 
-
-Stop = BudgetExhausted
-"""The budget ran out: unwind to the root (the one :class:`BudgetExhausted`)."""
 
 
 class AnytimeSearch:
@@ -72,9 +70,6 @@ class AnytimeSearch:
         self.restricted = bool(self.tables.near)
 
     # -- budget ---------------------------------------------------------------------------
-    def out_of_budget(self) -> bool:
-        return self.budget.expired(self.nodes)
-
     def _tick(self) -> None:
         self.budget.check(self.nodes)
 

@@ -92,7 +92,7 @@ class Strategy:
 
     def __init__(self, variant_name: str) -> None:
         self.variant = variant_name
-        self.geometry = variant(variant_name)
+        self.geometry = variant(variant_name).geometry
         self.entries: dict[tuple[int, int], Entry] = {}
 
     def __len__(self) -> int:
@@ -210,9 +210,9 @@ def without_strategy() -> Iterator[None]:
 
 
 def _serving(position: Position) -> Strategy | None:
-    """The shipped strategy if it serves ``position``'s game (Qubic, X first) and is
-    not switched off (:func:`without_strategy`)."""
-    if position.geometry.name != "4x4x4" or position.first != "X" or not _ENABLED.get():
+    """The shipped strategy if it serves ``position``'s game (the record names one, and
+    the game starts with X) and is not switched off (:func:`without_strategy`)."""
+    if position.game.strategy is None or position.first != "X" or not _ENABLED.get():
         return None
     return shipped_strategy()
 

@@ -3,10 +3,11 @@
 The proof of a win from the empty board is grown as a :class:`ProofTree` (proof-number
 search over the first moves) whose leaves are searched by *jobs*: a bounded proof
 search (:mod:`noughts.anytime.proof`) of one position, a function of plain values that
-any :class:`concurrent.futures.Executor` can run (local processes by default, one per
-worker so that each keeps its table between jobs; a cluster's executor can take the
-same jobs). The tree picks the most-proving leaf and the proof and disproof numbers it
-may be searched up to (as depth-first proof-number search would: until it looks worse
+any :class:`concurrent.futures.Executor` can run (by default local worker processes, a
+:class:`~noughts.executor.ProcessExecutor` whose jobs each go to a chosen worker, so
+that each keeps its table between jobs; a cluster's executor can take the same jobs).
+The tree picks the most-proving leaf and the proof and disproof numbers it may be
+searched up to (as depth-first proof-number search would: until it looks worse
 than its best sibling), so the jobs together behave as one search. A job
 
 * proves its position: every position of its proof where the first player makes a
@@ -37,7 +38,7 @@ from __future__ import annotations
 
 import time
 from collections.abc import Callable
-from concurrent.futures import FIRST_COMPLETED, Executor, Future, ProcessPoolExecutor, wait
+from concurrent.futures import FIRST_COMPLETED, Executor, Future, wait
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -45,6 +46,7 @@ from noughts.anytime.proof import INFINITY, ProofSearch
 from noughts.anytime.proof_tree import Key, ProofTree
 from noughts.anytime.strategy import Strategy
 from noughts.budget import Budget
+from noughts.executor import ProcessExecutor
 from noughts.position import Position
 
 __all__ = ["JobResult", "BuildReport", "build_strategy", "run_job", "checkpoint_path"]
@@ -214,9 +216,9 @@ def build_strategy(
     checkpoint = checkpoint if checkpoint is not None else checkpoint_path(path)
     tree = (ProofTree.load(checkpoint) if checkpoint.exists()
             else ProofTree(variant_name, opening=opening))
-    own = executor is None
-    pools: list[Executor] = ([ProcessPoolExecutor(max_workers=1) for _ in range(workers)]
-                             if executor is None else [executor] * workers)
+    own: ProcessExecutor | None = None
+    if executor is None:  # one worker per job at a time, each job to its chosen worker
+        executor = own = ProcessExecutor(workers, name="noughts-proof")
     started = time.monotonic()
     deadline = started + seconds
     home: dict[Key, int] = {}  # the worker whose table holds a leaf's subtree
@@ -230,12 +232,13 @@ def build_strategy(
             free = [w for w in range(workers) if w not in {w for _, w in pending.values()}]
             while free and time.monotonic() < deadline:
                 worker = free[0]
-                chosen = _next_leaf(tree, busy, home, worker if own else None)
+                chosen = _next_leaf(tree, busy, home, worker if own is not None else None)
                 if chosen is None:
                     break
                 leaf, most_pn, most_dn = chosen
-                future = pools[worker].submit(run_job, variant_name, leaf[0], leaf[1],
-                                              job_seconds, most_pn, most_dn)
+                job = (variant_name, leaf[0], leaf[1], job_seconds, most_pn, most_dn)
+                future = (own.run(run_job, job, slot=worker) if own is not None
+                          else executor.submit(run_job, *job))
                 pending[future] = (leaf, worker)
                 busy.add(leaf)
                 free.pop(0)
@@ -250,10 +253,7 @@ def build_strategy(
                     failures[key] = failures.get(key, 0) + 1
                     if failures[key] > JOB_RETRIES:
                         raise
-                    if own:
-                        pools[worker].shutdown(cancel_futures=True)
-                        pools[worker] = ProcessPoolExecutor(max_workers=1)
-                    continue  # the leaf is free again: the next selection takes it
+                    continue  # the leaf is free again (its worker replaced): taken next
                 jobs += 1
                 node = tree.nodes[key]
                 node.effort += result.seconds
@@ -275,9 +275,8 @@ def build_strategy(
                     progress(_report(tree, strategy, jobs, time.monotonic() - started))
     finally:  # saved however the build ends: its time up, interrupted, or a failure
         _save(strategy, tree, path, checkpoint)
-        if own:
-            for pool in pools:
-                pool.shutdown(cancel_futures=True)
+        if own is not None:
+            own.shutdown(cancel_futures=True)
     return _report(tree, strategy, jobs, time.monotonic() - started)
 
 

@@ -325,8 +325,8 @@ def find_forced_win(
     >>> find_forced_win(Position("X../.O./...")) is None
     True
     """
-    if position.is_over:
-        return None
+    if position.is_over or not position.game.rules.threat_search:
+        return None  # (misère: a threat forces nothing; see noughts.anytime.misere)
     if budget is None:
         budget = Budget.within(time_limit, nodes)
     mine, theirs = (position.x, position.o) if position.to_move == "X" else (position.o,

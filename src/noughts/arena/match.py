@@ -8,8 +8,8 @@ clock: a time-limited search is only as repeatable as the machine).
 
 A player that answers an illegal move, raises, or overruns ``move_limit`` seconds
 loses that game and the record says why (:class:`~noughts.players.game.Failure`).
-Games run in worker processes (:mod:`noughts.arena.pool`) whose watchdog kills a
-hanging player's worker, so a hanging player never hangs the arena.
+Games run in worker processes (:func:`noughts.arena.jobs.play_watched`) whose watchdog
+kills a hanging player's worker, so a hanging player never hangs the arena.
 
 >>> match = run_match("level:10", "random", variant="3x3", games=4, seed=7, workers=0)
 >>> match.stats.losses, len(match.records)
@@ -25,8 +25,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from noughts.arena.games import GameRecord, GameTask, play_task
-from noughts.arena.jobs import run_jobs
-from noughts.arena.pool import WorkerPool
+from noughts.arena.jobs import game_executor, play_watched, run_jobs
 from noughts.arena.ratings import EloRow, MatchStats, elo_table, match_stats
 from noughts.budget import check_nodes, check_seconds
 from noughts.errors import NoughtsError
@@ -239,11 +238,9 @@ def run_arena(
             collect(play_task(task, specs, geometry_name, allowance, move_limit, watched=True))
     else:
         size = min(workers, len(tasks))
-        pool = WorkerPool(specs, geometry_name, allowance, move_limit, kill_grace, size)
-        try:
-            pool.run(tasks, collect, on_tick)
-        finally:
-            pool.close()
+        with game_executor(specs, geometry_name, allowance, move_limit, size) as pool:
+            play_watched(pool, tasks, specs, geometry_name, move_limit, kill_grace, collect,
+                         on_tick)
     records.sort(key=lambda record: record.index)
     pairs = [
         summarize(records, first, second)

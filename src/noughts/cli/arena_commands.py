@@ -36,7 +36,8 @@ def add_arguments(name: str, parser: argparse.ArgumentParser) -> None:
         "module:callable",
     )
     parser.add_argument(
-        "--variant", default="3x3", type=limits.variant_name, help="board (default 3x3)"
+        "--variant", default="3x3", type=limits.variant_name, help="board (default 3x3; "
+        "NAME-misere for the misère game, where completing a line loses)"
     )
     parser.add_argument(
         "--games", type=limits.positive_count, default=100, help="games per pairing (default 100)"

@@ -28,14 +28,12 @@ if TYPE_CHECKING:
 
 __all__ = ["add_arguments", "run", "infer_variant"]
 
-_BY_CELLS = {9: "3x3", 16: "4x4", 27: "3x3x3", 64: "4x4x4"}
-
-
 def add_arguments(name: str, parser: argparse.ArgumentParser) -> None:
     """Arguments of ``move``, ``analyze`` or ``solve``."""
     if name == "solve":
         parser.add_argument(
-            "variant", metavar="VARIANT", type=limits.variant_name, help="e.g. 3x3, 4x4k3, 4x4"
+            "variant", metavar="VARIANT", type=limits.variant_name,
+            help="e.g. 3x3, 4x4k3, 4x4, 3x3-misere (misère: completing a line loses)"
         )
         parser.add_argument("--json", action="store_true", help="print one JSON object")
         parser.add_argument(
@@ -57,7 +55,8 @@ def add_arguments(name: str, parser: argparse.ArgumentParser) -> None:
         "-v",
         metavar="V",
         type=limits.variant_name,
-        help="3x3, 4x4k3, 4x4, qubic, 5x4k4...",
+        help="3x3, 4x4k3, 4x4, qubic, 5x4k4...; add -misere for the misère game "
+        "(completing a line loses): 3x3-misere, qubic-misere",
     )
     parser.add_argument("--json", action="store_true", help="print JSON")
     parser.add_argument("--x", dest="num_x", metavar="NUMX", type=_mask, help="X's bitmask")
@@ -111,6 +110,7 @@ def infer_variant(board: str) -> str:
     '2x2x2'
     """
     from noughts.errors import BoardError
+    from noughts.variants import of_cells
 
     text = "".join(board.split())
     layers = text.split("|")
@@ -128,8 +128,9 @@ def infer_variant(board: str) -> str:
             return f"{len(rows[0])}x{widths.pop()}"
         raise BoardError(f"board {board!r} has rows of different lengths")
     cells = len(text)
-    if cells in _BY_CELLS:
-        return _BY_CELLS[cells]
+    name = of_cells(cells)
+    if name is not None:
+        return name
     raise BoardError(
         f"cannot tell the variant of a board of {cells} cells; give --variant "
         "or separate rows with '/'"

@@ -1,13 +1,14 @@
 """``noughts explain``: watch minimax and alpha-beta decide, as an indented tree and a table.
 
     noughts explain BOARD [--variant V] [--first X|O] [--algorithm A] [--depth N]
-                          [--lines N] [--tutorial] [--node-limit N] [--json]
+                          [--lines N] [--tutorial] [--node-limit N] [--plain] [--json]
 
 The tree shows the first ``--lines`` positions the search entered, each with the move
 that led there (by its cell name, ``b2``), the alpha-beta window on entry and the value
 returned (``<=`` or ``>=`` when it is only a bound), and every cut-off with its reason;
 then a line says how many positions were entered in all. The table compares every
-algorithm on the position.
+algorithm on the position. ``--plain`` adds, under each position, what its value means
+in words and why a branch was cut.
 Values are from the view of the side to move at the root: a win ``d`` plies away scores
 ``win - d`` (``win`` = cells + 1), a loss the negative, a draw 0.
 """
@@ -37,7 +38,8 @@ def add_arguments(name: str, parser: argparse.ArgumentParser) -> None:
     from noughts.teaching.trace import ALGORITHMS
 
     parser.add_argument("board", metavar="BOARD", help="the board, e.g. 'X../.O./...'")
-    parser.add_argument("--variant", "-v", metavar="V", help="3x3, 4x4k3, 4x4 ...")
+    parser.add_argument("--variant", "-v", metavar="V", help="3x3, 4x4k3, 4x4 ... (3x3-misere: "
+                        "the misère game)")
     parser.add_argument(
         "--first", choices=("X", "O"), default="X", help="who started (default X)"
     )
@@ -60,6 +62,10 @@ def add_arguments(name: str, parser: argparse.ArgumentParser) -> None:
     parser.add_argument(
         "--node-limit", type=_count, default=DEFAULT_NODE_LIMIT, metavar="N",
         help=f"stop a walk past N positions (default {DEFAULT_NODE_LIMIT:,})",
+    )  # fmt: skip
+    parser.add_argument(
+        "--plain", action="store_true",
+        help="say under each position what its value means and why a branch was cut",
     )  # fmt: skip
     parser.add_argument("--json", action="store_true", help="print the trace and table as JSON")
 
@@ -101,7 +107,7 @@ def run(name: str, args: argparse.Namespace) -> int:
         data["compare"] = [asdict(row) for row in rows]
         print(json.dumps(data))
         return 0
-    print(render_trace(result))
+    print(render_trace(result, plain=args.plain))
     print()
     print(render_table(rows, result.variant))
     return 0
@@ -121,7 +127,7 @@ def _namer(variant_name: str) -> Callable[[int], str]:
     from noughts.notation import square_name
     from noughts.variants import variant
 
-    geometry = variant(variant_name)
+    geometry = variant(variant_name).geometry
     return lambda cell: square_name(geometry, cell)
 
 
@@ -141,8 +147,58 @@ def _node_line(node: TraceNode, result: Trace, name: Callable[[int], str]) -> st
     return line
 
 
-def render_trace(result: Trace) -> str:
-    """The trace as an indented tree of its kept nodes, with a header and a footer.
+def _plain_value(value: int, result: Trace) -> str:
+    """A value in words for the side to move at the root: 'a loss for X in 2 moves'."""
+    from noughts.position import other
+
+    if value >= result.infinity or value <= -result.infinity:
+        return "anything"
+    plies = result.win - abs(value)
+    empty = sum(1 for char in result.board if char == ".")
+    if value == 0 and (result.depth is None or result.depth >= empty):
+        return "a draw"
+    if value == 0 or not 0 < plies <= empty:
+        return f"a score of {value:+d} (the depth limit's guess)"
+    moves = f"{plies} move{'s' if plies != 1 else ''}"
+    me = result.to_move
+    if value > 0:
+        return f"a win for {me} in {moves}"
+    return f"a loss for {me} in {moves} ({other(me)} wins)"
+
+
+def _plain_line(node: TraceNode, result: Trace, name: Callable[[int], str]) -> str:
+    """What a node's value means, in words; why its branch was cut."""
+    from noughts.position import other
+
+    me, them = result.to_move, other(result.to_move)
+    value = _plain_value(node.value, result)
+    pad = "  " * node.depth + "    = "
+    if node.why in ("X wins", "O wins", "draw"):
+        return f"{pad}the game is over: {value}, exactly"
+    if node.why == "horizon":
+        return f"{pad}the depth limit: {value}"
+    if node.cutoff is not None:
+        skipped = ", ".join(name(move) for move in node.cutoff.skipped)
+        after = name(node.cutoff.after)
+        if node.maximizing:
+            why = f"{me}'s {after} gets at least {value} here, more than {them} allows above"
+        else:
+            why = (
+                f"{them}'s {after} holds {me} to at most {value} here; "
+                f"{me} has as good or better above"
+            )
+        return f"{pad}cut: {why}, so {skipped} can change nothing and is never searched"
+    table = "from the table (searched before): " if node.why == "table" else ""
+    if node.bound == "lower":
+        return f"{pad}{table}at least {value}: more than {them} allows above, so a bound is enough"
+    if node.bound == "upper":
+        return f"{pad}{table}at most {value}: no better than {me} has above, so a bound is enough"
+    return f"{pad}{table}worth {value}, exactly"
+
+
+def render_trace(result: Trace, *, plain: bool = False) -> str:
+    """The trace as an indented tree of its kept nodes, with a header and a footer;
+    ``plain`` says under each node what its value means and why a branch was cut.
 
     >>> from noughts.position import Position
     >>> from noughts.teaching.trace import trace
@@ -169,7 +225,18 @@ def render_trace(result: Trace) -> str:
         f"  {result.counted:,} positions counted: {result.counting}",
         f"  {result.cutoffs:,} cut-offs, {result.table_hits:,} table hits",
     ]
-    lines.extend(_node_line(node, result, name) for node in result.stored)
+    if plain:
+        me = result.to_move
+        lines.append(
+            f"  in words: each position's window (alpha, beta) holds what {me} is already sure "
+            f"of (alpha) and what the other side can already hold {me} to (beta), from moves "
+            "tried before; a value outside it cannot change the choice above, so once alpha "
+            ">= beta the rest of that position's moves are cut"
+        )
+    for node in result.stored:
+        lines.append(_node_line(node, result, name))
+        if plain:
+            lines.append(_plain_line(node, result, name))
     if result.truncated:
         hidden = result.nodes - len(result.stored)
         lines.append(

@@ -34,7 +34,8 @@ def add_arguments(name: str, parser: argparse.ArgumentParser) -> None:
         "--variant",
         default="3x3",
         type=limits.variant_name,
-        help="board: 3x3, 4x4k3, 4x4, qubic, 7x6k4...",
+        help="board: 3x3, 4x4k3, 4x4, qubic, 7x6k4...; add -misere for the misère game "
+        "(completing a line loses): 3x3-misere",
     )
     parser.add_argument(
         "--level",

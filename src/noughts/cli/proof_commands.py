@@ -29,8 +29,6 @@ from noughts.cli import limits
 
 __all__ = ["add_arguments", "run"]
 
-_STRATEGY_VARIANTS = {"qubic": "4x4x4", "4x4x4": "4x4x4"}
-
 DEFAULT_CHECKPOINT = Path("checkpoints") / "qubic-strategy-tree.ckpt"
 """Where ``build-book`` keeps the proof tree of the shipped strategy (in the source
 tree, out of the package: users need the strategy, not the builder's state)."""
@@ -125,8 +123,9 @@ def _prove(args: argparse.Namespace) -> int:
 
 def _strategy_path(args: argparse.Namespace) -> Path | None:
     from noughts.cli import fail
+    from noughts.variants import variant
 
-    if args.variant.lower() not in _STRATEGY_VARIANTS:
+    if variant(args.variant).strategy is None:
         raise fail(f"no strategy book for {args.variant!r}: only qubic has one")
     path: Path | None = args.file
     return path
@@ -247,6 +246,7 @@ def _build_with(args: argparse.Namespace, path: Path, executor: Executor | None)
     from rich.progress import Progress, TextColumn, TimeElapsedColumn
 
     from noughts.anytime.strategy_build import BuildReport, build_strategy
+    from noughts.variants import variant
 
     def line(report: BuildReport) -> str:
         pn, dn = report.root
@@ -265,7 +265,7 @@ def _build_with(args: argparse.Namespace, path: Path, executor: Executor | None)
             else:  # a log, one line a job
                 print(f"{report.seconds:8.0f} s  {line(report)}", flush=True)
 
-        final = build_strategy(path, _STRATEGY_VARIANTS[args.variant.lower()],
+        final = build_strategy(path, variant(args.variant).name,
                                seconds=args.time_limit, job_seconds=args.job_seconds,
                                executor=executor, workers=args.workers, progress=progress,
                                checkpoint=args.checkpoint)

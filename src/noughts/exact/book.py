@@ -24,16 +24,12 @@ from bisect import bisect_left
 from collections.abc import Mapping
 
 from noughts.geometry import Geometry
+from noughts.variants import Variant, variant
 
-__all__ = ["Book", "book_path", "load_book", "BOOK_VARIANTS"]
+__all__ = ["Book", "book_path", "load_book"]
 
 _MAGIC = b"noughts-book"
 _VERSION = 1
-
-BOOK_VARIANTS: dict[str, int] = {"4x4k3": 4, "4x4": 8, "5x4": 1, "3x3x3": 2}
-"""Variants shipped with a book (canonical names: ``5x4`` is 5x4k4), and the most marks
-a book position has."""
-
 
 class Book:
     """Exact scores of canonical early positions, looked up by bisection."""
@@ -130,12 +126,14 @@ def book_path(variant: str) -> str:
     return os.path.join(package, "data", f"book-{variant}.bin")
 
 
-def load_book(geometry: Geometry) -> Book | None:
-    """The shipped book of ``geometry``, or ``None`` if it has none."""
-    if geometry.name not in BOOK_VARIANTS:
+def load_book(game: Variant | Geometry) -> Book | None:
+    """The shipped book of ``game``, or ``None`` if its record names none
+    (:attr:`Variant.book_marks`; a :class:`Geometry` stands for its normal-play game)."""
+    game = variant(game)
+    if not game.book_marks:
         return None
     try:
-        with open(book_path(geometry.name), "rb") as file:
+        with open(book_path(game.name), "rb") as file:
             return Book.from_bytes(file.read())
     except FileNotFoundError:
         return None

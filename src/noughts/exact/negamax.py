@@ -34,6 +34,7 @@ from noughts.exact.book import Book
 from noughts.geometry import Bitboard, Geometry, scan_forward
 from noughts.results import WIN_SCORE
 from noughts.symmetries import SymmetryKeys
+from noughts.variants import Variant, variant
 
 __all__ = ["ExactSearch", "WIN_SCORE", "DEFAULT_MAX_ENTRIES"]
 
@@ -49,26 +50,30 @@ _POLL_NODES = 1024
 
 _BUDGET: ContextVar[Budget | None] = ContextVar("exact_search_budget", default=None)
 """The budget of the search running in this thread (one search object serves them all)."""
-_MAX_KEY_SYMMETRY_CELLS = 40  # boards with more cells never use symmetric keys
 
 
 class ExactSearch:
-    """Exact negamax over one geometry; its transposition table lives with the object.
+    """Exact negamax over one normal-play game; its transposition table lives with the
+    object. (Misère games have their own: :class:`noughts.exact.misere.MisereSearch`.)
 
     ``book`` (exact scores of early positions) is consulted for positions with at most
     ``book.max_marks`` marks. ``canonical_marks`` is the most marks a position may have
     to be stored under its canonical key (default: a third of the cells).
     """
 
+    completion_wins = True
+    """Completing a line wins (the rule this search plays by)."""
+
     def __init__(
         self,
-        geometry: Geometry,
+        game: Variant | Geometry,
         *,
         book: Book | None = None,
         max_entries: int = DEFAULT_MAX_ENTRIES,
         canonical_marks: int | None = None,
     ) -> None:
-        self.geometry = geometry
+        self.game = variant(game)
+        geometry = self.geometry = self.game.geometry
         self.book = book
         self.max_entries = max_entries
         self.table: dict[int, int] = {}
@@ -90,11 +95,7 @@ class ExactSearch:
         self.dynamic_empties = 4
         """Nodes with more empty cells than this order their moves by line weights."""
         self._keys: SymmetryKeys | None = None
-        if (
-            cells <= _MAX_KEY_SYMMETRY_CELLS
-            and not geometry.degenerate  # thousands of symmetries: tables cost more than keys save
-            and geometry.symmetry_group.count > 1
-        ):
+        if self.game.symmetry.exact_keys:
             self._keys = geometry.symmetry_group.keys
         if self._keys is None:
             self.canonical_marks = self._book_marks = -1
@@ -175,6 +176,11 @@ class ExactSearch:
         if self._keys is not None and marks <= self.canonical_marks:
             move = self._keys.invert(symmetry, move)
         return move
+
+    def line_score(self, marks: int) -> int:
+        """The absolute score, for the player who makes it, of a move that completes a
+        line when ``marks`` marks are on the board (that player wins at once)."""
+        return WIN_SCORE - marks - 1
 
     def completes_line(self, marks: Bitboard, cell: int) -> bool:
         """True if ``marks`` plus ``cell`` complete a line through ``cell``."""

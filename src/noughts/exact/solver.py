@@ -33,14 +33,13 @@ from noughts.lru import LRU
 from noughts.notation import square_name
 from noughts.position import Position
 from noughts.results import WIN_SCORE, MoveChoice, MoveEval, Outcome, Value
+from noughts.variants import Variant, variant
 
 if TYPE_CHECKING:
     from noughts.budget import Budget
     from noughts.exact.negamax import ExactSearch
 
 __all__ = [
-    "MoveValue",
-    "Choice",
     "Solver",
     "solver_for",
     "can_solve",
@@ -50,6 +49,7 @@ __all__ = [
     "principal_variation",
     "MAX_EMPTY_CELLS",
     "MAX_EMPTY_CELLS_LARGE_BOARD",
+    "MAX_EMPTY_CELLS_MISERE",
     "MAX_KEPT_SOLVERS",
     "IDLE_TABLE_ENTRIES",
     "share_tables",
@@ -62,12 +62,10 @@ MAX_EMPTY_CELLS_LARGE_BOARD = 18
 """The limit on boards of more than :data:`MAX_EMPTY_CELLS` cells, where quiet middle
 games with 20 empty cells took 20 s of CPU (5x5k4) and 18 take well under a second."""
 
-
-MoveValue = MoveEval
-"""A legal move and its exact value (the former name of :class:`MoveEval` here)."""
-
-Choice = MoveChoice
-"""The chosen move (the former name of :class:`MoveChoice` here)."""
+MAX_EMPTY_CELLS_MISERE = 12
+"""The limit in misère games, where few lines are ever completed and games run long: the
+worst of a handful of random positions took 3 s with 15 empty cells (4x4 misère), 2 s
+with 14 and a quarter of a second with 12."""
 
 
 def _move_eval(geometry: Geometry, cell: int, value: Value) -> MoveEval:
@@ -78,20 +76,25 @@ def can_solve(position: Position) -> bool:
     """True if the exact solver finishes ``position`` on the spot.
 
     That is: a 3x3x3 (or smaller) cube, or at most :data:`MAX_EMPTY_CELLS` empty cells
-    (:data:`MAX_EMPTY_CELLS_LARGE_BOARD` on boards with more cells than that).
+    (:data:`MAX_EMPTY_CELLS_LARGE_BOARD` on boards with more cells than that, and
+    :data:`MAX_EMPTY_CELLS_MISERE` in misère games, cubes included).
 
     >>> can_solve(Position("", "4x4")), can_solve(Position("", "5x5k4"))
     (True, False)
+    >>> can_solve(Position("", "3x3-misere")), can_solve(Position("", "4x4k3-misere"))
+    (True, False)
     """
     empty = position.empty.bit_count()
-    geometry = position.geometry
-    if geometry.dims == 3 and geometry.shape[0] <= 3:
+    game = position.game
+    if game.dims == 3 and game.shape[0] <= 3 and game.rules.threat_search:
         return True
-    return empty <= _empty_limit(geometry)
+    return empty <= _empty_limit(game)
 
 
-def _empty_limit(geometry: Geometry) -> int:
-    if geometry.cells <= MAX_EMPTY_CELLS:
+def _empty_limit(game: Variant) -> int:
+    if game.rules.misere:
+        return MAX_EMPTY_CELLS_MISERE
+    if game.cells <= MAX_EMPTY_CELLS:
         return MAX_EMPTY_CELLS
     return MAX_EMPTY_CELLS_LARGE_BOARD
 
@@ -129,11 +132,12 @@ class Solver:
     """
 
     def __init__(
-        self, geometry: Geometry, *, use_book: bool = True, table_share: float = 1.0
+        self, game: Variant | Geometry, *, use_book: bool = True, table_share: float = 1.0
     ) -> None:
-        self.geometry = geometry
+        self.game = variant(game)
+        self.geometry = geometry = self.game.geometry
         self.cells = geometry.cells
-        self.table3x3 = Table3x3.get() if geometry.name == "3x3" and use_book else None
+        self.table3x3 = Table3x3.get() if self.game.table3x3 and use_book else None
         self._use_book = use_book
         self._table_share = table_share
         self._search = None if self.table3x3 is not None else self._new_search()
@@ -149,11 +153,12 @@ class Solver:
 
     def _new_search(self) -> ExactSearch:
         from noughts.exact.book import load_book
+        from noughts.exact.misere import MisereSearch
         from noughts.exact.negamax import DEFAULT_MAX_ENTRIES, ExactSearch
 
-        book = load_book(self.geometry) if self._use_book else None
-        return ExactSearch(self.geometry, book=book,
-                           max_entries=int(DEFAULT_MAX_ENTRIES * self._table_share))
+        kind = MisereSearch if self.game.rules.misere else ExactSearch
+        book = load_book(self.game) if self._use_book else None
+        return kind(self.game, book=book, max_entries=int(DEFAULT_MAX_ENTRIES * self._table_share))
 
     @property
     def table_entries(self) -> int:
@@ -186,7 +191,7 @@ class Solver:
     def move_score(self, me: Bitboard, opp: Bitboard, cell: int) -> int:
         """Absolute score of playing ``cell``, from the view of the player who plays it."""
         if self.search.completes_line(me, cell):
-            return WIN_SCORE - (me | opp).bit_count() - 1
+            return self.search.line_score((me | opp).bit_count())
         mine = me | 1 << cell
         if (mine | opp) == self.geometry.full:
             return 0
@@ -223,7 +228,10 @@ class Solver:
             empty ^= bit
             reply = bit.bit_length() - 1
             theirs = opp | bit
-            if theirs | mine == full or self.search.completes_line(opp, reply):
+            if self.search.completes_line(opp, reply):
+                count += not self.search.completion_wins  # a line that loses (misère)
+                continue
+            if theirs | mine == full:
                 continue
             if self.wins(mine, theirs):
                 count += 1
@@ -273,7 +281,7 @@ class Solver:
         cells += [c for c in range(self.cells) if empty >> c & 1 and c != stored]
         for cell in cells:
             if self.search.completes_line(me, cell):
-                if WIN_SCORE - (me | opp).bit_count() - 1 == target:
+                if self.search.line_score((me | opp).bit_count()) == target:
                     return cell
                 continue
             mine = me | 1 << cell
@@ -317,8 +325,9 @@ def share_tables(fraction: float) -> None:
     _table_share = fraction
 
 
-def solver_for(geometry: Geometry) -> Solver:
-    """The process-wide solver of ``geometry`` (its table is kept across calls).
+def solver_for(game: Variant | Geometry) -> Solver:
+    """The process-wide solver of ``game`` (its table is kept across calls; a
+    :class:`Geometry` stands for its normal-play game).
 
     At most :data:`MAX_KEPT_SOLVERS` are kept, and the others' tables together hold at
     most :data:`IDLE_TABLE_ENTRIES`: older solvers are dropped to stay within both.
@@ -327,9 +336,11 @@ def solver_for(geometry: Geometry) -> Solver:
     >>> solver_for(variant("3x3")) is solver_for(variant("tictactoe"))
     True
     """
-    name = geometry.name
+    if type(game) is not Variant:
+        game = variant(game)
+    name = game.name
     share = _table_share
-    solver = _SOLVERS.get_or_make(name, lambda: Solver(geometry, table_share=share))
+    solver = _SOLVERS.get_or_make(name, lambda: Solver(game, table_share=share))
     idle_bound = IDLE_TABLE_ENTRIES * _table_share
     while _idle_entries(solver) > idle_bound and _SOLVERS.evict_oldest(keep=name):
         pass
@@ -342,7 +353,7 @@ def _idle_entries(in_use: Solver) -> int:
 
 def _require_solvable(position: Position) -> None:
     if not can_solve(position):
-        limit = _empty_limit(position.geometry)
+        limit = _empty_limit(position.game)
         raise TooLargeError(
             f"{position.variant} with {position.empty.bit_count()} empty cells is too large "
             f"to solve on the spot (limit {limit} empty cells); "
@@ -367,13 +378,14 @@ def solve(position: Position, *, budget: Budget | None = None) -> Value:
     >>> solve(Position("XXX/OO./..."))
     Value(outcome=<Outcome.LOSS: 'loss'>, plies=0)
     """
-    if position.winner is not None:
-        return _value(Outcome.LOSS, 0)
+    winner = position.winner
+    if winner is not None:
+        return _value(Outcome.WIN if winner == position.to_move else Outcome.LOSS, 0)
     if not position.empty:
         return _value(Outcome.DRAW, 0)
     _require_solvable(position)
     me, opp = _sides(position)
-    solver = solver_for(position.geometry)
+    solver = solver_for(position.game)
     with solver.search.polling(budget):
         score = solver.score(me, opp)
     return to_value(score, position.ply, position.geometry.cells)
@@ -389,7 +401,7 @@ def analyze(position: Position, *, budget: Budget | None = None) -> list[MoveEva
     _require_solvable(position)
     me, opp = _sides(position)
     marks, cells = position.ply, position.geometry.cells
-    solver = solver_for(position.geometry)
+    solver = solver_for(position.game)
     with solver.search.polling(budget):
         scores = solver.move_scores(me, opp)
     geometry = position.geometry
@@ -414,7 +426,7 @@ def best_move(
     """
     start = time.perf_counter()
     geometry = position.geometry
-    solver = solver_for(geometry)
+    solver = solver_for(position.game)
     table = solver.table3x3
     if table is not None:  # the fast path: one memoised answer per position
         me, opp = _sides(position)

@@ -27,6 +27,7 @@ from noughts.geometry import Geometry
 from noughts.players.protocol import LevelPlayer, Player
 from noughts.position import Mark, Position, other
 from noughts.results import MAX_LEVEL, MoveChoice, MoveEval
+from noughts.variants import Variant, variant
 
 __all__ = ["Seat", "Session", "DEFAULT_TIME_LIMIT"]
 
@@ -67,7 +68,7 @@ class Session:
 
     def __init__(
         self,
-        geometry: Geometry,
+        geometry: Variant | Geometry,
         seats: dict[Mark, Seat],
         *,
         first: Mark = "X",
@@ -78,7 +79,8 @@ class Session:
             raise NoughtsError("a game needs a seat for X and a seat for O")
         if time_limit <= 0:
             raise NoughtsError(f"the time per move must be positive, not {time_limit}")
-        self.geometry = geometry
+        self.game = variant(geometry)
+        self.geometry = self.game.geometry
         self.seats = dict(seats)
         self.time_limit = time_limit
         self.seed = seed
@@ -92,7 +94,7 @@ class Session:
             for mark, seat in sorted(self.seats.items())
             if seat.level is not None
         }
-        self.history: list[Position] = [Position("", geometry, first=first)]
+        self.history: list[Position] = [Position("", self.game, first=first)]
         self.moves: list[int] = []
         self._analysed: tuple[Position, list[MoveEval]] | None = None
 
@@ -204,7 +206,7 @@ class Session:
         'X'
         """
         first = other(self.history[0].first)
-        self.history = [Position("", self.geometry, first=first)]
+        self.history = [Position("", self.game, first=first)]
         self.moves.clear()
 
     def _pop(self, count: int) -> list[int]:

@@ -46,6 +46,8 @@ from noughts.geometry import Bitboard, Geometry, scan_forward
 from noughts.notation import square_name
 from noughts.position import Position, check_playable
 from noughts.results import MAX_LEVEL, Estimate, MoveChoice, Outcome, Scale, Value
+from noughts.variants import Variant
+from noughts.variants import variant as parse_variant
 
 __all__ = [
     "PRESETS",
@@ -94,18 +96,6 @@ _SKILL_SCALE: tuple[tuple[tuple[float, float, float, float, float], float, int],
 )
 """Play at each whole point of the skill scale; points in between interpolate."""
 
-SKILLS: dict[str, tuple[float, ...]] = {
-    # 3x3: the scale was tuned here; the levels are spread a little evenlier on it.
-    "3x3": (0.75, 1.8, 2.65, 3.55, 4.6, 5.6, 6.65, 7.85, 8.9),
-    # 4x4k3 is an easy first-player win: the top levels all convert it, so the ladder
-    # sits lower on the scale and is spread wider (measured in docs/levels.md).
-    "4x4k3": (0.3, 0.7, 1.2, 1.7, 2.6, 3.4, 4.4, 5.6, 7.0),
-    # 4x4 is a draw that forgives almost everything: the whole ladder from random to
-    # perfect spans about 400 Elo, so the levels are placed at even Elo steps on it.
-    "4x4": (0.35, 1.1, 1.8, 2.85, 3.7, 4.6, 5.5, 6.7, 7.7),
-}
-"""Per variant, the skill of levels 1-9 where it differs from the level itself: set by
-measuring the ladder (benchmarks/calibrate_levels.py) so each level beats the one below."""
 
 _WIN = 1000.0
 """Perceived score of a visible win in 0 plies; a win in ``p`` scores ``_WIN - p``."""
@@ -121,7 +111,7 @@ def profile(level: int, variant: str = "3x3") -> LevelProfile:
     """
     if isinstance(level, bool) or level not in range(1, MAX_LEVEL):
         raise NoughtsError(f"levels 1 to 9 have profiles, not {level!r}")
-    skills = SKILLS.get(variant)
+    skills = parse_variant(variant).skills  # measured per variant (calibrate_levels.py)
     skill = float(level) if skills is None else skills[level - 1]
     low = min(int(skill), len(_SKILL_SCALE) - 2)
     part = skill - low
@@ -241,6 +231,7 @@ def _play(
         deep = _deep_move(position, prof, time_limit, nodes, rng, budget)
         return _result(position, deep, prof.level, start, depth, None, 0)
     heuristics = move_heuristics(me, opp, geometry)
+    sign = position.game.rules.line_sign  # (misère: a line of ours is a liability)
     top = max(heuristics.values()) or 1.0
     perceived: dict[int, tuple[float, str | None, int | None]] = {}
     if sight.horizon and solver.can_solve(position):
@@ -252,13 +243,13 @@ def _play(
                 sign = 1 if outcome == "win" else -1
                 perceived[entry.move] = (sign * (_WIN - value.plies), outcome, value.plies)
     elif any(sight.stages):
-        perceived = _tactics(me, opp, geometry, sight)
+        perceived = _tactics(me, opp, position.game, sight)
     best_move, best_score = -1, -2 * _WIN
     for move in scan_forward(position.empty):
         if move in perceived:
             score = perceived[move][0]
         else:
-            score = heuristics[move] / top + rng.gauss(0.0, prof.noise)
+            score = sign * heuristics[move] / top + rng.gauss(0.0, prof.noise)
         if score > best_score:
             best_move, best_score = move, score
     seen = perceived.get(best_move)
@@ -303,15 +294,22 @@ def _completions(marks: Bitboard, blockers: Bitboard, lines: tuple[Bitboard, ...
 
 
 def _tactics(
-    me: Bitboard, opp: Bitboard, geometry: Geometry, sight: _Sight
+    me: Bitboard, opp: Bitboard, game: Variant, sight: _Sight
 ) -> dict[int, tuple[float, str | None, int | None]]:
-    """The outcomes the player notices among win in 1, loss in 2, win in 3, loss in 4."""
-    lines, through, k = geometry.lines, geometry.lines_through, geometry.k
+    """The outcomes the player notices among win in 1, loss in 2, win in 3, loss in 4
+    (in misère: the moves that complete a line of ours, a loss in 1; threats force
+    nothing there, so blocks and forks do not apply)."""
+    geometry = game.geometry
+    lines, through, k = geometry.lines, geometry.lines_through, game.rules.k
     empty = geometry.full & ~(me | opp)
-    opp_wins = _completions(opp, me, lines, k) & empty
     my_wins = _completions(me, opp, lines, k) & empty
     win_now, block, fork, stop_fork = sight.stages
     found: dict[int, tuple[float, str | None, int | None]] = {}
+    if not game.rules.threat_search:
+        for move in scan_forward(my_wins if win_now else 0):
+            found[move] = (-_WIN + 1, "loss", 1)
+        return found
+    opp_wins = _completions(opp, me, lines, k) & empty
     for move in scan_forward(empty):
         bit = 1 << move
         if my_wins & bit:

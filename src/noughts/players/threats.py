@@ -77,6 +77,8 @@ class ThreatPlayer(Bot):
     def choose(self, position: Position) -> int:
         if position.is_over:
             raise NoughtsError("the game is over: there is no move to choose")
+        if position.game.misere:  # a line completed loses there: its threats would too
+            raise NoughtsError(f"the threat player plays normal games, not {position.game.name}")
         geometry = position.geometry
         mine, theirs = ((position.x, position.o) if position.to_move == "X"
                         else (position.o, position.x))
@@ -114,7 +116,7 @@ def line_weight(geometry: Geometry, mine: int, theirs: int, cell: int) -> int:
     """The weight of ``cell`` for the player holding ``mine`` (see the module docstring).
 
     >>> from noughts.variants import variant
-    >>> g = variant("3x3")
+    >>> g = variant("3x3").geometry
     >>> line_weight(g, 0, 0, 4), line_weight(g, 0, 0, 0), line_weight(g, 0, 0, 1)
     (4, 3, 2)
     >>> line_weight(g, 0b000000001, 0b000010000, 8)  # the diagonal is shared: 0

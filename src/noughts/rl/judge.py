@@ -93,7 +93,7 @@ def evaluate(
         raise NoughtsError(f"games must be a positive integer, not {games!r}")
     if policy_plays not in ("X", "O", "alternate"):
         raise NoughtsError(f"policy_plays must be 'X', 'O' or 'alternate', not {policy_plays!r}")
-    geometry = variant_name if isinstance(variant_name, Geometry) else variant(variant_name)
+    kind = variant(variant_name)
     policy_spec, opponent_spec = player_spec(policy), player_spec(opponent)
     tally = {"win": 0, "draw": 0, "loss": 0, "moves": 0, "judged": 0, "blunders": 0}
     forfeits, forfeit_reason = 0, None
@@ -104,7 +104,7 @@ def evaluate(
             mark: policy_spec.create(seed=seed * 1_000_003 + 2 * index),
             other(mark): opponent_spec.create(seed=seed * 1_000_003 + 2 * index + 1),
         }
-        start = Position("", geometry)
+        start = Position("", kind)
         game = play_game(players, start)
         _judge_moves(start, game.moves, mark, tally)
         if game.failure is not None and game.result != mark:  # the policy failed
@@ -115,7 +115,7 @@ def evaluate(
     return Judgement(
         policy=policy_spec.name,
         opponent=opponent_spec.name,
-        variant=geometry.name,
+        variant=kind.name,
         games=games,
         wins=tally["win"],
         draws=tally["draw"],

@@ -1,7 +1,7 @@
 """The move service: a FastAPI app (``noughts serve``) and its AWS Lambda handler.
 
 The two public names are imported on first use, so a search worker process (which
-imports :mod:`noughts.service.worker` and the engine) never loads the web stack.
+imports :mod:`noughts.service.processes` and the engine) never loads the web stack.
 
 >>> from noughts.service import Settings
 >>> Settings(default_time_ms=500).default_time_ms

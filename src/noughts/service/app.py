@@ -84,9 +84,7 @@ def create_app(settings: Settings | None = None) -> FastAPI:
     app.include_router(api)
     app.include_router(explain_router)
     app.include_router(site)
-    web = web_directory()
-    if web.is_dir():
-        app.mount("/static", StaticFiles(directory=web), name="static")
+    app.mount("/static", StaticFiles(directory=web_directory()), name="static")
     app.add_middleware(BodySizeLimit, max_bytes=settings.max_body_bytes, open_paths=[SEED_PATH])
     app.add_middleware(CorsDispatch, origins=settings.cors_origins, open_paths=[SEED_PATH])
     if settings.root_path:

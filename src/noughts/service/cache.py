@@ -30,7 +30,7 @@ from cachetools import TTLCache
 
 from noughts.geometry import Geometry
 from noughts.position import Position
-from noughts.variants import NAMED_VARIANTS, variant
+from noughts.variants import Variant, variant
 
 __all__ = [
     "MoveCache",
@@ -45,20 +45,9 @@ T = TypeVar("T")
 
 CacheKey = tuple[Hashable, ...]
 
-SYMMETRY_MAX_CELLS = 25
-"""Boards up to this size (and the named variants) share cache entries across symmetries.
-
-Larger boards can have thousands of symmetries (8x8 has 1,536), which cost more to
-enumerate than they save, so they are cached position by position. So are degenerate
-boards (a side under 3, k under 3, or k longer than the short side: 1x19, 3x3k1 or
-3x8k6 have more than 5,000, whose tables would cost 100 MB).
-"""
-
-_SHARED = frozenset(variant(name) for name in NAMED_VARIANTS)
-
-
-def shares_symmetries(geometry: Geometry) -> bool:
-    """True if positions on ``geometry`` are cached under their canonical image.
+def shares_symmetries(geometry: Variant | Geometry) -> bool:
+    """True if positions on ``geometry`` are cached under their canonical image (the
+    variant's symmetry policy, :attr:`SymmetryPolicy.cache`).
 
     >>> shares_symmetries(variant("4x4x4")), shares_symmetries(variant("5x5k4"))
     (True, True)
@@ -67,13 +56,10 @@ def shares_symmetries(geometry: Geometry) -> bool:
     >>> shares_symmetries(variant("3x8k6"))
     False
     """
-    if geometry in _SHARED:
-        return True
-    small = geometry.cells <= SYMMETRY_MAX_CELLS and min(geometry.shape) >= 3
-    return small and geometry.k >= 3 and not geometry.degenerate
+    return variant(geometry).symmetry.cache
 
 
-def symmetries_ready(geometry: Geometry) -> bool:
+def symmetries_ready(geometry: Variant | Geometry) -> bool:
     """True if canonicalising on ``geometry`` is cheap now (its symmetry tables are built)."""
     if not shares_symmetries(geometry):
         return True
@@ -108,7 +94,7 @@ def cache_key(kind: str, canonical: Position, *, level: int) -> CacheKey:
     """The key of an answer of ``kind`` ("move", "analyze") for a canonical position."""
     # The variant's name, not its geometry: an entry must not keep a dropped geometry
     # (and its tables) alive.
-    return (kind, canonical.geometry.name, canonical.x, canonical.o, canonical.to_move, level)
+    return (kind, canonical.game.name, canonical.x, canonical.o, canonical.to_move, level)
 
 
 @dataclass(frozen=True)

@@ -19,7 +19,7 @@ from noughts.results import describe
 from noughts.service.moves import Analysis, MoveAnswer
 from noughts.service.schemas import AnalyzeResponse, MoveResponse, MoveValueOut
 from noughts.service.schemas import _PositionFields as PositionFields
-from noughts.variants import variant
+from noughts.variants import Variant, variant
 
 __all__ = ["position_from_request", "position_from_bitmasks", "move_response", "analyze_response"]
 
@@ -46,7 +46,7 @@ def position_from_request(request: PositionFields, *, max_cells: int | None = No
     if request.board is not None and has_masks:
         raise BoardError("give the board either as 'board' or as 'numX'/'numO', not both")
     if request.board is not None:
-        x, o = parse_board(request.board, geometry)
+        x, o = parse_board(request.board, geometry.geometry)
     elif has_masks:
         if request.num_x is None or request.num_o is None:
             missing = "numX" if request.num_x is None else "numO"
@@ -58,7 +58,7 @@ def position_from_request(request: PositionFields, *, max_cells: int | None = No
 
 
 def position_from_bitmasks(
-    x: int, o: int, variant_name: str | Geometry, to_move: Mark | None
+    x: int, o: int, variant_name: str | Variant | Geometry, to_move: Mark | None
 ) -> Position:
     """A playable position from bitmasks and the side to move (if it was given).
 

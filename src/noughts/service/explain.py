@@ -17,13 +17,14 @@ a walk is reported as stopped instead). Comparison tables are cached by position
 from __future__ import annotations
 
 import time
-from typing import Literal
+from typing import TYPE_CHECKING, Any, Literal
 
 from fastapi import APIRouter, Request
 from fastapi.responses import Response
 from pydantic import BaseModel, Field, StrictBool, StrictInt
 
 from noughts.budget import Budget
+from noughts.notation import square_name
 from noughts.service.conversion import position_from_request
 from noughts.service.jobs import EXPLAIN_NODE_LIMIT, Board, ExplainJob
 from noughts.service.problems import ProblemError
@@ -31,6 +32,9 @@ from noughts.service.runner import DeadlineExceededError
 from noughts.service.schemas import ErrorResponse
 from noughts.service.schemas import _PositionFields as PositionFields
 from noughts.teaching.trace import ALGORITHMS, DEFAULT_MAX_STORED, Algorithm, TraceTooLargeError
+
+if TYPE_CHECKING:
+    from noughts.position import Position
 
 __all__ = [
     "router",
@@ -40,6 +44,7 @@ __all__ = [
     "MAX_KEPT_NODES",
     "NODE_LIMIT",
     "DEADLINE_S",
+    "with_squares",
 ]
 
 MAX_CELLS = 16
@@ -88,6 +93,8 @@ class CutoffOut(BaseModel):
     beta: int
     skipped: list[int] = Field(description="The moves never tried.")
     reason: str
+    after_square: str = Field(description="after as a cell name ('b2').")
+    skipped_squares: list[str] = Field(description="skipped as cell names.")
 
 
 class TraceNodeOut(BaseModel):
@@ -95,6 +102,7 @@ class TraceNodeOut(BaseModel):
     parent: int | None
     depth: int
     move: int | None
+    square: str | None = Field(description="move as a cell name ('b2'); null at the root.")
     board: str
     maximizing: bool = Field(description="True where the root's side is to move.")
     alpha: int = Field(description="The window's low edge on entry (root player's view).")
@@ -115,6 +123,7 @@ class AlgorithmCountOut(BaseModel):
     value: int | None
     value_text: str
     best_move: int | None
+    best_square: str | None = Field(description="best_move as a cell name.")
     nodes: int
     counted: int
     cutoffs: int
@@ -136,7 +145,9 @@ class ExplainResponse(BaseModel):
     value: int = Field(description="The root's value: win - plies for a win, 0 a draw...")
     value_text: str
     best_move: int
+    best_square: str = Field(description="best_move as a cell name ('b2').")
     pv: list[int]
+    pv_squares: list[str] = Field(description="pv as cell names.")
     nodes: int = Field(description="Every position entered, the root included.")
     counted: int = Field(description="The count by the algorithm's own convention.")
     counting: str
@@ -150,6 +161,41 @@ class ExplainResponse(BaseModel):
     stored: list[TraceNodeOut]
     node_limit: int = Field(description="Most positions one walk may enter.")
     compare: list[AlgorithmCountOut]
+
+
+def with_squares(answer: dict[str, Any], position: Position) -> dict[str, Any]:
+    """The answer with every cell index's name beside it (``best_square`` beside
+    ``best_move``, ``square`` beside a node's ``move`` ...), as the move answer has ``square``.
+
+    >>> from noughts.position import Position
+    >>> named = with_squares({"best_move": 4, "pv": [4, 0], "stored": [], "compare": []},
+    ...                      Position("X../.../..."))
+    >>> named["best_square"], named["pv_squares"]
+    ('b2', ['b2', 'a3'])
+    """
+    geometry = position.geometry
+
+    def name(cell: int | None) -> str | None:
+        return None if cell is None else square_name(geometry, cell)
+
+    nodes = []
+    for node in answer["stored"]:
+        cutoff = node.get("cutoff")
+        if cutoff is not None:
+            cutoff = {
+                **cutoff,
+                "after_square": name(cutoff["after"]),
+                "skipped_squares": [name(cell) for cell in cutoff["skipped"]],
+            }
+        nodes.append({**node, "square": name(node["move"]), "cutoff": cutoff})
+    rows = [{**row, "best_square": name(row["best_move"])} for row in answer["compare"]]
+    return {
+        **answer,
+        "best_square": name(answer["best_move"]),
+        "pv_squares": [name(cell) for cell in answer["pv"]],
+        "stored": nodes,
+        "compare": rows,
+    }
 
 
 router = APIRouter(prefix="/api/v1", tags=["teaching"])
@@ -201,6 +247,6 @@ async def post_explain(body: ExplainRequest, request: Request) -> Response:
         ) from None
     service.durations.record(kind, seconds=time.perf_counter() - began, budget_s=DEADLINE_S)
     answer = ExplainResponse.model_validate(
-        {**walk, "node_limit": NODE_LIMIT, "compare": list(rows)}
+        with_squares({**walk, "node_limit": NODE_LIMIT, "compare": list(rows)}, position)
     )
     return Response(answer.model_dump_json(), media_type="application/json")

@@ -68,7 +68,7 @@ class Board:
 
     @classmethod
     def of(cls, position: Position) -> Board:
-        return cls(position.geometry.name, position.x, position.o, position.first)
+        return cls(position.game.name, position.x, position.o, position.first)
 
     def position(self) -> Position:
         """The position again (the geometry is built, or found, in this process)."""

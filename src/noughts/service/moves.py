@@ -18,7 +18,7 @@ capped by the server) when it arrives; queueing, the search and its fallback all
   (``NOUGHTS_SEARCH_PROCESSES``; :mod:`noughts.service.processes`), else in threads
   (:mod:`noughts.service.runner`). With worker processes, an exact 3x3 answer (read
   from its complete table in microseconds) is found on the spot instead
-  (:data:`TABLE_VARIANTS`): less than the trip to a worker, and never behind a long
+  (:attr:`Variant.in_process`): less than the trip to a worker, and never behind a long
   search there.
 - Every answer comes by ``B`` + 100 ms; a search still running then is stopped. Time
   spent waiting for a search slot is part of ``B``: a request that could not start with
@@ -45,18 +45,15 @@ from dataclasses import dataclass
 
 from noughts.budget import Budget
 from noughts.exact import solver
-from noughts.geometry import Geometry
 from noughts.notation import square_name
 from noughts.position import Position
 from noughts.results import MAX_LEVEL, MoveChoice, MoveEval
 from noughts.service import warmup
 from noughts.service.cache import (
-    SYMMETRY_MAX_CELLS,
     MoveCache,
     ReplyCache,
     SymmetricView,
     cache_key,
-    shares_symmetries,
     symmetries_ready,
 )
 from noughts.service.durations import Durations
@@ -65,7 +62,7 @@ from noughts.service.processes import ProcessRunner
 from noughts.service.runner import ClientCheck, DeadlineExceededError, EngineRunner, Inline
 from noughts.service.settings import Settings
 from noughts.service.shared_cache import SharedCache
-from noughts.variants import NAMED_VARIANTS
+from noughts.variants import NAMED_VARIANTS, Variant
 
 __all__ = [
     "MoveService",
@@ -74,7 +71,6 @@ __all__ = [
     "EngineOverrunError",
     "GRACE_S",
     "MIN_SEARCH_S",
-    "TABLE_VARIANTS",
 ]
 
 GRACE_S = 0.1
@@ -83,11 +79,6 @@ GRACE_S = 0.1
 MIN_SEARCH_S = 0.03
 """A request still queueing for a search slot when less than this is left before its
 deadline is turned away (429) instead of starting a search it cannot finish."""
-
-TABLE_VARIANTS = frozenset({"3x3"})
-"""Variants whose exact answers come from a complete table (tens of microseconds):
-answered on the spot when searches run in worker processes."""
-
 
 FIRST_EXACT_SHARE = 0.05
 """Until measured, an exact solve is expected to take this share of its budget (most take
@@ -128,15 +119,10 @@ class Analysis:
     budget_ms: int
 
 
-_LOOP_SYMMETRIES = 8
-"""Boards with more symmetries than this (Qubic: 192, about 1.5 ms in Python) find their
-canonical view in a thread, so a burst of them does not hold up the event loop."""
-
-
 async def _view(position: Position) -> SymmetricView:
-    """The position's canonical view (see :data:`_LOOP_SYMMETRIES`)."""
-    geometry = position.geometry
-    if not shares_symmetries(geometry) or geometry.symmetry_group.count <= _LOOP_SYMMETRIES:
+    """The position's canonical view: off the event loop where the variant's symmetry
+    policy says it costs too much there (:attr:`SymmetryPolicy.cheap`)."""
+    if position.game.symmetry.cheap:
         return SymmetricView.of(position)  # the identity, or a few symmetries
     return await asyncio.to_thread(SymmetricView.of, position)
 
@@ -199,16 +185,16 @@ class MoveService:
         self.fallbacks = 0
         self.started_at = time.monotonic()
 
-    def searches_here(self, geometry: Geometry) -> bool:
-        """True if (some) searches on ``geometry`` run in this process."""
-        return self.pool is None or geometry.name in TABLE_VARIANTS
+    def searches_here(self, game: Variant) -> bool:
+        """True if (some) searches on ``game`` run in this process."""
+        return self.pool is None or game.in_process
 
     def runner_for(self, position: Position, *, exact: bool) -> Runner:
         """Where a search on ``position`` runs: in a thread (no worker processes), on the
         spot (an exact answer from a table), else in a worker process."""
         if self.pool is None:
             return self.runner
-        if exact and position.geometry.name in TABLE_VARIANTS:
+        if exact and position.game.in_process:
             return _INLINE
         return self.pool
 
@@ -250,7 +236,7 @@ class MoveService:
                 )
         target = view.canonical if view is not None else position
         job = MoveJob(Board.of(target), level=level, seed=seed, exact=exact)
-        kind = ("move", target.geometry.name, level, exact)
+        kind = ("move", target.game.name, level, exact)
         try:
             result, fell_back, seconds = await self.runner_for(target, exact=exact).run(
                 job,
@@ -291,7 +277,7 @@ class MoveService:
                 return Analysis(position, moves, 0, 0.0, True, budget_ms)
         target = view.canonical if view is not None else position
         job = AnalysisJob(Board.of(target), exact=exact)
-        kind = ("analyze", target.geometry.name, exact)
+        kind = ("analyze", target.game.name, exact)
         try:
             found = await self.runner_for(target, exact=exact).run(
                 job,
@@ -319,12 +305,12 @@ class MoveService:
         warmed in the background and bypasses the cache until then, so a one-off table
         build never runs inside a request's budget on the service's account.
         """
-        geometry = position.geometry
-        if not warmup.is_warm(geometry):
-            if geometry.cells <= SYMMETRY_MAX_CELLS:
-                SymmetricView.of(Position("", geometry))
-            warmup.warm_in_background(geometry, search=self.searches_here(geometry))
-        return symmetries_ready(geometry)
+        game = position.game
+        if not warmup.is_warm(game):
+            if game.cells <= game.symmetry.CACHE_MAX_CELLS:
+                SymmetricView.of(Position("", game))
+            warmup.warm_in_background(game, search=self.searches_here(game))
+        return symmetries_ready(game)
 
     def _expected_s(self, kind: Hashable, budget_ms: int, exact: bool) -> float:
         """How long a search of ``kind`` is expected to hold its slot."""

@@ -20,8 +20,8 @@ from starlette.exceptions import HTTPException as StarletteHTTPException
 from starlette.requests import ClientDisconnect
 
 from noughts.errors import GameOverError, NoughtsError
+from noughts.executor import WorkerLostError
 from noughts.service.moves import EngineOverrunError
-from noughts.service.processes import WorkerLostError
 from noughts.service.runner import ClientGoneError, EngineBusyError
 
 __all__ = [

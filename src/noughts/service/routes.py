@@ -47,12 +47,9 @@ from noughts.service.schemas import (
     VariantsResponse,
 )
 from noughts.service.warmup import warmed_names
-from noughts.variants import ALIASES, NAMED_VARIANTS, is_built, variant
+from noughts.variants import ALIASES, is_built, listed_variants, variant
 
-__all__ = ["api", "site", "LISTED_VARIANTS", "SEED_VARIANT"]
-
-LISTED_VARIANTS = (*NAMED_VARIANTS, "3x3x3", "5x5k4", "7x7k5", "15x15k5")
-"""Variants listed at /api/v1/variants (any parseable name is accepted by the POSTs)."""
+__all__ = ["api", "site", "SEED_VARIANT"]
 
 SEED_VARIANT = "4x4k3"
 """The 4x4 backend seed's board: 4x4 with 3 in a row."""
@@ -145,8 +142,7 @@ def _variants() -> VariantsResponse:
     for alias, name in ALIASES.items():
         aliases.setdefault(variant(name).name, []).append(alias)
     infos = []
-    for name in LISTED_VARIANTS:
-        geometry = variant(name)
+    for geometry in listed_variants():  # (any parseable name is accepted by the POSTs)
         infos.append(
             VariantInfo(
                 name=geometry.name,
@@ -156,7 +152,7 @@ def _variants() -> VariantsResponse:
                 cells=geometry.cells,
                 lines=len(geometry.lines),
                 exact=can_solve(Position("", geometry)),
-                featured=name in NAMED_VARIANTS,
+                featured=geometry.featured,
                 winning_lines=[list(scan_forward(line)) for line in geometry.lines],
             )
         )
@@ -226,11 +222,8 @@ def web_directory() -> Path:
 
 @site.get("/", include_in_schema=False)
 async def get_page() -> FileResponse:
-    """The web page."""
-    index = web_directory() / "index.html"
-    if not index.is_file():
-        raise ProblemError(404, "the web page is not installed (noughts/web/index.html)")
-    return FileResponse(index, media_type="text/html; charset=utf-8")
+    """The web page (it ships with the package)."""
+    return FileResponse(web_directory() / "index.html", media_type="text/html; charset=utf-8")
 
 
 _LENIENT_TYPES = frozenset(

@@ -50,8 +50,10 @@ class _PositionFields(BaseModel):
         "3x3",
         min_length=1,
         max_length=64,
-        description="Variant name: 3x3 (tictactoe), 4x4k3, 4x4, 4x4x4 (qubic), any RxCkK...",
-        examples=["3x3", "4x4k3", "4x4", "4x4x4"],
+        description="Variant name: 3x3 (tictactoe), 4x4k3, 4x4, 4x4x4 (qubic), any RxCkK...; "
+        "add -misere for the misère game, where completing a line loses (3x3-misere). "
+        "Answers echo the canonical name.",
+        examples=["3x3", "4x4k3", "4x4", "4x4x4", "3x3-misere"],
     )
     board: str | None = Field(
         None,
@@ -129,12 +131,10 @@ _PLIES_EXACT = (
 )
 
 
-class MoveResponse(BaseModel):
-    """The engine's move, its value, the effort behind it and the board after it."""
+class MoveValueOut(BaseModel):
+    """One legal move's value for the player who makes it: the keys of
+    :meth:`noughts.results.MoveEval.to_json` (the one JSON form of a move) and its words."""
 
-    variant: str
-    board: str = Field(description="The board before the move.")
-    to_move: Literal["X", "O"]
     move: int = Field(description="Cell index, row-major from 0.")
     square: str = Field(description=_SQUARE)
     coords: list[int] = Field(description="[row, col] or [layer, row, col].")
@@ -149,6 +149,15 @@ class MoveResponse(BaseModel):
     plies_exact: bool | None = Field(description=_PLIES_EXACT)
     score: float | None
     words: str = Field(description=_WORDS)
+
+
+class MoveResponse(MoveValueOut):
+    """The engine's move, its value, the effort behind it and the board after it: the
+    keys of :meth:`noughts.results.MoveChoice.to_json`, its words, and the request's."""
+
+    variant: str
+    board: str = Field(description="The board before the move.")
+    to_move: Literal["X", "O"]
     depth: int | None
     pv: list[int] = Field(description="Principal variation, starting with the move.")
     nodes: int
@@ -161,20 +170,6 @@ class MoveResponse(BaseModel):
     game_over: bool
     winner: Literal["X", "O"] | None
     winning_line: list[int] = Field(description="Cells of the completed line(s), if any.")
-
-
-class MoveValueOut(BaseModel):
-    """One legal move's value for the player who makes it."""
-
-    move: int
-    square: str = Field(description=_SQUARE)
-    coords: list[int]
-    proven: bool
-    outcome: Literal["win", "draw", "loss"] | None
-    plies: int | None
-    plies_exact: bool | None = Field(description=_PLIES_EXACT)
-    score: float | None
-    words: str = Field(description=_WORDS)
 
 
 class AnalyzeResponse(BaseModel):

@@ -16,7 +16,7 @@ make the service run code.
 >>> from noughts.service.cache import SymmetricView, cache_key
 >>> view = SymmetricView.of(Position("X../.../...", "3x3"))
 >>> shared_key(cache_key("move", view.canonical, level=10))
-'{noughts}:v2:move:3x3:O:1:0:10'
+'{noughts}:v3:move:3x3:O:1:0:10'
 >>> decode_entry(encode_entry(CHOICE_EXAMPLE, searched_ms=1000, exact=False))[0] == CHOICE_EXAMPLE
 True
 """
@@ -33,7 +33,7 @@ from typing import Any
 from urllib.parse import urlsplit, urlunsplit
 
 from noughts.errors import NoughtsError
-from noughts.results import Bound, Estimate, MoveChoice, Outcome, Scale, Value
+from noughts.results import Estimate, MoveChoice, Scale
 from noughts.service.cache import CacheKey
 
 __all__ = [
@@ -48,9 +48,11 @@ __all__ = [
 
 logger = logging.getLogger("noughts.service")
 
-PREFIX = "{noughts}:v2"
-"""Every key starts so; the braces keep them in one slot of a Redis Cluster. (``v2``: a
-stored value says whether its plies are exact; ``v1`` entries did not, and are not read.)"""
+PREFIX = "{noughts}:v3"
+"""Every key starts so; the braces keep them in one slot of a Redis Cluster. (``v3``: an
+entry is a choice's :meth:`~noughts.results.MoveChoice.to_record`; ``v2`` entries held
+the value and estimate as lists, ``v1`` ones did not say whether plies are exact; neither
+is read.)"""
 
 INDEX = f"{PREFIX}:index"
 """A sorted set of the stored keys by time stored: the size cap drops the oldest."""
@@ -87,56 +89,18 @@ def shared_key(key: CacheKey) -> str:
 
 
 def encode_entry(choice: MoveChoice, *, searched_ms: int, exact: bool) -> bytes:
-    """An answer as the JSON stored in Redis (its per-move values are left out)."""
-    data = {
-        "move": choice.move,
-        "coords": list(choice.coords),
-        "square": choice.square,
-        "value": None if choice.value is None else [
-            choice.value.outcome, choice.value.plies, choice.value.plies_exact],
-        "estimate": (
-            None if choice.estimate is None else [choice.estimate.score, choice.estimate.scale]
-        ),
-        "depth": choice.depth,
-        "pv": list(choice.pv),
-        "nodes": choice.nodes,
-        "elapsed_ms": choice.elapsed_ms,
-        "method": choice.method,
-        "level": choice.level,
-        "traps": choice.traps,
-        "searched_ms": searched_ms,
-        "exact": exact,
-    }
+    """An answer as the JSON stored in Redis: the choice's
+    :meth:`~noughts.results.MoveChoice.to_record` (its per-move values left out), the
+    budget it was searched with and whether it is exact."""
+    data = {**choice.to_record(), "searched_ms": searched_ms, "exact": exact}
     return json.dumps(data, separators=(",", ":")).encode()
-
-
-def _value(stored: list[Any]) -> Value:
-    """A stored ``[outcome, plies, plies_exact]``."""
-    outcome, plies, exact = stored
-    return (Value if exact else Bound)(Outcome(outcome), int(plies))
 
 
 def decode_entry(raw: bytes) -> SharedEntry:
     """The answer stored as ``raw``; ``ValueError`` if it is not one."""
     try:
         data = json.loads(raw)
-        value = data["value"]
-        estimate = data["estimate"]
-        choice = MoveChoice(
-            move=int(data["move"]),
-            coords=tuple(int(c) for c in data["coords"]),
-            square=str(data["square"]),
-            value=None if value is None else _value(value),
-            estimate=None if estimate is None else Estimate(float(estimate[0]), Scale(estimate[1])),
-            depth=None if data["depth"] is None else int(data["depth"]),
-            pv=tuple(int(c) for c in data["pv"]),
-            nodes=int(data["nodes"]),
-            elapsed_ms=float(data["elapsed_ms"]),
-            method=data["method"],
-            level=int(data["level"]),
-            traps=int(data["traps"]),
-        )
-        return choice, int(data["searched_ms"]), bool(data["exact"])
+        return MoveChoice.from_record(data), int(data["searched_ms"]), bool(data["exact"])
     except (KeyError, TypeError, IndexError, ValueError) as error:
         raise ValueError(f"not a cached answer: {error}") from None
 

@@ -6,8 +6,8 @@ eat its budget, and a search stopped at its deadline would throw the half-built 
 away and pay again next time. So they are built in a background thread that is never
 stopped: at server start for the featured variants, and on first sight for any other.
 Where searches run in worker processes, each worker warms the featured variants when it
-starts (:mod:`noughts.service.worker`), and the serving process builds only what it
-uses itself: the symmetry tables of its cache keys (``search=False``).
+starts (:func:`noughts.service.processes.prepare_worker`), and the serving process
+builds only what it uses itself: the symmetry tables of its cache keys (``search=False``).
 
 >>> from noughts.variants import variant
 >>> warm(variant("3x3"))
@@ -25,7 +25,7 @@ from noughts.geometry import Geometry
 from noughts.lru import LRU
 from noughts.position import Position
 from noughts.service.cache import SymmetricView, shares_symmetries
-from noughts.variants import MAX_KEPT_VARIANTS
+from noughts.variants import MAX_KEPT_VARIANTS, Variant
 
 __all__ = [
     "warm",
@@ -51,7 +51,7 @@ _started: LRU[str, bool] = LRU(MAX_KEPT_VARIANTS)
 geometry dropped and built again is warmed again."""
 
 
-def is_warm(geometry: Geometry) -> bool:
+def is_warm(geometry: Variant | Geometry) -> bool:
     """True once ``geometry``'s tables have been built."""
     return geometry.name in _warm
 
@@ -61,7 +61,7 @@ def warmed_names() -> list[str]:
     return sorted(_warm.keys())
 
 
-def warm(geometry: Geometry, *, search: bool = True) -> None:
+def warm(geometry: Variant | Geometry, *, search: bool = True) -> None:
     """Build ``geometry``'s symmetry tables and, with ``search``, its solver (boards
     solved on the spot) or one tiny search (blocking)."""
     try:
@@ -78,7 +78,9 @@ def warm(geometry: Geometry, *, search: bool = True) -> None:
         _warm.put(geometry.name, True)
 
 
-def warm_in_background(*geometries: Geometry, search: bool = True) -> threading.Thread | None:
+def warm_in_background(
+    *geometries: Variant | Geometry, search: bool = True
+) -> threading.Thread | None:
     """Warm the geometries not yet warm or warming, one after another, in a daemon thread
     (``search``: as :func:`warm`).
 

@@ -38,6 +38,7 @@ from math import factorial, perm
 
 from noughts.errors import NoughtsError, TooLargeError
 from noughts.geometry import Bitboard, Geometry, scan_forward
+from noughts.variants import Variant
 from noughts.variants import variant as parse_variant
 
 __all__ = ["COUNT_KEYS", "MAX_TABLE_CELLS", "MAX_WALK_CELLS", "count_variant", "CountTables"]
@@ -64,14 +65,14 @@ _SLOT_MASK = (1 << _SLOT) - 1
 
 
 def count_variant(
-    variant: str | Geometry, *, only: Iterable[str] | None = None
+    variant: str | Variant | Geometry, *, only: Iterable[str] | None = None
 ) -> dict[str, int]:
     """The counts of ``variant`` named by ``only`` (all of :data:`COUNT_KEYS` by default).
 
     >>> count_variant("2x2", only=["positions", "games"])
     {'positions': 29, 'games': 24}
     """
-    geometry = variant if isinstance(variant, Geometry) else parse_variant(variant)
+    geometry = parse_variant(variant).geometry  # (misère games end as normal ones do)
     wanted = list(COUNT_KEYS) if only is None else list(only)
     unknown = [key for key in wanted if key not in COUNT_KEYS]
     if unknown:
@@ -120,16 +121,11 @@ class CountTables:
         size = 1 << cells
         # has_line[m]: mask m covers a whole line (built from m minus its lowest cell).
         has_line = bytearray(size)
-        lines_through = geometry.lines_through
+        completes = geometry.wins_after
         for mask in range(1, size):
             low = mask & -mask
-            if has_line[mask ^ low]:
+            if has_line[mask ^ low] or completes(mask, low.bit_length() - 1):
                 has_line[mask] = 1
-                continue
-            for line in lines_through[low.bit_length() - 1]:
-                if line & mask == line:
-                    has_line[mask] = 1
-                    break
         self.has_line = has_line
         # free_subsets[m]: the line-free subsets of m, as a polynomial in their size
         # packed into one int (coefficient of size s at bits s*_SLOT...).

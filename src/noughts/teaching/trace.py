@@ -144,7 +144,8 @@ class TraceNode:
 
     ``id`` is the entry order (the root is 0), ``parent`` the id of the node above.
     ``alpha`` and ``beta`` are the window on entry; ``value`` the value returned, all
-    from the root player's view; ``bound`` says whether it is exact or only a bound.
+    from the root player's view; ``bound`` says whether it is exact or only a bound (a
+    finished game and the horizon are always exact: only a search stopped early bounds).
     ``why`` is how the value was found: ``"searched"``, ``"X wins"``/``"O wins"``,
     ``"draw"``, ``"horizon"`` (the heuristic) or ``"table"`` (a transposition).
     ``subtree`` counts the positions entered below and at this node; ``enter`` and
@@ -316,6 +317,7 @@ class _Walk:
         self.position = position
         self.geometry = geometry
         self.me: Mark = position.to_move
+        self.misere = position.game.misere  # whoever completes a line loses
         self.pruning = algorithm != "minimax"
         self.ordered = algorithm == "ordered"
         self.horizon = depth if algorithm == "depth-limited" else None
@@ -438,9 +440,10 @@ class _Walk:
                     self.table[key] = (self._to_table(value, depth), flag)
         if record is not None:
             record.value = value
-            record.bound = _BOUNDS[
-                _UPPER if value <= alpha else _LOWER if value >= beta else _EXACT
-            ]
+            # a finished game or the horizon is scored outright: its value is exact
+            # wherever it falls against the window (only a search stopped early bounds)
+            inside = why not in ("searched", "table") or alpha < value < beta
+            record.bound = _BOUNDS[_EXACT if inside else _UPPER if value <= alpha else _LOWER]
             record.best_move = best_move
             record.why = why
             record.cutoff = cutoff
@@ -456,7 +459,8 @@ class _Walk:
         if move is not None:
             mover = theirs if maximizing else mine  # the player who just moved
             if self.geometry.wins_after(mover, move):
-                return depth - self.win if maximizing else self.win - depth
+                completed = depth - self.win if maximizing else self.win - depth
+                return -completed if self.misere else completed
         if not self.geometry.full & ~(mine | theirs):
             return 0
         if self.horizon is not None and depth >= self.horizon:

@@ -27,12 +27,13 @@ from typing import Any
 from noughts.errors import TooLargeError
 from noughts.geometry import Bitboard, Geometry, scan_forward
 from noughts.notation import format_board
-from noughts.position import Mark
+from noughts.position import Mark, other
 from noughts.results import Outcome, Value
+from noughts.variants import Variant
 from noughts.variants import variant as parse_variant
 
 __all__ = [
-    "TreeNode",
+    "DecisionNode",
     "DecisionTree",
     "build_tree",
     "tree_to_json",
@@ -46,7 +47,7 @@ MAX_NODES = 200_000
 
 
 @dataclass(frozen=True)
-class TreeNode:
+class DecisionNode:
     """One position of the tree: its marks, exact value and ``(move, child id)`` edges."""
 
     id: int
@@ -69,7 +70,7 @@ class DecisionTree:
     """The nodes in breadth-first order (node 0 is the empty board)."""
 
     geometry: Geometry
-    nodes: tuple[TreeNode, ...]
+    nodes: tuple[DecisionNode, ...]
 
     @property
     def edge_count(self) -> int:
@@ -77,7 +78,7 @@ class DecisionTree:
         return sum(len(node.children) for node in self.nodes)
 
 
-def build_tree(variant: str | Geometry, *, max_nodes: int = MAX_NODES) -> DecisionTree:
+def build_tree(variant: str | Variant | Geometry, *, max_nodes: int = MAX_NODES) -> DecisionTree:
     """Build the merged decision tree of ``variant`` from the empty board.
 
     >>> len(build_tree("2x2").nodes)
@@ -87,9 +88,11 @@ def build_tree(variant: str | Geometry, *, max_nodes: int = MAX_NODES) -> Decisi
     ...
     noughts.errors.TooLargeError: the 4x4k3 tree has more than 1000 nodes...
     """
-    geometry = variant if isinstance(variant, Geometry) else parse_variant(variant)
+    game = parse_variant(variant)
+    geometry = game.geometry
     full = geometry.full
-    lines_through = geometry.lines_through
+    completes = geometry.wins_after
+    line_winner = game.rules.line_winner
     index: dict[tuple[Bitboard, Bitboard], int] = {(0, 0): 0}
     order: list[tuple[Bitboard, Bitboard]] = [(0, 0)]
     winners: list[Mark | None] = [None]
@@ -113,14 +116,15 @@ def build_tree(variant: str | Geometry, *, max_nodes: int = MAX_NODES) -> Decisi
                         )
                     order.append(child)
                     marks = child[0] if x_to_move else child[1]
-                    won = any(line & marks == line for line in lines_through[cell])
-                    winners.append(("X" if x_to_move else "O") if won else None)
+                    won = completes(marks, cell)
+                    mover: Mark = "X" if x_to_move else "O"
+                    winners.append(line_winner(mover, other(mover)) if won else None)
                 node_edges.append((cell, child_id))
         edges.append(node_edges)
         cursor += 1
-    values = _exact_values(edges, winners)
+    values = _exact_values(edges, winners, order)
     nodes = tuple(
-        TreeNode(
+        DecisionNode(
             id=node_id,
             x=x,
             o=o,
@@ -135,15 +139,22 @@ def build_tree(variant: str | Geometry, *, max_nodes: int = MAX_NODES) -> Decisi
     return DecisionTree(geometry, nodes)
 
 
-def _exact_values(edges: list[list[tuple[int, int]]], winners: list[Mark | None]) -> list[Value]:
+def _exact_values(
+    edges: list[list[tuple[int, int]]],
+    winners: list[Mark | None],
+    order: list[tuple[Bitboard, Bitboard]],
+) -> list[Value]:
     """Values bottom-up: children always come later in breadth-first order."""
     values: list[Value] = [Value(Outcome.DRAW, 0)] * len(edges)
     for node_id in range(len(edges) - 1, -1, -1):
         children = edges[node_id]
         if not children:
-            values[node_id] = Value(
-                Outcome.LOSS if winners[node_id] is not None else Outcome.DRAW, 0
-            )
+            winner = winners[node_id]
+            x, o = order[node_id]
+            to_move = "X" if x.bit_count() == o.bit_count() else "O"
+            outcome = (Outcome.DRAW if winner is None
+                       else Outcome.WIN if winner == to_move else Outcome.LOSS)
+            values[node_id] = Value(outcome, 0)
             continue
         best = values[children[0][1]].negate_after_move()
         for _, child in children[1:]:

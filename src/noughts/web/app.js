@@ -17,10 +17,12 @@
 import { ApiError, apiBase, getJson, postSearch } from "./api.js";
 import { BoardView } from "./board.js";
 import { Game, positionProblem } from "./game.js";
-import { VARIANTS, boardString, cellName, findVariant, geometryFrom, other, parseBoard } from "./geometry.js";
+import {
+  VARIANTS, boardString, cellName, findVariant, geometryFrom, other, parseBoard, splitVariant, variantName,
+} from "./geometry.js";
 import { openLearn } from "./learn.js";
-import { addToTally, loadGame, loadPrefs, resetTally, saveGame, savePrefs, tallyFor } from "./storage.js";
-import { bestCells, formatScore, heatMap, levelName, verdictInWords } from "./values.js";
+import { addToTally, loadGame, loadGameOn, loadPrefs, resetTally, saveGame, savePrefs, tallyFor } from "./storage.js";
+import { bestCells, endInWords, formatScore, heatMap, levelName, verdictInWords } from "./values.js";
 
 const DEFAULT_THINK_MS = 1000;
 const MAX_THINK_MS = 5000; // the service's default cap
@@ -55,6 +57,7 @@ const state = {
 };
 
 const view = new BoardView($("board"), (cell) => humanPlay(cell));
+view.onInfo = (cell) => showCellInfo(cell);
 
 // ---------------------------------------------------------------- preferences
 
@@ -151,6 +154,7 @@ function humanPlay(cell) {
   if (state.game.board[cell]) return say(`${cellName(state.geo, cell)} is taken; pick an empty cell.`, true);
   hideMessage();
   place(cell, "human");
+  renderStats();
   render();
   if (!state.game.over) aiMove();
 }
@@ -222,6 +226,7 @@ async function showHeat(fromHint) {
     state.heat = { map: heatMap(moves), best: bestCells(moves), moves };
     state.heatBoard = board;
     hideMessage();
+    renderStats();
     render();
     if (state.hintWanted) announceHint();
   } catch (error) {
@@ -270,8 +275,7 @@ function renderTally() {
   $("tally-you").textContent = entry.you;
   $("tally-ai").textContent = entry.ai;
   $("tally-draws").textContent = entry.draws;
-  const variant = VARIANTS.find((v) => v.name === state.geo.name);
-  $("tally-variant").textContent = `· ${variant ? variant.short : state.geo.name}`;
+  $("tally-variant").textContent = `· ${shortName(state.geo.name)}`;
 }
 
 // ---------------------------------------------------------------- messages
@@ -300,23 +304,30 @@ function hideMessage() {
 // ---------------------------------------------------------------- rendering
 
 function statusText() {
-  const you = `you play ${state.human}`;
+  const misere = state.geo.misere ? " Misère: completing a line loses." : "";
+  const you = `you play ${state.human}.${misere}`;
   if (state.game.over && !state.game.history.length) {
     const { winner } = state.game.result;
-    const how = winner ? `${winner} already has ${state.geo.k} in a row` : "the board is full, a draw";
+    const loser = other(winner);
+    const how = !winner
+      ? "the board is full, a draw"
+      : state.geo.misere
+        ? `${loser} completed ${state.geo.k} in a row, so ${winner} wins (misère)`
+        : `${winner} already has ${state.geo.k} in a row`;
     return `This position is already over: ${how}. Start a new game to play.`;
   }
   if (state.game.over) {
     const { winner } = state.game.result;
-    if (winner === state.human) return `You win! Well played (${winner}).`;
-    if (winner === state.ai) return `The AI wins (${winner}).`;
+    const line = state.geo.misere ? (winner === state.human ? ": the AI completed a line" : ": you completed a line") : "";
+    if (winner === state.human) return `You win${line}! Well played (${winner}).`;
+    if (winner === state.ai) return `The AI wins${line} (${winner}).`;
     return "It's a draw.";
   }
   if (state.busy) return `The AI (${state.ai}) is thinking…`;
   if (toMove() === state.human) {
     const last = state.game.history[state.game.history.length - 1];
     const played = last && last.by === "ai" ? `The AI played ${cellName(state.geo, last.cell)}. ` : "";
-    return `${played}Your turn: ${you}.`;
+    return `${played}Your turn: ${you}`;
   }
   return `The AI (${state.ai}) is to move.`;
 }
@@ -361,6 +372,7 @@ function render() {
   $("legend").hidden = !(heat && state.engineView);
   $("legend").classList.toggle("with-guesses", Boolean(heat && [...heat.values()].some((v) => v.text !== v.number)));
   document.body.classList.toggle("is-3d", state.geo.dims === 3);
+  document.body.classList.toggle("is-cube", state.geo.dims === 3 && state.boardView === "cube");
   renderTally();
   keepGame();
 }
@@ -389,14 +401,14 @@ function renderStats() {
   const set = (id, text) => {
     $(id).textContent = text;
   };
+  renderVerdict(a);
   if (!a) {
-    for (const id of ["stat-move", "stat-verdict", "stat-score", "stat-depth", "stat-nodes", "stat-time", "stat-method"]) {
+    for (const id of ["stat-move", "stat-score", "stat-depth", "stat-nodes", "stat-time", "stat-method"]) {
       set(id, "—");
     }
     return;
   }
   set("stat-move", cellName(state.geo, a.move));
-  set("stat-verdict", verdictInWords(a));
   const proven = a.proven ? `${a.words ?? a.outcome} (proven)` : null;
   set("stat-score", proven ?? (typeof a.score === "number" ? `${formatScore(a.score)} (a guess)` : "—"));
   set("stat-depth", a.depth ?? "—");
@@ -405,6 +417,38 @@ function renderStats() {
   const level = a.level ?? state.level;
   const method = { exact: "exact solver", anytime: "anytime search", level: `level ${level} play` }[a.method];
   set("stat-method", `${method || a.method || "?"}${a.cached ? " (cached)" : ""}`);
+}
+
+/** The AI's verdict on its last move, in the engine's view and under the status line
+ * (in sight with the board); the result once the game is over. The heat map of the
+ * position after its move (the player's replies) can prove a win its answer did not. */
+function renderVerdict(note) {
+  const { game } = state;
+  let text = "—";
+  if (game.over && game.history.length) text = endInWords(game.result.winner, state.ai);
+  else if (note) {
+    const last = game.history[game.history.length - 1];
+    const current = last && last.by === "ai" && state.heat && state.heatBoard === boardString(state.geo, game.board);
+    text = verdictInWords(note, current ? state.heat.moves : null);
+  }
+  $("stat-verdict").textContent = text;
+  $("verdict-text").textContent = text;
+  $("verdict-line").hidden = text === "—";
+}
+
+/** The words of the heat map for the cell a pointer or the focus rests on (the cube
+ * shows the heat map's colours only), or the cell's name and contents. */
+function showCellInfo(cell) {
+  const box = $("cell-info");
+  if (cell === null || !state.game) {
+    box.textContent = "";
+    return;
+  }
+  const mark = state.game.board[cell];
+  const heat = shownHeat();
+  const info = !mark && heat ? heat.get(cell) : null;
+  const what = mark || (info ? `${info.label} for you${state.numbers && info.number !== info.text ? ` (${info.number})` : ""}` : "empty");
+  box.textContent = `${cellName(state.geo, cell)}: ${what}`;
 }
 
 /** The Learn view (learn.js): the search deciding on the position on the board. */
@@ -458,12 +502,53 @@ function setBoardView(name) {
   state.boardView = name === "flat" ? "flat" : "cube";
   view.setView(state.boardView);
   checkRadio("view", state.boardView);
+  if (state.geo) document.body.classList.toggle("is-cube", state.geo.dims === 3 && state.boardView === "cube");
 }
 
+/** The board `name` (a misère name plays that board's misère game). */
 function setVariant(name) {
-  state.geo = geometryFrom(findVariant(state.catalog, name));
+  state.geo = geometryFrom(findVariant(state.catalog, name), splitVariant(name).misere);
   view.setGeometry(state.geo);
-  for (const input of document.querySelectorAll('input[name="variant"]')) input.checked = input.value === state.geo.name;
+  for (const input of document.querySelectorAll('input[name="variant"]')) input.checked = input.value === state.geo.base;
+  $("misere").checked = state.geo.misere;
+  document.body.classList.toggle("is-misere", state.geo.misere);
+}
+
+/** Another board: the game on this one is kept (saved on its board, see storage.js)
+ * and the other board's unfinished game comes back, or a new game starts there. */
+function switchBoard(name) {
+  const left = state.game && state.game.history.length && !state.game.over ? shortName(state.geo.name) : null;
+  setVariant(name);
+  rememberChoices();
+  const kept = keptGame(state.geo.name);
+  if (kept) {
+    abortPending();
+    hideMessage();
+    state.game = kept.game;
+    begin(kept.tallied);
+    say(`Your ${shortName(state.geo.name)} game is back where you left it.`, false);
+  } else {
+    newGame();
+    if (left) say(`Your ${left} game is kept: pick ${left} again to go on with it.`, false);
+  }
+}
+
+/** "3×3", "Qubic misère": a board's short name, the rule after it. */
+function shortName(name) {
+  const { base, misere } = splitVariant(name);
+  const v = VARIANTS.find((known) => known.name === base);
+  return `${v ? v.short : base}${misere ? " misère" : ""}`;
+}
+
+/** The unfinished game last played on board `name`, or null. */
+function keptGame(name) {
+  const saved = loadGameOn(name);
+  try {
+    const game = saved.variant === state.geo.name ? Game.restore(state.geo, saved) : null;
+    return game && !game.over && game.history.length ? { game, tallied: saved.tallied ?? null } : null;
+  } catch {
+    return null;
+  }
 }
 
 function checkRadio(name, value) {
@@ -472,12 +557,9 @@ function checkRadio(name, value) {
 
 function wireControls() {
   for (const input of document.querySelectorAll('input[name="variant"]')) {
-    input.addEventListener("change", () => {
-      setVariant(input.value);
-      rememberChoices();
-      newGame();
-    });
+    input.addEventListener("change", () => switchBoard(variantName(input.value, state.geo.misere)));
   }
+  $("misere").addEventListener("change", () => switchBoard(variantName(state.geo.base, $("misere").checked)));
   for (const input of document.querySelectorAll('input[name="first"]')) {
     input.addEventListener("change", () => {
       state.firstSetting = input.value;
@@ -502,6 +584,7 @@ function wireControls() {
   $("undo").addEventListener("click", () => undo());
   $("hint").addEventListener("click", () => showHeat(true));
   $("learn-open").addEventListener("click", () => openLearnView());
+  $("reset-view").addEventListener("click", () => view.resetView());
   $("retry").addEventListener("click", () => {
     const retry = state.retry;
     hideMessage();
@@ -518,6 +601,7 @@ function wireControls() {
     state.numbers = $("numbers").open;
     render();
   });
+  $("board").addEventListener("pointerleave", () => showCellInfo(null));
   for (const input of document.querySelectorAll('input[name="view"]')) {
     input.addEventListener("change", () => {
       setBoardView(input.value);
@@ -602,8 +686,8 @@ async function start() {
   buildLevelStops();
   $("level").max = String(state.catalog.max_level);
   const prefs = loadPrefs();
-  let variantName = params.get("variant") || prefs.variant || "3x3";
-  if (!findVariant(state.catalog, variantName)) variantName = "3x3";
+  let wanted = params.get("variant") || prefs.variant || "3x3";
+  if (!findVariant(state.catalog, wanted)) wanted = "3x3";
   const mark = (params.get("you") || prefs.mark || "X").toUpperCase() === "O" ? "O" : "X";
   state.human = mark;
   state.ai = other(mark);
@@ -613,7 +697,7 @@ async function start() {
   state.engineView = Boolean(prefs.engineView);
   setBoardView(params.get("view") || prefs.view);
   setThink(Number(params.get("think") ?? prefs.think ?? DEFAULT_THINK_MS));
-  setVariant(variantName);
+  setVariant(wanted);
   checkRadio("mark", state.human);
   checkRadio("first", state.firstSetting);
   $("engine-view").checked = state.engineView;

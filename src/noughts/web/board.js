@@ -9,6 +9,13 @@
 // on 3-D boards), PageUp/PageDown change layer, Home/End jump along a row, Enter or
 // Space plays, Shift+arrows turn the cube. Only one cell is in the tab order at a time
 // (a roving tabindex).
+//
+// No layer of the cube ever hides a cell of another: as the cube turns, the layers
+// spread apart along its axis just enough that their pictures on the screen do not
+// overlap, and the cube shrinks to keep within its box (#layoutCube). The layer captions
+// are drawn flat beside each layer's picture. On a narrow screen a cell is too small a
+// target for a finger, so a tap on the cube zooms into that layer, drawn flat with large
+// cells; a tap there plays, and the cube comes back.
 
 import { cellName } from "./geometry.js";
 
@@ -17,9 +24,28 @@ const SVG_NS = "http://www.w3.org/2000/svg";
 /** The cube's starting angles (degrees): tilt from looking straight down, spin about
  * the vertical axis; and how far one drag pixel or one Shift+arrow press turns it. */
 export const CUBE_START = { tilt: 62, spin: -12 };
-const TILT_RANGE = [10, 80];
+export const TILT_RANGE = [45, 80];
 const DRAG_DEGREES_PER_PX = 0.4;
 const KEY_DEGREES = 10;
+const MAX_CUBE_PX = 250; // the cube's side, at most
+const NARROW_PX = 560; // a board narrower than this zooms into a layer to play it
+const CAPTION_ROOM_PX = 84; // room beside a layer's picture for its caption
+
+/**
+ * How far apart the layers must stand along the cube's axis (`gap`), in units of the
+ * cube's side, at `tilt` and `spin` degrees: a layer's picture is about `proj` high on
+ * the screen, so layers `pitch` apart on the screen do not overlap (a margin for the
+ * perspective's magnification of the nearer layers included); `height` is the whole
+ * picture's, roughly (board.js measures the real one).
+ */
+export function cubeLayout(tilt, spin, layers = 4) {
+  const t = (tilt * Math.PI) / 180;
+  const s = (spin * Math.PI) / 180;
+  const across = Math.abs(Math.cos(s)) + Math.abs(Math.sin(s)); // a turned square's width
+  const proj = across * Math.cos(t);
+  const pitch = proj * 1.15 + 0.07;
+  return { gap: pitch / Math.sin(t), pitch, height: (layers - 1) * pitch + proj };
+}
 
 function markSvg(mark) {
   const svg = document.createElementNS(SVG_NS, "svg");
@@ -62,8 +88,13 @@ export class BoardView {
     this.winLine = null;
     this.view = "cube";
     this.angles = { ...CUBE_START };
+    this.zoom = null; // the layer zoomed into on a narrow screen, or null
+    this.onInfo = null; // called with a cell (or null) as a pointer or focus rests on it
     root.addEventListener("keydown", (event) => this.#onKey(event));
-    window.addEventListener("resize", () => this.#drawStrike(false));
+    window.addEventListener("resize", () => {
+      this.#layoutCube();
+      this.#drawStrike(false);
+    });
     this.#wireDrag();
   }
 
@@ -71,6 +102,8 @@ export class BoardView {
   setView(view) {
     this.view = view === "flat" ? "flat" : "cube";
     this.root.classList.toggle("cube", this.geo?.dims === 3 && this.view === "cube");
+    if (this.view !== "cube") this.zoomTo(null);
+    this.#layoutCube();
     this.#drawStrike(false);
   }
 
@@ -81,7 +114,76 @@ export class BoardView {
     this.root.style.setProperty("--spin", `${this.angles.spin}deg`);
     this.root.dataset.tilt = String(Math.round(this.angles.tilt));
     this.root.dataset.spin = String(Math.round(this.angles.spin));
+    this.#layoutCube();
     this.#drawStrike(false);
+  }
+
+  /** Back to the starting angles, out of any zoomed layer. */
+  resetView() {
+    this.zoomTo(null);
+    this.turn(CUBE_START.tilt, CUBE_START.spin);
+  }
+
+  /** Zoom into `layer` (0-based; a narrow screen plays there) or back to the cube (null). */
+  zoomTo(layer) {
+    const zoom = layer === null || !this.#isCube() ? null : layer;
+    this.zoom = zoom;
+    this.root.classList.toggle("zoomed", zoom !== null);
+    this.root.querySelectorAll(".layer").forEach((el, i) => el.classList.toggle("zoom", i === zoom));
+    const bar = this.root.querySelector(".zoom-bar");
+    if (bar) {
+      bar.hidden = zoom === null;
+      if (zoom !== null) {
+        bar.querySelector(".zoom-name").textContent = `Layer ${zoom + 1} of ${this.geo.shape[0]}`;
+        bar.querySelector(".zoom-down").disabled = zoom === 0;
+        bar.querySelector(".zoom-up").disabled = zoom === this.geo.shape[0] - 1;
+      }
+    }
+    this.#layoutCube();
+    this.#drawStrike(false);
+  }
+
+  #narrow() {
+    return this.root.clientWidth > 0 && this.root.clientWidth < NARROW_PX;
+  }
+
+  /** Spread the layers for the angles, fit the cube in its box, place the captions. */
+  #layoutCube() {
+    const scene = this.root.querySelector(".scene");
+    if (!scene || !this.#isCube() || this.zoom !== null) return;
+    const layers = this.geo.shape[0];
+    const { gap } = cubeLayout(this.angles.tilt, this.angles.spin, layers);
+    const box = scene.getBoundingClientRect();
+    if (!box.width || !box.height) return;
+    const grids = [...this.root.querySelectorAll(".layer .grid")];
+    this.root.style.setProperty("--gap-z", String(gap));
+    // draw at a trial size, measure the picture, then scale it to fit and centre it
+    // (the perspective scales with the size, so the picture scales with it)
+    const trial = MAX_CUBE_PX;
+    this.root.style.setProperty("--size", `${trial}px`);
+    this.root.style.setProperty("--shift", "0px");
+    const rects = grids.map((grid) => grid.getBoundingClientRect());
+    const top = Math.min(...rects.map((r) => r.top));
+    const bottom = Math.max(...rects.map((r) => r.bottom));
+    const width = Math.max(...rects.map((r) => r.width));
+    const fit = Math.min(1, (box.height - 12) / (bottom - top), (box.width - 2 * CAPTION_ROOM_PX) / width);
+    const size = Math.max(40, Math.floor(trial * fit));
+    const shift = (box.top + box.height / 2 - (top + bottom) / 2) * (size / trial);
+    this.root.style.setProperty("--size", `${size}px`);
+    this.root.style.setProperty("--shift", `${Math.round(shift)}px`);
+    // the captions: flat, level with each layer's picture, beside it
+    const captions = scene.querySelectorAll(".cube-caption");
+    grids.forEach((grid, i) => {
+      const caption = captions[i];
+      if (!caption) return;
+      const r = grid.getBoundingClientRect();
+      const w = caption.offsetWidth;
+      const h = caption.offsetHeight;
+      let left = r.left - box.left - w - 12;
+      if (left < 0) left = r.right - box.left + 12;
+      caption.style.left = `${Math.round(left)}px`;
+      caption.style.top = `${Math.round(r.top - box.top + r.height / 2 - h / 2)}px`;
+    });
   }
 
   #isCube() {
@@ -130,10 +232,15 @@ export class BoardView {
       const cube = document.createElement("div");
       cube.className = "solid";
       scene.append(cube);
-      this.root.append(scene);
+      for (let layer = 0; layer < layers; layer++) {
+        const caption = document.createElement("div");
+        caption.className = "cube-caption";
+        caption.textContent = `Layer ${layer + 1}`;
+        caption.setAttribute("aria-hidden", "true");
+        scene.append(caption);
+      }
+      this.root.append(this.#zoomBar(), scene);
       parent = cube;
-      this.setView(this.view);
-      this.turn(this.angles.tilt, this.angles.spin);
     }
     this.root.style.setProperty("--cols", cols);
     this.root.style.setProperty("--rows", rows);
@@ -168,11 +275,20 @@ export class BoardView {
         heat.className = "heat";
         heat.setAttribute("aria-hidden", "true");
         button.append(heat);
-        button.addEventListener("click", () => {
+        button.addEventListener("click", (event) => {
           this.#focus(cell, false);
+          // a tap (not Enter or Space: detail 0) on the cube on a narrow screen zooms in
+          if (is3d && this.#isCube() && this.zoom === null && event.detail !== 0 && this.#narrow()) {
+            this.zoomTo(layer);
+            return;
+          }
           this.onPlay(cell);
+          if (this.zoom !== null && this.marks[cell]) this.zoomTo(null); // played: the cube again
         });
-        button.addEventListener("focus", () => this.#setRoving(cell));
+        button.addEventListener("focus", () => {
+          this.#setRoving(cell);
+          if (this.zoom !== null && this.zoom !== layer) this.zoomTo(layer); // keys cross layers
+        });
         // the lines through a cell, for a mouse over it or keyboard focus on it (a
         // finger's tap would leave them on: touch screens have no "leave")
         button.addEventListener("pointerenter", (event) => {
@@ -189,7 +305,27 @@ export class BoardView {
       layerEl.append(grid);
       parent.append(layerEl);
     }
+    if (is3d) {
+      this.zoom = null;
+      this.setView(this.view);
+      this.turn(this.angles.tilt, this.angles.spin);
+    }
     this.update({ board: this.marks });
+  }
+
+  /** The bar above a zoomed layer: the layers below and above, and back to the cube. */
+  #zoomBar() {
+    const bar = document.createElement("div");
+    bar.className = "zoom-bar";
+    bar.hidden = true;
+    bar.innerHTML = `<button type="button" class="btn small zoom-down" aria-label="The layer below">‹</button>` +
+      `<span class="zoom-name" aria-live="polite"></span>` +
+      `<button type="button" class="btn small zoom-up" aria-label="The layer above">›</button>` +
+      `<button type="button" class="btn small zoom-back">Back to the cube</button>`;
+    bar.querySelector(".zoom-down").addEventListener("click", () => this.zoomTo(Math.max(0, this.zoom - 1)));
+    bar.querySelector(".zoom-up").addEventListener("click", () => this.zoomTo(Math.min(this.geo.shape[0] - 1, this.zoom + 1)));
+    bar.querySelector(".zoom-back").addEventListener("click", () => this.zoomTo(null));
+    return bar;
   }
 
   /**
@@ -281,6 +417,7 @@ export class BoardView {
   }
 
   #showLines(cell) {
+    if (this.onInfo) this.onInfo(cell);
     for (const button of this.buttons) button.classList.remove("on-line", "hovered");
     this.root.classList.toggle("tracing", cell !== null);
     if (cell === null) return;

@@ -5,10 +5,11 @@
 import { winningLine } from "./geometry.js";
 
 /** How a board stands: {winner: "X" | "O", line: [cells]}, a draw {winner: null,
- * line: null} on a full board, or null while the game goes on. */
+ * line: null} on a full board, or null while the game goes on. On a misère board
+ * (geo.misere) whoever completed the line loses. */
 export function outcome(geo, board) {
   const line = winningLine(geo, board);
-  if (line) return { winner: board[line[0]], line };
+  if (line) return { winner: geo.misere ? (board[line[0]] === "X" ? "O" : "X") : board[line[0]], line };
   if (board.every(Boolean)) return { winner: null, line: null };
   return null;
 }

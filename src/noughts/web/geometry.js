@@ -21,7 +21,7 @@ export const VARIANTS = [
  * A variant from the engine's catalogue (an entry of GET /api/v1/variants): its shape,
  * k and winning lines come from the server, so the page never works them out itself.
  */
-export function geometryFrom(info) {
+export function geometryFrom(info, misere = false) {
   const shape = info.shape.map(Number);
   const dims = shape.length;
   const cells = shape.reduce((a, b) => a * b, 1);
@@ -29,7 +29,9 @@ export function geometryFrom(info) {
   const linesThrough = Array.from({ length: cells }, () => []);
   for (const line of lines) for (const cell of line) linesThrough[cell].push(line);
   return {
-    name: info.name,
+    name: variantName(info.name, misere), // what the API is asked about
+    base: info.name, // the board, whatever the rule
+    misere: Boolean(misere), // whoever completes a line loses
     shape,
     k: info.k,
     dims,
@@ -41,9 +43,28 @@ export function geometryFrom(info) {
   };
 }
 
-/** The catalogue entry named `name` (a variant name or one of its aliases), or null. */
-export function findVariant(catalog, name) {
+/** The suffix of a misère variant's name: whoever completes a line loses. */
+export const MISERE = "-misere";
+
+/** The name the API knows a board by, with or without the misère rule:
+ * variantName("4x4x4", true) === "4x4x4-misere". */
+export function variantName(base, misere) {
+  const plain = splitVariant(base).base;
+  return misere ? `${plain}${MISERE}` : plain;
+}
+
+/** {base, misere} of a variant name: splitVariant("qubic-misere") gives
+ * {base: "qubic", misere: true}. */
+export function splitVariant(name) {
   const key = String(name).trim().toLowerCase();
+  const misere = key.endsWith(MISERE);
+  return { base: misere ? key.slice(0, -MISERE.length) : key, misere };
+}
+
+/** The catalogue entry named `name` (a variant name or one of its aliases, a misère
+ * name as its board's entry), or null. */
+export function findVariant(catalog, name) {
+  const key = splitVariant(name).base;
   return catalog.variants.find((v) => v.name === key || v.aliases.includes(key)) || null;
 }
 

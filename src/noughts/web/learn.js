@@ -43,6 +43,7 @@ const TEMPLATE = `
     <label>Algorithm <select id="learn-algorithm"></select></label>
     <label>Depth <input type="number" id="learn-depth" min="1" max="16" value="2" disabled></label>
     <label class="learn-check"><input type="checkbox" id="learn-tutorial"> Count the tutorial's way</label>
+    <label class="learn-check"><input type="checkbox" id="learn-plain-words" checked> Plain words</label>
     <button type="submit" class="btn small primary" id="learn-run">Explain</button>
   </form>
   <p id="learn-summary" class="learn-summary" role="status" aria-live="polite"></p>
@@ -64,6 +65,7 @@ const TEMPLATE = `
       <div class="learn-node">
         <div class="mini-board" id="learn-mini" role="img"></div>
         <div class="learn-node-text">
+          <p id="learn-plain" class="learn-plain"></p>
           <p id="learn-event" class="learn-event"></p>
           <svg id="learn-window" class="learn-window" viewBox="0 0 320 56" role="img"></svg>
           <p id="learn-cut" class="learn-cut" hidden></p>
@@ -131,6 +133,7 @@ class LearnView {
     this.$("learn-step").addEventListener("click", () => this.go(this.step + 1));
     this.$("learn-play").addEventListener("click", () => (this.timer ? this.pause() : this.play()));
     this.$("learn-speed").addEventListener("input", () => this.speedChanged());
+    this.$("learn-plain-words").addEventListener("change", () => this.go(this.step, false));
     const tree = this.$("learn-tree");
     tree.addEventListener("keydown", (event) => this.treeKey(event));
     tree.addEventListener("click", (event) => {
@@ -149,6 +152,7 @@ class LearnView {
   open({ api, geo, board, toMove }) {
     this.api = api;
     this.positionGeo = geo;
+    this.positionCells = geo.cells;
     this.position = { variant: geo.name, board, to_move: toMove };
     this.section.hidden = false;
     this.$("learn-position").textContent = `Position ${board} (${geo.name}), ${toMove} to move.`;
@@ -303,6 +307,67 @@ class LearnView {
     if (node.why === "draw") return "the board is full: a draw";
     if (node.why.endsWith("wins")) return `${node.why}: the game is over`;
     return "";
+  }
+
+  // ------------------------------------------------------------ plain words
+
+  /** A value in words, for the side to move at the root: "a win for X, 3 moves from
+   * the position on the board", "a draw", "a score of +4" (the depth limit's guess). */
+  plainValue(v) {
+    const me = this.trace.to_move;
+    if (v >= this.trace.infinity) return "anything, however good for " + me;
+    if (v <= -this.trace.infinity) return "anything, however bad for " + me;
+    const plies = this.trace.win - Math.abs(v);
+    const proven = v !== 0 && plies >= 1 && plies <= this.positionCells;
+    if (this.trace.depth !== null && !proven) return `a score of ${this.number(v)} (the depth limit's guess)`;
+    if (v === 0) return "a draw";
+    const away = `${plies} move${plies === 1 ? "" : "s"} from the position on the board`;
+    return v > 0 ? `a win for ${me}, ${away}` : `a loss for ${me} (${other(me)} wins), ${away}`;
+  }
+
+  /** What the window means, in words. */
+  plainWindow(node) {
+    const me = this.trace.to_move;
+    const them = other(me);
+    const low = node.alpha <= -this.trace.infinity
+      ? `${me} has nothing sure yet (α = −∞)`
+      : `${me} can already get ${this.plainValue(node.alpha)} with a move tried before (α = ${this.number(node.alpha)})`;
+    const high = node.beta >= this.trace.infinity
+      ? `${them} has nothing sure yet (β = +∞)`
+      : `${them} can already hold ${me} to ${this.plainValue(node.beta)} with a move tried before (β = ${this.number(node.beta)})`;
+    return `The window says what can still matter here: ${low}, and ${high}. ` +
+      "A value outside the window cannot change what is played above, so the search may stop as soon as it sees one.";
+  }
+
+  /** The step in plain words: what the search looks at, what the window means, what a
+   * value means and why a branch was cut. */
+  plainText(node, kind) {
+    const me = this.trace.to_move;
+    if (kind === "enter") {
+      const where = node.move === null
+        ? `The search starts from the position on the board, ${me} to move, and tries every move in turn.`
+        : `It looks at what happens if ${this.mover(node)} plays ${cellName(this.geo, node.move)}; ` +
+          `then it is ${node.maximizing ? me : other(me)}'s turn.`;
+      return `${where} ${this.plainWindow(node)}`;
+    }
+    const value = this.plainValue(node.value);
+    if (node.why === "horizon") return `The search stops here, at its depth limit, and guesses from the lines on the board: ${value}.`;
+    if (node.why === "draw") return "The board is full: the game is over, a draw (value 0). That is exact.";
+    if (node.why.endsWith("wins")) return `The game is over here: ${node.why}. That is exact: ${value}.`;
+    const table = node.why === "table" ? "This position was searched before, reached by other moves; its value comes from the table. " : "";
+    if (node.cutoff) {
+      const skipped = node.cutoff.skipped.map((m) => cellName(this.geo, m)).join(", ");
+      const after = cellName(this.geo, node.cutoff.after);
+      const why = node.maximizing
+        ? `${me} found ${after}, worth at least ${this.plainValue(node.value)} here; but ${other(me)}, a move higher up, ` +
+          `can already hold ${me} to less, so ${other(me)} will never let the game come here.`
+        : `${other(me)} found ${after}, holding ${me} to at most ${this.plainValue(node.value)} here; but ${me}, a move higher up, ` +
+          `already has something better, so ${me} will never let the game come here.`;
+      return `${table}A cut: ${why} The other moves here (${skipped}) cannot change that, so they are never searched.`;
+    }
+    if (node.bound === "lower") return `${table}This position is worth at least ${value} to ${me}: more than ${other(me)} will allow, so only this bound is needed.`;
+    if (node.bound === "upper") return `${table}This position is worth at most ${value} to ${me}: no better than what ${me} has elsewhere, so only this bound is needed.`;
+    return `${table}This position is worth ${value} to ${me}, exactly: the best ${node.maximizing ? me : other(me)} can do here.`;
   }
 
   label(node) {
@@ -566,6 +631,9 @@ class LearnView {
       : `Leaves ${this.moveText(node)} with the value ${this.valueText(node)}` +
         (this.whyText(node) ? `: ${this.whyText(node)}.` : ".");
     this.$("learn-event").textContent = text;
+    const plain = this.$("learn-plain");
+    plain.hidden = !this.$("learn-plain-words").checked;
+    plain.textContent = plain.hidden ? "" : this.plainText(node, kind);
     const cut = this.$("learn-cut");
     if (kind === "exit" && node.cutoff) {
       const skipped = node.cutoff.skipped.map((m) => cellName(this.geo, m)).join("; ");
@@ -621,6 +689,27 @@ class LearnView {
     box.setAttribute("aria-label", `Board: X at ${list("X")}. O at ${list("O")}.`);
   }
 
+  /** The α and β labels side by side, never over each other, inside the picture: each
+   * centred on its edge where there is room, else pushed apart round their middle. */
+  keepLabelsApart(svg) {
+    const [a, b] = svg.querySelectorAll(".edge");
+    const [wa, wb] = [a.getComputedTextLength(), b.getComputedTextLength()];
+    if (!wa || !wb) return; // not drawn yet (the view is hidden)
+    const [width, room] = [320, 6];
+    const [ca, cb] = [Number(a.getAttribute("x")), Number(b.getAttribute("x"))];
+    let left = Math.min(Math.max(0, ca - wa / 2), width - wa);
+    let right = Math.min(Math.max(0, cb - wb / 2), width - wb);
+    if (left + wa + room > right) {
+      left = (ca + cb) / 2 - (wa + room + wb) / 2;
+      left = Math.min(Math.max(0, left), width - (wa + room + wb));
+      right = left + wa + room;
+    }
+    for (const [label, x] of [[a, left], [b, right]]) {
+      label.setAttribute("x", String(Math.round(x * 10) / 10));
+      label.setAttribute("text-anchor", "start");
+    }
+  }
+
   drawWindow(node, returned) {
     const svg = this.$("learn-window");
     const inf = this.trace.infinity;
@@ -637,6 +726,7 @@ class LearnView {
     ];
     if (returned) parts.push(`<circle cx="${x(node.value)}" cy="28" r="6" class="value"/>`);
     svg.innerHTML = parts.join("");
+    this.keepLabelsApart(svg);
     const value = returned ? `; returned ${this.valueText(node)}` : "";
     svg.setAttribute("aria-label", `Window from ${this.number(node.alpha)} to ${this.number(node.beta)}${value}`);
   }

@@ -4,6 +4,7 @@
 const TALLY_KEY = "noughts.tally.v1";
 const PREFS_KEY = "noughts.prefs.v1";
 const GAME_KEY = "noughts.game.v1";
+const GAMES_KEY = "noughts.games.v1"; // each board's last game, by variant
 
 function loadJson(key) {
   try {
@@ -51,6 +52,14 @@ export function loadGame() {
 
 export function saveGame(game) {
   saveJson(GAME_KEY, game);
+  if (game && game.variant) saveJson(GAMES_KEY, { ...loadJson(GAMES_KEY), [game.variant]: game });
+}
+
+/** The last game saved on the board `variant` (as saveGame got it), or {} if none: a
+ * board left for another keeps its game. */
+export function loadGameOn(variant) {
+  const game = loadJson(GAMES_KEY)[variant];
+  return game && typeof game === "object" ? game : {};
 }
 
 /** The saved choices: {variant, mark, first, level, think, engineView, view} (any may be missing). */

@@ -49,15 +49,50 @@ export function category(score, low, high) {
   return CATEGORIES.find((c) => share >= c.from);
 }
 
-/** What the engine says of the move it just played, in its own words and from its side:
- * "I am sure this draws", "I think this is good for me". */
-export function verdictInWords(answer) {
-  if (answer.proven && answer.outcome === "win") return `I am sure I win (in ${answer.plies} moves at most)`;
-  if (answer.proven && answer.outcome === "loss") return "I am sure I lose if you play well";
-  if (answer.proven && answer.outcome === "draw") return "I am sure this draws";
+/** "1 move", "3 moves". */
+export function moves(n) {
+  return `${n} move${n === 1 ? "" : "s"}`;
+}
+
+const more = (n) => `${n} more move${n === 1 ? "" : "s"}`;
+
+/** What the engine says of the move it just played, in plain words and from its side:
+ * "I am sure this is a draw", "I am sure I win: at most 2 more moves of mine". A proven
+ * value's plies count both sides' moves from before the AI's move, its own included; the
+ * words count the AI's moves still to come (or the player's, for a loss). Where the move
+ * itself is not proven but every reply the player has is a proven loss (`replies`, the
+ * player's move values after it), the win is proven all the same, and said so. */
+export function verdictInWords(answer, replies = null) {
+  if (!answer.proven && Array.isArray(replies) && replies.length &&
+      replies.every((m) => m.proven && m.outcome === "loss")) {
+    // the player's reply starts each line: the AI's moves are the even plies after it
+    const longest = Math.max(...replies.map((m) => m.plies ?? 2));
+    const exact = replies.every((m) => m.plies_exact !== false);
+    return `I am sure I win, whatever you play: ${exact ? "" : "at most "}${more(Math.ceil(longest / 2))} of mine`;
+  }
+  if (answer.proven) {
+    const plies = answer.plies ?? 1;
+    const most = answer.plies_exact === false ? "at most " : "";
+    if (answer.outcome === "win") {
+      if (plies <= 1) return "I win with this move";
+      const mine = Math.ceil((plies - 1) / 2); // after this move
+      return `I am sure I win: ${most}${more(mine)} of mine${most ? "" : " if you play your best"}`;
+    }
+    if (answer.outcome === "loss") {
+      const yours = Math.ceil((plies - 1) / 2);
+      return `I am sure I lose if you play well: you can win in ${moves(yours)}`;
+    }
+    return "I am sure this is a draw if we both play well";
+  }
   if (!answer.nodes && answer.score == null) return "an opening move";
   if (typeof answer.score !== "number" || Math.abs(answer.score) < 1) return "I think this is even";
-  return answer.score > 0 ? "I think this is good for me" : "I think you have the better of it";
+  return answer.score > 0 ? "I think this is good for me (not proven)" : "I think you have the better of it (not proven)";
+}
+
+/** The words for a finished game, from the AI's side: they replace its last verdict. */
+export function endInWords(winner, aiMark) {
+  if (!winner) return "The game is over: a draw";
+  return winner === aiMark ? "The game is over: I won" : "The game is over: you won";
 }
 
 /** A number ordering move values, larger is better for the mover. */
