@@ -3,7 +3,8 @@
 Not a test: it takes minutes. Two steps:
 
 * ``--make N`` plays games between the faithful copy of the 4x4x4 seed's bot
-  (``seed-qubic:3``) and noisy engine levels, and keeps positions where the side to
+  (``seed-qubic:3:strong``: opening on a corner or centre, as when the set was made)
+  and noisy engine levels, and keeps positions where the side to
   move wins by force but no chain of continuous threats wins at once (the threat
   search finds nothing within 50,000 positions): wins that need a quiet move. A
   position is kept when the proof search proves the win within ``--label-nodes``.
@@ -51,7 +52,7 @@ def make(count: int, seed: int, label_nodes: int) -> list[dict[str, object]]:
     while len(found) < count:
         games += 1
         level = rng.choice([6, 7, 8, 9])
-        bot = parse_player("seed-qubic:3").create(seed=rng.randrange(1 << 30))
+        bot = parse_player("seed-qubic:3:strong").create(seed=rng.randrange(1 << 30))
         engine = parse_player(f"level:{level}").create(seed=rng.randrange(1 << 30))
         players = [bot, engine] if rng.random() < 0.5 else [engine, bot]
         position = Position("", "qubic")

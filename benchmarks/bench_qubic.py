@@ -1,22 +1,32 @@
 """Qubic (4x4x4) benchmark of the anytime engine: speed, depth and strength.
 
-Not a test: it takes minutes. Four parts, each selectable (games are played through the
+Not a test: it takes minutes. Five parts, each selectable (games are played through the
 one game loop, :func:`noughts.players.game.play_game`, the engine as level 10):
 
 * ``speed``: nodes per second and depth reached per move over a set of middle-game
   positions (reached by seeded random play and kept only if nobody has a threat yet);
 * ``seed``: matches against the faithful copy of the 4x4x4 seed's bot
   (``seed-qubic:3``: its ``AI_DEPTH = 3``, four plies, lowest-cell ties), the engine as
-  X and as O; as X the bot opens on a random corner or centre, as the seed intends
-  (``--seed-opening first16`` for its code's bug, ``any`` for any of the 64 cells, as
-  this benchmark did before the faithful copy, ``each`` for the 16 strong cells in turn
-  in the O games: with ``--nodes`` instead of a clock, the same games every run);
+  X and as O; as X the bot opens on a random cell among 0-15, as the seed's code does
+  (``--seed-opening first16``, the default), ``strong`` on a random corner or centre,
+  as the seed intends, ``any`` for any of the 64 cells, as this benchmark did before the
+  faithful copy, ``each`` for the 16 strong cells in turn in the O games: with
+  ``--nodes`` instead of a clock, the same games every run (the family part, below, with
+  ``--members seed-qubic:3 --cells 0-15`` plays the real openings in turn);
   counting games we lost after proving a forced win and games where every engine move
   was a proven win, and the O games by the bot's first cell;
 * ``own``: the engine as X against its own best O, both at ``--time`` a move;
-* ``self``: the engine at ``--time`` against itself at ``--fast`` seconds a move.
+* ``self``: the engine at ``--time`` against itself at ``--fast`` seconds a move;
+* ``family``: the engine as O against a family of fallible X players (the seed's bot
+  at look-ahead 1-3 with lowest-cell and with random ties, the engine's own search
+  without the strategy, the threat player), X's first mark placed by the harness on
+  each of ``--cells``; ``--members`` picks members (see ``qubic_family.py``).
 
-Results are printed as a table and written to ``benchmarks/results/qubic.json``.
+Results are printed as a table and written to ``benchmarks/results/qubic.json``
+(``qubic_family.json`` when the family is the only part).
+
+    nice -n 10 python benchmarks/bench_qubic.py --parts family --nodes 1000000 \
+        --cells sample:16 --jobs 2
 
     nice -n 10 python benchmarks/bench_qubic.py --games 20 --time 1.0 --jobs 2
 
@@ -37,18 +47,22 @@ import sys
 import time
 from collections.abc import Callable, Iterator
 from pathlib import Path
+from typing import TypeVar
 
 from noughts.anytime.openings import strong_cells
 from noughts.anytime.search import anytime_move
 from noughts.anytime.threats import find_forced_win
+from noughts.errors import NoughtsError
 from noughts.players.game import GameOutcome, play_game
 from noughts.players.protocol import CallablePlayer, LevelPlayer, Player
 from noughts.players.reference import LegacySeedQubicBot, SeedQubicBot
 from noughts.position import Position
 from noughts.results import Mark
 from noughts.variants import variant
+from qubic_family import DEFAULT_MEMBERS, bench_family, member_player, parse_cells, tasks_for
 
 RESULTS = Path(__file__).parent / "results"
+_T = TypeVar("_T")
 
 
 def middle_games(count: int, seed: int = 7) -> list[Position]:
@@ -174,7 +188,7 @@ def _winner(game: GameOutcome) -> str | None:
 
 
 def _played(
-    worker: Callable[[Task], dict[str, object]], tasks: list[Task], jobs: int
+    worker: Callable[[_T], dict[str, object]], tasks: list[_T], jobs: int
 ) -> Iterator[dict[str, object]]:
     """The games of ``tasks``, ``jobs`` at a time in worker processes, in task order."""
     if jobs <= 1:
@@ -327,31 +341,60 @@ def bench_self(
     return {"games": games, **record, "score": points / games if games else 0.0, "jobs": jobs}
 
 
+def _write(out: Path, report: dict[str, object]) -> None:
+    out.parent.mkdir(parents=True, exist_ok=True)
+    out.write_text(json.dumps(report, indent=2) + "\n")
+
+
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--games", type=int, default=20, help="games per side / self-play")
     parser.add_argument("--time", type=float, default=1.0, help="seconds a move (engine)")
     parser.add_argument("--fast", type=float, default=0.1, help="seconds a move (weak self)")
     parser.add_argument("--nodes", type=int, default=None,
-                        help="vs the seed: a node budget a move instead of --time (the same "
-                             "search whatever the machine's load)")
+                        help="vs the seed and the family: the engine's node budget a move "
+                             "instead of --time (the same search whatever the machine's load)")
     parser.add_argument("--positions", type=int, default=20, help="speed-test positions")
     parser.add_argument("--seed", type=int, default=1)
     parser.add_argument("--jobs", type=int, default=1,
                         help="games played at once, against the seed's bot and in self-play "
                              "(worker processes; keep to the idle cores, or the clock budget "
                              "buys less search)")
-    parser.add_argument("--seed-opening", choices=SEED_OPENINGS, default="strong",
-                        help="the seed bot's first move: strong (a random corner or centre, "
-                             "as the seed intends; default), first16 (the seed code's bug), "
+    parser.add_argument("--seed-opening", choices=SEED_OPENINGS, default="first16",
+                        help="the seed bot's first move: first16 (a random cell among 0-15, "
+                             "as the seed's code does; default), strong (a random corner or "
+                             "centre, as the seed intends), "
                              "any (any cell, as before the faithful copy) or each (as O, "
                              "game i opens on the i-th of the 16 strong cells: with --nodes, "
                              "the same games every run)")
     parser.add_argument("--parts", default="speed,seed,self",
-                        help="comma-separated parts: speed, seed, own, self")
-    parser.add_argument("--out", default=str(RESULTS / "qubic.json"))
+                        help="comma-separated parts: speed, seed, own, self, family")
+    parser.add_argument("--members", default=",".join(DEFAULT_MEMBERS),
+                        help="family: comma-separated X players (player specs, @N for N "
+                             "nodes a move); default the whole family")
+    parser.add_argument("--cells", default="all",
+                        help="family: X's first cells: all, a list with ranges (0-15,21) or "
+                             "sample:N (N cells spread over the 64)")
+    parser.add_argument("--out", default=None,
+                        help="results file (default benchmarks/results/qubic.json, "
+                             "qubic_family.json for the family alone)")
     args = parser.parse_args(argv)
     parts = set(args.parts.split(","))
+    unknown = parts - {"speed", "seed", "own", "self", "family"}
+    if unknown:
+        parser.error(f"unknown parts: {', '.join(sorted(unknown))}")
+    try:
+        cells = parse_cells(args.cells)
+    except ValueError as error:
+        parser.error(f"--cells: {error}")
+    members = [member.strip() for member in args.members.split(",") if member.strip()]
+    for member in members:
+        try:
+            member_player(member, 0)
+        except (ValueError, NoughtsError) as error:
+            parser.error(f"--members: {error}")
+    out = Path(args.out or RESULTS / ("qubic_family.json" if parts == {"family"}
+                                      else "qubic.json"))
     report: dict[str, object] = {
         "machine": f"{platform.machine()} {platform.system()}, Python {platform.python_version()}",
         "time_limit": args.time,
@@ -375,11 +418,24 @@ def main(argv: list[str] | None = None) -> int:
     if "self" in parts:
         print(f"self-play: {args.time} s vs {args.fast} s, {args.games} games", flush=True)
         report["self"] = bench_self(args.games, args.time, args.fast, args.seed, args.jobs)
+    if "family" in parts:
+        budget = f"{args.nodes} nodes" if args.nodes else f"{args.time} s"
+        print(f"family: the engine as O at {budget} a move against {len(members)} X players, "
+              f"{len(cells)} first cells each", flush=True)
+        tasks = tasks_for(members, cells, args.seed, args.time, args.nodes)
+        report["family_budget"] = budget
+        report["family_cells"] = cells
+        report["jobs"] = args.jobs
+
+        def save(so_far: dict[str, object]) -> None:  # a run cut short keeps its games
+            _write(out, {**report, "family": so_far, "finished": False})
+
+        report["family"] = bench_family(
+            tasks, lambda work, todo: _played(work, todo, args.jobs), save)
     report["load_average_at_end"] = os.getloadavg()[0]
-    out = Path(args.out)
-    out.parent.mkdir(parents=True, exist_ok=True)
-    out.write_text(json.dumps(report, indent=2) + "\n")
-    print(json.dumps({k: v for k, v in report.items() if k != "speed"}, indent=2))
+    _write(out, report)
+    shown = {k: v for k, v in report.items() if k not in ("speed", "family")}
+    print(json.dumps(shown, indent=2))
     if "speed" in report:
         speed = report["speed"]
         assert isinstance(speed, dict)

@@ -25,7 +25,9 @@ def qubic(*layers: str) -> Position:
 def test_names_are_stable() -> None:
     assert SeedQubicBot().name == "seed-qubic:3"
     assert SeedQubicBot(depth=2, style="defensive").name == "seed-qubic:2:defensive"
-    assert SeedQubicBot(opening="first16").name == "seed-qubic:3:first16"
+    assert SeedQubicBot(opening="strong").name == "seed-qubic:3:strong"
+    assert SeedQubicBot(opening="first16").name == "seed-qubic:3"
+    assert SeedQubicBot(ties="random").name == "seed-qubic:3:random"
     assert LegacySeedQubicBot(depth=2, style="defensive").name == "seed-qubic-legacy:2:defensive"
     assert SeedRegionsBot().name == "seed-4x4"
     assert RandomBot().name == "random"
@@ -38,10 +40,10 @@ def test_seed_qubic_bot_wins_before_it_blocks() -> None:
     assert SeedQubicBot(depth=2).choose(blocked) == 3  # O must block X's row
 
 
-def test_seed_qubic_bot_opens_on_a_strong_cell_reproducibly() -> None:
+def test_seed_qubic_bot_opens_on_a_strong_cell_reproducibly_when_asked() -> None:
     strong = {0, 3, 12, 15, 21, 22, 25, 26, 37, 38, 41, 42, 48, 51, 60, 63}
     empty = Position("", "qubic")
-    firsts = {SeedQubicBot(seed=s).choose(empty) for s in range(20)}
+    firsts = {SeedQubicBot(seed=s, opening="strong").choose(empty) for s in range(20)}
     assert firsts <= strong and len(firsts) > 3
     assert SeedQubicBot(seed=4).choose(empty) == SeedQubicBot(seed=4).choose(empty)
 
@@ -83,6 +85,8 @@ def test_bad_settings_are_errors() -> None:
         LegacySeedQubicBot(depth=0)
     with pytest.raises(NoughtsError, match="opening"):
         SeedQubicBot(opening="centre")  # type: ignore[arg-type]
+    with pytest.raises(NoughtsError, match="ties"):
+        SeedQubicBot(ties="highest")  # type: ignore[arg-type]
     with pytest.raises(NoughtsError, match="style"):
         SeedQubicBot(style="reckless")  # type: ignore[arg-type]
     with pytest.raises(NoughtsError, match="3 in a row"):

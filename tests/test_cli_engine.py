@@ -292,3 +292,23 @@ def test_move_on_3x3_imports_only_what_it_needs() -> None:
                 "noughts.exact.book", "noughts.budget", "noughts.anytime", "noughts.players",
                 "noughts.teaching"}
     assert unneeded & set(modules) == set()
+
+
+def test_move_time_is_honoured_on_boards_the_solver_could_finish(
+    capsys: pytest.CaptureFixture[str],
+) -> None:
+    """A solvable board whose exact solve takes longer than ``--time`` (4x5 with 4 in a
+    row: 20 empty cells, no book, about 4 s) falls back to the anytime search in the
+    time left."""
+    import time
+
+    from noughts.engine import choose_move
+    from noughts.exact.solver import solver_for
+    from noughts.position import Position
+    from noughts.variants import variant
+
+    solver_for(variant("4x5")).search.table.clear()  # whatever an earlier test solved
+    choose_move(Position("", "4x5"), time_limit=0.2)  # one-off tables and imports
+    began = time.perf_counter()
+    record = run_json(["move", "--variant", "4x5", "--time", "0.3"], capsys)
+    assert record["method"] == "anytime" and time.perf_counter() - began < 0.8

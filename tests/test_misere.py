@@ -265,3 +265,11 @@ def test_the_game_loop_arena_and_environments_play_misere() -> None:
         if winner is not None:  # whoever completed the line lost
             loser_marks = env.position.marks("O" if winner == "X" else "X")
             assert env.position.geometry.has_line(loser_marks)
+
+
+def test_the_tutorial_searches_refuse_misere() -> None:
+    from noughts.errors import VariantError
+    from noughts.teaching.tutorial import tutorial_board
+
+    with pytest.raises(VariantError, match="misere"):
+        tutorial_board(Position("X........", "3x3-misere"))

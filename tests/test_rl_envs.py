@@ -5,10 +5,11 @@ from __future__ import annotations
 import subprocess
 import sys
 import warnings
+from typing import Any
 
 import numpy as np
 import pytest
-from gymnasium.utils.env_checker import check_env
+from gymnasium.utils.env_checker import check_env, data_equivalence
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
@@ -264,3 +265,113 @@ def test_actions_are_cell_indices() -> None:
     bare.reset()
     with pytest.raises(IllegalMoveError, match="cell index"):
         bare.step("4")
+
+
+def test_action_masks_for_maskable_ppo_follow_the_observation() -> None:
+    env = NoughtsEnv("4x4k3", opponent="random", agent="alternate")
+    rng = np.random.default_rng(0)
+    for episode in range(6):
+        seen, _ = env.reset(seed=episode)
+        done = False
+        while not done:
+            masks = env.action_masks()
+            assert masks.dtype == bool and masks.shape == (16,)
+            assert masks.tolist() == seen["action_mask"].astype(bool).tolist()
+            seen, _, done, _, _ = env.step(int(rng.choice(np.flatnonzero(masks))))
+        assert not env.action_masks().any()
+
+
+# -- spaces seeded lazily give the samples eager seeding gives ----------------------------
+def _eager_spaces(name: str, seed: int) -> tuple[Any, Any]:
+    from gymnasium import spaces
+
+    geometry = NoughtsAECEnv(name).geometry
+    actions = spaces.Discrete(geometry.cells)
+    observations = spaces.Dict(
+        {
+            "observation": spaces.Box(0, 1, shape=(*geometry.shape, 2), dtype=np.int8),
+            "action_mask": spaces.Box(0, 1, shape=(geometry.cells,), dtype=np.int8),
+        }
+    )
+    actions.seed(seed)
+    observations.seed(seed)
+    return actions, observations
+
+
+@pytest.mark.parametrize("name", ["3x3", "qubic"])
+def test_seeded_resets_sample_as_eager_seeding_did(name: str) -> None:
+    env = NoughtsAECEnv(name)
+    for seed in (0, 7, 123):
+        env.reset(seed=seed)
+        env.step(0)  # play a little first: seeding waits for the first sample
+        actions, observations = _eager_spaces(name, seed)
+        ours = [int(env.action_space("player_2").sample()) for _ in range(5)]
+        assert ours == [int(actions.sample()) for _ in range(5)]
+        assert data_equivalence(env.observation_space("player_1").sample(), observations.sample())
+    env.reset(seed=5)  # a subspace sampled first, then seeded by hand: as eager
+    _, observations = _eager_spaces(name, 5)
+    box = env.observation_space("player_1")["action_mask"]
+    assert data_equivalence(box.sample(), observations["action_mask"].sample())
+    box.seed(9)
+    observations["action_mask"].seed(9)
+    assert data_equivalence(box.sample(), observations["action_mask"].sample())
+    env.reset(seed=4)
+    env.action_space("player_1").seed(11)  # an explicit seed overrides the pending one
+    actions, _ = _eager_spaces(name, 11)
+    assert int(env.action_space("player_1").sample()) == int(actions.sample())
+
+
+def test_gym_seeded_reset_samples_as_eager_seeding_did() -> None:
+    env = NoughtsEnv("3x3", opponent="random")
+    env.reset(seed=21)
+    actions, _ = _eager_spaces("3x3", 21)
+    assert [int(env.action_space.sample()) for _ in range(6)] == [
+        int(actions.sample()) for _ in range(6)
+    ]
+
+
+@settings(max_examples=30, deadline=None)
+@given(
+    name=st.sampled_from(["3x3", "4x4k3", "qubic"]),
+    choices=st.lists(st.integers(0, 10**6), min_size=40, max_size=40),
+    illegal_at=st.integers(0, 12),
+)
+def test_aec_env_does_what_pettingzoos_wrappers_do(
+    name: str, choices: list[int], illegal_at: int
+) -> None:
+    from pettingzoo.utils import wrappers
+
+    ours = aec_env(name)
+    theirs = wrappers.OrderEnforcingWrapper(
+        wrappers.AssertOutOfBoundsWrapper(
+            wrappers.TerminateIllegalWrapper(NoughtsAECEnv(name), illegal_reward=-1)
+        )
+    )
+    for env in (ours, theirs):
+        env.reset(seed=3)
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", UserWarning)  # PettingZoo's illegal-move warning
+        for index, choice in enumerate(choices):
+            if not ours.agents:
+                break
+            observation, reward, termination, truncation, info = ours.last()
+            expected = theirs.last()
+            assert data_equivalence((observation, reward, termination, truncation, info), expected)
+            assert ours.agent_selection == theirs.agent_selection
+            if termination or truncation:
+                action = None
+            elif index == illegal_at and observation["action_mask"].min() == 0:
+                action = int(np.flatnonzero(observation["action_mask"] == 0)[0])  # occupied
+            else:
+                legal = np.flatnonzero(observation["action_mask"])
+                action = int(legal[choice % len(legal)])
+            for env in (ours, theirs):
+                env.step(action)
+            assert ours.rewards == theirs.rewards
+            assert ours._cumulative_rewards == theirs._cumulative_rewards
+            assert ours.terminations == theirs.terminations
+            assert ours.truncations == theirs.truncations
+    with pytest.raises(AssertionError, match="action space"):
+        fresh = aec_env(name)
+        fresh.reset()
+        fresh.step(10**6)

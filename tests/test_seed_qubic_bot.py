@@ -54,9 +54,9 @@ def test_the_legacy_copy_is_one_ply_short_and_misses_some() -> None:
     assert (LegacySeedQubicBot(depth=3).plies, SeedQubicBot(depth=3).plies) == (3, 4)
 
 
-def _plain_seed_move(position: Position, depth: int, style: Style) -> int:
-    """The seed's search written the plain way: every cell in board order, full
-    minimax (no pruning, no shortcuts), a later cell kept only if strictly better."""
+def _plain_scores(position: Position, depth: int, style: Style = "balanced") -> dict[int, int]:
+    """The seed's search written the plain way: every cell's full minimax value (no
+    pruning, no shortcuts) for the side to move, ``depth`` plies after the cell."""
     me = position.to_move
 
     def value(node: Position, plies_left: int) -> int:
@@ -70,12 +70,14 @@ def _plain_seed_move(position: Position, depth: int, style: Style) -> int:
         values = [value(node.play(cell), plies_left - 1) for cell in sorted(node.legal_moves)]
         return max(values) if node.to_move == me else min(values)
 
-    best, best_value = -1, 0
-    for cell in sorted(position.legal_moves):
-        score = value(position.play(cell), depth)
-        if best < 0 or score > best_value:
-            best, best_value = cell, score
-    return best
+    return {cell: value(position.play(cell), depth) for cell in sorted(position.legal_moves)}
+
+
+def _plain_seed_move(position: Position, depth: int, style: Style) -> int:
+    """The seed's choice from :func:`_plain_scores`: a later cell kept only if strictly
+    better (the lowest of the best)."""
+    scores = _plain_scores(position, depth, style)
+    return min(cell for cell, score in scores.items() if score == max(scores.values()))
 
 
 def _rules_answer(position: Position) -> bool:
@@ -113,17 +115,53 @@ def test_ties_go_to_the_lowest_cell() -> None:
     assert _plain_seed_move(position, 0, "balanced") == SeedQubicBot(depth=0).choose(position)
 
 
-def test_first_move_strong_by_default_or_among_the_first_16_cells() -> None:
+def test_first_move_among_the_first_16_cells_by_default_as_the_seeds_code_plays() -> None:
+    # The seed's "random optimal first move" draws an index below 16 into the list of
+    # all 64 cells: any of cells 0-15 (the face x = 0), not the 16 corners and centres.
     empty = Position("", "qubic")
     strong = set(strong_cells(empty.geometry))
-    intended = {SeedQubicBot(seed=s).choose(empty) for s in range(40)}
-    buggy = {SeedQubicBot(seed=s, opening="first16").choose(empty) for s in range(40)}
-    assert intended <= strong and len(intended) > 4
-    assert buggy <= set(range(16)) and buggy - strong and len(buggy) > 6
-    assert SeedQubicBot(seed=5, opening="first16").name == "seed-qubic:3:first16"
+    real = [SeedQubicBot(seed=s).choose(empty) for s in range(400)]
+    assert set(real) == set(range(16))  # only 0-15, and every one of them
+    assert set(real) - strong == set(range(16)) - {0, 3, 12, 15}
+    intended = {SeedQubicBot(seed=s, opening="strong").choose(empty) for s in range(200)}
+    assert intended == strong
+    assert SeedQubicBot(seed=5).name == "seed-qubic:3"
+    assert SeedQubicBot(seed=5, opening="strong").name == "seed-qubic:3:strong"
+    assert [SeedQubicBot(seed=s).choose(empty) for s in range(30)] == real[:30]
     # only the empty board is answered at random: as O the bot searches
     after = empty.play(0)
     assert len({SeedQubicBot(depth=0, seed=s).choose(after) for s in range(5)}) == 1
+
+
+def _tied_position() -> Position:
+    return Position("X" + "." * 41 + "O" + "." * 21, "qubic")  # six cells tie for X
+
+
+def test_random_ties_draw_among_the_tied_cells_the_same_for_the_same_seed() -> None:
+    position = _tied_position()
+    lowest = SeedQubicBot(depth=1).choose(position)
+    plain = _plain_scores(position, 1)
+    tied = {cell for cell, score in plain.items() if score == max(plain.values())}
+    assert lowest == min(tied) and len(tied) > 2
+    drawn = [SeedQubicBot(depth=1, seed=s, ties="random").choose(position) for s in range(60)]
+    assert set(drawn) == tied  # every tied cell, and nothing else
+    again = [SeedQubicBot(depth=1, seed=s, ties="random").choose(position) for s in range(60)]
+    assert drawn == again
+    assert SeedQubicBot(depth=2, ties="random").name == "seed-qubic:2:random"
+
+
+def test_random_ties_play_the_same_game_for_the_same_seed() -> None:
+    def game(seed: int) -> list[int]:
+        bots = [SeedQubicBot(depth=1, seed=seed, ties="random"),
+                SeedQubicBot(depth=1, seed=seed + 1, ties="random")]
+        position, moves = Position("", "qubic"), []
+        while not position.is_over and len(moves) < 20:
+            moves.append(bots[len(moves) % 2].choose(position))
+            position = position.play(moves[-1])
+        return moves
+
+    assert game(3) == game(3)
+    assert len({tuple(game(seed)) for seed in range(6)}) > 1
 
 
 def test_depth_zero_looks_at_its_own_move_only() -> None:

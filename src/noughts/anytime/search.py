@@ -8,9 +8,12 @@ search (:mod:`noughts.anytime.pvs`) and, with the last part of the budget, a che
 the chosen move leaves the opponent no forced win by continuous threats. The second
 player's moves after which the shipped Qubic strategy proves the first player's win
 (:func:`noughts.anytime.strategy.proven_replies`) count as refuted by that check while
-another move is not known to lose; when every move loses so, the search picks among
-them as usual (the best try against a fallible opponent) and the answer is a proven
-loss.
+another move is not known to lose. The second player then checks its choice, and the
+next best moves in turn, with the proof-number search from the opponent's side
+(:mod:`noughts.anytime.defence`, a quarter of the budget), and plays the first after
+which no forced win is found; when every move is refuted (against the whole strategy,
+O's first replies all are), it plays the one hardest to refute, and the answer is a
+proven loss.
 :func:`anytime_evaluate` values every legal move. Proven outcomes are exact; their plies
 are exact for a win next move or a loss to a double threat, and otherwise a
 :class:`~noughts.results.Bound` (the most the game can last, from the proof).
@@ -32,6 +35,7 @@ from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from typing import ParamSpec, TypeVar
 
+from noughts.anytime.defence import ProofDefence
 from noughts.anytime.evaluate import Style
 from noughts.anytime.misere import MisereSearch
 from noughts.anytime.openings import opening_move
@@ -211,7 +215,10 @@ def anytime_move(
     # the root moves are screened, best first, for the opponent's forced wins by
     # continuous threats until one passes (the losing ones are dropped from the
     # search); the last part of the budget checks the final choice the same way.
-    search.budget = whole.share(_SEARCH_SHARE)
+    # the second player defends by proof too (measured in Qubic, where it is lost)
+    defend = (_DEFENCE_SHARE > 0 and not theirs and len(moves) > 1
+              and position.to_move != position.first)
+    search.budget = whole.share(_SEARCH_SHARE - (_DEFENCE_SHARE if defend else 0.0))
     guard = _Guard(search, whole)
     guard.refuted.update(lost)  # known losses: the guard keeps to the other moves
     root_moves = len(moves)
@@ -247,6 +254,9 @@ def anytime_move(
                 slowest = max(guard.refuted, key=lambda c: guard.refuted[c])
                 best_move, best_score = slowest, None
                 value = Bound(Outcome.LOSS, guard.refuted[slowest])
+    if defend and value is None and len(moves) > 1:
+        best_move, best_score, value = _defended(position, moves, best_move, best_score,
+                                                 scores, guard, search, whole, root_moves)
     if doomed and (value is None or value.outcome is not Outcome.LOSS):
         value = Bound(Outcome.LOSS, doomed[best_move])  # the strategy's bound
     # big boards search the cells near the marks only (a forced block excepted)
@@ -294,6 +304,30 @@ _SCREEN_SHARE = 0.6
 """The screening after that iteration stops at this share of the budget."""
 _REFUTE_THREATS = 12
 """How many forcing moves the opponent's chains may have in the screening."""
+
+
+_DEFENCE_SHARE = 0.25
+"""The share of the budget kept from the deepening for the proof checks of the chosen
+move and the next best (:class:`~noughts.anytime.defence.ProofDefence`); they end at
+:data:`_SEARCH_SHARE` of the budget."""
+
+
+def _defended(position: Position, moves: list[int], best_move: int, best_score: int | None,
+              scores: dict[int, int], guard: _Guard, search: AnytimeSearch, whole: Budget,
+              root_moves: int) -> tuple[int, int | None, Value | None]:
+    """The best move, best first, after which the proof search finds no forced win for
+    the opponent within the defence's budget; when it proves a win after every move
+    checked, the hardest to refute (see :meth:`ProofDefence.choose`), a proven loss if
+    every legal move was refuted."""
+    defence = ProofDefence(position, whole.share(_SEARCH_SHARE))
+    order = [best_move] + [m for m in moves if m != best_move and m not in guard.refuted]
+    move = defence.choose(order, search.nodes)
+    search.nodes += defence.nodes
+    if move not in defence.refuted:
+        return move, scores.get(move, best_score), None
+    refuted = {**guard.refuted, **defence.refuted}
+    value = Bound(Outcome.LOSS, refuted[move]) if len(refuted) == root_moves else None
+    return move, None, value
 
 
 def _best_safe(moves: list[int], safe: set[int], scores: dict[int, int]) -> tuple[int, int | None]:

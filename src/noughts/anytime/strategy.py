@@ -33,6 +33,9 @@ from __future__ import annotations
 import functools
 import struct
 import zlib
+from collections.abc import Iterator
+from contextlib import contextmanager
+from contextvars import ContextVar
 from dataclasses import dataclass
 from importlib import resources
 from pathlib import Path
@@ -49,6 +52,7 @@ __all__ = [
     "strategy_move",
     "proven_moves",
     "proven_replies",
+    "without_strategy",
     "STRATEGY_FILE",
     "write_if_changed",
 ]
@@ -203,10 +207,31 @@ def shipped_strategy() -> Strategy | None:
     return Strategy.from_bytes(data)
 
 
+_ENABLED: ContextVar[bool] = ContextVar("noughts_strategy_enabled", default=True)
+
+
+@contextmanager
+def without_strategy() -> Iterator[None]:
+    """Within the block, the shipped strategy serves no position (in this thread or
+    task only): the engine plays on its search alone, as a player without the book.
+
+    >>> with without_strategy():
+    ...     proven_moves(Position("", "4x4x4"))
+    {}
+    >>> len(proven_moves(Position("", "4x4x4")))
+    16
+    """
+    token = _ENABLED.set(False)
+    try:
+        yield
+    finally:
+        _ENABLED.reset(token)
+
+
 def _serving(position: Position) -> Strategy | None:
     """The shipped strategy if it serves ``position``'s game (the record names one, and
-    the game starts with X)."""
-    if position.game.strategy is None or position.first != "X":
+    the game starts with X) and is not switched off (:func:`without_strategy`)."""
+    if position.game.strategy is None or position.first != "X" or not _ENABLED.get():
         return None
     return shipped_strategy()
 

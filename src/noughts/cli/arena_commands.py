@@ -29,9 +29,11 @@ def add_arguments(name: str, parser: argparse.ArgumentParser) -> None:
         "players",
         nargs="+",
         metavar="PLAYER",
-        help="random, level:N, easy/medium/hard/impossible, "
-        "seed-qubic[:D[:STYLE][:first16]] (D = the seed's AI_DEPTH: D+1 plies), "
-        "seed-qubic-legacy[:D[:STYLE]], seed-4x4, seed-random or module:callable",
+        help="random, level:N[:no-strategy], easy/medium/hard/impossible, "
+        "seed-qubic[:D[:STYLE][:strong][:random]] (D = the seed's AI_DEPTH: D+1 plies; "
+        "strong: open on a corner or centre, not cells 0-15; random: random ties), "
+        "seed-qubic-legacy[:D[:STYLE]], threats[:N], seed-4x4, seed-random or "
+        "module:callable",
     )
     parser.add_argument(
         "--variant", default="3x3", type=limits.variant_name, help="board (default 3x3; "

@@ -3,4 +3,6 @@
 * :mod:`noughts.players.protocol` -- the player protocol, player specs and their parser.
 * :mod:`noughts.players.levels` -- difficulty levels 0-10.
 * :mod:`noughts.players.reference` -- bots written from the seed projects' descriptions.
+* :mod:`noughts.players.threats` -- a general player: forced wins by successive threats,
+  else line weights.
 """

@@ -20,12 +20,20 @@ Player specs on the command line:
                                    searches ``D + 1`` plies (its move and ``D``
                                    more); style ``balanced`` (default),
                                    ``aggressive`` or ``defensive``; first move
-                                   ``strong`` (default: a random corner or centre,
-                                   as the seed meant) or ``first16`` (a random cell
-                                   among 0-15, as its code does)
+                                   ``first16`` (default: a random cell among 0-15,
+                                   as its code does) or ``strong`` (a random corner
+                                   or centre, as the seed meant); ties ``lowest``
+                                   (default: the lowest cell, as its code does) or
+                                   ``random`` (seeded), e.g. ``seed-qubic:2:random``
 ``seed-qubic-legacy[:D[:STYLE]]``  our earlier copy, ``D`` plies in all (1-6,
                                    default 3), its own tie order: what
                                    ``seed-qubic:D`` meant before the faithful copy
+``threats[:N]``                    :class:`~noughts.players.threats.ThreatPlayer`:
+                                   wins by successive threats (``N`` threat-search
+                                   nodes a move, default 20000), else a line-weight
+                                   heuristic, seeded random ties
+``level:10:no-strategy``           the engine at level 10 without the shipped Qubic
+                                   strategy (its search alone)
 ``seed-4x4``                       the 4x4 backend seed's region bot
 ``seed-random``                    the seed-style random bot
 ``module:callable``                any importable callable ``f(position) -> move``,
@@ -53,9 +61,11 @@ import inspect
 import random
 import time
 from collections.abc import Callable
+from contextlib import nullcontext
 from dataclasses import dataclass
 from typing import Any, Protocol, cast, runtime_checkable
 
+from noughts.anytime.strategy import without_strategy
 from noughts.budget import Budget
 from noughts.engine import choose_move
 from noughts.errors import NoughtsError
@@ -101,7 +111,8 @@ class LevelPlayer:
 
     A ``seed`` seeds every move's choices (so the same seed plays the same game);
     without one the engine's own defaults apply (at level 10: the lowest of equally good
-    cells).
+    cells). ``strategy=False`` plays without the shipped Qubic strategy (the search
+    alone; name ``level:N:no-strategy``).
     """
 
     def __init__(
@@ -111,22 +122,26 @@ class LevelPlayer:
         *,
         time_limit: float | None = None,
         nodes: int | None = None,
+        strategy: bool = True,
     ) -> None:
-        self.name = f"level:{level}"
+        self.name = f"level:{level}" + ("" if strategy else ":no-strategy")
         self.level = level
         self.time_limit = time_limit
         self.nodes = nodes
+        self.strategy = strategy
         self._rng = None if seed is None else random.Random(seed)
 
     def move(self, position: Position, budget: Budget) -> MoveChoice:
-        return choose_move(
-            position,
-            level=self.level,
-            time_limit=self.time_limit,
-            nodes=self.nodes,
-            seed=None if self._rng is None else self._rng.getrandbits(63),
-            budget=budget,
-        )
+        seed = None if self._rng is None else self._rng.getrandbits(63)
+        with nullcontext() if self.strategy else without_strategy():
+            return choose_move(
+                position,
+                level=self.level,
+                time_limit=self.time_limit,
+                nodes=self.nodes,
+                seed=seed,
+                budget=budget,
+            )
 
 
 class CallablePlayer:
@@ -165,13 +180,22 @@ class PlayerSpec:
         return self.factory(seed, allowance or Allowance())
 
 
-def _level_spec(level: int) -> PlayerSpec:
+def _level_spec(level: int, strategy: bool = True) -> PlayerSpec:
     return PlayerSpec(
-        f"level:{level}",
+        f"level:{level}" + ("" if strategy else ":no-strategy"),
         lambda seed, allowance: LevelPlayer(
-            level, seed, time_limit=allowance.time_limit, nodes=allowance.nodes
+            level, seed, time_limit=allowance.time_limit, nodes=allowance.nodes,
+            strategy=strategy,
         ),
     )
+
+
+def _level_option_spec(rest: str) -> PlayerSpec:
+    """``level:N`` or ``level:N:no-strategy``."""
+    level, _, option = rest.partition(":")
+    if option and option.lower() != "no-strategy":
+        raise ValueError(f"the only option after a level is no-strategy, not {option!r}")
+    return _level_spec(parse_level(level), strategy=not option)
 
 
 def _bots() -> Any:
@@ -181,29 +205,35 @@ def _bots() -> Any:
 
 
 _SEED_STYLES = ("balanced", "aggressive", "defensive")
-_SEED_OPENINGS = ("strong", "first16")
+_SEED_OPENINGS = ("first16", "strong")
+_SEED_TIES = ("lowest", "random")
 
 
 def _seed_qubic_spec(parts: list[str]) -> PlayerSpec:
-    """``seed-qubic[:DEPTH[:STYLE][:OPENING]]``: the faithful copy of the seed's bot."""
-    if len(parts) > 3:
-        raise ValueError("expected seed-qubic[:DEPTH[:STYLE][:OPENING]]")
+    """``seed-qubic[:DEPTH[:STYLE][:OPENING][:TIES]]``: the faithful copy of the seed's bot."""
+    if len(parts) > 4:
+        raise ValueError("expected seed-qubic[:DEPTH[:STYLE][:OPENING][:TIES]]")
     depth = _seed_depth(parts[0] if parts else "3", 0, 5, "the depth (the seed's AI_DEPTH)")
-    styles = [part.lower() for part in parts[1:] if part.lower() in _SEED_STYLES]
-    openings = [part.lower() for part in parts[1:] if part.lower() in _SEED_OPENINGS]
-    if len(styles) + len(openings) < len(parts[1:]) or len(styles) > 1 or len(openings) > 1:
+    options = [part.lower() for part in parts[1:]]
+    styles = [part for part in options if part in _SEED_STYLES]
+    openings = [part for part in options if part in _SEED_OPENINGS]
+    ties = [part for part in options if part in _SEED_TIES]
+    if (len(styles) + len(openings) + len(ties) < len(options)
+            or max(len(styles), len(openings), len(ties)) > 1):
         raise ValueError(
-            "after the depth come a style (balanced, aggressive or defensive) and an "
-            f"opening (strong or first16), each at most once, not {':'.join(parts[1:])!r}"
+            "after the depth come a style (balanced, aggressive or defensive), an "
+            "opening (first16 or strong) and ties (lowest or random), each at most once, "
+            f"not {':'.join(parts[1:])!r}"
         )
     style = styles[0] if styles else "balanced"
-    opening = openings[0] if openings else "strong"
+    opening = openings[0] if openings else "first16"
+    tie = ties[0] if ties else "lowest"
 
     def build(seed: int | None, allowance: Allowance) -> Player:
-        bot: Player = _bots().SeedQubicBot(depth, style, seed, opening=opening)
+        bot: Player = _bots().SeedQubicBot(depth, style, seed, opening=opening, ties=tie)
         return bot
 
-    return PlayerSpec(_bots().SeedQubicBot(depth, style, opening=opening).name, build)
+    return PlayerSpec(_bots().SeedQubicBot(depth, style, opening=opening, ties=tie).name, build)
 
 
 def _legacy_seed_qubic_spec(parts: list[str]) -> PlayerSpec:
@@ -220,6 +250,20 @@ def _legacy_seed_qubic_spec(parts: list[str]) -> PlayerSpec:
         return bot
 
     return PlayerSpec(_bots().LegacySeedQubicBot(depth, style).name, build)
+
+
+def _threats_spec(rest: str) -> PlayerSpec:
+    """``threats[:NODES]``: :class:`~noughts.players.threats.ThreatPlayer`."""
+    from noughts.players.threats import DEFAULT_NODES, ThreatPlayer
+
+    if rest and (not rest.isdigit() or int(rest) < 1):
+        raise ValueError(f"the threat search's nodes must be a positive integer, not {rest!r}")
+    nodes = int(rest) if rest else DEFAULT_NODES
+
+    def build(seed: int | None, allowance: Allowance) -> Player:
+        return ThreatPlayer(seed, nodes=nodes)
+
+    return PlayerSpec(ThreatPlayer(nodes=nodes).name, build)
 
 
 def _seed_depth(text: str, low: int, high: int, what: str) -> int:
@@ -278,11 +322,13 @@ def parse_player(text: str) -> PlayerSpec:
         if key in PRESETS and not rest:
             return _level_spec(PRESETS[key])
         if key == "level":
-            return _level_spec(parse_level(rest))
+            return _level_option_spec(rest)
         if key == "seed-qubic":
             return _seed_qubic_spec(rest.split(":") if rest else [])
         if key == "seed-qubic-legacy":
             return _legacy_seed_qubic_spec(rest.split(":") if rest else [])
+        if key == "threats":
+            return _threats_spec(rest)
         if key == "seed-4x4" and not rest:
             return _simple_bot_spec("seed-4x4", "SeedRegionsBot")
         if key == "seed-random" and not rest:
@@ -293,7 +339,8 @@ def parse_player(text: str) -> PlayerSpec:
         raise NoughtsError(f"bad player {spec!r}: {error}") from None
     raise NoughtsError(
         f"unknown player {spec!r}: expected random, level:N, easy/medium/hard/impossible, "
-        "seed-qubic[:D[:STYLE][:OPENING]], seed-qubic-legacy[:D[:STYLE]], seed-4x4, "
+        "seed-qubic[:D[:STYLE][:OPENING][:TIES]], seed-qubic-legacy[:D[:STYLE]], "
+        "threats[:N], seed-4x4, "
         "seed-random or module:callable"
     )
 

@@ -10,7 +10,10 @@ Each bot has a ``name`` and ``choose(position) -> cell``; randomness comes from
   weighs the opponent's lines ``marks * 4**marks``, the aggressive style its own.
   Terminal scores are ``±(100000 + plies left)``, so faster wins count more; ties go
   to the lowest cell. It picks the seed's cell on all 81 positions of
-  ``tests/data/qubic_seed_bot_moves.json`` (games against the seed's own code).
+  ``tests/data/qubic_seed_bot_moves.json`` (games against the seed's own code). It
+  opens as the seed's code does, on a random cell among the first 16 (see
+  :data:`Opening`; ``opening="strong"`` for the corner or centre the seed meant), and
+  ``ties="random"`` breaks its ties at random (seeded) instead of by the lowest cell.
   :class:`LegacySeedQubicBot` is our first, one ply shallower copy, kept for the
   results measured against it.
 * :class:`SeedRegionsBot` plays like the 4x4 backend seed on 4x4 with 3 in a row: win
@@ -58,6 +61,8 @@ __all__ = [
     "LegacySeedQubicBot",
     "Opening",
     "OPENINGS",
+    "Ties",
+    "TIES",
     "SeedRegionsBot",
     "RandomBot",
     "SEED_WIN",
@@ -99,12 +104,21 @@ class RandomBot(Bot):
         return self.rng.choice(list(position.legal_moves))
 
 
-Opening = Literal["strong", "first16"]
-"""How :class:`SeedQubicBot` opens an empty board: ``"strong"``, a random corner or
-centre (what the 4x4x4 seed meant); ``"first16"``, a random cell among the first 16 of
-the board (cells 0-15, its bottom layer: what the seed's code does)."""
+Opening = Literal["first16", "strong"]
+"""How :class:`SeedQubicBot` opens an empty board: ``"first16"`` (the default), a random
+cell among the first 16 of the board (cells 0-15, the face ``x = 0``: 4 corners, 8 edge
+cells and 4 face centres), what the seed's code does, whose "random optimal first move"
+draws an index below 16 (the number of corners and centres) into the list of all 64
+cells; ``"strong"``, a random corner or centre, what the seed meant."""
 
-OPENINGS: tuple[Opening, ...] = ("strong", "first16")
+OPENINGS: tuple[Opening, ...] = ("first16", "strong")
+
+Ties = Literal["lowest", "random"]
+"""How :class:`SeedQubicBot` breaks ties between equally good cells: ``"lowest"`` (the
+default), the lowest cell, as the seed's code does; ``"random"``, a cell drawn from
+the bot's seeded generator (the same seed, the same choices)."""
+
+TIES: tuple[Ties, ...] = ("lowest", "random")
 
 _INFINITY = SEED_WIN * 10
 
@@ -122,15 +136,21 @@ class SeedQubicBot(Bot):
     tries cells in board order and keeps a later one only if it scores strictly more.
     The search here tries likely moves first (fewer nodes, the same values) and gives
     a cell below the best so far the window ``(best - 1, +inf)``, so that a tie comes
-    back exact and the lower cell takes it: the same choice as the seed's.
+    back exact and the lower cell takes it: the same choice as the seed's. With
+    ``ties="random"`` every cell gets that window and the bot draws among the tied
+    cells (see :data:`Ties`).
 
     >>> from noughts.position import Position
     >>> bot = SeedQubicBot(depth=3)
     >>> bot.name, bot.plies
     ('seed-qubic:3', 4)
-    >>> bot.choose(Position("X" + "." * 41 + "O" + "." * 21, "qubic"))  # 6 cells tie
+    >>> tied = Position("X" + "." * 41 + "O" + "." * 21, "qubic")  # 6 cells tie
+    >>> bot.choose(tied)
     3
-    >>> SeedQubicBot(seed=2, opening="first16").choose(Position("", "qubic")) < 16
+    >>> SeedQubicBot(seed=2).choose(Position("", "qubic")) < 16
+    True
+    >>> SeedQubicBot(seed=2, ties="random").choose(tied) == SeedQubicBot(
+    ...     seed=2, ties="random").choose(tied)
     True
     """
 
@@ -140,7 +160,8 @@ class SeedQubicBot(Bot):
         style: Style = "balanced",
         seed: int | None = None,
         *,
-        opening: Opening = "strong",
+        opening: Opening = "first16",
+        ties: Ties = "lowest",
     ) -> None:
         if isinstance(depth, bool) or not isinstance(depth, int) or depth < self._min_depth:
             raise NoughtsError(
@@ -151,16 +172,20 @@ class SeedQubicBot(Bot):
                 f"unknown seed style {style!r}: expected balanced, aggressive or defensive"
             )
         if opening not in OPENINGS:
-            raise NoughtsError(f"unknown seed opening {opening!r}: expected strong or first16")
+            raise NoughtsError(f"unknown seed opening {opening!r}: expected first16 or strong")
+        if ties not in TIES:
+            raise NoughtsError(f"unknown seed ties {ties!r}: expected lowest or random")
         self.depth = depth
         self.style: Style = style
         self.opening: Opening = opening
+        self.ties: Ties = ties
         self.rng = random.Random(seed)
         self.name = self._name()
         self.nodes = 0
 
     _min_depth = 0
     _prefix = "seed-qubic"
+    _default_opening: Opening = "first16"
 
     @property
     def plies(self) -> int:
@@ -171,8 +196,10 @@ class SeedQubicBot(Bot):
         name = f"{self._prefix}:{self.depth}"
         if self.style != "balanced":
             name += f":{self.style}"
-        if self.opening != "strong":
+        if self.opening != self._default_opening:
             name += f":{self.opening}"
+        if self.ties != "lowest":
+            name += f":{self.ties}"
         return name
 
     def choose(self, position: Position) -> int:
@@ -193,18 +220,26 @@ class SeedQubicBot(Bot):
         return self.rng.choice(strong_cells(position.geometry))
 
     def _root(self, board: SearchBoard, me: int) -> int:
-        """The lowest of the best-scoring cells (the seed's choice)."""
+        """The lowest of the best-scoring cells (the seed's choice), or with random ties
+        one of them drawn from the bot's generator."""
+        exact_ties = self.ties == "random"
         best, best_score = -1, -_INFINITY
+        tied: list[int] = []
         for cell in _ordered(board):
             if best < 0:
                 alpha = -_INFINITY
-            elif cell < best:
+            elif cell < best or exact_ties:
                 alpha = best_score - 1  # a tie must come back exact: the lower cell wins it
             else:
                 alpha = best_score
             score = self._after(board, cell, self.plies - 1, alpha, _INFINITY, me)
-            if best < 0 or score > best_score or (score == best_score and cell < best):
-                best, best_score = cell, score
+            if best < 0 or score > best_score:
+                best, best_score, tied = cell, score, [cell]
+            elif score == best_score:
+                tied.append(cell)
+                best = min(best, cell)
+        if exact_ties and len(tied) > 1:
+            return self.rng.choice(sorted(tied))
         return best
 
     def _after(
@@ -269,10 +304,11 @@ class LegacySeedQubicBot(SeedQubicBot):
     """
 
     def __init__(self, depth: int = 3, style: Style = "balanced", seed: int | None = None) -> None:
-        super().__init__(depth, style, seed)
+        super().__init__(depth, style, seed, opening="strong")
 
     _min_depth = 1
     _prefix = "seed-qubic-legacy"
+    _default_opening: Opening = "strong"
 
     @property
     def plies(self) -> int:

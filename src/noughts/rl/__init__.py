@@ -6,6 +6,9 @@ Needs the ``rl`` extra (``pip install 'noughts[rl]'``: PettingZoo and Gymnasium)
 - :func:`aec_env`: a PettingZoo AEC environment for any variant (two agents, X and O);
 - :class:`NoughtsEnv` (``gymnasium.make("noughts/Noughts-v0", ...)``): one agent against
   an engine level or any player, with exact values in ``info`` where the solver reaches;
+- :class:`NoughtsVectorEnv` (``gymnasium.make_vec("noughts/Noughts-v0", num_envs=N,
+  vectorization_mode="vector_entry_point")``): ``N`` boards stepped at once in NumPy,
+  self-play or against an opponent computed in the batch;
 - :func:`evaluate`: wins, draws, losses and the blunder rate of a policy, measured against
   exact values;
 - :func:`observe`: the observation both environments give, for policies that play from a
@@ -31,6 +34,7 @@ from noughts.rl.exact import ExactView, exact_view
 from noughts.rl.gym_env import GYM_ID, NoughtsEnv, register
 from noughts.rl.judge import Judgement, evaluate
 from noughts.rl.observation import action_space, observation_space, observe
+from noughts.rl.vector_env import NoughtsVectorEnv
 
 register()
 
@@ -42,6 +46,7 @@ __all__ = [
     "Judgement",
     "NoughtsAECEnv",
     "NoughtsEnv",
+    "NoughtsVectorEnv",
     "aec_env",
     "action_space",
     "evaluate",

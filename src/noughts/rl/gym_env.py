@@ -59,7 +59,11 @@ RENDER_MODES = ("ansi", "human")
 def register() -> None:
     """Register :data:`GYM_ID` with Gymnasium (once)."""
     if GYM_ID not in gymnasium.registry:
-        gymnasium.register(GYM_ID, entry_point="noughts.rl.gym_env:NoughtsEnv")
+        gymnasium.register(
+            GYM_ID,
+            entry_point="noughts.rl.gym_env:NoughtsEnv",
+            vector_entry_point="noughts.rl.vector_env:make_vector_env",
+        )
 
 
 class NoughtsEnv(gymnasium.Env[dict[str, Any], np.int64]):
@@ -89,7 +93,8 @@ class NoughtsEnv(gymnasium.Env[dict[str, Any], np.int64]):
         self.exact_info = exact_info
         self.illegal_reward = illegal_reward
         self.observation_space = observation_space(self.geometry)
-        self.action_space = action_space(self.geometry)
+        self._actions = action_space(self.geometry)  # seeded lazily (noughts.rl.spaces)
+        self.action_space = self._actions
         self.position = Position("", self.game)
         self.agent_mark: Mark = "O" if agent == "O" else "X"
         self._episodes = 0
@@ -102,7 +107,7 @@ class NoughtsEnv(gymnasium.Env[dict[str, Any], np.int64]):
         """A new game; ``seed`` seeds the opponent (and the action space's sampling)."""
         super().reset(seed=seed)
         if seed is not None:  # a seeded reset starts the sequence over: X first when alternating
-            self.action_space.seed(seed)
+            self._actions.seed_later(seed)
             self._episodes = 0
         if self.agent_side == "alternate":
             self.agent_mark = "X" if self._episodes % 2 == 0 else "O"
@@ -144,6 +149,18 @@ class NoughtsEnv(gymnasium.Env[dict[str, Any], np.int64]):
         if self.render_mode == "human":
             self.render()
         return observe(self.position, self.agent_mark), reward, self._over, False, info
+
+    def action_masks(self) -> np.ndarray:
+        """The agent's legal moves as booleans, one per cell (sb3-contrib's MaskablePPO
+        reads this method); all ``False`` once the episode is over.
+
+        >>> env = NoughtsEnv("3x3", opponent=10, agent="O")
+        >>> _, info = env.reset(seed=0)
+        >>> env.action_masks().tolist()
+        [False, True, True, True, True, True, True, True, True]
+        """
+        legal = 0 if self._over else self.position.legal_moves.mask
+        return np.array([legal >> cell & 1 for cell in range(self.geometry.cells)], dtype=bool)
 
     def _opponent_moves(self) -> int:
         assert self._opponent is not None

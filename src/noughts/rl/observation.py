@@ -19,14 +19,15 @@ np.int64(0)
 from __future__ import annotations
 
 import operator
+from functools import lru_cache
 
 import numpy as np
-from gymnasium import spaces
 
 from noughts.errors import IllegalMoveError
 from noughts.geometry import Bitboard, Geometry
 from noughts.position import Position
 from noughts.results import Mark
+from noughts.rl.spaces import LazyBox, LazyDict, LazyDiscrete
 
 __all__ = [
     "Observation",
@@ -42,29 +43,30 @@ Observation = dict[str, np.ndarray]
 """``{"observation": int8 planes, "action_mask": int8 vector}``."""
 
 
-def observation_space(geometry: Geometry) -> spaces.Dict:
-    """The space of :func:`observe`'s answers on ``geometry``.
+def observation_space(geometry: Geometry) -> LazyDict:
+    """The space of :func:`observe`'s answers on ``geometry`` (seeded lazily: see
+    :mod:`noughts.rl.spaces`).
 
     >>> from noughts import variant
     >>> observation_space(variant("qubic"))["observation"].shape
     (4, 4, 4, 2)
     """
-    return spaces.Dict(
+    return LazyDict(
         {
-            "observation": spaces.Box(0, 1, shape=(*geometry.shape, 2), dtype=np.int8),
-            "action_mask": spaces.Box(0, 1, shape=(geometry.cells,), dtype=np.int8),
+            "observation": LazyBox(0, 1, shape=(*geometry.shape, 2), dtype=np.int8),
+            "action_mask": LazyBox(0, 1, shape=(geometry.cells,), dtype=np.int8),
         }
     )
 
 
-def action_space(geometry: Geometry) -> spaces.Discrete:
-    """One action per cell.
+def action_space(geometry: Geometry) -> LazyDiscrete:
+    """One action per cell (seeded lazily: see :mod:`noughts.rl.spaces`).
 
     >>> from noughts import variant
     >>> action_space(variant("4x4k3")).n
     np.int64(16)
     """
-    return spaces.Discrete(geometry.cells)
+    return LazyDiscrete(geometry.cells)
 
 
 def action_cell(action: object) -> int:
@@ -106,6 +108,26 @@ def observe(position: Position, mark: Mark) -> Observation:
     return encode(position.geometry, own, opponent, legal)
 
 
+LOOKUP_CELLS = 16
+"""Boards of at most this many cells encode through lookup tables (``2**cells`` rows)."""
+
+
+@lru_cache(maxsize=8)
+def _lookups(cells: int) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """For every bitboard: its cells on the even entries (own plane), on the odd entries
+    (opponent plane) of an interleaved ``(cells * 2)`` row, and as a mask of ``cells``."""
+    boards = np.arange(1 << cells, dtype="<u2").view(np.uint8).reshape(-1, 2)
+    bits = np.unpackbits(boards, axis=1, bitorder="little")[:, :cells].view(np.int8)
+    own = np.zeros((1 << cells, cells, 2), dtype=np.int8)
+    own[:, :, 0] = bits
+    rival = np.zeros_like(own)
+    rival[:, :, 1] = bits
+    tables = (own.reshape(-1, cells * 2), rival.reshape(-1, cells * 2), np.ascontiguousarray(bits))
+    for table in tables:
+        table.flags.writeable = False
+    return tables
+
+
 def encode(geometry: Geometry, own: Bitboard, opponent: Bitboard, legal: Bitboard) -> Observation:
     """The observation of the boards ``own`` and ``opponent`` with the moves ``legal``.
 
@@ -114,6 +136,11 @@ def encode(geometry: Geometry, own: Bitboard, opponent: Bitboard, legal: Bitboar
     [0, 0, 1, 0, 0, 0, 0, 0, 0]
     """
     cells = geometry.cells
+    if cells <= LOOKUP_CELLS:  # rows of lookup tables, one sum and one copy
+        own_bits, rival_bits, mask_bits = _lookups(cells)
+        planes = own_bits[own] + rival_bits[opponent]
+        mask = mask_bits[legal].copy()
+        return {"observation": planes.reshape(*geometry.shape, 2), "action_mask": mask}
     if cells <= 64:  # one unpacking for the three boards
         words = np.array((own, opponent, legal), dtype=np.uint64).view(np.uint8)
         bits = np.unpackbits(words, bitorder="little").reshape(3, 64)[:, :cells].view(np.int8)

@@ -170,7 +170,7 @@ class AnalysisJob:
         if not self.exact:
             moves = evaluate_moves(position, time_limit=_left(budget), budget=budget)
             return tuple(moves), None, _ms_since(began), False
-        counter = solver.solver_for(position.geometry)
+        counter = solver.solver_for(position.game)
         nodes_before = counter.nodes
         try:
             exact = tuple(evaluate_moves(position, budget=_exact_part(budget)))

@@ -105,7 +105,8 @@ def tutorial_board(position: Position) -> list[str]:
     >>> tutorial_board(Position("X.O/.../..."))
     ['X', '2', 'O', '4', '5', '6', '7', '8', '9']
     """
-    if position.geometry.shape != (3, 3) or position.geometry.k != 3:
+    geometry, rules = position.geometry, position.game.rules
+    if geometry.shape != (3, 3) or rules.k != 3 or rules.misere:
         raise VariantError(f"the tutorial searches work on 3x3 only, not {position.variant}")
     board = []
     for cell in range(9):

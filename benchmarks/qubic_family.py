@@ -1,0 +1,226 @@
+"""The Qubic family benchmark: the engine as O against a family of fallible X players.
+
+Part ``family`` of ``bench_qubic.py``. noughts plays O (level 10, the engine, at
+``--time`` seconds or ``--nodes`` nodes a move) against each member of the family:
+
+* ``seed-qubic:1``, ``:2``, ``:3``: the 4x4x4 seed's bot at look-ahead 1, 2 and 3 (2, 3
+  and 4 plies), lowest-cell ties, as its code plays;
+* ``seed-qubic:1:random`` .. ``seed-qubic:3:random``: the same with seeded random ties;
+* ``level:10:no-strategy@N``: the engine's own search as X without the shipped strategy
+  (nothing of the book helps it), at ``N`` nodes a move;
+* ``threats``: :class:`noughts.players.threats.ThreatPlayer` (forced wins by successive
+  threats, then line weights, seeded random ties).
+
+The harness places X's first mark on each cell asked for (``--cells``, default all 64)
+in turn, then the game goes on normally: one game per member and cell, the member
+seeded per game (``seed``, member, cell), so under ``--nodes`` every game replays the
+same. A member is any player spec, with ``@N`` for a node budget a move
+(:func:`noughts.players.protocol.parse_player`), so ``--members`` may name others.
+"""
+
+from __future__ import annotations
+
+import statistics
+import zlib
+from collections.abc import Callable, Iterable, Iterator
+from dataclasses import dataclass
+
+from noughts.players.game import play_game
+from noughts.players.protocol import Allowance, LevelPlayer, Player, parse_player
+from noughts.position import Position
+from noughts.results import Mark
+
+DEFAULT_MEMBERS = (
+    "seed-qubic:1",
+    "seed-qubic:2",
+    "seed-qubic:3",
+    "seed-qubic:1:random",
+    "seed-qubic:2:random",
+    "seed-qubic:3:random",
+    "level:10:no-strategy@2000",
+    "level:10:no-strategy@20000",
+    "level:10:no-strategy@100000",
+    "threats",
+)
+"""The family, in table order."""
+
+CELLS = 64
+
+
+@dataclass(frozen=True)
+class FamilyTask:
+    """One game: the member (spec, ``@N`` for nodes), X's first cell, the run's seed and
+    O's budget (seconds or nodes a move)."""
+
+    member: str
+    cell: int
+    seed: int
+    time_limit: float | None
+    nodes: int | None
+
+
+def member_player(member: str, seed: int) -> Player:
+    """The X player named by ``member``: a player spec, ``@N`` for N nodes a move.
+
+    >>> member_player("level:10:no-strategy@500", 1).name
+    'level:10:no-strategy'
+    >>> member_player("seed-qubic:2:random", 1).name
+    'seed-qubic:2:random'
+    """
+    spec, _, nodes = member.partition("@")
+    if nodes and (not nodes.isdigit() or int(nodes) < 1):
+        raise ValueError(f"bad member {member!r}: after @ comes a node budget")
+    allowance = Allowance(nodes=int(nodes)) if nodes else Allowance()
+    return parse_player(spec).create(seed=seed, allowance=allowance)
+
+
+def game_seed(seed: int, member: str, cell: int) -> int:
+    """The seed of one game: the same for the same run seed, member and cell.
+
+    >>> game_seed(1, "threats", 5) == game_seed(1, "threats", 5) != game_seed(1, "threats", 6)
+    True
+    """
+    return zlib.crc32(f"{seed}/{member}/{cell}".encode()) & 0x7FFF_FFFF
+
+
+def family_game(task: FamilyTask, start: Position | None = None) -> dict[str, object]:
+    """One game of the family: X's first mark on ``task.cell`` (or the game goes on
+    from ``start``, a position with X to move or O to move), then the member as X
+    against the engine as O. Runs in a worker process."""
+    seed = game_seed(task.seed, task.member, task.cell)
+    x = member_player(task.member, seed)
+    o = LevelPlayer(10, seed ^ 0x5EED, time_limit=task.time_limit, nodes=task.nodes)
+    position = start if start is not None else Position("", "qubic").play(task.cell)
+    players: dict[Mark, Player] = {"X": x, "O": o}
+    played = play_game(players, position)
+    if played.failure is not None:
+        raise RuntimeError(f"{task.member} from cell {task.cell}: {played.reason}")
+    winner = None if played.result == "draw" else played.result
+    return {
+        "member": task.member,
+        "cell": task.cell,
+        "seed": seed,
+        "winner": winner,
+        "plies": position.ply + len(played.moves),
+        "start": position.board,
+        "moves": list(played.moves),
+        "o_ms": [round(t * 1000, 1) for t in played.times["O"]],
+    }
+
+
+def parse_cells(text: str | None) -> list[int]:
+    """Cells from ``--cells``: ``all``, a list and ranges (``0-15,21``), or ``sample:N``
+    (N cells spread evenly over the 64, the same every run, in an order where every
+    first part of the list is spread too: a run cut short has played a fair sample).
+
+    >>> parse_cells("0-3,21"), parse_cells("sample:4"), len(parse_cells(None))
+    ([0, 1, 2, 3, 21], [0, 32, 16, 48], 64)
+    """
+    if text is None or text == "all":
+        return list(range(CELLS))
+    if text.startswith("sample:"):
+        count = int(text.removeprefix("sample:"))
+        if not 1 <= count <= CELLS:
+            raise ValueError(f"a sample is 1 to {CELLS} cells, not {count}")
+        order = sorted(range(count), key=_spread)
+        return [index * CELLS // count for index in order]
+    cells: list[int] = []
+    for part in text.split(","):
+        low, _, high = part.partition("-")
+        cells += range(int(low), int(high or low) + 1)
+    if not cells or any(not 0 <= cell < CELLS for cell in cells):
+        raise ValueError(f"cells are 0 to {CELLS - 1}, not {text!r}")
+    return cells
+
+
+def _spread(index: int) -> float:
+    """``index``'s binary digits mirrored behind the point (0, 1/2, 1/4, 3/4, ...)."""
+    value, weight = 0.0, 0.5
+    while index:
+        value += weight * (index & 1)
+        index >>= 1
+        weight /= 2
+    return value
+
+
+def tasks_for(
+    members: Iterable[str], cells: list[int], seed: int, time_limit: float | None,
+    nodes: int | None,
+) -> list[FamilyTask]:
+    """Every (member, cell) game, cell by cell (a run cut short has played every member
+    about as often)."""
+    return [FamilyTask(member, cell, seed, None if nodes else time_limit, nodes)
+            for cell in cells for member in members]
+
+
+def bench_family(
+    tasks: list[FamilyTask],
+    played: Callable[[Callable[[FamilyTask], dict[str, object]], list[FamilyTask]],
+                     Iterator[dict[str, object]]],
+    progress: Callable[[dict[str, object]], None] | None = None,
+) -> dict[str, object]:
+    """Play ``tasks`` through ``played`` (a map, maybe over worker processes), print each
+    game, then the table; the summary by member and in total. ``progress`` sees the
+    summary so far after every game (to save a run that may be cut short)."""
+    records: list[dict[str, object]] = []
+    members = list(dict.fromkeys(task.member for task in tasks))
+    for record in played(family_game, tasks):
+        records.append(record)
+        if progress is not None:
+            progress(summarize(members, records))
+        o_ms = _floats(record["o_ms"])
+        word = {"O": "win", "X": "LOSS", None: "draw"}[_winner(record)]
+        print(f"  {record['member']:<28} cell {int(str(record['cell'])):2d}: O {word:<4}"
+              f" in {record['plies']} plies (O's slowest move {max(o_ms, default=0):.0f} ms)",
+              flush=True)
+    summary = summarize(members, records)
+    rows, total = summary["members"], summary["total"]
+    assert isinstance(rows, dict) and isinstance(total, dict)
+    print_table(rows, total)
+    return summary
+
+
+def summarize(members: list[str], records: list[dict[str, object]]) -> dict[str, object]:
+    """The rows by member (in ``members`` order), the total and the games."""
+    rows = {member: _row([r for r in records if r["member"] == member]) for member in members}
+    return {"members": rows, "total": _row(records), "games": records}
+
+
+def _winner(record: dict[str, object]) -> str | None:
+    winner = record["winner"]
+    return None if winner is None else str(winner)
+
+
+def _floats(value: object) -> list[float]:
+    assert isinstance(value, list)
+    return [float(item) for item in value]
+
+
+def _row(records: list[dict[str, object]]) -> dict[str, object]:
+    times = [t for record in records for t in _floats(record["o_ms"])]
+    return {
+        "games": len(records),
+        "o_wins": sum(_winner(r) == "O" for r in records),
+        "draws": sum(_winner(r) is None for r in records),
+        "o_losses": sum(_winner(r) == "X" for r in records),
+        "cells_lost": [r["cell"] for r in records if _winner(r) == "X"],
+        "cells_drawn": [r["cell"] for r in records if _winner(r) is None],
+        "o_moves": len(times),
+        "o_median_ms": round(statistics.median(times), 1) if times else 0.0,
+        "o_max_ms": round(max(times, default=0.0), 1),
+    }
+
+
+def print_table(rows: dict[str, dict[str, object]], total: dict[str, object]) -> None:
+    """The family table: each member, then the total."""
+    header = (f"| {'X (member)':<28} | games | O wins | draws | O losses | O win % | "
+              "O median ms | O max ms |")
+    print(header)
+    print("|---|--:|--:|--:|--:|--:|--:|--:|")
+    for name, row in [*rows.items(), ("total", total)]:
+        games = int(str(row["games"]))
+        wins = int(str(row["o_wins"]))
+        share = 100 * wins / games if games else 0.0
+        print(f"| {name:<28} | {games:5d} | {wins:6d} | {row['draws']!s:>5} | "
+              f"{row['o_losses']!s:>8} | {share:6.1f}% | {row['o_median_ms']!s:>11} | "
+              f"{row['o_max_ms']!s:>8} |")

@@ -1,0 +1,124 @@
+"""Defence by proof: drop a candidate move after which the opponent has a forced win
+that the proof-number search finds within a slice of the move's budget.
+
+The anytime search (:mod:`noughts.anytime.search`) uses it for the second player (O in
+Qubic, lost against perfect play, must leave a fallible first player no win it can
+find). The search's own guard catches the opponent's wins by continuous threats. Many
+of the wins a fallible searcher finds against the second player in Qubic start with a
+quiet move instead (one that makes no threat but sets up two), and the threat search
+alone misses them. The proof search
+(:mod:`noughts.anytime.proof`) finds such wins quickly once they are a few moves deep:
+in the O games lost to the 4x4x4 seed's bot, X's win was proven within 20,000 of its
+positions a move or two before the bot played it.
+
+:class:`ProofDefence` checks the candidates best first, from the opponent's side on the
+position after each, with one table for every check (sibling positions share most of
+their proofs), and counts its positions into the search's node count at
+:data:`PROOF_NODE_COST` search nodes each, so that the move's node budget (and its
+clock) cover both searches.
+
+>>> from noughts.position import Position
+>>> from noughts.budget import Budget
+>>> # X has two lines of two crossing on cell 2 (0, 1 and 6, 10): O must take it
+>>> p = Position.from_bitboards(sum(1 << c for c in (0, 1, 6, 10)),
+...                             sum(1 << c for c in (12, 15, 60)), "qubic")
+>>> defence = ProofDefence(p, Budget(node_limit=100_000))
+>>> defence.check(63), defence.refuted[63] > 0
+(False, True)
+>>> defence.check(2)
+True
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from noughts.anytime.proof import ProofSearch
+from noughts.budget import Budget
+from noughts.position import Position
+
+__all__ = ["ProofDefence", "PROOF_NODE_COST", "CHECK_NODES"]
+
+PROOF_NODE_COST = 8
+"""Search nodes one proof-search position counts as (a proof position, with its threat
+search at the leaves, costs from 5 to 40 search nodes in CPU time, about 8 in the middle game)."""
+
+CHECK_NODES = 20_000
+"""The most proof positions one candidate's check may take."""
+
+
+class ProofDefence:
+    """Proof checks of the side to move's candidate moves in ``position``.
+
+    ``refuted`` maps a move to the most plies the opponent's proven win lasts after it,
+    ``effort`` to the proof positions it took to find that win (how hard the move is to
+    refute);
+    ``unrefuted`` holds the moves checked with no win found. A check takes at most
+    ``check_nodes`` proof positions (:data:`CHECK_NODES` by default). ``budget`` counts search
+    nodes (a check stops at its node limit or deadline); :attr:`nodes` is what the
+    checks spent, in search nodes.
+    """
+
+    def __init__(self, position: Position, budget: Budget, *,
+                 check_nodes: int | None = None) -> None:
+        self.position = position
+        self.budget = budget
+        self.check_nodes = CHECK_NODES if check_nodes is None else check_nodes
+        self.opponent = 1 if position.to_move == "X" else 0
+        self.table: dict[int, list[Any]] = {}
+        self.refuted: dict[int, int] = {}
+        self.effort: dict[int, int] = {}
+        self.unrefuted: set[int] = set()
+        self.nodes = 0
+
+    def exhausted(self, spent: int = 0) -> bool:
+        """True once the budget is spent (``spent``: search nodes outside the checks)."""
+        return self.budget.expired(spent + self.nodes)
+
+    def check(self, move: int, spent: int = 0) -> bool:
+        """Whether ``move`` survives: ``False`` when the opponent's win after it is
+        proven (then it is in :attr:`refuted`), ``True`` when none was found within the
+        check's share of the budget (``spent``: the search nodes counted so far)."""
+        if move in self.refuted:
+            return False
+        if move in self.unrefuted:
+            return True
+        after = self.position.play(move)
+        if after.is_over:
+            self.unrefuted.add(move)
+            return True
+        limit = self.check_nodes
+        if self.budget.node_limit is not None:
+            left = (self.budget.node_limit - spent - self.nodes) // PROOF_NODE_COST
+            limit = max(0, min(limit, left))
+        if limit <= 0 or self.budget.expired(spent + self.nodes):
+            return True  # no budget left: nothing was proven
+        search = ProofSearch(after, self.opponent, table=self.table)
+        proof, disproof = search.run(self.budget.limited(deadline=self.budget.deadline,
+                                                         node_limit=None), nodes=limit)
+        self.nodes += search.nodes * PROOF_NODE_COST
+        if proof == 0:
+            self.refuted[move] = 1 + search.plies()
+            self.effort[move] = search.nodes
+            return False
+        whole = limit == self.check_nodes and not self.budget.expired(spent + self.nodes)
+        if disproof == 0 or whole:
+            self.unrefuted.add(move)  # (a check cut short may be tried again)
+        return True
+
+    def choose(self, moves: list[int], spent: int = 0) -> int:
+        """The first of ``moves`` (best first) that survives its check, checked in turn
+        while the budget lasts (``spent``: search nodes counted outside the checks); the
+        first not refuted when the budget runs out; when every one is refuted, the
+        hardest to refute: the one whose refutation took the largest proof search, then
+        the slowest loss.
+        """
+        for move in moves:
+            if self.exhausted(spent):
+                break
+            if self.check(move, spent):
+                return move
+        unrefuted = [move for move in moves if move not in self.refuted]
+        if unrefuted:
+            return unrefuted[0]
+        return max(moves, key=lambda m: (self.effort.get(m, 0), self.refuted[m]))

@@ -1,0 +1,99 @@
+"""The proof search used in defence: O drops a reply after which X's forced win is found
+within the move's budget, and, lost against perfect play, picks the reply hardest to
+refute."""
+
+from __future__ import annotations
+
+import pytest
+
+import noughts.anytime.search as search_module
+import noughts.anytime.strategy as strategy_module
+from noughts.anytime.defence import CHECK_NODES, ProofDefence
+from noughts.anytime.proof import find_win
+from noughts.anytime.search import anytime_move
+from noughts.anytime.strategy import Strategy, proven_replies
+from noughts.budget import Budget
+from noughts.position import Position
+
+# A game O lost to a four-ply searcher as X (the 4x4x4 seed's bot): X opened on cell 48.
+GAME = [48, 37, 0, 21, 3, 5, 53, 17, 12]
+
+
+def _after(moves: list[int]) -> Position:
+    position = Position("", "qubic")
+    for move in moves:
+        position = position.play(move)
+    return position
+
+
+def _x_wins_after(position: Position, move: int) -> bool:
+    return find_win(position.play(move), budget=Budget(node_limit=CHECK_NODES)) is not None
+
+
+def test_the_defence_avoids_the_reply_after_which_x_has_a_proven_win(
+        monkeypatch: pytest.MonkeyPatch) -> None:
+    position = _after(GAME)  # O's fifth move; some replies still escape a quick proof
+    assert not proven_replies(position)  # the shipped strategy is no help here
+    monkeypatch.setattr(search_module, "_DEFENCE_SHARE", 0.0)
+    naive = anytime_move(position, nodes=100_000)
+    assert _x_wins_after(position, naive.move)  # the search's own best lets X win
+    monkeypatch.undo()
+    defended = anytime_move(position, nodes=100_000)
+    assert defended.move != naive.move and not defended.proven
+    assert not _x_wins_after(position, defended.move)
+    assert defended.nodes <= 100_000  # the checks share the move's budget
+
+
+def test_a_check_proves_a_win_or_says_none_was_found_within_its_budget() -> None:
+    position = _after(GAME)
+    defence = ProofDefence(position, Budget(node_limit=2_000_000))
+    assert not defence.check(25) and defence.refuted[25] > 1 and defence.effort[25] > 0
+    assert defence.check(36) and 36 in defence.unrefuted
+    assert defence.nodes > 0
+    starved = ProofDefence(position, Budget(node_limit=10))
+    assert starved.check(25) and not starved.refuted and not starved.unrefuted
+
+
+def test_lost_against_perfect_play_o_picks_the_reply_hardest_to_refute(
+        monkeypatch: pytest.MonkeyPatch) -> None:
+    position = _after(GAME[:7])  # O's fourth move: most replies lose to a short proof
+    book = Strategy("4x4x4")
+    for move in position.legal_moves:  # a made-up strategy: every reply proven lost
+        after = position.play(move)
+        book.add(after, next(iter(after.legal_moves)), proven=True, plies=40)
+    monkeypatch.setattr(strategy_module, "shipped_strategy", lambda: book)
+    lost = proven_replies(position)
+    assert len(lost) == len(position.legal_moves)
+    defence = ProofDefence(position, Budget(node_limit=100_000_000))
+    quick = [move for move in sorted(position.legal_moves) if not defence.check(move)]
+    hard = [move for move in sorted(position.legal_moves) if move not in quick]
+    assert quick and hard  # most replies are refuted by a small proof search, a few not
+    # listed best first with the quickly refuted ones ahead, the choice skips them
+    assert ProofDefence(position, Budget(node_limit=100_000_000)).choose(
+        quick + hard) == hard[0]
+    # when all are refuted, the one whose refutation took the largest proof is played
+    refuted = ProofDefence(position, Budget(node_limit=100_000_000))
+    assert refuted.choose(quick[:5]) == max(
+        quick[:5], key=lambda m: (refuted.effort[m], refuted.refuted[m]))
+    assert len({refuted.effort[m] for m in quick[:5]}) > 1
+    # the engine's answer: a reply not refuted quickly, reported as the strategy's loss
+    choice = anytime_move(position, nodes=300_000)
+    assert choice.move in hard
+    assert (choice.proven, choice.outcome, choice.plies) == (True, "loss", lost[choice.move])
+
+
+def test_only_the_second_player_defends_by_proof(monkeypatch: pytest.MonkeyPatch) -> None:
+    checked: list[str] = []
+
+    class Recording(ProofDefence):
+        def check(self, move: int, spent: int = 0) -> bool:
+            checked.append(self.position.to_move)
+            return super().check(move, spent)
+
+    monkeypatch.setattr(search_module, "ProofDefence", Recording)
+    off_strategy = Position("", "qubic").play(1).play(0)  # X opened on an edge: no book
+    assert search_module.strategy_move(off_strategy) is None
+    anytime_move(off_strategy, nodes=50_000)
+    assert checked == []
+    anytime_move(_after(GAME), nodes=100_000)
+    assert checked and set(checked) == {"O"}

@@ -1,0 +1,128 @@
+"""The Qubic family's X players and the family benchmark's harness.
+
+The threat player, the engine without its strategy, and ``bench_qubic.py --parts
+family`` run on a game or two at tiny node budgets (their strength is measured in the
+benchmark, not here).
+"""
+
+from __future__ import annotations
+
+import importlib
+import json
+import sys
+from pathlib import Path
+from types import ModuleType
+
+import pytest
+
+from noughts.anytime.strategy import proven_replies, strategy_move, without_strategy
+from noughts.anytime.threats import find_forced_win
+from noughts.budget import Budget
+from noughts.errors import NoughtsError
+from noughts.players.protocol import LevelPlayer, parse_player
+from noughts.players.reference import SeedQubicBot
+from noughts.players.threats import ThreatPlayer
+from noughts.position import Position
+
+BENCHMARKS = Path(__file__).parent.parent / "benchmarks"
+
+# X to move; X has a forced win by successive threats in 9 plies, and the line-weight
+# heuristic alone (cell 42 first) does not find it.
+FORCED = "..../...O/..../....|O.../..../OXO./....|X.../.X../..../....|..X./..../O.../...X"
+
+
+def _attack(player: ThreatPlayer, start: Position, plies: int) -> Position:
+    """``player`` attacks from ``start`` for ``plies`` plies against a blocker (the
+    seed's bot at look-ahead 0: it wins if it can, else blocks, else weighs lines)."""
+    position, defender, attacker = start, SeedQubicBot(depth=0), start.to_move
+    for _ in range(plies):
+        if position.is_over:
+            break
+        mover = player if position.to_move == attacker else defender
+        position = position.play(mover.choose(position))
+    return position
+
+
+def test_the_threat_player_plays_a_forced_win_by_successive_threats() -> None:
+    start = Position(FORCED, "qubic")
+    line = find_forced_win(start, nodes=20_000)
+    assert line is not None and line.plies == 9
+    assert _attack(ThreatPlayer(seed=2), start, line.plies).winner == "X"
+    # without its threat search (1 node: it finds nothing) the same player does not win
+    assert ThreatPlayer(seed=2).ranked(start)[0] != line.moves[0]
+    assert _attack(ThreatPlayer(seed=2, nodes=1), start, line.plies).winner is None
+
+
+def test_the_threat_player_wins_blocks_and_is_seeded() -> None:
+    player = ThreatPlayer(seed=1)
+    assert player.choose(Position("XX./OO./...")) == 2  # its own win first
+    assert player.choose(Position("XX./O../...")) == 2  # else the block
+    empty = Position("", "qubic")
+    firsts = [ThreatPlayer(seed=s).choose(empty) for s in range(12)]
+    assert firsts == [ThreatPlayer(seed=s).choose(empty) for s in range(12)]
+    assert len(set(firsts)) > 1  # equal weights: a seeded draw among the 16 strong cells
+    with pytest.raises(NoughtsError, match="positive integer"):
+        ThreatPlayer(nodes=0)
+    with pytest.raises(NoughtsError, match="game is over"):
+        player.choose(Position("XXX/OO./..."))
+    with pytest.raises(NoughtsError, match="normal games"):
+        player.choose(Position("X........", "3x3-misere"))
+
+
+def test_the_threat_player_is_an_arena_player() -> None:
+    player = parse_player("threats:500").create(seed=4)
+    choice = player.move(Position("XX./OO./..."), Budget())
+    assert (player.name, choice.move) == ("threats:500", 2)
+
+
+def test_without_the_strategy_the_engine_searches_as_x() -> None:
+    after = Position("", "qubic").play(0).play(21)  # X on a corner, O on a centre
+    known = strategy_move(after)
+    assert known is not None
+    with_book = LevelPlayer(10, 1, nodes=3_000).move(after, Budget())
+    assert with_book.nodes == 0 and with_book.move == known.move  # from the strategy
+    alone = LevelPlayer(10, 1, nodes=3_000, strategy=False)
+    assert alone.name == "level:10:no-strategy"
+    assert alone.move(after, Budget()).nodes > 0  # searched: the book did not answer
+    assert strategy_move(after) is not None  # switched off only within the move
+    with without_strategy():
+        assert strategy_move(after) is None
+        assert proven_replies(Position("", "qubic").play(0)) == {}
+
+
+def _benchmarks(monkeypatch: pytest.MonkeyPatch, name: str) -> ModuleType:
+    monkeypatch.syspath_prepend(str(BENCHMARKS))
+    sys.modules.pop(name, None)
+    return importlib.import_module(name)
+
+
+def test_a_family_game_from_a_near_finished_position(monkeypatch: pytest.MonkeyPatch) -> None:
+    family = _benchmarks(monkeypatch, "qubic_family")
+    # O to move, a row one move from complete (and X too): the harness plays it out
+    start = Position("XX.X/OOO./X.../....|" + "|".join(["..../..../..../...."] * 3), "qubic")
+    assert start.to_move == "O"
+    task = family.FamilyTask("seed-qubic:1:random", 0, 7, None, 2_000)
+    record = family.family_game(task, start)
+    assert record["winner"] == "O" and record["moves"] == [7]
+    again = family.family_game(task, start)
+    assert {**again, "o_ms": None} == {**record, "o_ms": None}  # the same game (times aside)
+
+
+def test_the_family_part_runs_and_writes_its_table(
+    monkeypatch: pytest.MonkeyPatch, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    bench = _benchmarks(monkeypatch, "bench_qubic")
+    out = tmp_path / "family.json"
+    argv = ["--parts", "family", "--members", "seed-qubic:1,threats:200", "--cells", "21",
+            "--nodes", "300", "--out", str(out)]
+    assert bench.main(argv) == 0
+    report = json.loads(out.read_text())
+    rows = report["family"]["members"]
+    assert list(rows) == ["seed-qubic:1", "threats:200"]
+    assert report["family"]["total"]["games"] == 2 and report["family_budget"] == "300 nodes"
+    games = report["family"]["games"]
+    assert all(game["start"].startswith(".") and game["cell"] == 21 for game in games)
+    assert "| total" in capsys.readouterr().out
+    assert bench.main(argv) == 0
+    again = json.loads(out.read_text())["family"]["games"]
+    assert [game["moves"] for game in again] == [game["moves"] for game in games]  # repeatable
