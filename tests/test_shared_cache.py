@@ -129,7 +129,9 @@ def test_unreachable_redis_is_skipped_and_reported(caplog: pytest.LogCaptureFixt
             response = client.post("/api/v1/move", json={"board": board, "time_ms": 200})
             assert response.status_code == 200 and time.monotonic() - started < 1.0
     shared = stats(client)
-    assert shared["status"] == "unreachable" and shared["errors"] == 1
+    # the ping sent at start-up and the first lookup can both fail before either marks
+    # Redis down (they run in different threads): one error or two, one warning
+    assert shared["status"] == "unreachable" and shared["errors"] in (1, 2)
     assert shared["skipped"] >= 2 and "ConnectionError" in shared["last_error"]
     warnings = [r.message for r in caplog.records if "unreachable" in r.getMessage()]
     assert len(warnings) == 1
