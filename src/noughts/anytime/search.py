@@ -224,13 +224,8 @@ def anytime_move(
     root_moves = len(moves)
     best_move, best_score, depth_done = moves[0], None, 0
     scores: dict[int, int] = {}
-    for depth in range(1, board.empty.bit_count() + 1):
-        try:
-            score, move, scores = search.root(depth, moves)
-        except BudgetExhausted:
-            break
+    for depth, score, move, scores in _deepening(search, moves):
         best_move, best_score, depth_done = move, score, depth
-        moves.sort(key=lambda m: -scores[m])
         if abs(score) >= MATE_BOUND or (len(moves) == 1 and depth >= 4):
             break
         if depth == _SCREEN_DEPTH and len(moves) > 1 and not theirs:
@@ -278,13 +273,8 @@ def _misere_move(position: Position, style: Style, whole: Budget) -> MoveChoice:
         return _result(position, move, value=Value(Outcome.LOSS, 1), score=None, depth=1,
                        pv=(move,), nodes=0, start=whole.start)
     best_move, best_score, depth_done = moves[0], None, 0
-    for depth in range(1, search.board.empty.bit_count() + 1):
-        try:
-            score, move, scores = search.root(depth, moves)
-        except BudgetExhausted:
-            break
+    for depth, score, move, _ in _deepening(search, moves):
         best_move, best_score, depth_done = move, score, depth
-        moves.sort(key=lambda m: -scores[m])
         if abs(score) >= MATE_BOUND:  # (a single safe move is searched on: to value it)
             break
     value = None if best_score is None else _proven(best_score, search.root_marks)
@@ -328,6 +318,21 @@ def _defended(position: Position, moves: list[int], best_move: int, best_score: 
     refuted = {**guard.refuted, **defence.refuted}
     value = Bound(Outcome.LOSS, refuted[move]) if len(refuted) == root_moves else None
     return move, None, value
+
+
+def _deepening(search: AnytimeSearch, moves: list[int]
+               ) -> Iterator[tuple[int, int, int, dict[int, int]]]:
+    """Iterative deepening over ``moves``: after each depth searched whole, ``moves`` is
+    sorted best first and ``(depth, score, best move, every move's score)`` is yielded;
+    the generator ends when the budget runs out or no depth is left (the caller stops
+    earlier by leaving the loop)."""
+    for depth in range(1, search.board.empty.bit_count() + 1):
+        try:
+            score, move, scores = search.root(depth, moves)
+        except BudgetExhausted:
+            return
+        moves.sort(key=lambda m: -scores[m])
+        yield depth, score, move, scores
 
 
 def _best_safe(moves: list[int], safe: set[int], scores: dict[int, int]) -> tuple[int, int | None]:
