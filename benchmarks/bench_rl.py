@@ -50,14 +50,19 @@ from noughts.rl import NoughtsAECEnv, NoughtsEnv, NoughtsVectorEnv, aec_env
 RESULTS = Path(__file__).resolve().parent / "results" / "rl.json"
 
 
-def run_aec(make: Callable[[], Any], seconds: float, seed: int) -> tuple[int, int]:
-    """Random games in an AEC environment for ``seconds``: (steps, games)."""
+def run_aec(make: Callable[[], Any], seconds: float, seed: int, *,
+            seed_every_reset: bool = False) -> tuple[int, int]:
+    """Random games in an AEC environment for ``seconds``: (steps, games); the first
+    reset is seeded, or every one with ``seed_every_reset``."""
     rng = random.Random(seed)
     env = make()
     steps = games = 0
     deadline = time.process_time() + seconds
     while time.process_time() < deadline:
-        env.reset(seed=seed if games == 0 else None)
+        if seed_every_reset:
+            env.reset(seed=seed + games)
+        else:
+            env.reset(seed=seed if games == 0 else None)
         games += 1
         for _agent in env.agent_iter():
             observation, _, termination, truncation, _ = env.last()
@@ -73,23 +78,7 @@ def run_aec(make: Callable[[], Any], seconds: float, seed: int) -> tuple[int, in
 
 def run_aec_seeded(make: Callable[[], Any], seconds: float, seed: int) -> tuple[int, int]:
     """As :func:`run_aec`, with ``reset(seed=...)`` before every episode."""
-    rng = random.Random(seed)
-    env = make()
-    steps = games = 0
-    deadline = time.process_time() + seconds
-    while time.process_time() < deadline:
-        env.reset(seed=seed + games)
-        games += 1
-        for _agent in env.agent_iter():
-            observation, _, termination, truncation, _ = env.last()
-            if termination or truncation:
-                action = None
-            else:
-                legal = np.flatnonzero(observation["action_mask"])
-                action = int(legal[rng.randrange(len(legal))])
-            env.step(action)
-            steps += 1
-    return steps, games
+    return run_aec(make, seconds, seed, seed_every_reset=True)
 
 
 def run_vector(env: NoughtsVectorEnv, seconds: float, seed: int) -> tuple[int, int]:
