@@ -276,7 +276,8 @@ class MoveChoice(NamedTuple):
     ``depth`` is how many plies the answer looked ahead (for an exact answer: to the end
     of the game); ``pv`` a line of best play starting with ``move``; ``traps`` the
     opponent's losing replies (exact answers); ``moves`` every move's value when the
-    search produced them; ``level`` the level that chose (``MAX_LEVEL``: full strength).
+    search produced them; ``level`` the level that chose (``MAX_LEVEL``: full strength);
+    ``note`` where the move came from, in words, when the method alone does not say it.
     """
 
     move: int
@@ -292,6 +293,7 @@ class MoveChoice(NamedTuple):
     level: int = MAX_LEVEL
     traps: int = 0
     moves: tuple[MoveEval, ...] = ()
+    note: str = ""
 
     @property
     def proven(self) -> bool:
@@ -314,7 +316,9 @@ class MoveChoice(NamedTuple):
         return _score(self.value, self.estimate)
 
     def to_json(self) -> dict[str, Any]:
-        """The choice's JSON form (the CLI's ``move --json`` and the service's)."""
+        """The choice's JSON form (the CLI's ``move --json`` and the service's); its
+        ``note`` says in words where the move came from when the method alone does not
+        (an opening book, a defence among lost replies), else it is empty."""
         return {
             "move": self.move,
             "square": self.square,
@@ -326,6 +330,7 @@ class MoveChoice(NamedTuple):
             "elapsed_ms": round(self.elapsed_ms, 3),
             "method": self.method,
             "level": self.level,
+            "note": self.note,
         }
 
     def to_record(self) -> dict[str, Any]:
@@ -375,6 +380,7 @@ class MoveChoice(NamedTuple):
             method=method,
             level=int(data["level"]),
             traps=int(data["traps"]),
+            note=str(data.get("note", "")),
         )
 
 

@@ -72,6 +72,7 @@ class _Known(NamedTuple):
     book_marks: int = 0
     table3x3: bool = False
     strategy: str | None = None
+    o_book: str | None = None
     skills: tuple[float, ...] | None = None
     even_first_player: bool = False
 
@@ -91,7 +92,8 @@ _KNOWN: dict[str, _Known] = {
     # In Qubic at 500,000 nodes a move, as X against the faithful copy of the 4x4x4
     # seed's bot (seed-qubic:3), the same ten games (seeds 21001-21010) were won 10
     # times with the seed's even 4**marks weights and 6 times with the steep ones.
-    "4x4x4": _Known(featured=True, strategy="qubic-strategy.bin", even_first_player=True),
+    "4x4x4": _Known(featured=True, strategy="qubic-strategy.bin",
+                     o_book="qubic-o-book.json.gz", even_first_player=True),
     "5x4": _Known(listed=False, book_marks=1),
     "3x3x3": _Known(book_marks=2),
     "5x5k4": _Known(),
@@ -209,7 +211,7 @@ class Variant:
     __slots__ = (
         "name", "geometry", "rules", "misere", "k", "shape", "cells", "full", "lines",
         "lines_through", "dims", "key", "normal_name", "featured", "listed", "book_marks",
-        "table3x3", "strategy", "skills", "even_first_player", "symmetry", "__dict__",
+        "table3x3", "strategy", "o_book", "skills", "even_first_player", "symmetry", "__dict__",
     )
 
     def __init__(self, geometry: Geometry, rules: Rules) -> None:
@@ -233,6 +235,7 @@ class Variant:
             "book_marks": known.book_marks,
             "table3x3": known.table3x3,
             "strategy": known.strategy,
+            "o_book": known.o_book,
             "skills": known.skills,
             "even_first_player": known.even_first_player,
             "symmetry": SymmetryPolicy(
@@ -267,6 +270,9 @@ class Variant:
     """Answered from the complete 3x3 table (tens of microseconds, so in-process)."""
     strategy: str | None
     """The shipped winning strategy's file for the first player, if any."""
+    o_book: str | None
+    """The shipped opening book's file for the second player, if any
+    (:mod:`noughts.anytime.obook`)."""
     skills: tuple[float, ...] | None
     """The measured skill of levels 1-9 on this board, where it differs from the level."""
     even_first_player: bool

@@ -38,6 +38,7 @@ from typing import ParamSpec, TypeVar
 from noughts.anytime.defence import ProofDefence
 from noughts.anytime.evaluate import Style
 from noughts.anytime.misere import MisereSearch
+from noughts.anytime.obook import BookMove, book_move
 from noughts.anytime.openings import opening_move
 from noughts.anytime.proof import find_win
 from noughts.anytime.pvs import INF, MATE, MATE_BOUND, AnytimeSearch
@@ -87,6 +88,7 @@ def _result(
     pv: tuple[int, ...],
     nodes: int,
     start: float,
+    note: str = "",
 ) -> MoveChoice:
     geometry = position.geometry
     return MoveChoice(
@@ -100,6 +102,7 @@ def _result(
         nodes=nodes,
         elapsed_ms=(time.perf_counter() - start) * 1000,
         method="anytime",
+        note=note,
     )
 
 
@@ -194,6 +197,9 @@ def anytime_move(
     if theirs:
         moves = [next(iter(theirs))]  # the block is forced; search it only to value it
     else:
+        booked = book_move(position)
+        if booked is not None:  # O's opening book, built by self-play
+            return _booked(position, booked, start)
         opening = opening_move(position, random.Random(seed))
         if opening is not None:
             return _result(position, opening, value=None, score=None, depth=0, pv=(opening,),
@@ -235,6 +241,7 @@ def anytime_move(
                 if best_move in guard.refuted:
                     best_move, best_score = _best_safe(moves, guard.safe, scores)
     value = None if best_score is None else _proven(best_score, search.root_marks)
+    note = ""
     if value is None and len(moves) > 1 and not theirs:
         if best_move not in guard.safe and best_move not in guard.refuted:
             guard.check(best_move, whole.deadline)
@@ -249,18 +256,56 @@ def anytime_move(
                 slowest = max(guard.refuted, key=lambda c: guard.refuted[c])
                 best_move, best_score = slowest, None
                 value = Bound(Outcome.LOSS, guard.refuted[slowest])
+                note = (f"Every move loses to a chain of threats; this one lasts longest "
+                        f"(the win after it takes {guard.refuted[slowest]} plies).")
+    defence = None
     if defend and value is None and len(moves) > 1:
-        best_move, best_score, value = _defended(position, moves, best_move, best_score,
-                                                 scores, guard, search, whole, root_moves)
+        best_move, best_score, value, defence = _defended(
+            position, moves, best_move, best_score, scores, guard, search, whole, root_moves)
+        if value is not None and value.outcome is Outcome.LOSS:
+            note = _hardest_note(position, best_move, defence, "the proof search refutes each")
     if doomed and (value is None or value.outcome is not Outcome.LOSS):
         value = Bound(Outcome.LOSS, doomed[best_move])  # the strategy's bound
+        note = _hardest_note(position, best_move, defence, "the shipped strategy wins "
+                             "against each")
     # big boards search the cells near the marks only (a forced block excepted)
     partial = not theirs and root_moves < len(position.legal_moves)
     if value is not None and value.outcome is Outcome.LOSS and partial:
         value = None  # a far move was not searched: no proof of a loss
     pv = search.principal_variation(best_move, max(depth_done, 1))
     return _result(position, best_move, value=value, score=best_score, depth=depth_done,
-                   pv=pv, nodes=search.nodes, start=start)
+                   pv=pv, nodes=search.nodes, start=start, note=note if value else "")
+
+
+def _booked(position: Position, booked: BookMove, start: float) -> MoveChoice:
+    """The O book's reply, with the strategy's proof of the loss where it has one."""
+    move = booked.move
+    after = position.play(move)
+    found = None if after.is_over else strategy_move(after)
+    value = None if found is None else Bound(Outcome.LOSS, 1 + found.plies)
+    note = (f"From O's opening book: the reply that did best in self-play against "
+            f"noughts' own X without the strategy ({booked.score:g} points in "
+            f"{booked.games} games).")
+    return _result(position, move, value=value, score=None, depth=0, pv=(move,), nodes=0,
+                   start=start, note=note)
+
+
+def _hardest_note(position: Position, move: int, defence: ProofDefence | None,
+                  proof: str) -> str:
+    """The words for a move chosen among moves that are all proven lost (``proof``
+    says how): why this one is the hardest to refute."""
+    them = "O" if position.to_move == "X" else "X"
+    head = f"Every move is proven lost ({proof}); "
+    if defence is not None and move in defence.effort:
+        return (head + f"this one is the hardest to refute: {them}'s win after it took "
+                f"the largest proof search ({defence.effort[move]:,} positions).")
+    if defence is not None and move in defence.unrefuted:
+        return (head + f"this one is the hardest to refute: the proof search found no "
+                f"win of {them} after it within its {defence.check_nodes:,} positions.")
+    if defence is not None and defence.refuted:
+        return (head + "this one is the search's best try of those the proof search did "
+                "not refute within the move's budget.")
+    return head + "this one is the search's best try."
 
 
 def _misere_move(position: Position, style: Style, whole: Budget) -> MoveChoice:
@@ -304,7 +349,8 @@ move and the next best (:class:`~noughts.anytime.defence.ProofDefence`); they en
 
 def _defended(position: Position, moves: list[int], best_move: int, best_score: int | None,
               scores: dict[int, int], guard: _Guard, search: AnytimeSearch, whole: Budget,
-              root_moves: int) -> tuple[int, int | None, Value | None]:
+              root_moves: int
+              ) -> tuple[int, int | None, Value | None, ProofDefence]:
     """The best move, best first, after which the proof search finds no forced win for
     the opponent within the defence's budget; when it proves a win after every move
     checked, the hardest to refute (see :meth:`ProofDefence.choose`), a proven loss if
@@ -314,10 +360,10 @@ def _defended(position: Position, moves: list[int], best_move: int, best_score: 
     move = defence.choose(order, search.nodes)
     search.nodes += defence.nodes
     if move not in defence.refuted:
-        return move, scores.get(move, best_score), None
+        return move, scores.get(move, best_score), None, defence
     refuted = {**guard.refuted, **defence.refuted}
     value = Bound(Outcome.LOSS, refuted[move]) if len(refuted) == root_moves else None
-    return move, None, value
+    return move, None, value, defence
 
 
 def _deepening(search: AnytimeSearch, moves: list[int]

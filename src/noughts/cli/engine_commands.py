@@ -183,6 +183,8 @@ def _move(args: argparse.Namespace, position: Position) -> int:
     print(after)
     mover = position.to_move
     print(f"{mover} plays {result.square} (cell {result.move}): {_verdict(result)}")
+    if result.note:
+        print(result.note)
     details = [result.method, f"{result.nodes:,} nodes", f"{result.elapsed_ms:.2f} ms"]
     if result.method == "level":
         details[0] = f"level {result.level}"

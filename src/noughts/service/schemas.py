@@ -154,6 +154,12 @@ class MoveResponse(MoveValueOut):
     elapsed_ms: float = Field(description="Time the search took (the original search on a hit).")
     method: Literal["exact", "anytime", "level"]
     level: int
+    note: str = Field(
+        default="",
+        description="Where the move came from, in words, when the method alone does not "
+        "say it (Qubic: O's opening book; the reply hardest to refute when every reply is "
+        "proven lost); empty otherwise.",
+    )
     cached: bool = Field(description="True if the answer came from the move cache.")
     budget_ms: int = Field(description="The search budget this request was given.")
     board_after: str

@@ -1,0 +1,235 @@
+"""Build the Qubic O book (``src/noughts/data/qubic-o-book.json.gz``) by self-play.
+
+For each position of the book's scope (O to move after X's first move: its 2 classes
+up to symmetry; with ``--depth 2``, also after X's second move, for every class of X's
+second move against the book's first reply, X's likeliest first, taking X's first
+moves in turn), O's candidate replies are ranked by games
+against noughts' own X without the strategy (``level:10:no-strategy`` at the node
+budgets of ``--x-nodes``, each game's budget scaled by a seeded random factor from
+0.8 to 1.25 so that the games differ), O playing the engine at ``--o-nodes`` nodes a
+move with no book. A reply after which the proof search finds a forced win for X
+(``--check`` proof positions) is dropped first. The reply with the most points (a win
+1, a draw 1/2) is kept, ties to the engine's order. No member of the family benchmark
+takes part: the book is built against the strongest X the project has, not against
+the players it is measured on.
+
+The candidates: every class of reply up to symmetry at X's first move; at X's second
+move, the ``--top`` best of a short search of every move (``anytime_evaluate``) and the
+engine's own move.
+
+Resumable and deterministic (node budgets only, seeds from the position, the reply
+and the game's number): every game's result goes to ``--checkpoint`` as it ends, a new
+run plays only the games not there, and the book is written from the checkpoint.
+``--minutes`` stops the run (after the game under way) and writes the book of what is
+decided.
+
+Usage: ``python scripts/build_o_book.py --depth 2 --minutes 30``
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import random
+import sys
+import time
+import zlib
+from pathlib import Path
+from typing import Any
+
+from noughts.anytime.obook import OBook, without_o_book
+from noughts.anytime.proof import find_win
+from noughts.anytime.search import anytime_evaluate, anytime_move
+from noughts.anytime.strategy import without_strategy, write_if_changed
+from noughts.budget import Budget
+from noughts.players.game import play_game
+from noughts.players.protocol import LevelPlayer, Player
+from noughts.position import Position
+from noughts.results import Mark
+
+ROOT = Path(__file__).resolve().parent.parent
+BOOK = ROOT / "src" / "noughts" / "data" / "qubic-o-book.json.gz"
+CHECKPOINT = ROOT / "checkpoints" / "qubic-o-book-games.json"
+
+
+def canonical(position: Position) -> tuple[int, int]:
+    """``position``'s key up to the board's symmetries."""
+    x, o, _ = position.geometry.symmetry_group.canonical(position.x, position.o)
+    return x, o
+
+
+def classes(position: Position, moves: list[int]) -> list[int]:
+    """The first of ``moves`` (in their order) of each class of the position after it."""
+    seen: set[tuple[int, int]] = set()
+    kept = []
+    for move in moves:
+        key = canonical(position.play(move))
+        if key not in seen:
+            seen.add(key)
+            kept.append(move)
+    return kept
+
+
+def key_text(position: Position) -> str:
+    x, o = canonical(position)
+    return f"{x:x}:{o:x}"
+
+
+class Builder:
+    """The build's settings, its checkpoint of games, and the decisions."""
+
+    def __init__(self, args: argparse.Namespace) -> None:
+        self.args = args
+        self.x_nodes = [int(n) for n in args.x_nodes.split(",")]
+        self.path = Path(args.checkpoint)
+        self.games: dict[str, dict[str, Any]] = {}
+        self.checks: dict[str, bool] = {}
+        self.candidates: dict[str, list[int]] = {}
+        if self.path.is_file():
+            saved = json.loads(self.path.read_text())
+            self.games, self.checks = saved["games"], saved["checks"]
+            self.candidates = saved.get("candidates", {})
+        self.stop_at = time.monotonic() + args.minutes * 60 if args.minutes else None
+        self.book = OBook("4x4x4", built=self.settings())
+
+    def settings(self) -> dict[str, Any]:
+        a = self.args
+        return {"by": "scripts/build_o_book.py", "against": "level:10:no-strategy",
+                "x_nodes": self.x_nodes, "o_nodes": a.o_nodes, "games": a.games,
+                "deep_games": a.deep_games, "check": a.check, "top": a.top, "depth": a.depth}
+
+    def save(self) -> None:
+        self.path.parent.mkdir(parents=True, exist_ok=True)
+        text = json.dumps({"settings": self.settings(), "games": self.games,
+                           "checks": self.checks, "candidates": self.candidates},
+                          sort_keys=True, indent=0)
+        write_if_changed(self.path, text.encode())
+
+    def out_of_time(self) -> bool:
+        return self.stop_at is not None and time.monotonic() > self.stop_at
+
+    # -- the steps ---------------------------------------------------------------------
+    def lost(self, after: Position) -> bool:
+        """True if the proof search proves X's win after O's reply (cached)."""
+        key = key_text(after)
+        if key not in self.checks:
+            found = find_win(after, budget=Budget(node_limit=self.args.check))
+            self.checks[key] = found is not None
+            self.save()
+        return self.checks[key]
+
+    def candidates_of(self, position: Position, every_class: bool) -> list[int]:
+        """O's candidate replies in ``position``, in the engine's order (cached)."""
+        key = key_text(position)
+        if key not in self.candidates:
+            with without_o_book():
+                own = anytime_move(position, nodes=self.args.o_nodes, seed=1).move
+                values = anytime_evaluate(position, nodes=self.args.o_nodes)
+            ranked = [v.move for v in sorted(values, key=lambda v: (-(v.score or 0), v.move))]
+            order = classes(position, [own, *ranked])
+            self.candidates[key] = order if every_class else order[: self.args.top + 1]
+            self.save()
+        return self.candidates[key]
+
+    def game(self, after: Position, index: int) -> float | None:
+        """O's points in game ``index`` from ``after`` (X to move), played or recalled."""
+        name = f"{key_text(after)}/{index}"
+        if name not in self.games:
+            if self.out_of_time():
+                return None
+            seed = zlib.crc32(name.encode())
+            rng = random.Random(seed)
+            x_nodes = int(self.x_nodes[index % len(self.x_nodes)] * rng.uniform(0.8, 1.25))
+            players: dict[Mark, Player] = {
+                "X": LevelPlayer(10, rng.getrandbits(31), nodes=x_nodes, strategy=False),
+                "O": LevelPlayer(10, rng.getrandbits(31), nodes=self.args.o_nodes),
+            }
+            started = time.perf_counter()
+            with without_o_book():
+                played = play_game(players, after)
+            if played.failure is not None:
+                raise RuntimeError(f"game {name}: {played.reason}")
+            points = {"O": 1.0, "X": 0.0}.get(str(played.result), 0.5)
+            self.games[name] = {"points": points, "x_nodes": x_nodes,
+                                "plies": after.ply + len(played.moves),
+                                "seconds": round(time.perf_counter() - started, 1)}
+            self.save()
+            print(f"    {name}: O {points} in {self.games[name]['plies']} plies "
+                  f"(X {x_nodes} nodes, {self.games[name]['seconds']} s)", flush=True)
+        return float(self.games[name]["points"])
+
+    def decide(self, position: Position, every_class: bool) -> int | None:
+        """The reply kept for ``position`` (stored in the book), or ``None`` when the
+        run stopped before its games were played."""
+        print(f"  position {key_text(position)} ({position.ply} marks)", flush=True)
+        candidates = self.candidates_of(position, every_class)
+        alive = [m for m in candidates if not self.lost(position.play(m))] or candidates
+        results: dict[int, tuple[float, int]] = {}
+        for move in alive:
+            after = position.play(move)
+            count = self.args.games if every_class else self.args.deep_games
+            points = [self.game(after, i) for i in range(count)]
+            if any(p is None for p in points):
+                return None
+            results[move] = (sum(p for p in points if p is not None), len(points))
+            print(f"   reply {move}: {results[move][0]} of {results[move][1]}", flush=True)
+        best = max(alive, key=lambda m: (results[m][0], -alive.index(m)))
+        score, games = results[best]
+        self.book.add(position, best, games=games, score=score)
+        return best
+
+    def seconds(self, position: Position) -> list[int]:
+        """X's second moves after ``position`` (X to move), one a class, best first
+        for X by a short search without the strategy (cached)."""
+        key = key_text(position)
+        if key not in self.candidates:
+            with without_strategy():
+                values = anytime_evaluate(position, nodes=self.args.o_nodes)
+            ranked = [v.move for v in sorted(values, key=lambda v: (-(v.score or 0), v.move))]
+            self.candidates[key] = classes(position, ranked)
+            self.save()
+        return self.candidates[key]
+
+    def run(self) -> int:
+        empty = Position("", "qubic")
+        firsts = classes(empty, list(range(64)))
+        replies = {first: self.decide(empty.play(first), every_class=True) for first in firsts}
+        undecided = sum(reply is None for reply in replies.values())
+        if self.args.depth >= 2:
+            # X's second moves, the likeliest first, taking the first moves in turn
+            queues = [[two.play(second) for second in self.seconds(two)]
+                      for two in (empty.play(first).play(reply)
+                                  for first, reply in replies.items() if reply is not None)]
+            for rank in range(max(map(len, queues), default=0)):
+                for queue in queues:
+                    if rank < len(queue) and self.decide(queue[rank], every_class=False) is None:
+                        undecided += 1
+        self.book.built["positions"] = len(self.book)
+        write_if_changed(Path(self.args.out), self.book.to_bytes())
+        print(f"book: {len(self.book)} positions ({undecided} left undecided) -> {self.args.out}")
+        return 0
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument("--depth", type=int, choices=(1, 2), default=1,
+                        help="X's moves the book answers: 1 or 2 (default 1)")
+    parser.add_argument("--games", type=int, default=6, help="games a candidate (default 6)")
+    parser.add_argument("--deep-games", type=int, default=4,
+                        help="games a candidate at X's second move (default 4)")
+    parser.add_argument("--x-nodes", default="20000,100000,2000",
+                        help="X's node budgets, game by game (default 20000,100000,2000)")
+    parser.add_argument("--o-nodes", type=int, default=100_000,
+                        help="O's node budget a move in the games (default 100000)")
+    parser.add_argument("--check", type=int, default=20_000,
+                        help="proof positions of the check of each reply (default 20000)")
+    parser.add_argument("--top", type=int, default=2,
+                        help="candidates besides the engine's own at X's second move (default 2)")
+    parser.add_argument("--minutes", type=float, default=None, help="stop after this long")
+    parser.add_argument("--checkpoint", default=str(CHECKPOINT))
+    parser.add_argument("--out", default=str(BOOK))
+    return Builder(parser.parse_args(argv)).run()
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,192 @@
+"""The second player's opening book for Qubic: O's reply to X's first moves, chosen by
+self-play.
+
+Qubic is lost for O against perfect play (:mod:`noughts.anytime.strategy` holds X's
+proof), so no reply can be proven good: the book holds the replies that did best in
+games against noughts' own X without the strategy (the strongest fallible X the
+project has), built by ``scripts/build_o_book.py``. The anytime search consults it for
+O before searching (:func:`book_move`), as it consults the strategy for X.
+
+Positions are stored in their canonical form (:meth:`noughts.symmetries.Symmetries.canonical`),
+with the move in that image's orientation, so a position reached in any orientation is
+found. The file (``qubic-o-book.json.gz`` in ``noughts/data``, read the first time it
+is asked for) is gzip-compressed JSON: ``{"format": 1, "variant": "4x4x4",
+"built": {...}, "entries": [[x, o, move, games, score], ...]}`` with ``score`` O's
+points in ``games`` self-play games (a win 1, a draw 1/2) of the kept reply.
+
+>>> from noughts.position import Position
+>>> book = OBook("4x4x4")
+>>> book.add(Position("X" + "." * 63, "qubic"), 21, games=4, score=3.0)
+>>> moved = Position("..." + "X" + "." * 60, "qubic")  # X on another corner
+>>> book.lookup(moved).move in {22, 25, 26, 37, 38, 41, 42}  # a centre cell
+True
+>>> OBook.from_bytes(book.to_bytes()).entries == book.entries
+True
+"""
+
+from __future__ import annotations
+
+import functools
+import gzip
+import json
+from collections.abc import Iterator
+from contextlib import contextmanager
+from contextvars import ContextVar
+from dataclasses import dataclass
+from importlib import resources
+from typing import Any
+
+from noughts.errors import NoughtsError
+from noughts.position import Position
+from noughts.variants import variant
+
+__all__ = ["BookEntry", "BookMove", "OBook", "shipped_o_book", "book_move", "without_o_book"]
+
+FORMAT = 1
+"""The file's format number."""
+
+
+@dataclass(frozen=True)
+class BookEntry:
+    """A stored reply (in the canonical orientation) and its self-play record: the
+    games the builder played with it and O's points in them."""
+
+    move: int
+    games: int
+    score: float
+
+
+@dataclass(frozen=True)
+class BookMove:
+    """A position found in the book: the reply in the position's own orientation and
+    its self-play record."""
+
+    move: int
+    games: int
+    score: float
+
+
+class OBook:
+    """O's replies for the positions of the book, keyed by canonical form."""
+
+    def __init__(self, variant_name: str, built: dict[str, Any] | None = None) -> None:
+        self.variant = variant(variant_name).name
+        self.geometry = variant(variant_name).geometry
+        self.built: dict[str, Any] = dict(built or {})
+        self.entries: dict[tuple[int, int], BookEntry] = {}
+
+    def __len__(self) -> int:
+        return len(self.entries)
+
+    @functools.cached_property
+    def most_marks(self) -> int:
+        """The most marks on a stored position (lookups past it are skipped)."""
+        return max(((x | o).bit_count() for x, o in self.entries), default=0)
+
+    def add(self, position: Position, move: int, *, games: int, score: float) -> None:
+        """Store ``move`` (in ``position``'s orientation) for ``position``."""
+        x, o, symmetry = self.geometry.symmetry_group.canonical(position.x, position.o)
+        self.entries[(x, o)] = BookEntry(self.geometry.symmetries[symmetry][move], games, score)
+
+    def lookup(self, position: Position) -> BookMove | None:
+        """The stored reply for ``position`` in its own orientation, or ``None``."""
+        if (position.x | position.o).bit_count() > self.most_marks:
+            return None
+        group = self.geometry.symmetry_group
+        x, o, symmetry = group.canonical(position.x, position.o)
+        entry = self.entries.get((x, o))
+        if entry is None:
+            return None
+        return BookMove(group.inverses[symmetry][entry.move], entry.games, entry.score)
+
+    # -- the file ----------------------------------------------------------------------
+    def to_bytes(self) -> bytes:
+        """The file form: gzip-compressed JSON, entries sorted, no time stamp in the
+        gzip header (equal books give equal bytes)."""
+        rows = [[x, o, e.move, e.games, e.score] for (x, o), e in sorted(self.entries.items())]
+        text = json.dumps({"format": FORMAT, "variant": self.variant, "built": self.built,
+                           "entries": rows}, sort_keys=True, separators=(",", ":"))
+        return gzip.compress(text.encode(), compresslevel=9, mtime=0)
+
+    @classmethod
+    def from_bytes(cls, data: bytes) -> OBook:
+        """Read the file form back, checking its shape: a damaged or ill-formed file
+        raises :class:`NoughtsError`.
+
+        >>> OBook.from_bytes(b"junk")
+        Traceback (most recent call last):
+        ...
+        noughts.errors.NoughtsError: damaged O book: not gzip-compressed JSON
+        """
+        try:
+            record = json.loads(gzip.decompress(data))
+        except (OSError, EOFError, ValueError):
+            raise NoughtsError("damaged O book: not gzip-compressed JSON") from None
+        if not isinstance(record, dict) or record.get("format") != FORMAT:
+            raise NoughtsError(f"not an O book of format {FORMAT}")
+        book = cls(str(record.get("variant")), record.get("built") or {})
+        cells = book.geometry.cells
+        for row in record.get("entries", []):
+            if not (isinstance(row, list) and len(row) == 5
+                    and all(isinstance(v, int) for v in row[:4])
+                    and isinstance(row[4], int | float)):
+                raise NoughtsError(f"O book: bad entry {row!r}")
+            x, o, move, games, score = row
+            taken = x | o
+            if (x & o or taken >> cells or not 0 <= move < cells or taken >> move & 1
+                    or x.bit_count() != o.bit_count() + 1 or not 0 <= score <= games):
+                raise NoughtsError(f"O book: entry {row!r} is no O-to-move position and reply")
+            book.entries[(x, o)] = BookEntry(move, games, float(score))
+        return book
+
+
+@functools.cache
+def shipped_o_book(variant_name: str) -> OBook | None:
+    """The O book shipped for ``variant_name`` (its record's
+    :attr:`~noughts.variants.Variant.o_book`), read the first time it is asked for;
+    ``None`` if the variant has none.
+
+    >>> shipped_o_book("3x3") is None
+    True
+    """
+    name = variant(variant_name).o_book
+    if name is None:
+        return None
+    try:
+        data = resources.files("noughts.data").joinpath(name).read_bytes()
+    except (FileNotFoundError, ModuleNotFoundError):
+        return None
+    return OBook.from_bytes(data)
+
+
+_ENABLED: ContextVar[bool] = ContextVar("noughts_o_book_enabled", default=True)
+
+
+@contextmanager
+def without_o_book() -> Iterator[None]:
+    """Within the block, the O book serves no position (in this thread or task only):
+    the engine's O plays on its search alone (the book's builder plays so).
+
+    >>> p = Position("X" + "." * 63, "qubic")
+    >>> with without_o_book():
+    ...     book_move(p) is None
+    True
+    """
+    token = _ENABLED.set(False)
+    try:
+        yield
+    finally:
+        _ENABLED.reset(token)
+
+
+def book_move(position: Position) -> BookMove | None:
+    """The shipped O book's reply for ``position`` (O to move after X opened), or
+    ``None`` when the book does not hold it or is switched off.
+
+    >>> book_move(Position("X../.O./...")) is None  # no O book for 3x3
+    True
+    """
+    if position.first != "X" or position.to_move != "O" or not _ENABLED.get():
+        return None
+    book = shipped_o_book(position.game.name)
+    return None if book is None else book.lookup(position)

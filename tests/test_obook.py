@@ -1,0 +1,102 @@
+"""O's opening book for Qubic: the file and its shape, lookups in any orientation, the
+engine's use of it, and the words of a move chosen among moves all proven lost."""
+
+from __future__ import annotations
+
+import gzip
+import json
+
+import pytest
+
+from noughts.anytime.obook import OBook, book_move, shipped_o_book, without_o_book
+from noughts.anytime.search import anytime_move
+from noughts.cli import main
+from noughts.errors import NoughtsError
+from noughts.position import Position
+from noughts.results import MoveChoice
+
+
+def _after_x(cell: int) -> Position:
+    return Position("", "qubic").play(cell)
+
+
+def test_the_shipped_book_loads_and_has_its_shape() -> None:
+    book = shipped_o_book("4x4x4")
+    assert book is not None and book.variant == "4x4x4"
+    assert book.built["against"] == "level:10:no-strategy"
+    # O's reply to each of X's two kinds of first move (corner or centre, the others)
+    assert book_move(_after_x(0)) is not None and book_move(_after_x(1)) is not None
+    for (x, o), entry in book.entries.items():
+        assert x & o == 0 and x.bit_count() == o.bit_count() + 1 <= 2
+        assert not (x | o) >> entry.move & 1 and 0 <= entry.score <= entry.games
+        assert (x, o) == book.geometry.symmetry_group.canonical(x, o)[:2]
+    assert shipped_o_book("3x3") is None and shipped_o_book("4x4x4-misere") is None
+
+
+def test_a_damaged_or_ill_formed_book_is_refused() -> None:
+    book = OBook("4x4x4")
+    book.add(_after_x(0), 21, games=6, score=4.5)
+    assert OBook.from_bytes(book.to_bytes()).entries == book.entries
+    assert book.to_bytes() == OBook.from_bytes(book.to_bytes()).to_bytes()  # deterministic
+    record = json.loads(gzip.decompress(book.to_bytes()))
+    record["entries"][0][2] = 0  # the reply on X's own mark
+    with pytest.raises(NoughtsError, match="no O-to-move position"):
+        OBook.from_bytes(gzip.compress(json.dumps(record).encode()))
+    record["entries"][0][:3] = [1, 2, 3]  # X to move, not O
+    with pytest.raises(NoughtsError, match="no O-to-move position"):
+        OBook.from_bytes(gzip.compress(json.dumps(record).encode()))
+    with pytest.raises(NoughtsError, match="format"):
+        OBook.from_bytes(gzip.compress(b'{"format": 99}'))
+    with pytest.raises(NoughtsError, match="damaged"):
+        OBook.from_bytes(book.to_bytes()[:-4])
+
+
+def test_a_position_is_found_in_every_orientation() -> None:
+    book = OBook("4x4x4")
+    position = _after_x(0).play(21).play(1)
+    book.add(position, 2, games=4, score=3.0)
+    group = position.geometry.symmetry_group
+    for symmetry in (0, 5, 77, 191):
+        perm = group.perms[symmetry]
+        image = Position.from_bitboards(group.transform(position.x, symmetry),
+                                        group.transform(position.o, symmetry), "qubic")
+        found = book.lookup(image)
+        assert found is not None and found.move == perm[2] and found.games == 4
+    assert book.lookup(_after_x(0).play(22).play(1)) is None
+
+
+def test_the_engine_answers_o_from_the_book_and_says_so() -> None:
+    position = _after_x(5)  # a cell of the second kind, in an orientation of its own
+    booked = book_move(position)
+    assert booked is not None
+    choice = anytime_move(position, nodes=50_000)
+    assert choice.move == booked.move and choice.nodes == 0
+    assert choice.note.startswith("From O's opening book") and choice.method == "anytime"
+    assert choice.outcome == "loss"  # the strategy still proves it lost
+    record = choice.to_record()
+    assert record["note"] == choice.note and MoveChoice.from_record(record) == choice
+    with without_o_book():
+        assert book_move(position) is None
+        assert anytime_move(position, nodes=20_000).note != choice.note
+
+
+def test_the_book_serves_o_only() -> None:
+    assert book_move(Position("", "qubic")) is None
+    assert book_move(Position("", "qubic", first="O").play(0)) is None
+
+
+def test_every_reply_lost_o_says_it_plays_the_hardest_to_refute() -> None:
+    with without_o_book():  # X on a corner: the strategy proves every reply lost
+        choice = anytime_move(_after_x(0), nodes=60_000)
+    assert choice.outcome == "loss"
+    assert choice.note.startswith("Every move is proven lost (the shipped strategy wins")
+    assert "hardest to refute" in choice.note or "best try" in choice.note
+
+
+def test_the_cli_prints_where_the_move_came_from(capsys: pytest.CaptureFixture[str]) -> None:
+    board = "|".join(["X..." + "." * 12] + ["." * 16] * 3)
+    assert main(["move", board, "--nodes", "20000"]) == 0
+    out = capsys.readouterr().out
+    assert "From O's opening book" in out
+    assert main(["move", board, "--nodes", "20000", "--json"]) == 0
+    assert json.loads(capsys.readouterr().out)["note"].startswith("From O's opening book")
