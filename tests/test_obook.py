@@ -72,7 +72,10 @@ def test_the_engine_answers_o_from_the_book_and_says_so() -> None:
     choice = anytime_move(position, nodes=50_000)
     assert choice.move == booked.move and choice.nodes == 0
     assert choice.note.startswith("From O's opening book") and choice.method == "anytime"
-    assert choice.outcome == "loss"  # the strategy still proves it lost
+    assert choice.outcome is None  # X left the strategy's first move: nothing is proven
+    corner = anytime_move(_after_x(63), nodes=50_000)  # the strategy's own first move
+    assert corner.note.startswith("From O's opening book")
+    assert corner.outcome == "loss"  # the strategy still proves the reply lost
     record = choice.to_record()
     assert record["note"] == choice.note and MoveChoice.from_record(record) == choice
     with without_o_book():
