@@ -6,12 +6,14 @@ second move against the book's first reply, X's likeliest first, taking X's firs
 moves in turn), O's candidate replies are ranked by games
 against noughts' own X without the strategy (``level:10:no-strategy`` at the node
 budgets of ``--x-nodes``, each game's budget scaled by a seeded random factor from
-0.8 to 1.25 so that the games differ), O playing the engine at ``--o-nodes`` nodes a
-move with no book. A reply after which the proof search finds a forced win for X
-(``--check`` proof positions) is dropped first. The reply with the most points (a win
-1, a draw 1/2) is kept, ties to the engine's order. No member of the family benchmark
-takes part: the book is built against the strongest X the project has, not against
-the players it is measured on.
+0.8 to 1.25, and the position turned by a seeded random symmetry of the board, so that
+the games differ: the players break ties by cell), O playing the engine at
+``--o-nodes`` nodes a move with no book. A reply after which the proof search finds a
+forced win for X (``--check`` proof positions) is dropped first. The ``--finalists``
+replies with the most points (a win 1, a draw 1/2) play as many games again, and the
+one with the most points in all is kept, ties to the engine's order. No member of the
+family benchmark takes part: the book is built against the strongest X the project
+has, not against the players it is measured on.
 
 The candidates: every class of reply up to symmetry at X's first move; at X's second
 move, the ``--top`` best of a short search of every move (``anytime_evaluate``) and the
@@ -96,7 +98,8 @@ class Builder:
         a = self.args
         return {"by": "scripts/build_o_book.py", "against": "level:10:no-strategy",
                 "x_nodes": self.x_nodes, "o_nodes": a.o_nodes, "games": a.games,
-                "deep_games": a.deep_games, "check": a.check, "top": a.top, "depth": a.depth}
+                "deep_games": a.deep_games, "finalists": a.finalists, "check": a.check,
+                "top": a.top, "depth": a.depth, "orientation": "random"}
 
     def save(self) -> None:
         self.path.parent.mkdir(parents=True, exist_ok=True)
@@ -140,22 +143,29 @@ class Builder:
             seed = zlib.crc32(name.encode())
             rng = random.Random(seed)
             x_nodes = int(self.x_nodes[index % len(self.x_nodes)] * rng.uniform(0.8, 1.25))
+            # the game starts in an orientation of its own: the players break ties by
+            # cell, so one orientation alone would rank the replies by its ties
+            group = after.geometry.symmetry_group
+            symmetry = rng.randrange(group.count)
+            start = Position.from_bitboards(group.transform(after.x, symmetry),
+                                            group.transform(after.o, symmetry), "qubic")
             players: dict[Mark, Player] = {
                 "X": LevelPlayer(10, rng.getrandbits(31), nodes=x_nodes, strategy=False),
                 "O": LevelPlayer(10, rng.getrandbits(31), nodes=self.args.o_nodes),
             }
             started = time.perf_counter()
             with without_o_book():
-                played = play_game(players, after)
+                played = play_game(players, start)
             if played.failure is not None:
                 raise RuntimeError(f"game {name}: {played.reason}")
             points = {"O": 1.0, "X": 0.0}.get(str(played.result), 0.5)
-            self.games[name] = {"points": points, "x_nodes": x_nodes,
+            self.games[name] = {"points": points, "x_nodes": x_nodes, "symmetry": symmetry,
                                 "plies": after.ply + len(played.moves),
                                 "seconds": round(time.perf_counter() - started, 1)}
             self.save()
             print(f"    {name}: O {points} in {self.games[name]['plies']} plies "
-                  f"(X {x_nodes} nodes, {self.games[name]['seconds']} s)", flush=True)
+                  f"(X {x_nodes} nodes, symmetry {symmetry}, {self.games[name]['seconds']} s)",
+                  flush=True)
         return float(self.games[name]["points"])
 
     def decide(self, position: Position, every_class: bool) -> int | None:
@@ -165,15 +175,22 @@ class Builder:
         candidates = self.candidates_of(position, every_class)
         alive = [m for m in candidates if not self.lost(position.play(m))] or candidates
         results: dict[int, tuple[float, int]] = {}
-        for move in alive:
-            after = position.play(move)
-            count = self.args.games if every_class else self.args.deep_games
-            points = [self.game(after, i) for i in range(count)]
-            if any(p is None for p in points):
-                return None
-            results[move] = (sum(p for p in points if p is not None), len(points))
-            print(f"   reply {move}: {results[move][0]} of {results[move][1]}", flush=True)
-        best = max(alive, key=lambda m: (results[m][0], -alive.index(m)))
+        count = self.args.games if every_class else self.args.deep_games
+        # two rounds: every candidate, then the best few again (the best of many
+        # candidates on a few games each is lucky more often than good)
+        for rounds in (range(count), range(count, 2 * count)):
+            for move in alive:
+                after = position.play(move)
+                points = [self.game(after, i) for i in rounds]
+                if any(p is None for p in points):
+                    return None
+                before = results.get(move, (0.0, 0))
+                results[move] = (before[0] + sum(p for p in points if p is not None),
+                                 before[1] + len(points))
+                print(f"   reply {move}: {results[move][0]} of {results[move][1]}", flush=True)
+            alive = sorted(alive, key=lambda m: (-results[m][0], alive.index(m)))
+            alive = alive[: self.args.finalists]
+        best = alive[0]
         score, games = results[best]
         self.book.add(position, best, games=games, score=score)
         return best
@@ -214,11 +231,13 @@ def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--depth", type=int, choices=(1, 2), default=1,
                         help="X's moves the book answers: 1 or 2 (default 1)")
-    parser.add_argument("--games", type=int, default=6, help="games a candidate (default 6)")
+    parser.add_argument("--games", type=int, default=8, help="games a candidate (default 8)")
+    parser.add_argument("--finalists", type=int, default=3,
+                        help="candidates that play a second round of games (default 3)")
     parser.add_argument("--deep-games", type=int, default=4,
                         help="games a candidate at X's second move (default 4)")
-    parser.add_argument("--x-nodes", default="20000,100000,2000",
-                        help="X's node budgets, game by game (default 20000,100000,2000)")
+    parser.add_argument("--x-nodes", default="100000,20000,50000,2000",
+                        help="X's node budgets, game by game (default 100000,20000,50000,2000)")
     parser.add_argument("--o-nodes", type=int, default=100_000,
                         help="O's node budget a move in the games (default 100000)")
     parser.add_argument("--check", type=int, default=20_000,
