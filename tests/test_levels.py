@@ -9,7 +9,7 @@ import pytest
 
 from noughts.engine import choose_move
 from noughts.errors import NoughtsError
-from noughts.players.levels import PRESETS, level_move, move_heuristics, preset_level, profile
+from noughts.levels import PRESETS, level_move, move_heuristics, preset_level, profile
 from noughts.position import Position
 
 TRAP = Position("X../.O./..X")  # O to move: a corner loses to a fork (loss in 4), an edge holds

@@ -55,7 +55,7 @@ def choose_move(
     check_playable(position)
     _check_level(level)
     if level < MAX_LEVEL:
-        from noughts.players.levels import level_move
+        from noughts.levels import level_move
 
         return level_move(
             position, level, time_limit=time_limit, nodes=nodes, seed=seed, budget=budget

@@ -70,7 +70,7 @@ from noughts.budget import Budget
 from noughts.engine import choose_move
 from noughts.errors import NoughtsError
 from noughts.players.choice import choice_of
-from noughts.players.levels import PRESETS, parse_level
+from noughts.levels import PRESETS, parse_level
 from noughts.position import Position
 from noughts.results import MoveChoice
 

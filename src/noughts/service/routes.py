@@ -13,7 +13,7 @@ from pydantic import BaseModel
 
 from noughts.exact.solver import can_solve
 from noughts.geometry import scan_forward
-from noughts.players.levels import PRESETS
+from noughts.levels import PRESETS
 from noughts.position import Position
 from noughts.results import MAX_LEVEL
 from noughts.service.cache import CacheKey
