@@ -19,8 +19,8 @@ from __future__ import annotations
 
 import threading
 
-from noughts.engine import choose_move
-from noughts.exact.solver import can_solve, solver_for
+from noughts.engine import answers_exactly, choose_move
+from noughts.exact.solver import solver_for
 from noughts.geometry import Geometry
 from noughts.lru import LRU
 from noughts.position import Position
@@ -68,7 +68,7 @@ def warm(geometry: Variant | Geometry, *, search: bool = True) -> None:
         empty = Position("", geometry)
         if shares_symmetries(geometry):
             SymmetricView.of(empty)
-        if search and can_solve(empty):
+        if search and answers_exactly(empty):
             solver_for(geometry)  # its table (3x3) or opening book
         elif search:
             choose_move(empty, time_limit=WARMUP_SEARCH_S)
