@@ -15,7 +15,7 @@ warnings.filterwarnings("ignore", message=".*httpx.*")  # starlette's TestClient
 from fastapi.testclient import TestClient  # noqa: E402
 
 import noughts.service.jobs as jobs_module  # noqa: E402
-from noughts.budget import Budget  # noqa: E402
+from noughts.budget import Limit  # noqa: E402
 from noughts.position import Position  # noqa: E402
 from noughts.results import MoveChoice  # noqa: E402
 from noughts.service.app import create_app  # noqa: E402
@@ -239,7 +239,7 @@ def test_saturated_search_slots_answer_429(monkeypatch: pytest.MonkeyPatch) -> N
 
 
 def spin_forever(
-    position: Position, limit: Budget | None = None, *, budget: Budget | None = None, **_: Any
+    position: Position, limit: Limit | None = None, *, budget: Limit | None = None, **_: Any
 ) -> MoveChoice:
     """A search (the engine's plan, or the exact solver in it) that never ends by itself:
     only its limit stops it."""
@@ -307,9 +307,9 @@ def test_a_client_that_goes_away_stops_its_search() -> None:
     from noughts.service.runner import ClientGoneError, EngineRunner
 
     runner = EngineRunner(max_searches=1, queue_wait_s=0.0)
-    polls: list[Budget] = []
+    polls: list[Limit] = []
 
-    def work(budget: Budget) -> None:
+    def work(budget: Limit) -> None:
         polls.append(budget)
         while True:
             budget.check()
@@ -318,7 +318,7 @@ def test_a_client_that_goes_away_stops_its_search() -> None:
         return bool(polls)  # the client leaves once the search has started
 
     async def request() -> None:
-        await runner.run(work, Budget.within(seconds=30), client_gone=gone)
+        await runner.run(work, Limit.within(seconds=30), client_gone=gone)
 
     started = time.monotonic()
     with pytest.raises(ClientGoneError):

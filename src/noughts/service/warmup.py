@@ -37,7 +37,7 @@ __all__ = [
 ]
 
 WARMUP_SEARCH_S = 0.05
-"""Budget of the tiny search that builds the anytime search's tables."""
+"""Limit of the tiny search that builds the anytime search's tables."""
 
 MAX_PENDING_WARMUPS = 4
 """Warm-up threads started and not finished, at most."""
