@@ -154,10 +154,12 @@ def _limit(
 
 
 class Evaluation(NamedTuple):
-    """Every legal move's value, and which part of the plan gave them."""
+    """Every legal move's value, which part of the plan gave them, and the exact
+    solver's nodes for them (``None`` from the anytime search)."""
 
     moves: list[MoveEval]
     method: Literal["exact", "anytime"]
+    nodes: int | None = None
 
 
 def evaluation(position: Position, limit: Limit | None = None) -> Evaluation:
@@ -169,12 +171,16 @@ def evaluation(position: Position, limit: Limit | None = None) -> Evaluation:
     """
     check_playable(position)
     if solver.can_solve(position):
+        counter = solver.solver_for(position.game)
+        before = counter.nodes
         if limit is None or limit.deadline is None:
-            return Evaluation(solver.analyze(position, budget=_untimed(limit)), "exact")
+            moves = solver.analyze(position, budget=_untimed(limit))
+            return Evaluation(moves, "exact", counter.nodes - before)
         from noughts.budget import BudgetExhausted  # (not on 3x3's cold path)
 
         try:
-            return Evaluation(solver.analyze(position, budget=_exact_part(limit)), "exact")
+            moves = solver.analyze(position, budget=_exact_part(limit))
+            return Evaluation(moves, "exact", counter.nodes - before)
         except BudgetExhausted:
             if limit.cancelled:
                 raise

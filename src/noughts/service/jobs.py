@@ -29,7 +29,6 @@ from cachetools import LRUCache
 
 from noughts.budget import Limit
 from noughts.engine import choose_move, evaluation
-from noughts.exact import solver
 from noughts.position import Position
 from noughts.results import Mark, MoveChoice, MoveEval
 
@@ -80,7 +79,8 @@ class MoveFound(NamedTuple):
 
 class AnalysisFound(NamedTuple):
     """An analysis job's answer: every legal move's value, the solver's nodes, the time
-    of the analysis that answered, whether it was a fallback, the seconds the job took."""
+    of the analysis (with the stopped solve before a fallback), whether it was a
+    fallback, the seconds the job took."""
 
     moves: tuple[MoveEval, ...]
     nodes: int | None
@@ -116,18 +116,10 @@ class AnalysisJob:
 
     def __call__(self, budget: Limit) -> AnalysisFound:
         began = time.perf_counter()
-        position = self.board.position()
-        counter = solver.solver_for(position.game) if self.exact else None
-        nodes_before = 0 if counter is None else counter.nodes
-        moves, method = evaluation(position, budget)
-        nodes = None if counter is None or method != "exact" else counter.nodes - nodes_before
-        elapsed_ms = _ms_since(began)
+        moves, method, nodes = evaluation(self.board.position(), budget)
+        elapsed_ms = (time.perf_counter() - began) * 1000
         fell_back = self.exact and method != "exact"
         return AnalysisFound(tuple(moves), nodes, elapsed_ms, fell_back, elapsed_ms / 1000)
-
-
-def _ms_since(began: float) -> float:
-    return (time.perf_counter() - began) * 1000
 
 
 @dataclass(frozen=True)
