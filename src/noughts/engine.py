@@ -25,7 +25,7 @@ environments) all ask here, with one :class:`~noughts.budget.Limit`.
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Literal, NamedTuple
+from typing import TYPE_CHECKING, Literal, NamedTuple, TypeVar
 
 from noughts.errors import NoughtsError
 from noughts.exact import solver
@@ -33,6 +33,8 @@ from noughts.position import Position, check_playable
 from noughts.results import MAX_LEVEL, MoveChoice, MoveEval
 
 if TYPE_CHECKING:
+    from collections.abc import Callable
+
     from noughts.budget import Limit
 
 __all__ = [
@@ -124,23 +126,32 @@ def choose_move(
 
         return level_move(position, level, whole, seed=seed)
     if solver.can_solve(position):
-        if whole is None or whole.deadline is None:
-            return solver.best_move(position, seed=seed, budget=_untimed(whole))
-        from noughts.budget import BudgetExhausted  # (not on 3x3's cold path)
-
-        try:
-            return solver.best_move(position, seed=seed, budget=_exact_part(whole))
-        except BudgetExhausted:
-            if whole.cancelled:
-                raise
+        found = _exactly(lambda part: solver.best_move(position, seed=seed, budget=part), whole)
+        if found is not None:
+            return found
     from noughts.anytime.search import anytime_move
 
     return anytime_move(position, whole, seed=seed)
 
 
-def _untimed(limit: Limit | None) -> Limit | None:
-    """An exact solve's limit without a deadline: the cancel switch only."""
-    return None if limit is None else limit.limited(deadline=None, node_limit=None)
+_T = TypeVar("_T")
+
+
+def _exactly(solve: Callable[[Limit | None], _T], limit: Limit | None) -> _T | None:
+    """The plan's exact step: ``solve`` within ``limit`` less its reserve (the cancel
+    switch only, without a deadline); ``None`` when it cannot finish in that. A cancel
+    raises :class:`~noughts.budget.BudgetExhausted`."""
+    if limit is None or limit.deadline is None:
+        untimed = None if limit is None else limit.limited(deadline=None, node_limit=None)
+        return solve(untimed)
+    from noughts.budget import BudgetExhausted  # (not on 3x3's cold path)
+
+    try:
+        return solve(_exact_part(limit))
+    except BudgetExhausted:
+        if limit.cancelled:
+            raise
+    return None
 
 
 def _limit(
@@ -173,17 +184,9 @@ def evaluation(position: Position, limit: Limit | None = None) -> Evaluation:
     if solver.can_solve(position):
         counter = solver.solver_for(position.game)
         before = counter.nodes
-        if limit is None or limit.deadline is None:
-            moves = solver.analyze(position, budget=_untimed(limit))
+        moves = _exactly(lambda part: solver.analyze(position, budget=part), limit)
+        if moves is not None:
             return Evaluation(moves, "exact", counter.nodes - before)
-        from noughts.budget import BudgetExhausted  # (not on 3x3's cold path)
-
-        try:
-            moves = solver.analyze(position, budget=_exact_part(limit))
-            return Evaluation(moves, "exact", counter.nodes - before)
-        except BudgetExhausted:
-            if limit.cancelled:
-                raise
     from noughts.anytime.search import anytime_evaluate
 
     return Evaluation(anytime_evaluate(position, limit), "anytime")
