@@ -8,7 +8,9 @@
    limit with a deadline the solve gets the limit less its reserve (:func:`reserve_s`);
    a solve that cannot finish in that gives way to the anytime search in the reserve;
 3. any other board gets the anytime search (:mod:`noughts.anytime.search`): the shipped
-   strategy's proven move where it serves, forced wins, then the deepening search.
+   strategy's proven move where it serves, forced wins, then the deepening search. (The
+   strategy stays with the anytime driver: its proofs also steer the driver's defence
+   and its values, and the levels' deep look plays it too.)
 
 ``method`` says which answered (``level``, ``exact`` or ``anytime``).
 :func:`evaluate_moves` values every move by the same plan. The service, the command
@@ -126,6 +128,8 @@ def choose_move(
 
         return level_move(position, level, whole, seed=seed)
     if solver.can_solve(position):
+        if whole is None:  # (3x3's hot path: its answers are memoised in the solver)
+            return solver.best_move(position, seed=seed)
         found = _exactly(lambda part: solver.best_move(position, seed=seed, budget=part), whole)
         if found is not None:
             return found
