@@ -1,4 +1,8 @@
-"""Build the Qubic O book (``src/noughts/data/qubic-o-book.json.gz``) by self-play.
+"""Build the Qubic O book (``checkpoints/qubic-o-book.json.gz``) by self-play.
+
+The book is built, not shipped: the one built so far made O weaker against the family
+benchmark (docs/qubic-o.md). To ship one, copy it to ``src/noughts/data/`` and name it
+in the variant record (``o_book`` of ``4x4x4`` in :mod:`noughts.variants`).
 
 For each position of the book's scope (O to move after X's first move: its 2 classes
 up to symmetry; with ``--depth 2``, also after X's second move, for every class of X's
@@ -50,7 +54,7 @@ from noughts.position import Position
 from noughts.results import Mark
 
 ROOT = Path(__file__).resolve().parent.parent
-BOOK = ROOT / "src" / "noughts" / "data" / "qubic-o-book.json.gz"
+BOOK = ROOT / "checkpoints" / "qubic-o-book.json.gz"
 CHECKPOINT = ROOT / "checkpoints" / "qubic-o-book-games.json"
 
 

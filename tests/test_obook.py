@@ -1,13 +1,15 @@
-"""O's opening book for Qubic: the file and its shape, lookups in any orientation, the
-engine's use of it, and the words of a move chosen among moves all proven lost."""
+"""O's opening book for Qubic: the built file and its shape, lookups in any orientation,
+the engine's use of a book, and the words of a move chosen among moves all proven lost."""
 
 from __future__ import annotations
 
 import gzip
 import json
+from pathlib import Path
 
 import pytest
 
+import noughts.anytime.obook as obook
 from noughts.anytime.obook import OBook, book_move, shipped_o_book, without_o_book
 from noughts.anytime.search import anytime_move
 from noughts.cli import main
@@ -15,22 +17,35 @@ from noughts.errors import NoughtsError
 from noughts.position import Position
 from noughts.results import MoveChoice
 
+BUILT = Path(__file__).resolve().parent.parent / "checkpoints" / "qubic-o-book.json.gz"
+"""The book ``scripts/build_o_book.py`` built (not shipped: see docs/qubic-o.md)."""
+
 
 def _after_x(cell: int) -> Position:
     return Position("", "qubic").play(cell)
 
 
-def test_the_shipped_book_loads_and_has_its_shape() -> None:
-    book = shipped_o_book("4x4x4")
-    assert book is not None and book.variant == "4x4x4"
-    assert book.built["against"] == "level:10:no-strategy"
+@pytest.fixture
+def built_book(monkeypatch: pytest.MonkeyPatch) -> OBook:
+    """The built book, served to the engine as a shipped one would be."""
+    book = OBook.from_bytes(BUILT.read_bytes())
+    monkeypatch.setattr(obook, "shipped_o_book",
+                        lambda name: book if name == "4x4x4" else None)
+    return book
+
+
+def test_the_built_book_loads_and_has_its_shape() -> None:
+    book = OBook.from_bytes(BUILT.read_bytes())
+    assert book.variant == "4x4x4" and book.built["against"] == "level:10:no-strategy"
     # O's reply to each of X's two kinds of first move (corner or centre, the others)
-    assert book_move(_after_x(0)) is not None and book_move(_after_x(1)) is not None
+    assert book.lookup(_after_x(0)) is not None and book.lookup(_after_x(1)) is not None
     for (x, o), entry in book.entries.items():
         assert x & o == 0 and x.bit_count() == o.bit_count() + 1 <= 2
         assert not (x | o) >> entry.move & 1 and 0 <= entry.score <= entry.games
         assert (x, o) == book.geometry.symmetry_group.canonical(x, o)[:2]
-    assert shipped_o_book("3x3") is None and shipped_o_book("4x4x4-misere") is None
+    # none is shipped (it made O weaker against the family)
+    assert shipped_o_book("4x4x4") is None and shipped_o_book("3x3") is None
+    assert book_move(_after_x(0)) is None
 
 
 def test_a_damaged_or_ill_formed_book_is_refused() -> None:
@@ -65,7 +80,7 @@ def test_a_position_is_found_in_every_orientation() -> None:
     assert book.lookup(_after_x(0).play(22).play(1)) is None
 
 
-def test_the_engine_answers_o_from_the_book_and_says_so() -> None:
+def test_the_engine_answers_o_from_the_book_and_says_so(built_book: OBook) -> None:
     position = _after_x(5)  # a cell of the second kind, in an orientation of its own
     booked = book_move(position)
     assert booked is not None
@@ -83,23 +98,27 @@ def test_the_engine_answers_o_from_the_book_and_says_so() -> None:
         assert anytime_move(position, nodes=20_000).note != choice.note
 
 
-def test_the_book_serves_o_only() -> None:
+def test_the_book_serves_o_only(built_book: OBook) -> None:
     assert book_move(Position("", "qubic")) is None
     assert book_move(Position("", "qubic", first="O").play(0)) is None
 
 
 def test_every_reply_lost_o_says_it_plays_the_hardest_to_refute() -> None:
-    with without_o_book():  # X on a corner: the strategy proves every reply lost
-        choice = anytime_move(_after_x(0), nodes=60_000)
+    choice = anytime_move(_after_x(0), nodes=60_000)  # the strategy proves every reply lost
     assert choice.outcome == "loss"
     assert choice.note.startswith("Every move is proven lost (the shipped strategy wins")
     assert "hardest to refute" in choice.note or "best try" in choice.note
 
 
-def test_the_cli_prints_where_the_move_came_from(capsys: pytest.CaptureFixture[str]) -> None:
+def test_the_cli_prints_where_the_move_came_from(
+    built_book: OBook, capsys: pytest.CaptureFixture[str]
+) -> None:
     board = "|".join(["X..." + "." * 12] + ["." * 16] * 3)
     assert main(["move", board, "--nodes", "20000"]) == 0
     out = capsys.readouterr().out
     assert "From O's opening book" in out
     assert main(["move", board, "--nodes", "20000", "--json"]) == 0
     assert json.loads(capsys.readouterr().out)["note"].startswith("From O's opening book")
+    with without_o_book():  # every reply is proven lost: the note says which and why
+        assert main(["move", board, "--nodes", "60000"]) == 0
+    assert "Every move is proven lost" in capsys.readouterr().out

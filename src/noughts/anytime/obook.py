@@ -9,9 +9,12 @@ O before searching (:func:`book_move`), as it consults the strategy for X.
 
 Positions are stored in their canonical form (:meth:`noughts.symmetries.Symmetries.canonical`),
 with the move in that image's orientation, so a position reached in any orientation is
-found. The file (``qubic-o-book.json.gz`` in ``noughts/data``, read the first time it
-is asked for) is gzip-compressed JSON: ``{"format": 1, "variant": "4x4x4",
-"built": {...}, "entries": [[x, o, move, games, score], ...]}`` with ``score`` O's
+found. A shipped book is a file in ``noughts/data`` named by the variant record
+(:attr:`~noughts.variants.Variant.o_book`), read the first time it is asked for. None
+is shipped now: the book built so far (``checkpoints/qubic-o-book.json.gz``) made O
+weaker against the family benchmark (docs/qubic-o.md). The file is gzip-compressed
+JSON: ``{"format": 1, "variant": "4x4x4", "built": {...}, "entries": [[x, o, move,
+games, score], ...]}`` with ``score`` O's
 points in ``games`` self-play games (a win 1, a draw 1/2) of the kept reply.
 
 >>> from noughts.position import Position
