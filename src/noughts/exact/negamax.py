@@ -256,6 +256,8 @@ class ExactSearch:
                 return 0  # no line is open to anyone: a certain draw
             # Bounds from the clock: no win before their move, no loss before our next one.
             upper = WIN_SCORE - marks - 2 if opp_live else 0
+            if upper <= alpha:
+                return upper
             lower = marks + 3 - WIN_SCORE if my_live else 0
         else:
             if my_wins:
@@ -268,9 +270,9 @@ class ExactSearch:
                 return 0  # no line is open to anyone: a certain draw
             # Bounds from the clock: no win before our second move, no loss before theirs.
             upper = WIN_SCORE - marks - 3 if my_live else 0
+            if upper <= alpha:
+                return upper
             lower = marks + 4 - WIN_SCORE if opp_live else 0
-        if upper <= alpha:
-            return upper
         if lower >= beta:
             return lower
         if beta > upper:
