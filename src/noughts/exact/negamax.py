@@ -252,27 +252,24 @@ class ExactSearch:
             safe = self._full & ~(me | opp) & ~my_wins
             if not safe:
                 return marks + 1 - WIN_SCORE  # every cell completes a line of ours
-            if not my_live | opp_live:
-                return 0  # no line is open to anyone: a certain draw
-            # Bounds from the clock: no win before their move, no loss before our next one.
+        elif my_wins:
+            return WIN_SCORE - marks - 1
+        elif marks == self._cells:
+            return 0
+        elif opp_wins & (opp_wins - 1):
+            return marks + 2 - WIN_SCORE  # two threats: one is blocked, the other wins
+        if not my_live | opp_live:
+            return 0  # no line is open to anyone: a certain draw
+        # Bounds from the clock. Normal play: no win before our second move, no loss
+        # before theirs. Misère: no win before their move, no loss before our next one.
+        if misere:
             upper = WIN_SCORE - marks - 2 if opp_live else 0
-            if upper <= alpha:
-                return upper
             lower = marks + 3 - WIN_SCORE if my_live else 0
         else:
-            if my_wins:
-                return WIN_SCORE - marks - 1
-            if marks == self._cells:
-                return 0
-            if opp_wins & (opp_wins - 1):
-                return marks + 2 - WIN_SCORE  # two threats: one is blocked, the other wins
-            if not my_live | opp_live:
-                return 0  # no line is open to anyone: a certain draw
-            # Bounds from the clock: no win before our second move, no loss before theirs.
             upper = WIN_SCORE - marks - 3 if my_live else 0
-            if upper <= alpha:
-                return upper
             lower = marks + 4 - WIN_SCORE if opp_live else 0
+        if upper <= alpha:
+            return upper
         if lower >= beta:
             return lower
         if beta > upper:
