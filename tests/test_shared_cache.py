@@ -180,3 +180,16 @@ def test_a_stored_answer_is_the_choices_record_and_reads_back_whole() -> None:
     assert decode_entry(raw, choice.game) == (choice, 250, True)
     with pytest.raises(ValueError, match="not a cached answer"):
         decode_entry(raw.replace(b'"anytime"', b'"guess"'), choice.game)
+
+
+def test_a_stored_answer_names_its_move_on_the_keys_board() -> None:
+    """A record's move is read back in the variant of its key: its square and coords
+    are that board's (derived, not stored), and a move off that board is refused."""
+    from noughts.service.shared_cache import encode_entry
+
+    choice = CHOICE_EXAMPLE._replace(move=21, game=variant("qubic"), pv=(21,))
+    raw = encode_entry(choice, searched_ms=250, exact=False)
+    stored = decode_entry(raw, variant("qubic"))[0]
+    assert stored == choice and (stored.square, stored.coords) == ("2b3", (1, 1, 1))
+    with pytest.raises(ValueError, match="off the board"):
+        decode_entry(raw, variant("3x3"))
