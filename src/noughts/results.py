@@ -207,32 +207,6 @@ def format_score(score: float) -> str:
     return f"{score:+.2f}"
 
 
-def _outcome(value: Value | None) -> str | None:
-    return None if value is None else value.outcome.value
-
-
-def _plies(value: Value | None) -> int | None:
-    return None if value is None else value.plies
-
-
-def _value_json(value: Value | None, estimate: Estimate | None) -> dict[str, Any]:
-    """The JSON keys of a value or an estimate, shared by a move's value and a choice."""
-    return {
-        "outcome": _outcome(value),
-        "plies": _plies(value),
-        "plies_exact": None if value is None else value.plies_exact,
-        "proven": value is not None,
-        "score": _score(value, estimate),
-    }
-
-
-def _score(value: Value | None, estimate: Estimate | None) -> float | None:
-    """The estimate's score if there is one, else the exact value's packed score."""
-    if estimate is not None:
-        return estimate.score
-    return None if value is None else value.score
-
-
 class _Move:
     """What :class:`MoveEval` and :class:`MoveChoice` share: a move in a game (its
     coordinates and square derived from the game's board) and its exact value or
@@ -262,24 +236,30 @@ class _Move:
     @property
     def outcome(self) -> str | None:
         """``"win"``, ``"draw"`` or ``"loss"`` when proven, else ``None``."""
-        return _outcome(self.value)
+        return None if self.value is None else self.value.outcome.value
 
     @property
     def plies(self) -> int | None:
         """Plies to the end of the game when proven, else ``None``."""
-        return _plies(self.value)
+        return None if self.value is None else self.value.plies
 
     @property
     def score(self) -> float | None:
         """The estimate's score if there is one, else the exact value's packed score."""
-        return _score(self.value, self.estimate)
+        if self.estimate is not None:
+            return self.estimate.score
+        return None if self.value is None else self.value.score
 
     def _move_json(self) -> dict[str, Any]:
         return {
             "move": self.move,
             "square": self.square,
             "coords": list(self.coords),
-            **_value_json(self.value, self.estimate),
+            "outcome": self.outcome,
+            "plies": self.plies,
+            "plies_exact": None if self.value is None else self.value.plies_exact,
+            "proven": self.proven,
+            "score": self.score,
         }
 
 
