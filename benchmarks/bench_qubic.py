@@ -165,7 +165,7 @@ def _seed_game(task: Task) -> dict[str, object]:
     opponent: Player = bot
     if opening in ("any", "each") and side == "O":  # the bot's first cell, then the bot
         rng = random.Random(seed * 1000 + game)
-        strong = strong_cells(variant("qubic"))
+        strong = strong_cells(variant("qubic").geometry)
 
         def opener(position: Position) -> int:
             if position.ply == 0:  # any cell, or the strong cells in turn (game i: cell i)
