@@ -6,8 +6,7 @@ Run by ``scripts/test.sh`` (or alone: ``python scripts/check_package.py``):
 2. ``twine check --strict`` checks their metadata (the README renders, the licence is
    an SPDX expression);
 3. the wheel must hold everything the package reads at run time: the Qubic strategy,
-   the opening books, the 3x3 table (``noughts/data/*.bin``), the learned Qubic
-   evaluation (``noughts/data/qubic-eval.json``) and the web page
+   the opening books, the 3x3 table (``noughts/data/*.bin``) and the web page
    (``noughts/web/*``), file for file as in the source tree, and its metadata must give
    the licence as an SPDX expression (``License-Expression: MIT``, PEP 639);
 4. a fresh virtual environment gets only that wheel (what ``pip install .`` builds and
@@ -33,8 +32,7 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parent.parent
 PACKAGE = ROOT / "src" / "noughts"
 MUST_HOLD = ("noughts/data/qubic-strategy.bin", "noughts/data/table-3x3.bin",
-             "noughts/data/book-4x4.bin", "noughts/data/qubic-eval.json",
-             "noughts/web/index.html")
+             "noughts/data/book-4x4.bin", "noughts/web/index.html")
 """Named here too, so that a file missing from the source tree is caught as well."""
 
 

@@ -74,7 +74,6 @@ class _Known(NamedTuple):
     strategy: str | None = None
     skills: tuple[float, ...] | None = None
     even_first_player: bool = False
-    learned_eval: str | None = None
 
 
 _KNOWN: dict[str, _Known] = {
@@ -92,8 +91,7 @@ _KNOWN: dict[str, _Known] = {
     # In Qubic at 500,000 nodes a move, as X against the faithful copy of the 4x4x4
     # seed's bot (seed-qubic:3), the same ten games (seeds 21001-21010) were won 10
     # times with the seed's even 4**marks weights and 6 times with the steep ones.
-    "4x4x4": _Known(featured=True, strategy="qubic-strategy.bin", even_first_player=True,
-                    learned_eval="qubic-eval.json"),
+    "4x4x4": _Known(featured=True, strategy="qubic-strategy.bin", even_first_player=True),
     "5x4": _Known(listed=False, book_marks=1),
     "3x3x3": _Known(book_marks=2),
     "5x5k4": _Known(),
@@ -211,8 +209,7 @@ class Variant:
     __slots__ = (
         "name", "geometry", "rules", "misere", "k", "shape", "cells", "full", "lines",
         "lines_through", "dims", "key", "normal_name", "featured", "listed", "book_marks",
-        "table3x3", "strategy", "skills", "even_first_player", "learned_eval", "symmetry",
-        "__dict__",
+        "table3x3", "strategy", "skills", "even_first_player", "symmetry", "__dict__",
     )
 
     def __init__(self, geometry: Geometry, rules: Rules) -> None:
@@ -238,7 +235,6 @@ class Variant:
             "strategy": known.strategy,
             "skills": known.skills,
             "even_first_player": known.even_first_player,
-            "learned_eval": known.learned_eval,
             "symmetry": SymmetryPolicy(
                 geometry, _KNOWN.get(geometry.name, _NOTHING).featured),  # the board's
         }
@@ -275,9 +271,6 @@ class Variant:
     """The measured skill of levels 1-9 on this board, where it differs from the level."""
     even_first_player: bool
     """The anytime search's first player uses the even ``4**marks`` weights here."""
-    learned_eval: str | None
-    """The shipped learned evaluation's file (:mod:`noughts.anytime.learned`), if any:
-    the second player's search weights here."""
     symmetry: SymmetryPolicy
 
     def __setattr__(self, name: str, value: object) -> None:

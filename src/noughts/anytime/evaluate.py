@@ -28,7 +28,6 @@ from dataclasses import dataclass
 from functools import lru_cache
 from typing import Literal
 
-from noughts.anytime.learned import LearnedEval, learned_eval
 from noughts.anytime.openings import strong_cells
 from noughts.errors import NoughtsError
 from noughts.geometry import Bitboard, Geometry
@@ -84,27 +83,12 @@ class LineWeights:
     """Value of a line held only by one side, by its number of marks (index 0..k).
 
     ``own`` scores the evaluating player's lines, ``opp`` the opponent's (subtracted);
-    ``fork`` scores each fork point (``0`` outside the strong style), the opponent's
-    too unless ``opp_fork`` is given (a learned evaluation weighs them apart).
-
-    A learned evaluation also knows whose move it is (:mod:`noughts.anytime.learned`):
-    a line is worth ``tempo[m]`` more to its owner when the owner is to move, and as
-    much less when the owner waits (``opp_tempo`` for the opponent's lines), and the
-    side to move gets ``to_move`` on top. The hand-written styles leave them out.
+    ``fork`` scores each fork point (``0`` outside the strong style).
     """
 
     own: tuple[int, ...]
     opp: tuple[int, ...]
     fork: int = 0
-    opp_fork: int | None = None
-    tempo: tuple[int, ...] | None = None
-    opp_tempo: tuple[int, ...] | None = None
-    to_move: int = 0
-
-    @property
-    def their_fork(self) -> int:
-        """The value of one of the opponent's fork points."""
-        return self.fork if self.opp_fork is None else self.opp_fork
 
 
 @lru_cache(maxsize=256)  # a few (k, style, second) in use; the weights never change
@@ -154,45 +138,19 @@ def search_weights(position: Position, style: Style = "strong") -> LineWeights:
     """The weights the anytime search of the side to move uses in ``style``: the
     style's, with the second player's tilt when it defends (:func:`defends`), and on the
     boards whose record says so (:attr:`Variant.even_first_player`) the even weights
-    for the first player; the second player's are the learned ones where the record
-    names a learned evaluation (:mod:`noughts.anytime.learned`).
+    for the first player.
 
     >>> from noughts.position import Position
     >>> search_weights(Position("", "qubic")).own
     (0, 4, 16, 64, 256)
-    >>> search_weights(Position("X" + "." * 63, "qubic")).tempo is not None  # learned
-    True
-    >>> from noughts.anytime.learned import hand_written_evaluation
-    >>> with hand_written_evaluation():
-    ...     search_weights(Position("X" + "." * 63, "qubic")).own[1]
+    >>> search_weights(Position("X" + "." * 63, "qubic")).own[1]
     24
     """
     player = position.to_move
     if style == "strong" and player == position.first and (
             position.game.even_first_player):
         return line_weights(position.geometry.k, "balanced")
-    if style == "strong" and player != position.first:
-        learned = learned_eval(position.game)
-        if learned is not None:  # its x_ weights are the first player's
-            return _learned_weights(learned)
     return line_weights(position.geometry.k, style, second=defends(position, player))
-
-
-def _learned_weights(learned: LearnedEval) -> LineWeights:
-    """The second player's search weights from a learned evaluation: each line's
-    average over whose move it is, and half the difference as its tempo."""
-    def base(move: tuple[int, ...], wait: tuple[int, ...]) -> tuple[int, ...]:
-        return tuple((a + b) // 2 for a, b in zip(move, wait, strict=True))
-
-    def tempo(move: tuple[int, ...], wait: tuple[int, ...]) -> tuple[int, ...]:
-        return tuple((a - b) // 2 for a, b in zip(move, wait, strict=True))
-
-    return LineWeights(
-        base(learned.o_move, learned.o_wait), base(learned.x_move, learned.x_wait),
-        learned.o_fork, learned.x_fork,
-        tempo(learned.o_move, learned.o_wait), tempo(learned.x_move, learned.x_wait),
-        learned.to_move,
-    )
 
 
 def _fork_points(geometry: Geometry, mine: int, theirs: int) -> int:
@@ -266,7 +224,8 @@ def evaluate_marks(
             total += weights.own[own]
         elif opp and not own:
             total -= weights.opp[opp]
-    if weights.fork or weights.their_fork:
-        total += (weights.fork * _fork_points(geometry, mine, theirs)
-                  - weights.their_fork * _fork_points(geometry, theirs, mine))
+    if weights.fork:
+        total += weights.fork * (
+            _fork_points(geometry, mine, theirs) - _fork_points(geometry, theirs, mine)
+        )
     return total

@@ -122,7 +122,7 @@ class AnytimeSearch:
         make a threat are played, as their forced replies may still matter."""
         board = self.board
         pot = board.pot[board.stm]
-        stand = board.waiting_evaluation()  # gains value a move from the waiting side's view
+        stand = board.evaluation()
         gains = board.gain[board.stm]
         top = -INF
         mask = self.candidates()
