@@ -31,7 +31,7 @@ from pathlib import Path
 
 from noughts.anytime.proof import prove
 from noughts.anytime.threats import find_forced_win
-from noughts.budget import Budget
+from noughts.budget import Limit
 from noughts.players.protocol import Player, parse_player
 from noughts.position import Position
 
@@ -40,7 +40,7 @@ RESULTS = Path(__file__).parent / "results" / "proof.json"
 
 
 def _move(player: Player, position: Position) -> int:
-    return player.move(position, Budget()).move
+    return player.move(position, Limit()).move
 
 
 def make(count: int, seed: int, label_nodes: int) -> list[dict[str, object]]:

@@ -25,8 +25,9 @@ import zlib
 from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass
 
+from noughts.budget import Limit
 from noughts.players.game import play_game
-from noughts.players.protocol import Allowance, LevelPlayer, Player, parse_player
+from noughts.players.protocol import LevelPlayer, Player, parse_player
 from noughts.position import Position
 from noughts.results import Mark
 
@@ -70,7 +71,7 @@ def member_player(member: str, seed: int) -> Player:
     spec, _, nodes = member.partition("@")
     if nodes and (not nodes.isdigit() or int(nodes) < 1):
         raise ValueError(f"bad member {member!r}: after @ comes a node budget")
-    allowance = Allowance(nodes=int(nodes)) if nodes else Allowance()
+    allowance = Limit.within(nodes=int(nodes)) if nodes else Limit()
     return parse_player(spec).create(seed=seed, allowance=allowance)
 
 

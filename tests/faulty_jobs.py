@@ -7,14 +7,14 @@ import os
 import time
 from dataclasses import dataclass
 
-from noughts.budget import Budget
+from noughts.budget import Limit
 
 
 @dataclass(frozen=True)
 class WorkerPid:
     """Answers the worker's process id."""
 
-    def __call__(self, budget: Budget) -> int:
+    def __call__(self, budget: Limit) -> int:
         return os.getpid()
 
 
@@ -24,7 +24,7 @@ class Raise:
 
     message: str
 
-    def __call__(self, budget: Budget) -> None:
+    def __call__(self, budget: Limit) -> None:
         raise RuntimeError(self.message)
 
 
@@ -32,7 +32,7 @@ class Raise:
 class Exit:
     """Ends its worker process at once, as a crash would."""
 
-    def __call__(self, budget: Budget) -> None:
+    def __call__(self, budget: Limit) -> None:
         os._exit(3)
 
 
@@ -42,7 +42,7 @@ class Hang:
 
     seconds: float
 
-    def __call__(self, budget: Budget) -> None:
+    def __call__(self, budget: Limit) -> None:
         time.sleep(self.seconds)
 
 
@@ -50,7 +50,7 @@ class Hang:
 class SpinUntilStopped:
     """Polls its budget until it is cancelled or runs out; answers the worker's pid."""
 
-    def __call__(self, budget: Budget) -> int:
+    def __call__(self, budget: Limit) -> int:
         while True:
             budget.check()
             time.sleep(0.001)

@@ -12,7 +12,7 @@ from noughts.anytime.defence import CHECK_NODES, ProofDefence
 from noughts.anytime.proof import find_win
 from noughts.anytime.search import anytime_move
 from noughts.anytime.strategy import Strategy, proven_replies
-from noughts.budget import Budget
+from noughts.budget import Limit
 from noughts.position import Position
 
 # A game O lost to a four-ply searcher as X (the 4x4x4 seed's bot): X opened on cell 48.
@@ -27,7 +27,7 @@ def _after(moves: list[int]) -> Position:
 
 
 def _x_wins_after(position: Position, move: int) -> bool:
-    return find_win(position.play(move), budget=Budget(node_limit=CHECK_NODES)) is not None
+    return find_win(position.play(move), budget=Limit(node_limit=CHECK_NODES)) is not None
 
 
 def test_the_defence_avoids_the_reply_after_which_x_has_a_proven_win(
@@ -46,11 +46,11 @@ def test_the_defence_avoids_the_reply_after_which_x_has_a_proven_win(
 
 def test_a_check_proves_a_win_or_says_none_was_found_within_its_budget() -> None:
     position = _after(GAME)
-    defence = ProofDefence(position, Budget(node_limit=2_000_000))
+    defence = ProofDefence(position, Limit(node_limit=2_000_000))
     assert not defence.check(25) and defence.refuted[25] > 1 and defence.effort[25] > 0
     assert defence.check(36) and 36 in defence.unrefuted
     assert defence.nodes > 0
-    starved = ProofDefence(position, Budget(node_limit=10))
+    starved = ProofDefence(position, Limit(node_limit=10))
     assert starved.check(25) and not starved.refuted and not starved.unrefuted
 
 
@@ -64,15 +64,15 @@ def test_lost_against_perfect_play_o_picks_the_reply_hardest_to_refute(
     monkeypatch.setattr(strategy_module, "shipped_strategy", lambda: book)
     lost = proven_replies(position)
     assert len(lost) == len(position.legal_moves)
-    defence = ProofDefence(position, Budget(node_limit=100_000_000))
+    defence = ProofDefence(position, Limit(node_limit=100_000_000))
     quick = [move for move in sorted(position.legal_moves) if not defence.check(move)]
     hard = [move for move in sorted(position.legal_moves) if move not in quick]
     assert quick and hard  # most replies are refuted by a small proof search, a few not
     # listed best first with the quickly refuted ones ahead, the choice skips them
-    assert ProofDefence(position, Budget(node_limit=100_000_000)).choose(
+    assert ProofDefence(position, Limit(node_limit=100_000_000)).choose(
         quick + hard) == hard[0]
     # when all are refuted, the one whose refutation took the largest proof is played
-    refuted = ProofDefence(position, Budget(node_limit=100_000_000))
+    refuted = ProofDefence(position, Limit(node_limit=100_000_000))
     assert refuted.choose(quick[:5]) == max(
         quick[:5], key=lambda m: (refuted.effort[m], refuted.refuted[m]))
     assert len({refuted.effort[m] for m in quick[:5]}) > 1

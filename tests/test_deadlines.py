@@ -15,7 +15,7 @@ from typing import Any
 
 import pytest
 
-from noughts.budget import Budget
+from noughts.budget import Limit
 from noughts.position import Position
 from noughts.service.runner import EngineBusyError, EngineRunner
 from serving import Server, request, serving
@@ -29,17 +29,17 @@ def test_a_request_that_cannot_start_in_time_is_turned_away_promptly() -> None:
     runner = EngineRunner(max_searches=1, queue_wait_s=5.0, min_search_s=0.1)
     release = threading.Event()
 
-    def hold(budget: Budget) -> None:
+    def hold(budget: Limit) -> None:
         while not release.is_set():
             budget.check()
             time.sleep(0.001)
 
     async def scenario() -> float:
-        holder = asyncio.ensure_future(runner.run(hold, Budget.within(seconds=10)))
+        holder = asyncio.ensure_future(runner.run(hold, Limit.within(seconds=10)))
         await asyncio.sleep(0.05)
         began = time.monotonic()
         with pytest.raises(EngineBusyError):
-            await runner.run(lambda b: 1, Budget.within(seconds=0.3))
+            await runner.run(lambda b: 1, Limit.within(seconds=0.3))
         waited = time.monotonic() - began
         release.set()
         await holder
@@ -53,15 +53,15 @@ def test_a_request_that_cannot_start_in_time_is_turned_away_promptly() -> None:
 def test_a_queued_request_gets_the_slot_as_it_comes_free() -> None:
     runner = EngineRunner(max_searches=1, queue_wait_s=1.0, min_search_s=0.1)
 
-    def short(budget: Budget) -> str:
+    def short(budget: Limit) -> str:
         time.sleep(0.2)
         return "first"
 
     async def scenario() -> tuple[str, str, float]:
-        holder = asyncio.ensure_future(runner.run(short, Budget.within(seconds=0.3)))
+        holder = asyncio.ensure_future(runner.run(short, Limit.within(seconds=0.3)))
         await asyncio.sleep(0.02)
         began = time.monotonic()
-        second = await runner.run(lambda b: "second", Budget.within(seconds=2.0))
+        second = await runner.run(lambda b: "second", Limit.within(seconds=2.0))
         return await holder, second, time.monotonic() - began
 
     first, second, waited = asyncio.run(scenario())

@@ -10,7 +10,7 @@ from collections.abc import Iterator
 import pytest
 
 from faulty_jobs import Exit, Hang, SpinUntilStopped, WorkerPid
-from noughts.budget import Budget, BudgetExhausted
+from noughts.budget import BudgetExhausted, Limit
 from noughts.cluster import executor_for
 from noughts.executor import ProcessExecutor, WorkerLostError, report
 
@@ -57,7 +57,7 @@ def test_a_worker_that_dies_is_replaced_and_its_job_fails_as_lost(
 ) -> None:
     began = time.monotonic()
     with pytest.raises(WorkerLostError, match="exit code 3") as raised:
-        executor.run(Exit(), budget=Budget.within(seconds=30)).result(10)
+        executor.run(Exit(), budget=Limit.within(seconds=30)).result(10)
     assert not raised.value.hung and time.monotonic() - began < 5
     assert executor.replaced == 1
     assert executor.submit(pow, 2, 5).result(30) == 32  # the pool carries on
@@ -77,20 +77,20 @@ def test_a_silent_job_is_hung_and_its_worker_killed(executor: ProcessExecutor) -
 def test_a_job_past_its_deadline_is_hung() -> None:
     with ProcessExecutor(1, hang_s=0.2) as pool:
         with pytest.raises(WorkerLostError) as raised:
-            pool.run(Hang(60.0), budget=Budget.within(seconds=0.2)).result(10)
+            pool.run(Hang(60.0), budget=Limit.within(seconds=0.2)).result(10)
         assert raised.value.hung
 
 
 def test_a_cancelled_job_stops_at_its_next_poll_and_its_worker_lives_on(
     executor: ProcessExecutor,
 ) -> None:
-    running = executor.run(SpinUntilStopped(), budget=Budget.within(seconds=60), slot=0)
+    running = executor.run(SpinUntilStopped(), budget=Limit.within(seconds=60), slot=0)
     time.sleep(0.3)
     pid = executor.pids()[0]
     executor.cancel(running)
     with pytest.raises(BudgetExhausted):
         running.result(5)
-    assert executor.run(WorkerPid(), budget=Budget.within(seconds=5), slot=0).result(5) == pid
+    assert executor.run(WorkerPid(), budget=Limit.within(seconds=5), slot=0).result(5) == pid
     assert executor.replaced == 0
 
 
@@ -98,7 +98,7 @@ def test_a_job_cancelled_before_it_starts_stops_as_soon_as_it_does(
     executor: ProcessExecutor,
 ) -> None:
     busy = executor.run(quiet, (0.5,), slot=0)
-    later = executor.run(SpinUntilStopped(), budget=Budget.within(seconds=60), slot=0)
+    later = executor.run(SpinUntilStopped(), budget=Limit.within(seconds=60), slot=0)
     executor.cancel(later)
     assert not later.cancelled()  # it still runs, to answer that it was stopped
     busy.result(10)

@@ -103,7 +103,7 @@ def test_the_core_imports_no_edge() -> None:
 
 def test_the_core_imports_no_player_or_engine_front_door() -> None:
     graph = _graph()
-    above = ("noughts.engine", "noughts.players", "noughts.teaching")
+    above = ("noughts.engine", "noughts.levels", "noughts.players", "noughts.teaching")
     bad = sorted(
         f"{name} imports {target}"
         for name, targets in graph.items()
@@ -117,7 +117,7 @@ def test_the_core_imports_no_player_or_engine_front_door() -> None:
 SEARCHES = ("noughts.exact", "noughts.anytime", "noughts.teaching")
 """The search families: they know positions and the core vocabulary, nothing above."""
 
-ABOVE_THE_SEARCHES = ("noughts.engine", "noughts.players", *EDGES)
+ABOVE_THE_SEARCHES = ("noughts.engine", "noughts.levels", "noughts.players", *EDGES)
 
 
 def test_the_searches_import_nothing_above_them() -> None:
@@ -131,6 +131,27 @@ def test_the_searches_import_nothing_above_them() -> None:
     )
     assert bad == []
     assert "noughts.anytime.evaluate" in graph["noughts.teaching.trace"]  # the graph sees it
+
+
+ENGINE = ("noughts.engine", "noughts.levels")
+"""The engine's front door and its levels: the one plan that answers a move."""
+
+
+def test_the_players_sit_above_the_engine_and_nothing_below_imports_them() -> None:
+    # One way only: players ask the engine's plan; the engine, its levels, the searches
+    # and the core never reach up to a player.
+    graph = _graph()
+    below = (*ENGINE, *SEARCHES, *CORE)
+    bad = sorted(
+        f"{name} imports {target}"
+        for name, targets in graph.items()
+        if _within(name, below)
+        for target in targets
+        if _within(target, ("noughts.players",))
+    )
+    assert bad == []
+    assert "noughts.engine" in graph["noughts.players.protocol"]  # the graph sees it
+    assert "noughts.levels" in graph["noughts.engine"]
 
 
 def test_the_learning_environments_play_through_the_players_not_another_edge() -> None:

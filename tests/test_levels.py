@@ -7,9 +7,10 @@ from collections import Counter
 
 import pytest
 
+from noughts.budget import Limit
 from noughts.engine import choose_move
 from noughts.errors import NoughtsError
-from noughts.players.levels import PRESETS, level_move, move_heuristics, preset_level, profile
+from noughts.levels import PRESETS, level_move, move_heuristics, preset_level, profile
 from noughts.position import Position
 
 TRAP = Position("X../.O./..X")  # O to move: a corner loses to a fork (loss in 4), an edge holds
@@ -76,7 +77,8 @@ def test_same_seed_same_move_and_reported_fields() -> None:
 def test_levels_work_on_bigger_boards() -> None:
     qubic = Position.from_bitboards(0b111, 0b111 << 16, "qubic")  # three in a row each
     # X to move; X wins on the spot at cell 3, which level 9 nearly always sees.
-    wins = sum(level_move(qubic, 9, seed=seed, nodes=200).move == 3 for seed in range(20))
+    few = Limit.within(nodes=200)
+    wins = sum(level_move(qubic, 9, few, seed=seed).move == 3 for seed in range(20))
     assert wins >= 17
     board = Position("", "4x4k3")
     assert level_move(board, 6, seed=1).move in range(16)

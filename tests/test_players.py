@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from noughts.budget import Budget
+from noughts.budget import Limit
 from noughts.errors import IllegalMoveError, NoughtsError
 from noughts.players.choice import choice_of
 from noughts.players.protocol import (
@@ -69,7 +69,7 @@ def test_specs_parse_to_names(text: str, name: str) -> None:
 def test_module_callable_spec_builds_a_player() -> None:
     player = parse_player("noughts.players.protocol:RandomPlayer").create(seed=3)
     assert isinstance(player, RandomPlayer)
-    assert player.move(Position("XO./.../..."), Budget()).move in range(2, 9)
+    assert player.move(Position("XO./.../..."), Limit()).move in range(2, 9)
 
 
 @pytest.mark.parametrize(
@@ -103,7 +103,7 @@ def test_level_players_are_seeded() -> None:
         assert isinstance(player, LevelPlayer) and isinstance(player, Player)
         position, moves = Position(), []
         while not position.is_over:
-            answer = player.move(position, Budget())
+            answer = player.move(position, Limit())
             assert isinstance(answer, MoveChoice) and answer.method == "level"
             moves.append(answer.move)
             position = position.play(answer.move)
@@ -114,20 +114,20 @@ def test_level_players_are_seeded() -> None:
 
 
 def test_level_ten_player_uses_the_engine() -> None:
-    answer = parse_player("level:10").create(seed=0).move(Position("XX./OO./..."), Budget())
+    answer = parse_player("level:10").create(seed=0).move(Position("XX./OO./..."), Limit())
     assert isinstance(answer, MoveChoice) and answer.method == "exact" and answer.move == 2
 
 
 def test_random_player_plays_legal_moves() -> None:
     player = RandomPlayer(seed=4)
     position = Position("XO./.X./..O")
-    assert {player.move(position, Budget()).move for _ in range(50)} == set(position.legal_moves)
+    assert {player.move(position, Limit()).move for _ in range(50)} == set(position.legal_moves)
 
 
 def test_python_objects_become_specs() -> None:
-    assert as_spec(first_empty).create(seed=1).move(Position("X........"), Budget()).move == 1
+    assert as_spec(first_empty).create(seed=1).move(Position("X........"), Limit()).move == 1
     built = as_spec(Seeded).create(seed=42)
-    assert built.name == "seeded-42" and built.move(Position(), Budget()).move == 8
+    assert built.name == "seeded-42" and built.move(Position(), Limit()).move == 8
     shared = RandomPlayer(seed=1)
     assert as_spec(shared).create(seed=5) is shared
     with pytest.raises(NoughtsError, match="not a player"):

@@ -10,7 +10,8 @@ from multiprocessing.connection import Connection
 
 from noughts.arena.games import GameTask
 from noughts.arena.jobs import game_executor, play_watched
-from noughts.players.protocol import Allowance, as_spec
+from noughts.budget import Limit
+from noughts.players.protocol import as_spec
 from noughts.position import Position
 
 
@@ -21,7 +22,7 @@ def hang(position: Position) -> int:
 
 def run_pool(report: Connection) -> None:
     specs = [as_spec(hang, name="hanger"), as_spec("random")]
-    executor = game_executor(specs, "3x3", Allowance(), move_limit=3600, size=1)
+    executor = game_executor(specs, "3x3", Limit(), move_limit=3600, size=1)
     executor.start()
     report.send(executor.pids()[0])
     task = GameTask(0, (0, 1), 0, 1, seed=1, opening=())

@@ -13,7 +13,7 @@ from collections.abc import Callable, Iterator
 import pytest
 
 from faulty_jobs import Exit, Hang, Raise, SpinUntilStopped, WorkerPid
-from noughts.budget import Budget
+from noughts.budget import Limit
 from noughts.executor import HANG_S, WorkerLostError
 from noughts.service.processes import ProcessRunner
 from noughts.service.runner import ClientGoneError, DeadlineExceededError
@@ -38,7 +38,7 @@ def _wait_until(condition: Callable[[], bool], seconds: float) -> None:
 
 
 def _pid(runner: ProcessRunner) -> int:
-    pid: int = asyncio.run(runner.run(WorkerPid(), Budget.within(seconds=5)))
+    pid: int = asyncio.run(runner.run(WorkerPid(), Limit.within(seconds=5)))
     return pid
 
 
@@ -46,7 +46,7 @@ def test_a_job_runs_in_the_worker_and_its_error_comes_back(runner: ProcessRunner
     pid = _pid(runner)
     assert pid == runner.pids()[0]
     with pytest.raises(RuntimeError, match="injected fault") as raised:
-        asyncio.run(runner.run(Raise("injected fault"), Budget.within(seconds=5)))
+        asyncio.run(runner.run(Raise("injected fault"), Limit.within(seconds=5)))
     note = raised.value.__notes__[0]  # where it happened, for the server's log
     assert note.startswith(f"in the worker (process {pid})") and "faulty_jobs" in note
     assert _pid(runner) == pid and runner.replaced == 0  # the worker lives on
@@ -63,7 +63,7 @@ def test_a_search_whose_client_has_gone_is_cancelled_in_its_worker(
         return time.monotonic() - began > 0.2
 
     with pytest.raises(ClientGoneError):
-        asyncio.run(runner.run(SpinUntilStopped(), Budget.within(seconds=30), client_gone=gone))
+        asyncio.run(runner.run(SpinUntilStopped(), Limit.within(seconds=30), client_gone=gone))
     _wait_until(lambda: runner.running == 0, 2)  # the worker stopped the search...
     assert time.monotonic() - began < 2
     assert _pid(runner) == pid and runner.replaced == 0  # ...and was not killed
@@ -76,7 +76,7 @@ def test_a_worker_that_dies_is_replaced_and_the_next_job_answered(
     pid = _pid(runner)
     began = time.monotonic()
     with pytest.raises(WorkerLostError, match="exit code 3"):
-        asyncio.run(runner.run(Exit(), Budget.within(seconds=10)))
+        asyncio.run(runner.run(Exit(), Limit.within(seconds=10)))
     assert time.monotonic() - began < 2  # at once, not at the deadline
     _wait_until(lambda: runner.ready == 1, 30)
     assert _pid(runner) != pid and runner.replaced == 1 and runner.running == 0
@@ -86,7 +86,7 @@ def test_a_worker_that_hangs_past_its_deadline_is_replaced(runner: ProcessRunner
     pid = _pid(runner)
     began = time.monotonic()
     with pytest.raises(DeadlineExceededError):
-        asyncio.run(runner.run(Hang(60.0), Budget.within(seconds=0.3)))
+        asyncio.run(runner.run(Hang(60.0), Limit.within(seconds=0.3)))
     assert time.monotonic() - began < 1.0  # answered at the deadline, not after the hang
     assert runner.deadline_misses == 1
     _wait_until(lambda: runner.replaced == 1, 0.3 + HANG_S + 5)
@@ -100,11 +100,11 @@ def test_a_request_that_cannot_get_a_worker_in_time_is_turned_away_at_once(
     from noughts.service.admission import EngineBusyError
 
     async def scenario() -> float:
-        holder = asyncio.ensure_future(runner.run(SpinUntilStopped(), Budget.within(seconds=1)))
+        holder = asyncio.ensure_future(runner.run(SpinUntilStopped(), Limit.within(seconds=1)))
         await asyncio.sleep(0.1)
         asked = time.monotonic()
         with pytest.raises(EngineBusyError):
-            await runner.run(WorkerPid(), Budget.within(seconds=0.5))
+            await runner.run(WorkerPid(), Limit.within(seconds=0.5))
         waited = time.monotonic() - asked
         with pytest.raises(DeadlineExceededError):  # its budget ran out in the worker
             await holder

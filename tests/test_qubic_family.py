@@ -17,7 +17,7 @@ import pytest
 
 from noughts.anytime.strategy import proven_replies, strategy_move, without_strategy
 from noughts.anytime.threats import find_forced_win
-from noughts.budget import Budget
+from noughts.budget import Limit
 from noughts.errors import NoughtsError
 from noughts.players.protocol import LevelPlayer, parse_player
 from noughts.players.reference import SeedQubicBot
@@ -71,7 +71,7 @@ def test_the_threat_player_wins_blocks_and_is_seeded() -> None:
 
 def test_the_threat_player_is_an_arena_player() -> None:
     player = parse_player("threats:500").create(seed=4)
-    choice = player.move(Position("XX./OO./..."), Budget())
+    choice = player.move(Position("XX./OO./..."), Limit())
     assert (player.name, choice.move) == ("threats:500", 2)
 
 
@@ -79,11 +79,11 @@ def test_without_the_strategy_the_engine_searches_as_x() -> None:
     after = Position("", "qubic").play(0).play(21)  # X on a corner, O on a centre
     known = strategy_move(after)
     assert known is not None
-    with_book = LevelPlayer(10, 1, nodes=3_000).move(after, Budget())
+    with_book = LevelPlayer(10, 1, nodes=3_000).move(after, Limit())
     assert with_book.nodes == 0 and with_book.move == known.move  # from the strategy
     alone = LevelPlayer(10, 1, nodes=3_000, strategy=False)
     assert alone.name == "level:10:no-strategy"
-    assert alone.move(after, Budget()).nodes > 0  # searched: the book did not answer
+    assert alone.move(after, Limit()).nodes > 0  # searched: the book did not answer
     assert strategy_move(after) is not None  # switched off only within the move
     with without_strategy():
         assert strategy_move(after) is None

@@ -389,20 +389,20 @@ def test_a_repeated_request_gets_the_same_answer_marked_cached(client: TestClien
 
 
 def test_a_fallback_answer_is_not_served_again(monkeypatch: pytest.MonkeyPatch) -> None:
-    import noughts.service.jobs as jobs_module
-    from noughts.budget import Budget
+    import noughts.exact.solver as solver_module
+    from noughts.budget import Limit
 
-    def spin(position: Position, *, budget: Budget, **kwargs: Any) -> Any:
-        while True:  # a solve that never ends by itself: only its budget stops it
+    def spin(position: Position, *, budget: Limit, **kwargs: Any) -> Any:
+        while True:  # a solve that never ends by itself: only its limit stops it
             budget.check()
 
-    real = jobs_module.choose_move
-    monkeypatch.setattr(jobs_module, "choose_move", spin)
+    real = solver_module.best_move
+    monkeypatch.setattr(solver_module, "best_move", spin)  # the engine's exact stage
     with TestClient(create_app(quiet_settings())) as test_client:
         body = {"variant": "4x4", "board": "X.../..../..../...O", "time_ms": 300}
         first = move(test_client, **body)
         assert first["method"] == "anytime" and not first["cached"]
-        monkeypatch.setattr(jobs_module, "choose_move", real)
+        monkeypatch.setattr(solver_module, "best_move", real)
         again = move(test_client, **body)
         assert again["method"] == "exact" and not again["cached"]  # the solver tried again
 

@@ -15,7 +15,7 @@ warnings.filterwarnings("ignore", message=".*httpx.*")  # starlette's TestClient
 from fastapi.testclient import TestClient  # noqa: E402
 
 import noughts.service.jobs as jobs_module  # noqa: E402
-from noughts.budget import Budget  # noqa: E402
+from noughts.budget import Limit  # noqa: E402
 from noughts.position import Position  # noqa: E402
 from noughts.results import MoveChoice  # noqa: E402
 from noughts.service.app import create_app  # noqa: E402
@@ -207,9 +207,9 @@ def test_saturated_search_slots_answer_429(monkeypatch: pytest.MonkeyPatch) -> N
     release = threading.Event()
     real_choose = jobs_module.choose_move
 
-    def blocking_choose(position: Position, **kwargs: Any) -> MoveChoice:
+    def blocking_choose(position: Position, *args: Any, **kwargs: Any) -> MoveChoice:
         release.wait(10)
-        return real_choose(position, **kwargs)
+        return real_choose(position, *args, **kwargs)
 
     monkeypatch.setattr(jobs_module, "choose_move", blocking_choose)
     app = create_app(quiet_settings(max_searches=1, queue_wait_ms=50, max_time_ms=5000))
@@ -238,9 +238,15 @@ def test_saturated_search_slots_answer_429(monkeypatch: pytest.MonkeyPatch) -> N
         assert stats["rejected"] == 1 and stats["running"] == 0
 
 
-def spin_forever(position: Position, *, budget: Budget, **kwargs: Any) -> MoveChoice:
-    while True:  # a search that never ends by itself: only its budget stops it
-        budget.check()
+def spin_forever(
+    position: Position, limit: Limit | None = None, *, budget: Limit | None = None, **_: Any
+) -> MoveChoice:
+    """A search (the engine's plan, or the exact solver in it) that never ends by itself:
+    only its limit stops it."""
+    polled = limit if limit is not None else budget
+    assert polled is not None
+    while True:
+        polled.check()
 
 
 def test_a_search_past_its_deadline_is_stopped(monkeypatch: pytest.MonkeyPatch) -> None:
@@ -264,7 +270,9 @@ def test_a_search_past_its_deadline_is_stopped(monkeypatch: pytest.MonkeyPatch) 
 def test_a_slow_exact_solve_falls_back_to_the_anytime_search(
     monkeypatch: pytest.MonkeyPatch,
 ) -> None:
-    monkeypatch.setattr(jobs_module, "choose_move", spin_forever)
+    import noughts.exact.solver as solver_module
+
+    monkeypatch.setattr(solver_module, "best_move", spin_forever)  # the engine's exact stage
     app = create_app(quiet_settings())
     with TestClient(app) as test_client:
         started = time.monotonic()
@@ -299,9 +307,9 @@ def test_a_client_that_goes_away_stops_its_search() -> None:
     from noughts.service.runner import ClientGoneError, EngineRunner
 
     runner = EngineRunner(max_searches=1, queue_wait_s=0.0)
-    polls: list[Budget] = []
+    polls: list[Limit] = []
 
-    def work(budget: Budget) -> None:
+    def work(budget: Limit) -> None:
         polls.append(budget)
         while True:
             budget.check()
@@ -310,7 +318,7 @@ def test_a_client_that_goes_away_stops_its_search() -> None:
         return bool(polls)  # the client leaves once the search has started
 
     async def request() -> None:
-        await runner.run(work, Budget.within(seconds=30), client_gone=gone)
+        await runner.run(work, Limit.within(seconds=30), client_gone=gone)
 
     started = time.monotonic()
     with pytest.raises(ClientGoneError):
@@ -328,11 +336,11 @@ def test_a_search_that_raises_does_not_take_the_server_down(
     real = jobs_module.choose_move
     calls = {"count": 0}
 
-    def faulty(position: Position, **kwargs: Any) -> Any:
+    def faulty(position: Position, *args: Any, **kwargs: Any) -> Any:
         calls["count"] += 1
         if calls["count"] == 1:
             raise RuntimeError("injected fault in the search")
-        return real(position, **kwargs)
+        return real(position, *args, **kwargs)
 
     monkeypatch.setattr(jobs_module, "choose_move", faulty)
     with TestClient(create_app(quiet_settings()), raise_server_exceptions=False) as test_client:

@@ -6,7 +6,7 @@ import random
 
 import pytest
 
-from noughts.budget import Budget, BudgetExhausted
+from noughts.budget import BudgetExhausted, Limit
 from noughts.errors import GameOverError, NoughtsError
 from noughts.exact.solver import solve
 from noughts.position import Position
@@ -271,10 +271,10 @@ def test_bad_requests_are_named() -> None:
 
 
 def test_a_walk_polls_its_budget() -> None:
-    budget = Budget()
+    budget = Limit()
     budget.cancel()
     with pytest.raises(BudgetExhausted):
         trace(Position(), "minimax", max_stored=0, budget=budget)
     with pytest.raises(BudgetExhausted):
-        compare(Position(), ("alphabeta",), budget=Budget(node_limit=1))
-    assert trace(Position("XX./OO./..."), budget=Budget.within(seconds=60)).best_move == 2
+        compare(Position(), ("alphabeta",), budget=Limit(node_limit=1))
+    assert trace(Position("XX./OO./..."), budget=Limit.within(seconds=60)).best_move == 2

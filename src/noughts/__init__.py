@@ -1,12 +1,15 @@
 """noughts: a fast, exact tic-tac-toe-family engine.
 
->>> from noughts import Position, choose_move
+>>> from noughts import Limit, Position, choose_move
 >>> choose_move(Position("X../.O./...")).outcome
 'draw'
+>>> choose_move(Position("X../.O./..."), Limit.within(seconds=1.0)).method
+'exact'
 """
 
 TYPE_CHECKING = False  # (not imported from typing: importing typing costs a cold start)
 if TYPE_CHECKING:
+    from noughts.budget import Limit
     from noughts.engine import choose_move, evaluate_moves
     from noughts.errors import (
         BoardError,
@@ -33,6 +36,7 @@ if TYPE_CHECKING:
     from noughts.variants import variant
 
 _HOMES = {
+    "Limit": "noughts.budget",
     "choose_move": "noughts.engine",
     "evaluate_moves": "noughts.engine",
     "BoardError": "noughts.errors",
@@ -88,6 +92,7 @@ __all__ = [
     "GameResult",
     "Geometry",
     "IllegalMoveError",
+    "Limit",
     "Mark",
     "MoveChoice",
     "MoveEval",

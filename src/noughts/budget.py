@@ -1,25 +1,27 @@
-"""A search's budget: a deadline, a node limit, and a cancel switch, polled by the search.
+"""A search's limit: a deadline, a node limit, and a cancel switch, polled by the search.
 
-Every search (the exact solver, the threat search, the anytime search, the levels)
-takes a :class:`Budget` and polls it every so many nodes: :meth:`Budget.check` raises
-:class:`BudgetExhausted` once the deadline has passed, the node limit is reached, or
-someone called :meth:`Budget.cancel` (from any thread). So the caller owns the clock,
-and a search is stopped by cancelling its budget, never from outside.
+One :class:`Limit` travels from the edge (the API's ``time_ms``, the CLI's ``--time``
+and ``--nodes``, an arena player's allowance a move) through the engine's plan down to
+every search (the exact solver, the threat search, the anytime search, the levels),
+which polls it every so many nodes: :meth:`Limit.check` raises :class:`BudgetExhausted`
+once the deadline has passed, the node limit is reached, or someone called
+:meth:`Limit.cancel` (from any thread). So the caller owns the clock, and a search is
+stopped by cancelling its limit, never from outside. ``Budget`` is its earlier name.
 
-Deadlines are :func:`time.perf_counter` values. A budget's :meth:`~Budget.share` is a
+Deadlines are :func:`time.perf_counter` values. A limit's :meth:`~Limit.share` is a
 part of it (an earlier deadline, fewer nodes) that a cancel of the whole still stops.
 
->>> budget = Budget(node_limit=100)
->>> budget.expired(nodes=99), budget.expired(nodes=100)
+>>> limit = Limit(node_limit=100)
+>>> limit.expired(nodes=99), limit.expired(nodes=100)
 (False, True)
->>> part = Budget.within(seconds=10.0).share(0.5)
+>>> part = Limit.within(seconds=10.0).share(0.5)
 >>> part.expired(), part.cancel(), part.expired()
 (False, None, True)
->>> Budget.within(seconds=-1)
+>>> Limit.within(seconds=-1)
 Traceback (most recent call last):
 ...
 noughts.errors.NoughtsError: time limit must be a positive number of seconds, not -1
->>> Budget.within(seconds=float("nan"))
+>>> Limit.within(seconds=float("nan"))
 Traceback (most recent call last):
 ...
 noughts.errors.NoughtsError: time limit must be a positive number of seconds, not nan
@@ -33,7 +35,7 @@ from typing import TypeVar
 
 from noughts.errors import NoughtsError
 
-__all__ = ["Budget", "BudgetExhausted", "check_seconds", "check_nodes"]
+__all__ = ["Limit", "Budget", "BudgetExhausted", "one_limit", "check_seconds", "check_nodes"]
 
 _T = TypeVar("_T", int, float)
 
@@ -75,11 +77,11 @@ def check_nodes(nodes: object, what: str = "node budget") -> int:
 
 
 class BudgetExhausted(Exception):
-    """The search's budget ran out (time, nodes) or was cancelled: stop and unwind."""
+    """The search's limit ran out (time, nodes) or was cancelled: stop and unwind."""
 
 
 class _Switch:
-    """The cancel switch shared by a budget and its shares."""
+    """The cancel switch shared by a limit and its shares."""
 
     __slots__ = ("off",)
 
@@ -87,10 +89,10 @@ class _Switch:
         self.off = False
 
 
-class Budget:
+class Limit:
     """A deadline (``perf_counter`` seconds), a node limit, and a cancel switch; all optional.
 
-    ``start`` is when the budget began (its shares are fractions of the time from there).
+    ``start`` is when the limit began (its shares are fractions of the time from there).
     """
 
     __slots__ = ("deadline", "node_limit", "start", "_switch")
@@ -109,8 +111,8 @@ class Budget:
         self._switch = _switch if _switch is not None else _Switch()
 
     @classmethod
-    def within(cls, seconds: float | None = None, nodes: int | None = None) -> Budget:
-        """A budget of ``seconds`` from now and/or ``nodes`` nodes (checked: both positive)."""
+    def within(cls, seconds: float | None = None, nodes: int | None = None) -> Limit:
+        """A limit of ``seconds`` from now and/or ``nodes`` nodes (checked: both positive)."""
         if seconds is not None:
             seconds = check_seconds(seconds)
         if nodes is not None:
@@ -124,7 +126,7 @@ class Budget:
         return self._switch.off
 
     def cancel(self) -> None:
-        """Stop every search polling this budget or a share of it (thread-safe)."""
+        """Stop every search polling this limit or a share of it (thread-safe)."""
         self._switch.off = True
 
     def expired(self, nodes: int = 0) -> bool:
@@ -146,11 +148,34 @@ class Budget:
             return None
         return max(0.0, self.deadline - time.perf_counter())
 
-    def share(self, fraction: float, *, node_offset: int = 0) -> Budget:
-        """The first ``fraction`` of this budget: its time from ``start``, its nodes.
+    @property
+    def seconds(self) -> float | None:
+        """The limit's length in seconds, from ``start`` (``None`` without a deadline).
+
+        >>> Limit(deadline=12.5, start=10.0).seconds, Limit().seconds
+        (2.5, None)
+        """
+        return None if self.deadline is None else self.deadline - self.start
+
+    def inner(self, seconds: float | None = None, nodes: int | None = None) -> Limit:
+        """``seconds`` from now and ``nodes`` (checked, as :meth:`within`), inside this
+        limit: the earlier deadline, the smaller node limit, the same cancel switch.
+
+        >>> outer = Limit.within(seconds=60.0, nodes=10)
+        >>> mine = outer.inner(seconds=1.0, nodes=50)
+        >>> mine.node_limit, mine.deadline < outer.deadline
+        (10, True)
+        >>> outer.cancel(); mine.cancelled
+        True
+        """
+        mine = Limit.within(seconds, nodes)
+        return self.narrowed(deadline=mine.deadline, node_limit=mine.node_limit, start=mine.start)
+
+    def share(self, fraction: float, *, node_offset: int = 0) -> Limit:
+        """The first ``fraction`` of this limit: its time from ``start``, its nodes.
 
         ``node_offset`` is added to the share's node limit, for a search whose node
-        counter already stands there. Cancelling this budget cancels the share too.
+        counter already stands there. Cancelling this limit cancels the share too.
         """
         deadline = None
         if self.deadline is not None:
@@ -158,28 +183,28 @@ class Budget:
         node_limit = None
         if self.node_limit is not None:
             node_limit = node_offset + max(int(self.node_limit * fraction), 1)
-        return Budget(
+        return Limit(
             deadline=deadline, node_limit=node_limit, start=self.start, _switch=self._switch
         )
 
-    def limited(self, *, deadline: float | None, node_limit: int | None) -> Budget:
-        """This budget with another deadline and node limit, sharing its cancel switch."""
-        return Budget(
+    def limited(self, *, deadline: float | None, node_limit: int | None) -> Limit:
+        """This limit with another deadline and node limit, sharing its cancel switch."""
+        return Limit(
             deadline=deadline, node_limit=node_limit, start=self.start, _switch=self._switch
         )
 
     def narrowed(
         self, *, deadline: float | None, node_limit: int | None, start: float | None = None
-    ) -> Budget:
-        """A budget inside this one: the earlier deadline, the smaller node limit, the
+    ) -> Limit:
+        """A limit inside this one: the earlier deadline, the smaller node limit, the
         same cancel switch; ``start`` (default now) begins its shares.
 
-        >>> outer = Budget(node_limit=10)
+        >>> outer = Limit(node_limit=10)
         >>> inner = outer.narrowed(deadline=None, node_limit=50)
         >>> inner.node_limit, inner.deadline
         (10, None)
         """
-        return Budget(
+        return Limit(
             deadline=_earlier(self.deadline, deadline),
             node_limit=_earlier(self.node_limit, node_limit),
             start=start,
@@ -188,7 +213,37 @@ class Budget:
 
     def __repr__(self) -> str:
         state = " cancelled" if self.cancelled else ""
-        return f"<Budget deadline={self.deadline} node_limit={self.node_limit}{state}>"
+        return f"<Limit deadline={self.deadline} node_limit={self.node_limit}{state}>"
+
+
+Budget = Limit
+"""The earlier name of :class:`Limit` (the searches and the players' protocol speak it)."""
+
+
+def one_limit(
+    limit: Limit | None,
+    seconds: float | None = None,
+    nodes: int | None = None,
+    *,
+    budget: Limit | None = None,
+) -> Limit | None:
+    """A call's one limit from the keywords the engine's functions also take: ``limit``
+    (or its older name ``budget``) narrowed to ``seconds`` from now and ``nodes``
+    (``None`` when nothing limits the call).
+
+    >>> one_limit(None) is None, one_limit(None, nodes=5).node_limit
+    (True, 5)
+    >>> one_limit(Limit(), budget=Limit())
+    Traceback (most recent call last):
+    ...
+    noughts.errors.NoughtsError: give a limit or a budget, not both
+    """
+    if limit is not None and budget is not None:
+        raise NoughtsError("give a limit or a budget, not both")
+    outer = limit if limit is not None else budget
+    if seconds is None and nodes is None:
+        return outer
+    return Limit.within(seconds, nodes) if outer is None else outer.inner(seconds, nodes)
 
 
 def _earlier(a: _T | None, b: _T | None) -> _T | None:

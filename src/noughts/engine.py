@@ -1,10 +1,23 @@
-"""The engine's front door: pick a move or value every move, exactly where possible.
+"""The engine's front door: the one plan that answers a move, and every move's value.
 
-``choose_move`` and ``evaluate_moves`` decide by themselves between the exact solver
-(boards small enough to solve on the spot) and the anytime search (the rest), and say
-which they used in ``method``. Levels below 10 play like weaker opponents.
+:func:`choose_move` decides here, and nowhere else, how a move is answered:
 
->>> from noughts.position import Position, check_playable
+1. a level below 10 plays like a weaker opponent (:mod:`noughts.levels`);
+2. a board the exact solver can finish (:func:`answers_exactly`) is answered exactly:
+   from the 3x3 table or the opening book where one serves it, else by negamax. Under a
+   limit with a deadline the solve gets the limit less its reserve (:func:`reserve_s`);
+   a solve that cannot finish in that gives way to the anytime search in the reserve;
+3. any other board gets the anytime search (:mod:`noughts.anytime.search`): the shipped
+   strategy's proven move where it serves, forced wins, then the deepening search. (The
+   strategy stays with the anytime driver: its proofs also steer the driver's defence
+   and its values, and the levels' deep look plays it too.)
+
+``method`` says which answered (``level``, ``exact`` or ``anytime``).
+:func:`evaluate_moves` values every move by the same plan. The service, the command
+line, the players (and through them the arena, the terminal game and the learning
+environments) all ask here, with one :class:`~noughts.budget.Limit`.
+
+>>> from noughts.position import Position
 >>> result = choose_move(Position("XX./OO./..."))
 >>> result.move, result.outcome, result.plies, result.method
 (2, 'win', 1, 'exact')
@@ -14,8 +27,7 @@ which they used in ``method``. Levels below 10 play like weaker opponents.
 
 from __future__ import annotations
 
-import time
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Literal, NamedTuple, TypeVar
 
 from noughts.errors import NoughtsError
 from noughts.exact import solver
@@ -23,99 +35,176 @@ from noughts.position import Position, check_playable
 from noughts.results import MAX_LEVEL, MoveChoice, MoveEval
 
 if TYPE_CHECKING:
-    from noughts.budget import Budget
+    from collections.abc import Callable
 
-__all__ = ["MoveChoice", "MoveEval", "choose_move", "evaluate_moves", "MAX_LEVEL"]
+    from noughts.budget import Limit
+
+__all__ = [
+    "MoveChoice",
+    "MoveEval",
+    "Evaluation",
+    "choose_move",
+    "evaluate_moves",
+    "evaluation",
+    "answers_exactly",
+    "reserve_s",
+    "MAX_LEVEL",
+    "MAX_RESERVE_S",
+]
+
+MAX_RESERVE_S = 0.25
+"""Under a deadline, an exact solve leaves a quarter of the limit, at most this many
+seconds, to the anytime search, for when it cannot finish (so a time limit is honoured
+on every board). The solver's table keeps what a stopped solve learnt."""
+
 
 def _check_level(level: int) -> None:
     if isinstance(level, bool) or not isinstance(level, int) or not 0 <= level <= MAX_LEVEL:
         raise NoughtsError(f"level must be an integer from 0 to {MAX_LEVEL}, not {level!r}")
 
 
+def answers_exactly(position: Position, level: int = MAX_LEVEL) -> bool:
+    """True if the plan answers ``position`` at ``level`` with the exact solver first
+    (level 10 on a board it can finish): the answer is the same whenever it is asked.
+
+    >>> answers_exactly(Position()), answers_exactly(Position(), 5)
+    (True, False)
+    >>> answers_exactly(Position("", "qubic"))
+    False
+    """
+    return level == MAX_LEVEL and solver.can_solve(position)
+
+
+def reserve_s(limit: Limit) -> float:
+    """The part of ``limit`` an exact solve leaves to the anytime search: a quarter of
+    its seconds, at most :data:`MAX_RESERVE_S` (none without a deadline).
+
+    >>> from noughts.budget import Limit
+    >>> reserve_s(Limit(deadline=10.5, start=10.0)), reserve_s(Limit(deadline=12.0, start=10.0))
+    (0.125, 0.25)
+    >>> reserve_s(Limit(node_limit=10))
+    0.0
+    """
+    seconds = limit.seconds
+    return 0.0 if seconds is None else min(MAX_RESERVE_S, seconds / 4)
+
+
+def _exact_part(limit: Limit) -> Limit:
+    """The exact solve's part of ``limit``: its deadline less the reserve, no node limit
+    (the solver counts nodes its own way), the same cancel switch."""
+    deadline = None if limit.deadline is None else limit.deadline - reserve_s(limit)
+    return limit.limited(deadline=deadline, node_limit=None)
+
+
 def choose_move(
     position: Position,
+    limit: Limit | None = None,
     *,
     level: int = MAX_LEVEL,
     time_limit: float | None = None,
     nodes: int | None = None,
     seed: int | None = None,
-    budget: Budget | None = None,
+    budget: Limit | None = None,
 ) -> MoveChoice:
-    """The engine's move for the side to move.
+    """The engine's move for the side to move, by the plan (see the module docstring).
 
     ``level`` 10 is the strongest play (perfect wherever the solver applies); lower levels
-    make human-like mistakes, seeded by ``seed``. ``time_limit`` (seconds) bounds the
-    whole answer: a solvable board is solved exactly within :data:`EXACT_SHARE` of it,
-    else the anytime search plays in the rest; ``nodes`` bounds the anytime search on
-    boards too large to solve. Every search polls
-    ``budget``: cancel it to stop the search (an exact solve then raises
-    :class:`~noughts.budget.BudgetExhausted`; the anytime search answers with its best
-    move so far).
+    make human-like mistakes, seeded by ``seed``. ``limit`` bounds the whole answer: its
+    deadline every search; its node limit the anytime search (and the levels' deep look),
+    not an exact solve. ``time_limit`` (seconds from now) and ``nodes`` narrow it
+    (``budget`` is ``limit``'s older name). Cancel the limit to stop the search: an exact
+    solve then raises :class:`~noughts.budget.BudgetExhausted`; the anytime search answers
+    with its best move so far.
+
+    >>> from noughts.budget import Limit
+    >>> choose_move(Position("", "qubic"), Limit.within(nodes=2_000), seed=1).method
+    'anytime'
     """
     check_playable(position)
     _check_level(level)
+    whole = _limit(limit, time_limit, nodes, budget)
     if level < MAX_LEVEL:
-        from noughts.players.levels import level_move
+        from noughts.levels import level_move
 
-        return level_move(
-            position, level, time_limit=time_limit, nodes=nodes, seed=seed, budget=budget
-        )
+        return level_move(position, level, whole, seed=seed)
     if solver.can_solve(position):
-        if time_limit is None:
-            return solver.best_move(position, seed=seed, budget=budget)
-        from noughts.budget import BudgetExhausted  # (not on 3x3's cold path)
-
-        began = time.perf_counter()
-        limit = _exact_limit(time_limit, budget)
-        try:
-            return solver.best_move(position, seed=seed, budget=limit)
-        except BudgetExhausted:
-            if limit.cancelled:
-                raise
-        time_limit = max(0.001, time_limit - (time.perf_counter() - began))
+        if whole is None:  # (3x3's hot path: its answers are memoised in the solver)
+            return solver.best_move(position, seed=seed)
+        found = _exactly(lambda part: solver.best_move(position, seed=seed, budget=part), whole)
+        if found is not None:
+            return found
     from noughts.anytime.search import anytime_move
 
-    return anytime_move(position, time_limit=time_limit, nodes=nodes, seed=seed, budget=budget)
+    return anytime_move(position, whole, seed=seed)
 
 
-EXACT_SHARE = 0.75
-"""With a time limit, the exact solver gets this share of it; when it cannot finish, the
-anytime search plays in the time left (so ``--time`` is honoured on every board)."""
+_T = TypeVar("_T")
 
 
-def _exact_limit(time_limit: float, budget: Budget | None) -> Budget:
-    """The exact solve's budget: its share of ``time_limit``, inside ``budget``."""
-    from noughts.budget import Budget
+def _exactly(solve: Callable[[Limit | None], _T], limit: Limit | None) -> _T | None:
+    """The plan's exact step: ``solve`` within ``limit`` less its reserve (the cancel
+    switch only, without a deadline); ``None`` when it cannot finish in that. A cancel
+    raises :class:`~noughts.budget.BudgetExhausted`."""
+    if limit is None or limit.deadline is None:
+        untimed = None if limit is None else limit.limited(deadline=None, node_limit=None)
+        return solve(untimed)
+    from noughts.budget import BudgetExhausted  # (not on 3x3's cold path)
 
-    mine = Budget.within(time_limit * EXACT_SHARE)
-    if budget is None:
-        return mine
-    return budget.narrowed(deadline=mine.deadline, node_limit=None)
+    try:
+        return solve(_exact_part(limit))
+    except BudgetExhausted:
+        if limit.cancelled:
+            raise
+    return None
+
+
+def _limit(
+    limit: Limit | None, time_limit: float | None, nodes: int | None, budget: Limit | None
+) -> Limit | None:
+    if limit is None and budget is None and time_limit is None and nodes is None:
+        return None  # (3x3's cold path imports no limit)
+    from noughts.budget import one_limit
+
+    return one_limit(limit, time_limit, nodes, budget=budget)
+
+
+class Evaluation(NamedTuple):
+    """Every legal move's value, which part of the plan gave them, and the exact
+    solver's nodes for them (``None`` from the anytime search)."""
+
+    moves: list[MoveEval]
+    method: Literal["exact", "anytime"]
+    nodes: int | None = None
+
+
+def evaluation(position: Position, limit: Limit | None = None) -> Evaluation:
+    """Every legal move's value for the player who makes it, by the plan of
+    :func:`choose_move` at level 10 (exact where it can finish, else the anytime search).
+
+    >>> evaluation(Position("XX./OO./...")).method
+    'exact'
+    """
+    check_playable(position)
+    if solver.can_solve(position):
+        counter = solver.solver_for(position.game)
+        before = counter.nodes
+        moves = _exactly(lambda part: solver.analyze(position, budget=part), limit)
+        if moves is not None:
+            return Evaluation(moves, "exact", counter.nodes - before)
+    from noughts.anytime.search import anytime_evaluate
+
+    return Evaluation(anytime_evaluate(position, limit), "anytime")
 
 
 def evaluate_moves(
     position: Position,
+    limit: Limit | None = None,
     *,
     time_limit: float | None = None,
     nodes: int | None = None,
-    budget: Budget | None = None,
+    budget: Limit | None = None,
 ) -> list[MoveEval]:
     """Every legal move's value for the player who makes it (proven or heuristic);
-    ``time_limit`` bounds it as it bounds :func:`choose_move`."""
+    the limit and its keywords bound it as they bound :func:`choose_move`."""
     check_playable(position)
-    if solver.can_solve(position):
-        if time_limit is None:
-            return solver.analyze(position, budget=budget)
-        from noughts.budget import BudgetExhausted  # (not on 3x3's cold path)
-
-        began = time.perf_counter()
-        limit = _exact_limit(time_limit, budget)
-        try:
-            return solver.analyze(position, budget=limit)
-        except BudgetExhausted:
-            if limit.cancelled:
-                raise
-        time_limit = max(0.001, time_limit - (time.perf_counter() - began))
-    from noughts.anytime.search import anytime_evaluate
-
-    return anytime_evaluate(position, time_limit=time_limit, nodes=nodes, budget=budget)
+    return evaluation(position, _limit(limit, time_limit, nodes, budget)).moves

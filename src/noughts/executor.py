@@ -7,7 +7,7 @@ needs is here, once:
 - **Jobs**: ``fn(*args, **kwargs)`` for any picklable ``fn`` and arguments (with a
   ``fork`` start, the ``initializer`` and its arguments are not even pickled: a worker
   can be handed players that do not pickle once, and then jobs that name them).
-- **Deadlines and cancelling**: a job may carry a :class:`~noughts.budget.Budget`; the
+- **Deadlines and cancelling**: a job may carry a :class:`~noughts.budget.Limit`; the
   worker calls it with a copy of that budget as its last argument, and :meth:`cancel`
   cancels the copy, so the search stops at its next poll and the worker lives on.
 - **Progress**: a job calls :func:`report` to send a value to its ``on_progress``
@@ -51,7 +51,7 @@ from multiprocessing.connection import Connection
 from multiprocessing.process import BaseProcess
 from typing import Any, Literal, ParamSpec, TypeVar
 
-from noughts.budget import Budget
+from noughts.budget import Limit
 
 __all__ = ["ProcessExecutor", "WorkerLostError", "report", "HANG_S", "STARTUP_LIMIT_S",
            "MAX_RESTART_PAUSE_S"]
@@ -124,7 +124,7 @@ def _serve(
             connection.send(message)
 
     jobs: queue.SimpleQueue[tuple[int, Any, tuple[Any, ...], dict[str, Any]]] = queue.SimpleQueue()
-    budgets: dict[int, Budget] = {}
+    budgets: dict[int, Limit] = {}
     threading.Thread(
         target=_listen, args=(connection, jobs, budgets), name="noughts-listener", daemon=True
     ).start()
@@ -152,7 +152,7 @@ def _serve(
 def _listen(
     connection: Connection,
     jobs: queue.SimpleQueue[tuple[int, Any, tuple[Any, ...], dict[str, Any]]],
-    budgets: dict[int, Budget],
+    budgets: dict[int, Limit],
 ) -> None:
     """Read the parent's messages (so a cancel arrives while a job runs); exit the
     process at once when the parent says so or goes away."""
@@ -165,7 +165,7 @@ def _listen(
                 _, job_id, fn, args, kwargs, limits = message
                 if limits is not None:
                     deadline, node_limit, start = limits
-                    budgets[job_id] = Budget(deadline=deadline, node_limit=node_limit, start=start)
+                    budgets[job_id] = Limit(deadline=deadline, node_limit=node_limit, start=start)
                 jobs.put((job_id, fn, args, kwargs))
             elif message[0] == "cancel":
                 budget = budgets.get(message[1])
@@ -397,7 +397,7 @@ class ProcessExecutor(Executor):
         kwargs: dict[str, Any] | None = None,
         *,
         slot: int | None = None,
-        budget: Budget | None = None,
+        budget: Limit | None = None,
         silence_s: float | None = None,
         on_progress: Callable[[object], None] | None = None,
     ) -> Future[_T]:

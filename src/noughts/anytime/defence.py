@@ -18,11 +18,11 @@ their proofs), and counts its positions into the search's node count at
 clock) cover both searches.
 
 >>> from noughts.position import Position
->>> from noughts.budget import Budget
+>>> from noughts.budget import Limit
 >>> # X has two lines of two crossing on cell 2 (0, 1 and 6, 10): O must take it
 >>> p = Position.from_bitboards(sum(1 << c for c in (0, 1, 6, 10)),
 ...                             sum(1 << c for c in (12, 15, 60)), "qubic")
->>> defence = ProofDefence(p, Budget(node_limit=100_000))
+>>> defence = ProofDefence(p, Limit(node_limit=100_000))
 >>> defence.check(63), defence.refuted[63] > 0
 (False, True)
 >>> defence.check(2)
@@ -34,7 +34,7 @@ from __future__ import annotations
 from typing import Any
 
 from noughts.anytime.proof import ProofSearch
-from noughts.budget import Budget
+from noughts.budget import Limit
 from noughts.position import Position
 
 __all__ = ["ProofDefence", "PROOF_NODE_COST", "CHECK_NODES"]
@@ -59,7 +59,7 @@ class ProofDefence:
     checks spent, in search nodes.
     """
 
-    def __init__(self, position: Position, budget: Budget, *,
+    def __init__(self, position: Position, budget: Limit, *,
                  check_nodes: int | None = None) -> None:
         self.position = position
         self.budget = budget

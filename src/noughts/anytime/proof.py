@@ -28,7 +28,7 @@ What makes it practical for Qubic:
   cheaper, but a proof walked in another orientation than it was searched in would
   then miss its own positions.)
 
-The search polls its own :class:`~noughts.budget.Budget` (a deadline, a node limit, a
+The search polls its own :class:`~noughts.budget.Limit` (a deadline, a node limit, a
 cancel switch) and can be resumed: a :class:`ProofSearch` keeps its table between calls
 to :meth:`ProofSearch.run`.
 
@@ -53,7 +53,7 @@ from typing import Any, Literal
 
 from noughts.anytime.board import tables_for
 from noughts.anytime.threats import DEFAULT_MAX_THREATS, ThreatSearch, defences
-from noughts.budget import Budget, BudgetExhausted
+from noughts.budget import BudgetExhausted, Limit
 from noughts.errors import GameOverError, VariantError
 from noughts.geometry import Bitboard
 from noughts.position import Position
@@ -313,16 +313,16 @@ class ProofSearch:
         self.leaf_threat_nodes = leaf_threat_nodes
         self.max_threats = max_threats
         self.nodes = 0
-        self.budget = Budget()
+        self.budget = Limit()
 
     # -- driving -----------------------------------------------------------------------
-    def run(self, budget: Budget | None = None, *, nodes: int | None = None,
+    def run(self, budget: Limit | None = None, *, nodes: int | None = None,
             thresholds: tuple[int, int] = (INFINITY, INFINITY)) -> tuple[int, int]:
         """Search until the root is proven or disproven, its proof number reaches the
         first of ``thresholds`` or its disproof number the second, the ``budget`` runs
         out, or ``nodes`` more positions are searched; return the root's ``(proof
         number, disproof number)``. Can be called again to go on where it stopped."""
-        budget = budget if budget is not None else Budget()
+        budget = budget if budget is not None else Limit()
         limit = None if nodes is None else self.nodes + nodes
         if budget.node_limit is not None:  # the budget counts this search's positions
             limit = budget.node_limit if limit is None else min(limit, budget.node_limit)
@@ -544,7 +544,7 @@ class ProofSearch:
         rest of the way is forced, and ``plies`` the most plies the strategy lets the
         game last from there. ``seen`` (keys already walked) lets several walks skip
         each other's positions."""
-        self.budget = Budget()  # reading the table: the search's budget is spent
+        self.budget = Limit()  # reading the table: the search's budget is spent
         memo: dict[int, int] = {}
         yield from self._walk(set() if seen is None else seen, memo)
 
@@ -583,7 +583,7 @@ class ProofSearch:
     def plies(self) -> int:
         """The most plies the proven strategy lets the game last (a bound on the
         distance to the win, not its exact value)."""
-        self.budget = Budget()  # reading the table: the search's budget is spent
+        self.budget = Limit()  # reading the table: the search's budget is spent
         memo: dict[int, int] = {}
         return self._plies(memo)
 
@@ -638,7 +638,7 @@ def prove(
     *,
     time_limit: float | None = None,
     nodes: int | None = None,
-    budget: Budget | None = None,
+    budget: Limit | None = None,
 ) -> ProofResult:
     """Prove a win, a loss or a draw for the side to move within the budget.
 
@@ -655,7 +655,7 @@ def prove(
             f"proof-number search proves games won by threats; {position.variant} is not "
             "(its exact values come from the solver, forced results from the anytime search)"
         )
-    own = Budget.within(time_limit, nodes)
+    own = Limit.within(time_limit, nodes)
     whole = own if budget is None else budget.narrowed(
         deadline=own.deadline, node_limit=own.node_limit, start=own.start)
     start = whole.start
@@ -700,7 +700,7 @@ def _proven(searches: list[ProofSearch], index: int, start: float) -> ProofResul
 def _resisting_move(search: ProofSearch) -> int | None:
     """In a proven loss, the defender's move whose proof lets the game last longest."""
     board = search.board
-    search.budget = Budget()  # reading the table: the search's budget is spent
+    search.budget = Limit()  # reading the table: the search's budget is spent
     best: tuple[int, int] | None = None
     memo: dict[int, int] = {}  # shared: the replies' proofs overlap
     for cell in search.moves():  # the replies left out lose to a chain at once
@@ -714,7 +714,7 @@ def _resisting_move(search: ProofSearch) -> int | None:
     return None if best is None else best[1]
 
 
-def find_win(position: Position, *, budget: Budget | None = None) -> tuple[int, int] | None:
+def find_win(position: Position, *, budget: Limit | None = None) -> tuple[int, int] | None:
     """A proven winning move for the side to move and the most plies its proof lets
     the game last, if the search proves a win within ``budget``; else ``None``.
 

@@ -43,7 +43,7 @@ from noughts.anytime.proof import find_win
 from noughts.anytime.pvs import INF, MATE, MATE_BOUND, AnytimeSearch
 from noughts.anytime.strategy import proven_moves, proven_replies, strategy_move
 from noughts.anytime.threats import ThreatSearch
-from noughts.budget import Budget, BudgetExhausted
+from noughts.budget import BudgetExhausted, Limit, one_limit
 from noughts.notation import square_name
 from noughts.position import Position, check_playable
 from noughts.results import Bound, Estimate, MoveChoice, MoveEval, Outcome, Scale, Value
@@ -107,21 +107,19 @@ def _estimate(score: int) -> Estimate:
     return Estimate(float(score), Scale.SEARCH)
 
 
-def _budget(
-    time_limit: float | None, nodes: int | None, within: Budget | None
-) -> Budget:
-    """The search's budget: ``time_limit`` (less a safety margin) and ``nodes``, inside
-    ``within`` (whose cancel switch it shares), 1 s when nothing bounds it."""
-    checked = Budget.within(time_limit, nodes)  # validates both
-    if time_limit is None and nodes is None and (within is None or within.deadline is None):
-        time_limit = DEFAULT_TIME_LIMIT
-    start = checked.start
+def _search_limit(limit: Limit | None) -> Limit:
+    """The search's limit: ``limit`` (whose cancel switch it shares) less a safety
+    margin on its time left; 1 s when nothing bounds it."""
+    start = time.perf_counter()
+    outer = limit if limit is not None else Limit(start=start)
+    left = outer.seconds_left()
+    if left is None and outer.node_limit is None:
+        left = DEFAULT_TIME_LIMIT
     deadline = None
-    if time_limit is not None:
-        margin = max(_SAFETY, time_limit * _SAFETY_SHARE)  # the scheduler may wake us late
-        deadline = start + max(time_limit - margin, time_limit / 2)
-    outer = within if within is not None else checked
-    return outer.narrowed(deadline=deadline, node_limit=nodes, start=start)
+    if left is not None:
+        margin = max(_SAFETY, left * _SAFETY_SHARE)  # the scheduler may wake us late
+        deadline = start + max(left - margin, left / 2)
+    return outer.narrowed(deadline=deadline, node_limit=None, start=start)
 
 
 _P = ParamSpec("_P")
@@ -153,23 +151,25 @@ def _timed(function: Callable[_P, _R]) -> Callable[_P, _R]:
 @_timed
 def anytime_move(
     position: Position,
+    limit: Limit | None = None,
     *,
     time_limit: float | None = None,
     nodes: int | None = None,
     seed: int | None = None,
     style: Style = "strong",
-    budget: Budget | None = None,
+    budget: Limit | None = None,
 ) -> MoveChoice:
     """The anytime engine's move: proven where it can prove, else its best heuristic try.
 
-    ``time_limit`` (seconds, default 1 s when ``nodes`` is not given either) and
-    ``nodes`` bound the search; the move comes back within the time limit plus a few
-    milliseconds. ``seed`` makes the opening choice reproducible. ``style`` picks the
-    evaluation (see :mod:`noughts.anytime.evaluate`). ``budget`` bounds the search as
-    well (cancelling it stops the search, which still answers with its best move so far).
+    ``limit`` bounds the search (1 s when it bounds neither time nor nodes); the move
+    comes back within its deadline plus a few milliseconds, and cancelling it stops the
+    search, which still answers with its best move so far. ``time_limit`` (seconds from
+    now) and ``nodes`` narrow it (``budget`` is its older name). ``seed`` makes the
+    opening choice reproducible. ``style`` picks the evaluation (see
+    :mod:`noughts.anytime.evaluate`).
     """
     check_playable(position)
-    whole = _budget(time_limit, nodes, budget)
+    whole = _search_limit(one_limit(limit, time_limit, nodes, budget=budget))
     if not position.game.rules.threat_search:
         return _misere_move(position, style, whole)
     start = whole.start
@@ -263,7 +263,7 @@ def anytime_move(
                    pv=pv, nodes=search.nodes, start=start)
 
 
-def _misere_move(position: Position, style: Style, whole: Budget) -> MoveChoice:
+def _misere_move(position: Position, style: Style, whole: Limit) -> MoveChoice:
     """The misère game's move (:mod:`noughts.anytime.misere`): no threats to exploit,
     no proof-number stage; iterative deepening by the misère terminal rule."""
     search = MisereSearch(position, style=style, budget=whole)
@@ -303,7 +303,7 @@ move and the next best (:class:`~noughts.anytime.defence.ProofDefence`); they en
 
 
 def _defended(position: Position, moves: list[int], best_move: int, best_score: int | None,
-              scores: dict[int, int], guard: _Guard, search: AnytimeSearch, whole: Budget,
+              scores: dict[int, int], guard: _Guard, search: AnytimeSearch, whole: Limit,
               root_moves: int) -> tuple[int, int | None, Value | None]:
     """The best move, best first, after which the proof search finds no forced win for
     the opponent within the defence's budget; when it proves a win after every move
@@ -346,7 +346,7 @@ class _Guard:
     threats (``refuted``: move -> plies to the loss) and which do not (``safe``). One
     threat search serves every check, so its table of failed positions is shared."""
 
-    def __init__(self, search: AnytimeSearch, budget: Budget) -> None:
+    def __init__(self, search: AnytimeSearch, budget: Limit) -> None:
         self.search = search
         self.budget = budget
         self.threats = ThreatSearch(search.board.tables.geometry, budget=budget)
@@ -393,7 +393,7 @@ class _Guard:
         return True
 
 
-def _forced_win(search: AnytimeSearch, budget: Budget) -> list[int] | None:
+def _forced_win(search: AnytimeSearch, budget: Limit) -> list[int] | None:
     """A continuous-threat win for the side to move, spending at most a quarter of the
     budget."""
     board = search.board
@@ -408,7 +408,7 @@ _PROOF_SHARE = 0.1
 (after the threat search found none)."""
 
 
-def _proof_win(position: Position, search: AnytimeSearch, budget: Budget
+def _proof_win(position: Position, search: AnytimeSearch, budget: Limit
                ) -> tuple[int, int] | None:
     """A proven win for the side to move that needs quiet moves, within a share of the
     budget (from now)."""
@@ -423,11 +423,12 @@ def _proof_win(position: Position, search: AnytimeSearch, budget: Budget
 @_timed
 def anytime_evaluate(
     position: Position,
+    limit: Limit | None = None,
     *,
     time_limit: float | None = None,
     nodes: int | None = None,
     style: Style = "strong",
-    budget: Budget | None = None,
+    budget: Limit | None = None,
 ) -> list[MoveEval]:
     """Every legal move's value for the player who makes it, proven or heuristic.
 
@@ -440,7 +441,8 @@ def anytime_evaluate(
     [(3, 'win', 1), (8, 'loss', 2), (9, 'loss', 2)]
     """
     check_playable(position)
-    search = AnytimeSearch(position, style=style, budget=_budget(time_limit, nodes, budget))
+    whole = _search_limit(one_limit(limit, time_limit, nodes, budget=budget))
+    search = AnytimeSearch(position, style=style, budget=whole)
     board = search.board
     side = board.stm
     marks = board.marks

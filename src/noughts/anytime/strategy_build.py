@@ -45,7 +45,7 @@ from pathlib import Path
 from noughts.anytime.proof import INFINITY, ProofSearch
 from noughts.anytime.proof_tree import Key, ProofTree
 from noughts.anytime.strategy import Strategy
-from noughts.budget import Budget
+from noughts.budget import Limit
 from noughts.executor import ProcessExecutor
 from noughts.position import Position
 
@@ -100,7 +100,7 @@ def run_job(variant_name: str, x: int, o: int, seconds: float,
     if len(table) > TABLE_LIMIT:
         table.clear()
     search = ProofSearch(position, 0 if position.first == "X" else 1, table=table)
-    budget = Budget.within(seconds)
+    budget = Limit.within(seconds)
     pn, dn = search.run(budget, thresholds=(most_pn, most_dn))
     elapsed = time.perf_counter() - start
     if not pn:

@@ -27,7 +27,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from noughts.budget import Budget, BudgetExhausted
+from noughts.budget import BudgetExhausted, Limit
 from noughts.geometry import Bitboard, Geometry
 from noughts.position import Position
 
@@ -66,14 +66,14 @@ class ThreatSearch:
     are often won by the same chain.
     """
 
-    def __init__(self, geometry: Geometry, *, budget: Budget | None = None) -> None:
+    def __init__(self, geometry: Geometry, *, budget: Limit | None = None) -> None:
         self.k = geometry.k
         self.lines = geometry.lines
         self.through: tuple[tuple[Bitboard, ...], ...] = tuple(
             tuple(lines) for lines in geometry.lines_through
         )
         self.shift = geometry.cells
-        self.budget = budget if budget is not None else Budget()
+        self.budget = budget if budget is not None else Limit()
         self.nodes = 0
         self.failed: dict[int, int] = {}
         self.hint: Bitboard = 0
@@ -312,7 +312,7 @@ def find_forced_win(
     max_threats: int = DEFAULT_MAX_THREATS,
     time_limit: float | None = None,
     nodes: int | None = None,
-    budget: Budget | None = None,
+    budget: Limit | None = None,
 ) -> ForcedWin | None:
     """A forced win by continuous threats for the side to move, or ``None``.
 
@@ -328,7 +328,7 @@ def find_forced_win(
     if position.is_over or not position.game.rules.threat_search:
         return None  # (misère: a threat forces nothing; see noughts.anytime.misere)
     if budget is None:
-        budget = Budget.within(time_limit, nodes)
+        budget = Limit.within(time_limit, nodes)
     mine, theirs = (position.x, position.o) if position.to_move == "X" else (position.o,
                                                                             position.x)
     line = ThreatSearch(position.geometry, budget=budget).find(mine, theirs, max_threats)

@@ -1,9 +1,10 @@
 """One arena game: the task (who plays X, the seed, the opening), playing it, its record.
 
->>> from noughts.players.protocol import Allowance, parse_player
+>>> from noughts.budget import Limit
+>>> from noughts.players.protocol import parse_player
 >>> task = GameTask(index=0, pair=(0, 1), x=0, o=1, seed=7, opening=())
 >>> specs = [parse_player("level:10"), parse_player("random")]
->>> record = play_task(task, specs, "3x3", Allowance(), move_limit=30.0)
+>>> record = play_task(task, specs, "3x3", Limit(), move_limit=30.0)
 >>> record.result in ("X", "draw"), record.failure
 (True, None)
 """
@@ -16,9 +17,9 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from typing import Any
 
-from noughts.budget import Budget
+from noughts.budget import Limit
 from noughts.players.game import Failure, MoveOverrun, play_game
-from noughts.players.protocol import Allowance, Player, PlayerSpec
+from noughts.players.protocol import Player, PlayerSpec
 from noughts.position import Position, other
 from noughts.results import Mark, MoveChoice
 
@@ -82,7 +83,7 @@ def play_task(
     task: GameTask,
     specs: Sequence[PlayerSpec],
     geometry_name: str,
-    allowance: Allowance,
+    allowance: Limit,
     move_limit: float,
     report: Callable[[int], None] | None = None,
     *,
@@ -141,7 +142,7 @@ class WatchedPlayer:
 
     >>> from noughts.players.protocol import RandomPlayer
     >>> watched = WatchedPlayer(RandomPlayer(1), 5.0)
-    >>> watched.move(Position("XX./OO./..."), Budget()).move in (2, 5, 6, 7, 8)
+    >>> watched.move(Position("XX./OO./..."), Limit()).move in (2, 5, 6, 7, 8)
     True
     """
 
@@ -150,7 +151,7 @@ class WatchedPlayer:
         self.limit = limit
         self.name = player.name
 
-    def move(self, position: Position, budget: Budget) -> MoveChoice:
+    def move(self, position: Position, budget: Limit) -> MoveChoice:
         outcome: list[MoveChoice] = []
         failure: list[BaseException] = []
 

@@ -17,12 +17,13 @@ reported as re-run.
 
 >>> from concurrent.futures import ThreadPoolExecutor
 >>> from noughts.arena.match import make_tasks
->>> from noughts.players.protocol import Allowance, parse_player
+>>> from noughts.budget import Limit
+>>> from noughts.players.protocol import parse_player
 >>> specs = [parse_player("level:10"), parse_player("random")]
 >>> tasks = make_tasks(2, 4, seed=3, openings=0, geometry_name="3x3")
 >>> records = []
 >>> with ThreadPoolExecutor(2) as executor:
-...     reruns = run_jobs(executor, tasks, specs, "3x3", Allowance(), 30.0, 5.0, records.append)
+...     reruns = run_jobs(executor, tasks, specs, "3x3", Limit(), 30.0, 5.0, records.append)
 >>> sorted(r.index for r in records), reruns, min(r.points(0) for r in records) >= 0.5
 ([0, 1, 2, 3], [], True)
 """
@@ -35,17 +36,17 @@ from functools import cache
 from typing import cast
 
 from noughts.arena.games import GameRecord, GameTask, failed_record, play_task
-from noughts.engine import choose_move
+from noughts.budget import Limit
+from noughts.engine import answers_exactly, choose_move
 from noughts.errors import NoughtsError
-from noughts.exact.solver import can_solve
 from noughts.executor import ProcessExecutor, WorkerLostError, report
 from noughts.players.game import Failure
-from noughts.players.protocol import Allowance, PlayerSpec
+from noughts.players.protocol import PlayerSpec
 from noughts.position import Position
 
 __all__ = ["game_executor", "play_watched", "play_guarded", "prepare", "run_jobs", "MAX_RERUNS"]
 
-_Setup = tuple[Sequence[PlayerSpec], str, Allowance, float]
+_Setup = tuple[Sequence[PlayerSpec], str, Limit, float]
 
 _setup: _Setup | None = None
 """The players, board, allowance and move limit of this arena worker (set at its start)."""
@@ -54,7 +55,7 @@ _setup: _Setup | None = None
 def game_executor(
     specs: Sequence[PlayerSpec],
     geometry_name: str,
-    allowance: Allowance,
+    allowance: Limit,
     move_limit: float,
     size: int,
 ) -> ProcessExecutor:
@@ -68,7 +69,7 @@ def game_executor(
 
 
 def _adopt(
-    specs: Sequence[PlayerSpec], geometry_name: str, allowance: Allowance, move_limit: float
+    specs: Sequence[PlayerSpec], geometry_name: str, allowance: Limit, move_limit: float
 ) -> None:
     global _setup
     _setup = (specs, geometry_name, allowance, move_limit)
@@ -179,7 +180,7 @@ def play_guarded(
     task: GameTask,
     specs: Sequence[PlayerSpec],
     geometry_name: str,
-    allowance: Allowance,
+    allowance: Limit,
     move_limit: float,
     kill_grace: float,
 ) -> GameRecord:
@@ -201,7 +202,7 @@ def prepare(geometry_name: str) -> None:
     what a first, tiny search builds. Games do not depend on it, only their speed."""
     empty = Position("", geometry_name)
     _ = empty.geometry.symmetry_group.perms
-    if not can_solve(empty):
+    if not answers_exactly(empty):
         choose_move(empty, nodes=PREPARE_NODES)
 
 
@@ -210,7 +211,7 @@ def run_jobs(
     tasks: Sequence[GameTask],
     specs: Sequence[PlayerSpec],
     geometry_name: str,
-    allowance: Allowance,
+    allowance: Limit,
     move_limit: float,
     kill_grace: float,
     on_record: Callable[[GameRecord], None],

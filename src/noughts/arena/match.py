@@ -27,9 +27,9 @@ from typing import Any
 from noughts.arena.games import GameRecord, GameTask, play_task
 from noughts.arena.jobs import game_executor, play_watched, run_jobs
 from noughts.arena.ratings import EloRow, MatchStats, elo_table, match_stats
-from noughts.budget import check_nodes, check_seconds
+from noughts.budget import Limit, check_nodes, check_seconds
 from noughts.errors import NoughtsError
-from noughts.players.protocol import Allowance, PlayerSpec, as_spec
+from noughts.players.protocol import PlayerSpec, as_spec
 from noughts.position import Position
 from noughts.variants import variant as parse_variant
 
@@ -219,7 +219,7 @@ def run_arena(
     names = _unique_names([spec.name for spec in specs])
     specs = [PlayerSpec(name, spec.factory) for name, spec in zip(names, specs, strict=True)]
     tasks = make_tasks(len(specs), games, seed, openings, geometry_name)
-    allowance = Allowance(time_limit, nodes)
+    allowance = Limit.within(time_limit, nodes)  # each move's
     records: list[GameRecord] = []
 
     def collect(record: GameRecord) -> None:

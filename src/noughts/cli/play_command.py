@@ -110,7 +110,7 @@ def parse_levels(text: str | None, count: int) -> list[int]:
 
 def _level(text: str) -> int:
     """A level number, or a preset name (easy, medium, hard, impossible)."""
-    from noughts.players.levels import parse_level
+    from noughts.levels import parse_level
 
     try:
         return parse_level(text)

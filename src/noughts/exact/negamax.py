@@ -29,7 +29,7 @@ from collections.abc import Iterator
 from contextlib import contextmanager
 from contextvars import ContextVar
 
-from noughts.budget import Budget
+from noughts.budget import Limit
 from noughts.exact.book import Book
 from noughts.geometry import Bitboard, Geometry, scan_forward
 from noughts.results import WIN_SCORE
@@ -48,7 +48,7 @@ _MOVE_MASK = 1023
 _POLL_NODES = 1024
 """The budget is polled every this many nodes."""
 
-_BUDGET: ContextVar[Budget | None] = ContextVar("exact_search_budget", default=None)
+_BUDGET: ContextVar[Limit | None] = ContextVar("exact_search_budget", default=None)
 """The budget of the search running in this thread (one search object serves them all)."""
 
 
@@ -107,7 +107,7 @@ class ExactSearch:
 
     # -- public -----------------------------------------------------------------------
     @contextmanager
-    def polling(self, budget: Budget | None) -> Iterator[None]:
+    def polling(self, budget: Limit | None) -> Iterator[None]:
         """Searches in this thread poll ``budget`` (raising
         :class:`~noughts.budget.BudgetExhausted` when it runs out) until the block ends.
         The table keeps whatever a stopped search had finished."""

@@ -36,7 +36,7 @@ from noughts.results import WIN_SCORE, MoveChoice, MoveEval, Outcome, Value
 from noughts.variants import Variant, variant
 
 if TYPE_CHECKING:
-    from noughts.budget import Budget
+    from noughts.budget import Limit
     from noughts.exact.negamax import ExactSearch
 
 __all__ = [
@@ -370,7 +370,7 @@ def _sides(position: Position) -> tuple[Bitboard, Bitboard]:
     return (position.x, position.o) if position.to_move == "X" else (position.o, position.x)
 
 
-def solve(position: Position, *, budget: Budget | None = None) -> Value:
+def solve(position: Position, *, budget: Limit | None = None) -> Value:
     """The exact value of ``position`` for the side to move.
 
     A finished game is a loss in 0 for the side to move (if someone won) or a draw in 0.
@@ -391,7 +391,7 @@ def solve(position: Position, *, budget: Budget | None = None) -> Value:
     return to_value(score, position.ply, position.geometry.cells)
 
 
-def analyze(position: Position, *, budget: Budget | None = None) -> list[MoveEval]:
+def analyze(position: Position, *, budget: Limit | None = None) -> list[MoveEval]:
     """Every legal move with its exact value for the player who makes it, lowest cell first.
 
     >>> [str(m.value) for m in analyze(Position("XX./OO./..."))][:2]
@@ -412,7 +412,7 @@ _ANSWERS_3X3: dict[int, MoveChoice] = {}
 
 
 def best_move(
-    position: Position, *, seed: int | None = None, pv: bool = True, budget: Budget | None = None
+    position: Position, *, seed: int | None = None, pv: bool = True, budget: Limit | None = None
 ) -> MoveChoice:
     """A move of best value; among equals the one leaving the most losing replies.
 

@@ -23,7 +23,7 @@ from typing import TextIO, TypeVar
 from rich.console import Console
 from rich.markup import escape
 
-from noughts.budget import Budget
+from noughts.budget import Limit
 from noughts.errors import IllegalMoveError
 from noughts.play.coordinates import cell_name, describe_scheme, parse_cell
 from noughts.play.render import MARK_STYLES, board_text
@@ -119,7 +119,7 @@ class _Thinking:
     terminal: Terminal
     text: str
 
-    def move(self, position: Position, budget: Budget) -> MoveChoice:
+    def move(self, position: Position, budget: Limit) -> MoveChoice:
         with self.terminal.console.status(self.text):
             return self.player.move(position, budget)
 

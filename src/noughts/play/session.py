@@ -20,7 +20,7 @@ from __future__ import annotations
 import random
 from dataclasses import dataclass
 
-from noughts.budget import Budget
+from noughts.budget import Limit
 from noughts.engine import evaluate_moves
 from noughts.errors import NoughtsError
 from noughts.geometry import Geometry
@@ -169,7 +169,7 @@ class Session:
         player = self._players.get(self.to_move)
         if player is None:
             raise NoughtsError(f"{self.to_move} is played by a human, not the AI")
-        result = player.move(self.position, Budget())
+        result = player.move(self.position, Limit())
         self.play(result.move)
         return result
 

@@ -1,7 +1,7 @@
-"""Players: the protocol every player follows, engine levels and the reference bots.
+"""Players: the protocol every player follows and the reference bots.
 
-* :mod:`noughts.players.protocol` -- the player protocol, player specs and their parser.
-* :mod:`noughts.players.levels` -- difficulty levels 0-10.
+* :mod:`noughts.players.protocol` -- the player protocol, player specs and their parser
+  (the engine's levels 0-10, :mod:`noughts.levels`, play as ``level:N``).
 * :mod:`noughts.players.reference` -- bots written from the seed projects' descriptions.
 * :mod:`noughts.players.threats` -- a general player: forced wins by successive threats,
   else line weights.

@@ -1,6 +1,6 @@
 """The game loop: players take turns until the game ends or one of them fails.
 
-Each move the player to move gets a fresh :class:`~noughts.budget.Budget` (from
+Each move the player to move gets a fresh :class:`~noughts.budget.Limit` (from
 ``budget_for``) and answers a :class:`~noughts.results.MoveChoice`. A player that raises,
 answers an illegal move, or takes longer than ``move_limit`` seconds loses the game; the
 outcome says which :class:`Failure` it was. A player may also stop the game where it
@@ -21,7 +21,7 @@ from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from enum import StrEnum
 
-from noughts.budget import Budget
+from noughts.budget import Limit
 from noughts.errors import IllegalMoveError
 from noughts.players.protocol import Player
 from noughts.position import Position, other
@@ -71,7 +71,7 @@ def play_game(
     position: Position,
     *,
     move_limit: float | None = None,
-    budget_for: Callable[[], Budget] = Budget,
+    budget_for: Callable[[], Limit] = Limit,
     report: Callable[[MoveChoice], None] | None = None,
 ) -> GameOutcome:
     """Play ``players`` (by mark) from ``position`` to the end; ``report`` sees each move

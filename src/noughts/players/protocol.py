@@ -1,12 +1,13 @@
 """Players: a ``name`` and ``move(position, budget) -> MoveChoice``, and how to name them.
 
 Every player -- the engine's levels, the seed projects' reference bots, random play --
-answers a :class:`~noughts.results.MoveChoice` within a :class:`~noughts.budget.Budget`
+answers a :class:`~noughts.results.MoveChoice` within a :class:`~noughts.budget.Limit`
 that it polls (the game loop, :func:`noughts.players.game.play_game`, makes one per
-move). Outside players (a function ``f(position) -> cell``, an object whose
-``move(position)`` answers a cell) are adapted once, by :func:`as_spec`. The arena builds
-a fresh player for every game from a :class:`PlayerSpec`, seeded, so the same seed gives
-the same games.
+move). An engine player asks the engine's one plan (:func:`noughts.engine.choose_move`)
+within that limit and its own allowance a move, itself a :class:`~noughts.budget.Limit`.
+Outside players (a function ``f(position) -> cell``, an object whose ``move(position)``
+answers a cell) are adapted once, by :func:`as_spec`. The arena builds a fresh player
+for every game from a :class:`PlayerSpec`, seeded, so the same seed gives the same games.
 
 Player specs on the command line:
 
@@ -40,13 +41,15 @@ Player specs on the command line:
                                    a player object, or a class/factory building one
 =================================  =================================================
 
->>> from noughts.budget import Budget
+>>> from noughts.budget import Limit
 >>> from noughts.position import Position
 >>> spec = parse_player("level:hard")
 >>> spec.name
 'level:8'
->>> player = spec.create(seed=1)
->>> player.move(Position("XX./OO./..."), Budget()).move
+>>> player = spec.create(seed=1, allowance=Limit.within(seconds=5.0))
+>>> round(player.time_limit, 6)
+5.0
+>>> player.move(Position("XX./OO./..."), Limit()).move
 2
 >>> parse_player("level:11")
 Traceback (most recent call last):
@@ -66,18 +69,17 @@ from dataclasses import dataclass
 from typing import Any, Protocol, cast, runtime_checkable
 
 from noughts.anytime.strategy import without_strategy
-from noughts.budget import Budget
+from noughts.budget import Limit
 from noughts.engine import choose_move
 from noughts.errors import NoughtsError
+from noughts.levels import PRESETS, parse_level
 from noughts.players.choice import choice_of
-from noughts.players.levels import PRESETS, parse_level
 from noughts.position import Position
 from noughts.results import MoveChoice
 
 __all__ = [
     "Player",
     "PlayerSpec",
-    "Allowance",
     "RandomPlayer",
     "LevelPlayer",
     "CallablePlayer",
@@ -91,7 +93,7 @@ class Player(Protocol):
 
     name: str
 
-    def move(self, position: Position, budget: Budget) -> MoveChoice: ...
+    def move(self, position: Position, budget: Limit) -> MoveChoice: ...
 
 
 class RandomPlayer:
@@ -101,7 +103,7 @@ class RandomPlayer:
         self.name = name
         self._rng = random.Random(seed)
 
-    def move(self, position: Position, budget: Budget) -> MoveChoice:
+    def move(self, position: Position, budget: Limit) -> MoveChoice:
         started = time.perf_counter()
         return choice_of(position, self._rng.choice(list(position.legal_moves)), started=started)
 
@@ -131,17 +133,11 @@ class LevelPlayer:
         self.strategy = strategy
         self._rng = None if seed is None else random.Random(seed)
 
-    def move(self, position: Position, budget: Budget) -> MoveChoice:
+    def move(self, position: Position, budget: Limit) -> MoveChoice:
         seed = None if self._rng is None else self._rng.getrandbits(63)
+        mine = budget.inner(self.time_limit, self.nodes)  # this move's allowance in it
         with nullcontext() if self.strategy else without_strategy():
-            return choose_move(
-                position,
-                level=self.level,
-                time_limit=self.time_limit,
-                nodes=self.nodes,
-                seed=seed,
-                budget=budget,
-            )
+            return choose_move(position, mine, level=self.level, seed=seed)
 
 
 class CallablePlayer:
@@ -152,7 +148,7 @@ class CallablePlayer:
         self.name = name
         self._answer = answer
 
-    def move(self, position: Position, budget: Budget) -> MoveChoice:
+    def move(self, position: Position, budget: Limit) -> MoveChoice:
         started = time.perf_counter()
         answer = self._answer(position)
         if isinstance(answer, MoveChoice):
@@ -161,30 +157,23 @@ class CallablePlayer:
 
 
 @dataclass(frozen=True)
-class Allowance:
-    """What an engine player may spend on a move: seconds and/or search nodes."""
-
-    time_limit: float | None = None
-    nodes: int | None = None
-
-
-@dataclass(frozen=True)
 class PlayerSpec:
-    """A named recipe for a player: ``create(seed, budget)`` builds a fresh one."""
+    """A named recipe for a player: ``create(seed, allowance)`` builds a fresh one."""
 
     name: str
-    factory: Callable[[int | None, Allowance], Player]
+    factory: Callable[[int | None, Limit], Player]
 
-    def create(self, seed: int | None = None, allowance: Allowance | None = None) -> Player:
-        """A new player, seeded; engine players think within ``allowance`` a move."""
-        return self.factory(seed, allowance or Allowance())
+    def create(self, seed: int | None = None, allowance: Limit | None = None) -> Player:
+        """A new player, seeded; engine players think within ``allowance`` (its seconds
+        and nodes) every move."""
+        return self.factory(seed, allowance or Limit())
 
 
 def _level_spec(level: int, strategy: bool = True) -> PlayerSpec:
     return PlayerSpec(
         f"level:{level}" + ("" if strategy else ":no-strategy"),
         lambda seed, allowance: LevelPlayer(
-            level, seed, time_limit=allowance.time_limit, nodes=allowance.nodes,
+            level, seed, time_limit=allowance.seconds, nodes=allowance.node_limit,
             strategy=strategy,
         ),
     )
@@ -229,7 +218,7 @@ def _seed_qubic_spec(parts: list[str]) -> PlayerSpec:
     opening = openings[0] if openings else "first16"
     tie = ties[0] if ties else "lowest"
 
-    def build(seed: int | None, allowance: Allowance) -> Player:
+    def build(seed: int | None, allowance: Limit) -> Player:
         bot: Player = _bots().SeedQubicBot(depth, style, seed, opening=opening, ties=tie)
         return bot
 
@@ -245,7 +234,7 @@ def _legacy_seed_qubic_spec(parts: list[str]) -> PlayerSpec:
     if style not in _SEED_STYLES:
         raise ValueError("the style must be balanced, aggressive or defensive")
 
-    def build(seed: int | None, allowance: Allowance) -> Player:
+    def build(seed: int | None, allowance: Limit) -> Player:
         bot: Player = _bots().LegacySeedQubicBot(depth, style, seed)
         return bot
 
@@ -260,7 +249,7 @@ def _threats_spec(rest: str) -> PlayerSpec:
         raise ValueError(f"the threat search's nodes must be a positive integer, not {rest!r}")
     nodes = int(rest) if rest else DEFAULT_NODES
 
-    def build(seed: int | None, allowance: Allowance) -> Player:
+    def build(seed: int | None, allowance: Limit) -> Player:
         return ThreatPlayer(seed, nodes=nodes)
 
     return PlayerSpec(ThreatPlayer(nodes=nodes).name, build)
@@ -273,7 +262,7 @@ def _seed_depth(text: str, low: int, high: int, what: str) -> int:
 
 
 def _simple_bot_spec(name: str, class_name: str) -> PlayerSpec:
-    def build(seed: int | None, allowance: Allowance) -> Player:
+    def build(seed: int | None, allowance: Limit) -> Player:
         bot: Player = getattr(_bots(), class_name)(seed)
         bot.name = name
         return bot
@@ -303,7 +292,7 @@ def _broken_spec(text: str, error: Exception) -> PlayerSpec:
     (the reason is in each record) and the arena still ends with its report."""
     reason = f"its module failed to import: {type(error).__name__}: {error}"
 
-    def cannot_start(seed: int | None, allowance: Allowance) -> Player:
+    def cannot_start(seed: int | None, allowance: Limit) -> Player:
         raise RuntimeError(reason)
 
     return PlayerSpec(text, cannot_start)

@@ -48,7 +48,7 @@ from typing import Literal
 from noughts.anytime.board import SearchBoard
 from noughts.anytime.evaluate import Style, line_weights
 from noughts.anytime.openings import strong_cells
-from noughts.budget import Budget
+from noughts.budget import Limit
 from noughts.errors import NoughtsError
 from noughts.geometry import scan_forward
 from noughts.players.choice import choice_of
@@ -81,7 +81,7 @@ class Bot:
     def choose(self, position: Position) -> int:  # pragma: no cover - interface
         raise NotImplementedError
 
-    def move(self, position: Position, budget: Budget) -> MoveChoice:
+    def move(self, position: Position, budget: Limit) -> MoveChoice:
         """The bot's move as a :class:`~noughts.results.MoveChoice`."""
         started = time.perf_counter()
         return choice_of(position, self.choose(position), started=started)

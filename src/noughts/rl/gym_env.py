@@ -31,7 +31,7 @@ from typing import Any, Literal
 import gymnasium
 import numpy as np
 
-from noughts.budget import Budget
+from noughts.budget import Limit
 from noughts.errors import NoughtsError
 from noughts.geometry import Geometry
 from noughts.players.protocol import Player
@@ -164,7 +164,7 @@ class NoughtsEnv(gymnasium.Env[dict[str, Any], np.int64]):
 
     def _opponent_moves(self) -> int:
         assert self._opponent is not None
-        cell = self._opponent.move(self.position, Budget()).move
+        cell = self._opponent.move(self.position, Limit()).move
         self.position = self.position.play(cell)
         return cell
 

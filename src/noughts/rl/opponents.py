@@ -2,9 +2,9 @@
 
 >>> player_spec(7).name, player_spec("random").name
 ('level:7', 'random')
->>> from noughts.budget import Budget
+>>> from noughts.budget import Limit
 >>> from noughts.position import Position
->>> player_spec(10).create(seed=1).move(Position("XX./OO./..."), Budget()).move
+>>> player_spec(10).create(seed=1).move(Position("XX./OO./..."), Limit()).move
 2
 """
 

@@ -32,7 +32,7 @@ from collections.abc import Sequence
 
 import numpy as np
 
-from noughts.budget import Budget
+from noughts.budget import Limit
 from noughts.players.choice import choice_of
 from noughts.position import Position
 from noughts.results import MoveChoice
@@ -70,7 +70,7 @@ class QTable:
         move = int(legal[np.argmax(row[legal])])
         return move, float(row[move])
 
-    def move(self, position: Position, budget: Budget) -> MoveChoice:
+    def move(self, position: Position, budget: Limit) -> MoveChoice:
         """The greedy move in ``position`` (the player protocol; a table lookup needs no
         budget)."""
         started = time.perf_counter()

@@ -1,7 +1,7 @@
 """Search slots and who gets one: admission that knows when each slot comes free.
 
 A slot is a search thread or a worker process. A request asks for one with its deadline
-(the end of its :class:`~noughts.budget.Budget`). A busy slot is expected back by the
+(the end of its :class:`~noughts.budget.Limit`). A busy slot is expected back by the
 deadline of the search on it (a search ends by its budget), and the requests already
 queued are expected to take the slots in turn, each until its own deadline. A request
 that by that reckoning could not start with ``min_search_s`` of its budget left, or not
@@ -12,7 +12,7 @@ ends, and time spent queueing is the request's own.
 
 Thread-safe: slots are released from search threads and worker readers; a queued
 request is woken on its own event loop. Times are :func:`time.perf_counter` values,
-the clock of :class:`~noughts.budget.Budget`.
+the clock of :class:`~noughts.budget.Limit`.
 
 >>> import asyncio, time
 >>> admission = Admission(1, queue_wait_s=1.0, min_search_s=0.03)

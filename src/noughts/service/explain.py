@@ -23,7 +23,7 @@ from fastapi import APIRouter, Request
 from fastapi.responses import Response
 from pydantic import BaseModel, Field, StrictBool, StrictInt
 
-from noughts.budget import Budget
+from noughts.budget import Limit
 from noughts.notation import square_name
 from noughts.service.conversion import position_from_request
 from noughts.service.jobs import EXPLAIN_NODE_LIMIT, Board, ExplainJob
@@ -235,7 +235,7 @@ async def post_explain(body: ExplainRequest, request: Request) -> Response:
     try:
         walk, rows = await runner.run(
             job,
-            Budget.within(seconds=DEADLINE_S),
+            Limit.within(seconds=DEADLINE_S),
             client_gone=request.is_disconnected,
             expected_s=service.durations.expected_s(kind, DEADLINE_S, first_share=first),
         )

@@ -2,21 +2,18 @@
 
 A job is a small frozen value (a variant name and bitboards, never a geometry, so it
 pickles in a few hundred bytes) called with the request's one
-:class:`~noughts.budget.Budget`: its deadline is the request's, and cancelling it (the
+:class:`~noughts.budget.Limit`: its deadline is the request's, and cancelling it (the
 client left, the deadline passed) stops the search at its next poll.
 
-Policy, for a budget of ``B`` seconds:
-
-- Level 10 on a board the exact solver can finish: solve exactly. If the solve is not
-  done ``B`` minus a reserve (a quarter of ``B``, at most 250 ms) after the request
-  arrived, its part of the budget runs out and the anytime search answers in the
-  reserve instead (``fell_back``). The solver's table keeps what the stopped solve
-  learnt, so asking again gets further.
-- Elsewhere (Qubic, big boards, levels below 10): the engine with what is left of ``B``.
+A move or an analysis is the engine's plan (:func:`noughts.engine.choose_move`,
+:func:`noughts.engine.evaluation`) within that limit: an exact solve that cannot finish
+by the limit less its reserve (:func:`noughts.engine.reserve_s`) gives way to the
+anytime search in the reserve, and the job says so (``fell_back``). The solver's table
+keeps what the stopped solve learnt, so asking again gets further.
 
 >>> from noughts.position import Position
 >>> job = MoveJob(Board.of(Position("XX./OO./...")), level=10, seed=None, exact=True)
->>> found = job(Budget.within(seconds=1.0))
+>>> found = job(Limit.within(seconds=1.0))
 >>> found.result.move, found.result.method, found.fell_back
 (2, 'exact', False)
 """
@@ -30,9 +27,8 @@ from typing import TYPE_CHECKING, Any, NamedTuple
 
 from cachetools import LRUCache
 
-from noughts.budget import Budget, BudgetExhausted
-from noughts.engine import choose_move, evaluate_moves
-from noughts.exact import solver
+from noughts.budget import Limit
+from noughts.engine import choose_move, evaluation
 from noughts.position import Position
 from noughts.results import Mark, MoveChoice, MoveEval
 
@@ -46,13 +42,8 @@ __all__ = [
     "ExplainJob",
     "MoveFound",
     "AnalysisFound",
-    "reserve_s",
-    "MAX_RESERVE_S",
     "EXPLAIN_NODE_LIMIT",
 ]
-
-MAX_RESERVE_S = 0.25
-"""At most this much of the budget is kept back for the fallback of a slow exact solve."""
 
 EXPLAIN_NODE_LIMIT = 600_000
 """Most positions one explain walk may enter: plain minimax on the empty 3x3 board
@@ -77,29 +68,6 @@ class Board:
         return Position.from_bitboards(self.x, self.o, self.variant, first=self.first)
 
 
-def reserve_s(budget: Budget) -> float:
-    """The part of ``budget`` kept back for an anytime fallback of a slow exact solve.
-
-    >>> reserve_s(Budget(deadline=10.5, start=10.0)), reserve_s(Budget(deadline=12.0, start=10.0))
-    (0.125, 0.25)
-    """
-    if budget.deadline is None:
-        return 0.0
-    return min(MAX_RESERVE_S, (budget.deadline - budget.start) / 4)
-
-
-def _left(budget: Budget) -> float:
-    """Seconds of ``budget`` left (at least 1 ms, so a search can still answer)."""
-    return max(0.001, budget.seconds_left() or 0.0)
-
-
-def _exact_part(budget: Budget) -> Budget:
-    """``budget`` less its reserve (the same cancel switch)."""
-    if budget.deadline is None:
-        return budget
-    return budget.limited(deadline=budget.deadline - reserve_s(budget), node_limit=None)
-
-
 class MoveFound(NamedTuple):
     """A move job's answer: the move, whether a slow exact solve gave way, the seconds
     the job took."""
@@ -111,7 +79,8 @@ class MoveFound(NamedTuple):
 
 class AnalysisFound(NamedTuple):
     """An analysis job's answer: every legal move's value, the solver's nodes, the time
-    of the analysis that answered, whether it was a fallback, the seconds the job took."""
+    of the analysis (with the stopped solve before a fallback), whether it was a
+    fallback, the seconds the job took."""
 
     moves: tuple[MoveEval, ...]
     nodes: int | None
@@ -122,71 +91,35 @@ class AnalysisFound(NamedTuple):
 
 @dataclass(frozen=True)
 class MoveJob:
-    """The engine's move for ``board`` at ``level`` (``exact``: level 10, solvable)."""
+    """The engine's move for ``board`` at ``level`` (``exact``: the plan solves it first,
+    :func:`noughts.engine.answers_exactly`)."""
 
     board: Board
     level: int
     seed: int | None
     exact: bool
 
-    def __call__(self, budget: Budget) -> MoveFound:
+    def __call__(self, budget: Limit) -> MoveFound:
         began = time.perf_counter()
-        result, fell_back = self._search(self.board.position(), budget)
+        position = self.board.position()
+        result = choose_move(position, budget, level=self.level, seed=self.seed)
+        fell_back = self.exact and result.method != "exact"
         return MoveFound(result, fell_back, time.perf_counter() - began)
-
-    def _search(self, position: Position, budget: Budget) -> tuple[MoveChoice, bool]:
-        if not self.exact:
-            limit = _left(budget)
-            return choose_move(
-                position, level=self.level, time_limit=limit, seed=self.seed, budget=budget
-            ), False
-        try:
-            part = _exact_part(budget)
-            return choose_move(position, level=self.level, seed=self.seed, budget=part), False
-        except BudgetExhausted:
-            if budget.cancelled:
-                raise
-        from noughts.anytime.search import anytime_move
-
-        return anytime_move(position, time_limit=_left(budget), seed=self.seed, budget=budget), True
 
 
 @dataclass(frozen=True)
 class AnalysisJob:
-    """Every legal move's value on ``board`` (``exact``: the solver can finish it)."""
+    """Every legal move's value on ``board`` (``exact``: the plan solves it first)."""
 
     board: Board
     exact: bool
 
-    def __call__(self, budget: Budget) -> AnalysisFound:
+    def __call__(self, budget: Limit) -> AnalysisFound:
         began = time.perf_counter()
-        moves, nodes, elapsed_ms, fell_back = self._analyse(self.board.position(), budget)
-        return AnalysisFound(moves, nodes, elapsed_ms, fell_back, time.perf_counter() - began)
-
-    def _analyse(
-        self, position: Position, budget: Budget
-    ) -> tuple[tuple[MoveEval, ...], int | None, float, bool]:
-        began = time.perf_counter()
-        if not self.exact:
-            moves = evaluate_moves(position, time_limit=_left(budget), budget=budget)
-            return tuple(moves), None, _ms_since(began), False
-        counter = solver.solver_for(position.game)
-        nodes_before = counter.nodes
-        try:
-            exact = tuple(evaluate_moves(position, budget=_exact_part(budget)))
-            return exact, counter.nodes - nodes_before, _ms_since(began), False
-        except BudgetExhausted:
-            if budget.cancelled:
-                raise
-        from noughts.anytime.search import anytime_evaluate
-
-        began = time.perf_counter()
-        moves = anytime_evaluate(position, time_limit=_left(budget), budget=budget)
-        return tuple(moves), None, _ms_since(began), True
-
-
-def _ms_since(began: float) -> float:
-    return (time.perf_counter() - began) * 1000
+        moves, method, nodes = evaluation(self.board.position(), budget)
+        elapsed_ms = (time.perf_counter() - began) * 1000
+        fell_back = self.exact and method != "exact"
+        return AnalysisFound(tuple(moves), nodes, elapsed_ms, fell_back, elapsed_ms / 1000)
 
 
 @dataclass(frozen=True)
@@ -204,7 +137,7 @@ class ExplainJob:
     tutorial: bool
     compare: bool
 
-    def __call__(self, budget: Budget) -> tuple[dict[str, Any], tuple[dict[str, Any], ...]]:
+    def __call__(self, budget: Limit) -> tuple[dict[str, Any], tuple[dict[str, Any], ...]]:
         from noughts.teaching.trace import trace
 
         position = self.board.position()
@@ -231,7 +164,7 @@ _COMPARED_LOCK = threading.Lock()
 
 
 def _compare_rows(
-    board: Board, depth: int | None, tutorial: bool, budget: Budget
+    board: Board, depth: int | None, tutorial: bool, budget: Limit
 ) -> tuple[dict[str, Any], ...]:
     """Every algorithm's row on ``board``, cached (a table stopped by its budget is not)."""
     key = (board, depth, tutorial)

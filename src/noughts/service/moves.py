@@ -1,12 +1,14 @@
 """The service's engine calls: the cache first, then a bounded, deadlined search.
 
-Each request gets one :class:`~noughts.budget.Budget` of ``B`` ms (its ``time_ms``,
+Each request gets one :class:`~noughts.budget.Limit` of ``B`` ms (its ``time_ms``,
 capped by the server) when it arrives; queueing, the search and its fallback all spend it.
+The engine's plan answers (:func:`noughts.engine.choose_move`); the service only caches.
 
-- Level 10 on a board the exact solver can finish: solve exactly, computed on the
-  canonical position and cached (symmetric positions share the entry; the move is mapped
-  back). A solve too slow for ``B`` gives way to the anytime search in the last part of
-  the budget (:mod:`noughts.service.jobs`; ``method`` ``anytime``, counted as a fallback).
+- Where the plan solves exactly (:func:`noughts.engine.answers_exactly`: level 10 on a
+  board the exact solver can finish): computed on the canonical position and cached
+  (symmetric positions share the entry; the move is mapped back). A solve too slow for
+  ``B`` gives way to the anytime search in the reserve of the budget
+  (:func:`noughts.engine.reserve_s`; ``method`` ``anytime``, counted as a fallback).
 - Level 10 elsewhere (Qubic, big boards): the anytime search with the budget. Its answers
   are cached too, but serve only requests with a budget no larger than the one they were
   searched with. A request that gives a ``seed`` bypasses the cache there.
@@ -44,8 +46,8 @@ from collections.abc import Hashable
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
-from noughts.budget import Budget
-from noughts.exact import solver
+from noughts.budget import Limit
+from noughts.engine import answers_exactly, reserve_s
 from noughts.notation import square_name
 from noughts.position import Position
 from noughts.results import MAX_LEVEL, MoveChoice, MoveEval
@@ -58,7 +60,7 @@ from noughts.service.cache import (
     symmetries_ready,
 )
 from noughts.service.durations import Durations
-from noughts.service.jobs import AnalysisJob, Board, MoveJob, reserve_s
+from noughts.service.jobs import AnalysisJob, Board, MoveJob
 from noughts.service.processes import ProcessRunner
 from noughts.service.runner import ClientCheck, DeadlineExceededError, EngineRunner, Inline
 from noughts.service.settings import Settings
@@ -203,10 +205,11 @@ class MoveService:
             return _INLINE
         return self.pool
 
-    def _budget(self, time_ms: int | None) -> tuple[Budget, int]:
-        """The request's one budget, from now, and its length in ms."""
+    def _budget(self, time_ms: int | None) -> tuple[Limit, int]:
+        """The request's one limit, from now, and its length in ms (``time_ms`` becomes a
+        :class:`~noughts.budget.Limit` here, once)."""
         budget_ms = self.settings.budget_ms(time_ms)
-        return Budget.within(seconds=budget_ms / 1000), budget_ms
+        return Limit.within(seconds=budget_ms / 1000), budget_ms
 
     # -- moves ----------------------------------------------------------------------------
     async def move(
@@ -223,7 +226,7 @@ class MoveService:
         ``client_gone`` (the request's disconnect check) stops the search when it says so.
         """
         budget, budget_ms = self._budget(time_ms)
-        exact = level == MAX_LEVEL and solver.can_solve(position)
+        exact = answers_exactly(position, level)
         ready = self._ready(position)
         cacheable = level == MAX_LEVEL and (seed is None or exact) and ready
         view = await _view(position) if cacheable else None
@@ -271,7 +274,7 @@ class MoveService:
     ) -> Analysis:
         """Every legal move's value for ``position`` within the request's budget."""
         budget, budget_ms = self._budget(time_ms)
-        exact = solver.can_solve(position)
+        exact = answers_exactly(position)
         cacheable = exact and self._ready(position)
         view = await _view(position) if cacheable else None
         key = cache_key("analyze", view.canonical, level=MAX_LEVEL) if view is not None else None

@@ -32,7 +32,7 @@ from collections.abc import Callable
 from concurrent.futures import Future
 from typing import Any, TypeVar
 
-from noughts.budget import Budget
+from noughts.budget import Limit
 from noughts.executor import ProcessExecutor, WorkerLostError
 from noughts.service.admission import Admission
 from noughts.service.runner import Job, SearchRunner, deliver
@@ -127,7 +127,7 @@ class ProcessRunner(SearchRunner):
 
     # -- running a job ----------------------------------------------------------------------
     def _start(
-        self, job: Job[T], budget: Budget, slot: int, future: asyncio.Future[T]
+        self, job: Job[T], budget: Limit, slot: int, future: asyncio.Future[T]
     ) -> Callable[[], None]:
         """Send ``job`` (it must pickle) to the worker of ``slot`` (the workers start with
         the first job, if :meth:`start` was not called); cancelling it sends a cancel. A

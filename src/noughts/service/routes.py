@@ -11,9 +11,9 @@ from fastapi import APIRouter, Request
 from fastapi.responses import FileResponse, Response
 from pydantic import BaseModel
 
-from noughts.exact.solver import can_solve
+from noughts.engine import answers_exactly
 from noughts.geometry import scan_forward
-from noughts.players.levels import PRESETS
+from noughts.levels import PRESETS
 from noughts.position import Position
 from noughts.results import MAX_LEVEL
 from noughts.service.cache import CacheKey
@@ -137,7 +137,7 @@ def _variants() -> VariantsResponse:
                 k=geometry.k,
                 cells=geometry.cells,
                 lines=len(geometry.lines),
-                exact=can_solve(Position("", geometry)),
+                exact=answers_exactly(Position("", geometry)),
                 featured=geometry.featured,
                 winning_lines=[list(scan_forward(line)) for line in geometry.lines],
             )

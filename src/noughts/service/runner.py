@@ -1,6 +1,6 @@
 """Engine work off the event loop: search slots, deadlines, and searches in threads.
 
-A request hands a search job (a callable of a :class:`~noughts.budget.Budget`) to a
+A request hands a search job (a callable of a :class:`~noughts.budget.Limit`) to a
 runner with its budget. The runner gets it a slot through
 :class:`~noughts.service.admission.Admission` (429 at once if none comes free in time),
 runs it, and waits for it until the budget's deadline plus :data:`HARD_MARGIN_S`. When
@@ -17,7 +17,7 @@ spot.
 
 >>> import asyncio
 >>> runner = EngineRunner(max_searches=1, queue_wait_s=0.0)
->>> asyncio.run(runner.run(lambda budget: 6 * 7, Budget.within(seconds=1.0)))
+>>> asyncio.run(runner.run(lambda budget: 6 * 7, Limit.within(seconds=1.0)))
 42
 """
 
@@ -30,7 +30,7 @@ import time
 from collections.abc import Awaitable, Callable
 from typing import Any, TypeVar
 
-from noughts.budget import Budget, BudgetExhausted
+from noughts.budget import BudgetExhausted, Limit
 from noughts.service.admission import Admission, EngineBusyError
 
 __all__ = [
@@ -49,7 +49,7 @@ __all__ = [
 
 T = TypeVar("T")
 
-Job = Callable[[Budget], T]
+Job = Callable[[Limit], T]
 """A search job: called with the request's budget, polls it."""
 
 ClientCheck = Callable[[], Awaitable[bool]]
@@ -71,7 +71,7 @@ class ClientGoneError(Exception):
     """The client went away before the search finished; its budget has been cancelled."""
 
 
-def deadline_of(budget: Budget) -> float:
+def deadline_of(budget: Limit) -> float:
     """The budget's deadline (a runner needs one)."""
     if budget.deadline is None:
         raise ValueError("a search handed to a runner needs a budget with a deadline")
@@ -134,7 +134,7 @@ class SearchRunner:
     async def run(
         self,
         job: Job[T],
-        budget: Budget,
+        budget: Limit,
         *,
         client_gone: ClientCheck | None = None,
         expected_s: float | None = None,
@@ -155,7 +155,7 @@ class SearchRunner:
         return await self._wait(future, deadline, client_gone, cancel)
 
     def _start(
-        self, job: Job[T], budget: Budget, slot: int, future: asyncio.Future[T]
+        self, job: Job[T], budget: Limit, slot: int, future: asyncio.Future[T]
     ) -> Callable[[], None]:
         """Start ``job`` in ``slot``, its outcome to ``future``; how to cancel it."""
         raise NotImplementedError
@@ -207,7 +207,7 @@ class EngineRunner(SearchRunner):
         )
 
     def _start(
-        self, job: Job[T], budget: Budget, slot: int, future: asyncio.Future[T]
+        self, job: Job[T], budget: Limit, slot: int, future: asyncio.Future[T]
     ) -> Callable[[], None]:
         """``job(budget)`` in a thread of its own."""
         loop = future.get_loop()
@@ -238,6 +238,6 @@ class Inline:
     a complete table), where a trip to a thread or a worker would cost more than the
     answer. Not a search slot: nothing to admit, wait for or count."""
 
-    async def run(self, job: Job[T], budget: Budget, **_: object) -> T:
+    async def run(self, job: Job[T], budget: Limit, **_: object) -> T:
         """``job(budget)``, now (the options of :meth:`SearchRunner.run` do not apply)."""
         return job(budget)

@@ -19,8 +19,8 @@ from __future__ import annotations
 
 import threading
 
-from noughts.engine import choose_move
-from noughts.exact.solver import can_solve, solver_for
+from noughts.engine import answers_exactly, choose_move
+from noughts.exact.solver import solver_for
 from noughts.geometry import Geometry
 from noughts.lru import LRU
 from noughts.position import Position
@@ -37,7 +37,7 @@ __all__ = [
 ]
 
 WARMUP_SEARCH_S = 0.05
-"""Budget of the tiny search that builds the anytime search's tables."""
+"""Limit of the tiny search that builds the anytime search's tables."""
 
 MAX_PENDING_WARMUPS = 4
 """Warm-up threads started and not finished, at most."""
@@ -68,7 +68,7 @@ def warm(geometry: Variant | Geometry, *, search: bool = True) -> None:
         empty = Position("", geometry)
         if shares_symmetries(geometry):
             SymmetricView.of(empty)
-        if search and can_solve(empty):
+        if search and answers_exactly(empty):
             solver_for(geometry)  # its table (3x3) or opening book
         elif search:
             choose_move(empty, time_limit=WARMUP_SEARCH_S)

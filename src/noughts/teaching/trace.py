@@ -30,7 +30,7 @@ The algorithms (:data:`ALGORITHMS`):
   horizon with the line-count heuristic (as the 4x4x4 seed did), so its values are
   estimates there.
 
-A walk polls the :class:`~noughts.budget.Budget` it is given (its deadline, its
+A walk polls the :class:`~noughts.budget.Limit` it is given (its deadline, its
 cancellation) every thousand or so positions, as every search does.
 
 The tutorial seed's counts come out of this walk when it counts the tutorial's way
@@ -55,7 +55,7 @@ from dataclasses import asdict, dataclass, field
 from typing import Any, Literal
 
 from noughts.anytime.evaluate import Style, evaluate_marks, line_weights
-from noughts.budget import Budget
+from noughts.budget import Limit
 from noughts.errors import GameOverError, NoughtsError, TooLargeError
 from noughts.geometry import Bitboard, scan_forward
 from noughts.notation import format_board
@@ -311,7 +311,7 @@ class _Walk:
         max_stored: int,
         node_limit: int | None,
         tutorial: bool,
-        budget: Budget | None,
+        budget: Limit | None,
     ) -> None:
         geometry = position.geometry
         self.position = position
@@ -569,7 +569,7 @@ def trace(
     max_stored: int = DEFAULT_MAX_STORED,
     node_limit: int | None = None,
     tutorial: bool = False,
-    budget: Budget | None = None,
+    budget: Limit | None = None,
 ) -> Trace:
     """Search ``position`` with ``algorithm``, counting every node and keeping the first
     ``max_stored`` of them.
@@ -648,7 +648,7 @@ def compare(
     style: Style = DEFAULT_STYLE,
     node_limit: int | None = None,
     tutorial: bool = False,
-    budget: Budget | None = None,
+    budget: Limit | None = None,
 ) -> tuple[AlgorithmCount, ...]:
     """Each algorithm's answer, node count and time on ``position`` (nothing kept).
 

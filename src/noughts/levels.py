@@ -39,7 +39,7 @@ import random
 import time
 from dataclasses import dataclass
 
-from noughts.budget import Budget
+from noughts.budget import Limit
 from noughts.errors import NoughtsError
 from noughts.exact import solver
 from noughts.geometry import Bitboard, Geometry, scan_forward
@@ -166,18 +166,13 @@ def preset_level(name: str) -> int:
 
 
 def level_move(
-    position: Position,
-    level: int,
-    *,
-    time_limit: float | None = None,
-    nodes: int | None = None,
-    seed: int | None = None,
-    budget: Budget | None = None,
+    position: Position, level: int, limit: Limit | None = None, *, seed: int | None = None
 ) -> MoveChoice:
     """The move a player of ``level`` (0-9) makes; ``depth`` is how far it looked.
 
     ``outcome``/``plies`` are set (and ``proven``) when the player saw the chosen move's
-    outcome; ``score`` is the perceived score.
+    outcome; ``score`` is the perceived score. ``limit`` bounds its searches (its node
+    limit the deep look on boards too large to solve, within the level's own).
     """
     if isinstance(level, bool) or not isinstance(level, int) or not 0 <= level < MAX_LEVEL:
         raise NoughtsError(f"level_move plays levels 0 to {MAX_LEVEL - 1}, not {level!r}")
@@ -189,7 +184,7 @@ def level_move(
         return _result(position, move, level, start, 0, None, 0)
     prof = profile(level, position.variant)
     sight = _draw_sight(prof, rng, position.empty.bit_count())
-    return _play(position, prof, sight, rng, time_limit, nodes, start, budget)
+    return _play(position, prof, sight, rng, start, limit)
 
 
 @dataclass(frozen=True)
@@ -219,23 +214,22 @@ def _play(
     prof: LevelProfile,
     sight: _Sight,
     rng: random.Random,
-    time_limit: float | None,
-    nodes: int | None,
     start: float,
-    budget: Budget | None,
+    limit: Limit | None,
 ) -> MoveChoice:
     geometry = position.geometry
     me, opp = (position.x, position.o) if position.to_move == "X" else (position.o, position.x)
     depth = sight.horizon or sum(sight.stages)
     if sight.horizon and not solver.can_solve(position):
-        deep = _deep_move(position, prof, time_limit, nodes, rng, budget)
+        deep = _deep_move(position, prof, rng, limit)
         return _result(position, deep, prof.level, start, depth, None, 0)
     heuristics = move_heuristics(me, opp, geometry)
     sign = position.game.rules.line_sign  # (misère: a line of ours is a liability)
     top = max(heuristics.values()) or 1.0
     perceived: dict[int, tuple[float, str | None, int | None]] = {}
     if sight.horizon and solver.can_solve(position):
-        for entry in solver.analyze(position, budget=budget):
+        exact = None if limit is None else limit.limited(deadline=limit.deadline, node_limit=None)
+        for entry in solver.analyze(position, budget=exact):
             value = entry.value
             assert value is not None  # the solver's values are exact
             outcome = value.outcome.value
@@ -267,20 +261,14 @@ def _play(
 
 
 def _deep_move(
-    position: Position,
-    prof: LevelProfile,
-    time_limit: float | None,
-    nodes: int | None,
-    rng: random.Random,
-    budget: Budget | None,
+    position: Position, prof: LevelProfile, rng: random.Random, limit: Limit | None
 ) -> int:
-    """The anytime search's move under the level's node budget."""
+    """The anytime search's move under the level's node limit (within ``limit``)."""
     from noughts.anytime.search import anytime_move
 
-    limit = prof.deep_nodes if nodes is None else min(nodes, prof.deep_nodes)
     seed = rng.getrandbits(32)
-    found = anytime_move(position, time_limit=time_limit, nodes=limit, seed=seed, budget=budget)
-    return found.move
+    deep = (limit or Limit()).narrowed(deadline=None, node_limit=prof.deep_nodes)
+    return anytime_move(position, deep, seed=seed).move
 
 
 # -- tactics: exact outcomes up to four plies, on any board --------------------------------
