@@ -353,8 +353,10 @@ class ProofSearch:
         board = self.board
         threats = self.threats
         before = threats.nodes
-        threats.budget = self.budget.limited(
-            deadline=self.budget.deadline, node_limit=before + self.leaf_threat_nodes)
+        cap = before + self.leaf_threat_nodes
+        if self.budget.node_limit is not None:  # nor past the search's own node limit
+            cap = min(cap, before + max(0, self.budget.node_limit - self.nodes))
+        threats.budget = self.budget.limited(deadline=self.budget.deadline, node_limit=cap)
         attacker = self.attacker
         line = threats.chain(board.bits[attacker], board.bits[1 - attacker], board.twos,
                              block.bit_length() - 1, self.max_threats)
