@@ -91,3 +91,14 @@ def test_the_readme_says_what_the_test_command_installs() -> None:
         assert package in README_NAMES, f"name {package} in README_NAMES and in the README"
         assert README_NAMES[package] in setup, f"the README's set-up does not name {package}"
     assert "scripts/check_package.py" in script and "fresh virtual environment" in setup
+
+
+def test_no_text_file_keeps_a_merge_conflict() -> None:
+    """A merge left half-resolved shows in no rendered page or test (it did once, in a
+    docs page), so look for the markers themselves."""
+    marker = re.compile(r"^(<{7} |>{7} |={7}$)", re.MULTILINE)
+    files = [ROOT / "README.md", *(ROOT / "docs").rglob("*.md"), *(ROOT / "src").rglob("*.py"),
+             *(ROOT / "tests").rglob("*.py"), *(ROOT / "benchmarks").glob("*.py")]
+    conflicted = [str(path.relative_to(ROOT)) for path in files
+                  if marker.search(path.read_text(encoding="utf-8"))]
+    assert conflicted == []

@@ -390,7 +390,6 @@ def run_loop(session: Session, lines: str) -> tuple[int, str]:
 def test_heuristic_analysis_is_listed_by_score_after_proven_wins(
     monkeypatch: pytest.MonkeyPatch,
 ) -> None:
-    from noughts.notation import square_name
     from noughts.results import Estimate, MoveEval, Outcome, Scale, Value
 
     qubic = variant("qubic")
@@ -399,8 +398,7 @@ def test_heuristic_analysis_is_listed_by_score_after_proven_wins(
         return [
             MoveEval(
                 m,
-                qubic.coords(m),
-                square_name(qubic, m),
+                qubic,
                 Value(Outcome.WIN, 7) if m == 5 else None,
                 None if m == 5 else Estimate(m / 100, Scale.SEARCH),
             )

@@ -136,6 +136,18 @@ def test_the_budget_is_kept() -> None:
     assert result.move in Position("", "4x4x4").legal_moves
 
 
+def test_a_node_limit_is_kept_by_the_threat_chains_at_the_leaves_too() -> None:
+    # a Qubic middle game (O to move after X's 5th mark), O plays 40: X's proof search
+    # looks for threat chains at its leaves, each allowed 2,000 positions on its own
+    moves = [48, 37, 0, 21, 3, 5, 53, 17, 12, 40]
+    position = Position("", "4x4x4")
+    for cell in moves:
+        position = position.play(cell)
+    search = ProofSearch(position, 0)
+    search.run(nodes=800)
+    assert 0 < search.nodes <= 800
+
+
 def test_a_cancelled_search_stops() -> None:
     budget = Limit()
     budget.cancel()

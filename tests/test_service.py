@@ -439,6 +439,6 @@ def test_the_move_schemas_are_the_results_json_keys() -> None:
     from noughts.service.schemas import MoveResponse, MoveValueOut
     from noughts.service.shared_cache import CHOICE_EXAMPLE
 
-    evaluation = MoveEval(4, (1, 1), "b2", Value(Outcome.DRAW, 8))
+    evaluation = MoveEval(4, CHOICE_EXAMPLE.game, Value(Outcome.DRAW, 8))
     assert set(MoveValueOut.model_fields) == {*evaluation.to_json(), "words"}
     assert {*CHOICE_EXAMPLE.to_json(), "words"} <= set(MoveResponse.model_fields)

@@ -116,7 +116,7 @@ def test_entries_have_the_ttl_and_the_size_cap(redis_url: str, store: Any) -> No
     assert entry is not None and entry[0] == CHOICE_EXAMPLE
     assert asyncio.run(shared.lookup(keys[4], budget_ms=101)) is None  # searched with less
     store.set(names[0], b"not json")  # a corrupt entry is a miss, never an error
-    assert decode_entry(store.get(names[1]))[1] == 100
+    assert decode_entry(store.get(names[1]), CHOICE_EXAMPLE.game)[1] == 100
     shared.close()
 
 
@@ -163,7 +163,8 @@ def test_a_stored_value_keeps_whether_its_plies_are_exact() -> None:
 
     for value in (Value(Outcome.WIN, 5), Bound(Outcome.WIN, 57)):
         choice = CHOICE_EXAMPLE._replace(value=value, estimate=None)
-        stored = decode_entry(encode_entry(choice, searched_ms=10, exact=False))[0].value
+        raw = encode_entry(choice, searched_ms=10, exact=False)
+        stored = decode_entry(raw, choice.game)[0].value
         assert stored is not None and type(stored) is type(value) and str(stored) == str(value)
 
 
@@ -176,6 +177,19 @@ def test_a_stored_answer_is_the_choices_record_and_reads_back_whole() -> None:
     choice = CHOICE_EXAMPLE._replace(value=Bound(Outcome.WIN, 57), traps=2, elapsed_ms=1.23456)
     raw = encode_entry(choice, searched_ms=250, exact=True)
     assert json.loads(raw) == {**choice.to_record(), "searched_ms": 250, "exact": True}
-    assert decode_entry(raw) == (choice, 250, True)
+    assert decode_entry(raw, choice.game) == (choice, 250, True)
     with pytest.raises(ValueError, match="not a cached answer"):
-        decode_entry(raw.replace(b'"anytime"', b'"guess"'))
+        decode_entry(raw.replace(b'"anytime"', b'"guess"'), choice.game)
+
+
+def test_a_stored_answer_names_its_move_on_the_keys_board() -> None:
+    """A record's move is read back in the variant of its key: its square and coords
+    are that board's (derived, not stored), and a move off that board is refused."""
+    from noughts.service.shared_cache import encode_entry
+
+    choice = CHOICE_EXAMPLE._replace(move=21, game=variant("qubic"), pv=(21,))
+    raw = encode_entry(choice, searched_ms=250, exact=False)
+    stored = decode_entry(raw, variant("qubic"))[0]
+    assert stored == choice and (stored.square, stored.coords) == ("2b3", (1, 1, 1))
+    with pytest.raises(ValueError, match="off the board"):
+        decode_entry(raw, variant("3x3"))

@@ -370,3 +370,22 @@ def test_a_damaged_3x3_table_file_is_not_loaded(tmp_path: Path) -> None:
     damaged = tmp_path / "table.bin"
     damaged.write_bytes(b"not a table")
     assert Table3x3.load(str(damaged)) is None
+
+
+def test_a_choice_carries_its_game_and_pickles_by_name() -> None:
+    """A choice and its move values hold the game they were chosen in (the normal and the
+    misère 3x3 share a board, not their answers), derive their cells' names from it,
+    and cross to a worker process and back with the game as its name."""
+    import pickle
+
+    from noughts.variants import variant
+
+    normal = solver.best_move(Position("X../.O./...", "3x3"))
+    misere = solver.best_move(Position("X../.O./...", "3x3-misere"))
+    assert {m.game for m in normal.moves} == {variant("3x3")}
+    assert {m.game for m in misere.moves} == {variant("3x3-misere")}
+    raw = pickle.dumps(misere)
+    assert b"3x3-misere" in raw and b"lines" not in raw
+    back = pickle.loads(raw)
+    assert back == misere and back.game is variant("3x3-misere")
+    assert (back.square, back.coords) == (misere.square, variant("3x3").coords(misere.move))

@@ -43,7 +43,6 @@ from noughts.budget import Limit
 from noughts.errors import NoughtsError
 from noughts.exact import solver
 from noughts.geometry import Bitboard, Geometry, scan_forward
-from noughts.notation import square_name
 from noughts.position import Position, check_playable
 from noughts.results import MAX_LEVEL, Estimate, MoveChoice, Outcome, Scale, Value
 from noughts.variants import Variant
@@ -379,11 +378,9 @@ def _result(
     outcome: str | None = None,
     plies: int | None = None,
 ) -> MoveChoice:
-    geometry = position.geometry
     return MoveChoice(
         move=move,
-        coords=geometry.coords(move),
-        square=square_name(geometry, move),
+        game=position.game,
         value=None if outcome is None or plies is None else Value(Outcome(outcome), plies),
         estimate=None if score is None else Estimate(score, Scale.LEVEL),
         depth=horizon,

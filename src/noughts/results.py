@@ -13,12 +13,14 @@ One vocabulary for every search and every edge:
   line weights, or what a weaker level believes).
 * :class:`MoveEval` -- one move with its value or estimate; :class:`MoveChoice` -- the
   move a player chose, with its value or estimate, line, depth, nodes, time and method.
+  Both hold the move's ``game`` (its :class:`~noughts.variants.Variant`), from which a
+  move's ``coords`` and ``square`` are derived.
 * :class:`GameResult` -- how a finished game ended.
 
 Each has one JSON form (``to_json()``, used by the CLI and the service) and one words
 form (:func:`describe`, used by the CLI and the terminal game). They are immutable
-named tuples (``_replace`` makes a changed copy): cheaper to define than dataclasses,
-which matters to a command's cold start.
+named tuples (``_replace`` makes a changed copy): cheaper to define and to copy than
+dataclasses, which matters to a command's cold start and to the 3x3 answer's speed.
 
 >>> Value(Outcome.WIN, 3) > Value(Outcome.WIN, 5) > Value(Outcome.DRAW, 4)
 True
@@ -34,7 +36,12 @@ from __future__ import annotations
 
 from collections.abc import Mapping
 from enum import StrEnum
-from typing import Any, Literal, NamedTuple
+from typing import TYPE_CHECKING, Any, Literal, NamedTuple
+
+from noughts.notation import square_name
+
+if TYPE_CHECKING:
+    from noughts.variants import Variant
 
 __all__ = [
     "WIN_SCORE",
@@ -200,45 +207,26 @@ def format_score(score: float) -> str:
     return f"{score:+.2f}"
 
 
-def _outcome(value: Value | None) -> str | None:
-    return None if value is None else value.outcome.value
+class _Move:
+    """What :class:`MoveEval` and :class:`MoveChoice` share: a move in a game (its
+    coordinates and square derived from the game's board) and its exact value or
+    estimate, and the JSON keys of those."""
 
-
-def _plies(value: Value | None) -> int | None:
-    return None if value is None else value.plies
-
-
-def _value_json(value: Value | None, estimate: Estimate | None) -> dict[str, Any]:
-    """The JSON keys of a value or an estimate, shared by a move's value and a choice."""
-    return {
-        "outcome": _outcome(value),
-        "plies": _plies(value),
-        "plies_exact": None if value is None else value.plies_exact,
-        "proven": value is not None,
-        "score": _score(value, estimate),
-    }
-
-
-def _score(value: Value | None, estimate: Estimate | None) -> float | None:
-    """The estimate's score if there is one, else the exact value's packed score."""
-    if estimate is not None:
-        return estimate.score
-    return None if value is None else value.score
-
-
-class MoveEval(NamedTuple):
-    """One move's value for the player who makes it: exact (``value``) or an estimate.
-
-    >>> MoveEval(4, (1, 1), "b2", Value(Outcome.DRAW, 8)).to_json()
-    {'move': 4, 'square': 'b2', 'coords': [1, 1], 'outcome': 'draw', 'plies': 8, \
-'plies_exact': True, 'proven': True, 'score': 0}
-    """
-
+    __slots__ = ()
     move: int
-    coords: tuple[int, ...]
-    square: str
-    value: Value | None = None
-    estimate: Estimate | None = None
+    game: Variant
+    value: Value | None
+    estimate: Estimate | None
+
+    @property
+    def coords(self) -> tuple[int, ...]:
+        """The move's coordinates: ``(row, col)`` or ``(layer, row, col)``."""
+        return self.game.geometry.coords(self.move)
+
+    @property
+    def square(self) -> str:
+        """The move's cell name (``b2``, ``2b3``: :func:`noughts.notation.square_name`)."""
+        return square_name(self.game.geometry, self.move)
 
     @property
     def proven(self) -> bool:
@@ -248,41 +236,62 @@ class MoveEval(NamedTuple):
     @property
     def outcome(self) -> str | None:
         """``"win"``, ``"draw"`` or ``"loss"`` when proven, else ``None``."""
-        return _outcome(self.value)
+        return None if self.value is None else self.value.outcome.value
 
     @property
     def plies(self) -> int | None:
         """Plies to the end of the game when proven, else ``None``."""
-        return _plies(self.value)
+        return None if self.value is None else self.value.plies
 
     @property
     def score(self) -> float | None:
         """The estimate's score if there is one, else the exact value's packed score."""
-        return _score(self.value, self.estimate)
+        if self.estimate is not None:
+            return self.estimate.score
+        return None if self.value is None else self.value.score
 
-    def to_json(self) -> dict[str, Any]:
-        """The move's JSON form (the CLI's ``analyze --json`` and the service's)."""
+    def _move_json(self) -> dict[str, Any]:
         return {
             "move": self.move,
             "square": self.square,
             "coords": list(self.coords),
-            **_value_json(self.value, self.estimate),
+            "outcome": self.outcome,
+            "plies": self.plies,
+            "plies_exact": None if self.value is None else self.value.plies_exact,
+            "proven": self.proven,
+            "score": self.score,
         }
 
 
-class MoveChoice(NamedTuple):
-    """The move a player chose, its value or estimate, and the effort behind it.
+class _MoveEvalFields(NamedTuple):
+    move: int
+    game: Variant
+    value: Value | None = None
+    estimate: Estimate | None = None
 
-    ``depth`` is how many plies the answer looked ahead (for an exact answer: to the end
-    of the game); ``pv`` a line of best play starting with ``move``; ``traps`` the
-    opponent's losing replies (exact answers); ``moves`` every move's value when the
-    search produced them; ``level`` the level that chose (``MAX_LEVEL``: full strength);
-    ``note`` where the move came from, in words, when the method alone does not say it.
+
+class MoveEval(_MoveEvalFields, _Move):
+    """One move's value for the player who makes it: exact (``value``) or an estimate.
+
+    >>> from noughts.variants import variant
+    >>> evaluation = MoveEval(4, variant("3x3"), Value(Outcome.DRAW, 8))
+    >>> evaluation.square, evaluation.coords
+    ('b2', (1, 1))
+    >>> evaluation.to_json()
+    {'move': 4, 'square': 'b2', 'coords': [1, 1], 'outcome': 'draw', 'plies': 8, \
+'plies_exact': True, 'proven': True, 'score': 0}
     """
 
+    __slots__ = ()
+
+    def to_json(self) -> dict[str, Any]:
+        """The move's JSON form (the CLI's ``analyze --json`` and the service's)."""
+        return self._move_json()
+
+
+class _MoveChoiceFields(NamedTuple):
     move: int
-    coords: tuple[int, ...]
-    square: str
+    game: Variant
     value: Value | None
     estimate: Estimate | None
     depth: int | None
@@ -295,35 +304,25 @@ class MoveChoice(NamedTuple):
     moves: tuple[MoveEval, ...] = ()
     note: str = ""
 
-    @property
-    def proven(self) -> bool:
-        """True when the value is exact."""
-        return self.value is not None
 
-    @property
-    def outcome(self) -> str | None:
-        """``"win"``, ``"draw"`` or ``"loss"`` when proven, else ``None``."""
-        return _outcome(self.value)
+class MoveChoice(_MoveChoiceFields, _Move):
+    """The move a player chose, its value or estimate, and the effort behind it.
 
-    @property
-    def plies(self) -> int | None:
-        """Plies to the end of the game when proven, else ``None``."""
-        return _plies(self.value)
+    ``depth`` is how many plies the answer looked ahead (for an exact answer: to the end
+    of the game); ``pv`` a line of best play starting with ``move``; ``traps`` the
+    opponent's losing replies (exact answers); ``moves`` every move's value when the
+    search produced them; ``level`` the level that chose (``MAX_LEVEL``: full strength);
+    ``note`` where the move came from, in words, when the method alone does not say it.
+    """
 
-    @property
-    def score(self) -> float | None:
-        """The estimate's score if there is one, else the exact value's packed score."""
-        return _score(self.value, self.estimate)
+    __slots__ = ()
 
     def to_json(self) -> dict[str, Any]:
         """The choice's JSON form (the CLI's ``move --json`` and the service's); its
         ``note`` says in words where the move came from when the method alone does not
         (an opening book, a defence among lost replies), else it is empty."""
         return {
-            "move": self.move,
-            "square": self.square,
-            "coords": list(self.coords),
-            **_value_json(self.value, self.estimate),
+            **self._move_json(),
             "depth": self.depth,
             "pv": list(self.pv),
             "nodes": self.nodes,
@@ -336,11 +335,12 @@ class MoveChoice(NamedTuple):
     def to_record(self) -> dict[str, Any]:
         """All the choice holds but its per-move values, as JSON (the shared cache stores
         it): its :meth:`to_json` with the estimate's scale, the traps and the time
-        unrounded. :meth:`from_record` reads it back.
+        unrounded. :meth:`from_record` reads it back, given the game.
 
-        >>> choice = MoveChoice(4, (1, 1), "b2", None, Estimate(0.5, Scale.SEARCH), 3,
+        >>> from noughts.variants import variant
+        >>> choice = MoveChoice(4, variant("3x3"), None, Estimate(0.5, Scale.SEARCH), 3,
         ...                     (4, 0), 120, 12.3456, "anytime")
-        >>> MoveChoice.from_record(choice.to_record()) == choice
+        >>> MoveChoice.from_record(choice.to_record(), choice.game) == choice
         True
         """
         return {
@@ -351,13 +351,14 @@ class MoveChoice(NamedTuple):
         }
 
     @classmethod
-    def from_record(cls, data: Mapping[str, Any]) -> MoveChoice:
-        """The choice a :meth:`to_record` holds (``KeyError``, ``TypeError`` or
-        ``ValueError`` if ``data`` is not one).
+    def from_record(cls, data: Mapping[str, Any], game: Variant) -> MoveChoice:
+        """The choice a :meth:`to_record` holds, in ``game`` (``KeyError``, ``TypeError``
+        or ``ValueError`` if ``data`` is not one, or its move is not on the board).
 
-        >>> exact = MoveChoice(2, (0, 2), "c3", Bound(Outcome.WIN, 57), None, 57, (2,), 0,
-        ...                    0.1, "exact", traps=3)
-        >>> MoveChoice.from_record(exact.to_record()).value
+        >>> from noughts.variants import variant
+        >>> exact = MoveChoice(2, variant("qubic"), Bound(Outcome.WIN, 57), None, 57, (2,),
+        ...                    0, 0.1, "exact", traps=3)
+        >>> MoveChoice.from_record(exact.to_record(), exact.game).value
         Bound(outcome=<Outcome.WIN: 'win'>, plies=57)
         """
         outcome, scale, depth = data["outcome"], data["scale"], data["depth"]
@@ -367,10 +368,12 @@ class MoveChoice(NamedTuple):
         method = data["method"]
         if method not in ("exact", "anytime", "level", "bot"):
             raise ValueError(f"unknown method {method!r}")
+        move = int(data["move"])
+        if not 0 <= move < game.cells:
+            raise ValueError(f"cell {move} is off the board ({game.name})")
         return cls(
-            move=int(data["move"]),
-            coords=tuple(int(c) for c in data["coords"]),
-            square=str(data["square"]),
+            move=move,
+            game=game,
             value=value,
             estimate=None if scale is None else Estimate(float(data["score"]), Scale(scale)),
             depth=None if depth is None else int(depth),
@@ -405,7 +408,8 @@ def describe(item: Value | Estimate | MoveEval | MoveChoice | None, *, units: bo
 
     >>> describe(Value(Outcome.LOSS, 2), units=True), describe(Value(Outcome.DRAW, 4))
     ('loss in 2 plies', 'draw')
-    >>> describe(MoveEval(0, (0, 0), "a3", estimate=Estimate(0.25, Scale.LEVEL)))
+    >>> from noughts.variants import variant
+    >>> describe(MoveEval(0, variant("3x3"), estimate=Estimate(0.25, Scale.LEVEL)))
     'heuristic score +0.25'
     """
     if isinstance(item, MoveEval | MoveChoice):

@@ -157,7 +157,8 @@ class _Board:
         geometry = position.geometry
         tables = tables_for(geometry)
         self.geometry = geometry
-        self.k = geometry.k
+        self.game = position.game
+        self.k = position.game.rules.k
         self.full = geometry.full
         self.lines = geometry.lines
         self.through = geometry.lines_through
@@ -309,7 +310,7 @@ class ProofSearch:
         self.board = _Board(position, attacker)
         self.attacker = attacker
         self.table: dict[int, _Entry] = {} if table is None else table
-        self.threats = ThreatSearch(position.geometry)
+        self.threats = ThreatSearch(position.game)
         self.leaf_threat_nodes = leaf_threat_nodes
         self.max_threats = max_threats
         self.nodes = 0
@@ -352,8 +353,10 @@ class ProofSearch:
         board = self.board
         threats = self.threats
         before = threats.nodes
-        threats.budget = self.budget.limited(
-            deadline=self.budget.deadline, node_limit=before + self.leaf_threat_nodes)
+        cap = before + self.leaf_threat_nodes
+        if self.budget.node_limit is not None:  # nor past the search's own node limit
+            cap = min(cap, before + max(0, self.budget.node_limit - self.nodes))
+        threats.budget = self.budget.limited(deadline=self.budget.deadline, node_limit=cap)
         attacker = self.attacker
         line = threats.chain(board.bits[attacker], board.bits[1 - attacker], board.twos,
                              block.bit_length() - 1, self.max_threats)
@@ -419,7 +422,7 @@ class ProofSearch:
                 line = self._chain(0)
                 if line is not None:
                     attacker = self.attacker
-                    cells = defences(board.geometry, board.bits[attacker],
+                    cells = defences(board.game, board.bits[attacker],
                                      board.bits[1 - attacker], line) & cells
                     entry[_CHAIN] = len(line)
             result = board.distinct(board.ordered(cells))

@@ -68,6 +68,8 @@ class AnytimeSearch:
         self.cell_weight = [len(t) for t in self.tables.through]
         self.root_marks = self.board.marks
         self.restricted = bool(self.tables.near)
+        self.misere = False
+        """True in a misère game (:class:`noughts.anytime.misere.MisereSearch`)."""
 
     # -- budget ---------------------------------------------------------------------------
     def _tick(self) -> None:
@@ -95,14 +97,30 @@ class AnytimeSearch:
         top = max(weights)
         return sum(1 << c for c, w in enumerate(weights) if w == top)
 
-    def ordered_moves(self, first: int, ply: int) -> list[int]:
-        """Candidate moves: table move, killers, then by evaluation gain and history."""
+    def poison(self, side: int) -> int:
+        """The cells that would complete a line of ``side`` (0 = X, 1 = O): in a misère
+        game, the cells it must not play."""
+        mask = 0
+        for cell in self.board.threats[side]:
+            mask |= 1 << cell
+        return mask
+
+    def quiet_gains(self) -> list[int]:
+        """The misère move order by cell: least added to the mover's own lines first."""
+        return [-gain for gain in self.board.gain[self.board.stm]]
+
+    def ordered_moves(
+        self, first: int, ply: int, cells: int = 0, gains: list[int] | None = None
+    ) -> list[int]:
+        """Candidate moves (or ``cells``): table move, killers, then by evaluation gain
+        (or ``gains``, cell by cell) and history."""
         board = self.board
         history = self.history
         killers = self.killers[ply]
         scored = []
-        gains = board.gain[board.stm]
-        mask = self.candidates()
+        if gains is None:
+            gains = board.gain[board.stm]
+        mask = cells or self.candidates()
         while mask:
             low = mask & -mask
             mask ^= low
@@ -154,7 +172,10 @@ class AnytimeSearch:
 
     # -- the search ---------------------------------------------------------------------------
     def negamax(self, depth: int, alpha: int, beta: int, ply: int) -> int:
-        """The score for the side to move if inside ``(alpha, beta)``, else a bound."""
+        """The score for the side to move if inside ``(alpha, beta)``, else a bound.
+
+        In a misère game (:mod:`noughts.anytime.misere`) a side's threats are the cells
+        it must not play, and none forces a reply."""
         self.nodes += 1
         if self.nodes >= self.next_check:
             self.next_check = self.nodes + 64
@@ -162,39 +183,60 @@ class AnytimeSearch:
         board = self.board
         side = board.stm
         marks = board.marks
-        if board.threats[side]:
-            return MATE - marks - 1
-        if not board.empty:
-            return 0
-        theirs = board.threats[1 - side]
-        if theirs:
-            if len(theirs) >= 2:
-                return marks + 2 - MATE
-            block = next(iter(theirs))
-            board.play(block)
-            try:
-                return -self.negamax(depth, -beta, -alpha, ply + 1)
-            finally:
-                board.undo(block)
-        if board.forks[side]:
-            return MATE - marks - 3
-        # No win before five plies now, no loss before four.
-        top = MATE - marks - 5
-        if beta > top:
-            beta = top
-            if alpha >= beta:
-                return top
-        if depth <= 0:
-            return board.evaluation()  # (a threat-only quiescence searched shallower and
-            # won less against the seed's bot: 2/6 against 4/6)
-        if depth == 1 and not board.forks[1 - side] and not self.restricted:
-            self.nodes += board.empty.bit_count()
-            return self.frontier(alpha, beta)
-        table = self.table
-        if ply <= _CANONICAL_PLIES:
-            key, symmetry = board.canonical_key()
-        else:
+        misere = self.misere
+        if misere:
+            if not board.empty:
+                return 0
+            safe = board.empty & ~self.poison(side)
+            if not safe:
+                return marks + 1 - MATE  # every cell completes a line of ours
+            top = MATE - marks - 2  # no win before their move
+            if beta > top:
+                beta = top
+                if alpha >= beta:
+                    return top
+            bottom = marks + 3 - MATE  # no loss before our next move
+            if alpha < bottom:
+                alpha = bottom
+                if alpha >= beta:
+                    return bottom
+            if depth <= 0:
+                return -board.evaluation()
             key, symmetry = board.key(), 0
+        else:
+            if board.threats[side]:
+                return MATE - marks - 1
+            if not board.empty:
+                return 0
+            theirs = board.threats[1 - side]
+            if theirs:
+                if len(theirs) >= 2:
+                    return marks + 2 - MATE
+                block = next(iter(theirs))
+                board.play(block)
+                try:
+                    return -self.negamax(depth, -beta, -alpha, ply + 1)
+                finally:
+                    board.undo(block)
+            if board.forks[side]:
+                return MATE - marks - 3
+            # No win before five plies now, no loss before four.
+            top = MATE - marks - 5
+            if beta > top:
+                beta = top
+                if alpha >= beta:
+                    return top
+            if depth <= 0:
+                return board.evaluation()  # (a threat-only quiescence searched shallower
+                # and won less against the seed's bot: 2/6 against 4/6)
+            if depth == 1 and not board.forks[1 - side] and not self.restricted:
+                self.nodes += board.empty.bit_count()
+                return self.frontier(alpha, beta)
+            if ply <= _CANONICAL_PLIES:
+                key, symmetry = board.canonical_key()
+            else:
+                key, symmetry = board.key(), 0
+        table = self.table
         entry = table.get(key)
         first = -1
         if entry is not None:
@@ -210,7 +252,13 @@ class AnytimeSearch:
                 first = self.tables.inverse[symmetry][move]
                 if not board.empty >> first & 1:
                     first = -1
-        moves = self.ordered_moves(first, ply)
+        if misere:  # the quietest safe cells first, near the marks if that leaves any
+            near = self.candidates() & safe
+            moves = self.ordered_moves(first, ply, near or safe, self.quiet_gains())
+            unsearched = near != safe and near != 0
+        else:
+            moves = self.ordered_moves(first, ply)
+            unsearched = self.restricted
         original_alpha = alpha
         best = -INF
         best_move = -1
@@ -218,7 +266,7 @@ class AnytimeSearch:
         pot = board.pot[side]
         for index, cell in enumerate(moves):
             # Late quiet moves are searched shallower first (re-searched if they rise).
-            reduce = depth >= 3 and index >= _LMR_AFTER and cell not in pot
+            reduce = depth >= 3 and index >= _LMR_AFTER and not misere and cell not in pot
             board.play(cell)
             try:
                 if not searched_first:
@@ -246,7 +294,7 @@ class AnytimeSearch:
                             killers[0] = cell
                         self.history[cell] += depth * depth
                         break
-        if best <= -MATE_BOUND and self.restricted:
+        if best <= -MATE_BOUND and unsearched:
             best = -MATE_BOUND + 1  # unsearched far moves: a likely loss, not a proof
         if len(table) >= _MAX_TABLE:
             table.clear()
@@ -281,17 +329,21 @@ class AnytimeSearch:
     def principal_variation(self, first: int, length: int) -> tuple[int, ...]:
         """The table's line from the root, starting with ``first``."""
         board = self.board
+        misere = self.misere  # (threats force nothing; the table holds plain keys)
         line = [first]
         board.play(first)
         played = [first]
         try:
-            while len(line) < length and board.empty and not board.threats[1 - board.stm]:
-                if board.threats[board.stm]:
-                    line.append(next(iter(board.threats[board.stm])))
-                    break
+            while len(line) < length and board.empty:
+                if not misere:
+                    if board.threats[1 - board.stm]:
+                        break
+                    if board.threats[board.stm]:
+                        line.append(next(iter(board.threats[board.stm])))
+                        break
                 key, symmetry = board.key(), 0
                 entry = self.table.get(key)
-                if entry is None:
+                if entry is None and not misere:
                     key, symmetry = board.canonical_key()
                     entry = self.table.get(key)
                 if entry is None or entry[3] < 0:

@@ -45,7 +45,6 @@ from noughts.anytime.pvs import INF, MATE, MATE_BOUND, AnytimeSearch
 from noughts.anytime.strategy import proven_moves, proven_replies, strategy_move
 from noughts.anytime.threats import ThreatSearch
 from noughts.budget import BudgetExhausted, Limit, one_limit
-from noughts.notation import square_name
 from noughts.position import Position, check_playable
 from noughts.results import Bound, Estimate, MoveChoice, MoveEval, Outcome, Scale, Value
 
@@ -90,11 +89,9 @@ def _result(
     start: float,
     note: str = "",
 ) -> MoveChoice:
-    geometry = position.geometry
     return MoveChoice(
         move=move,
-        coords=geometry.coords(move),
-        square=square_name(geometry, move),
+        game=position.game,
         value=value,
         estimate=None if value is not None or score is None else _estimate(score),
         depth=depth,
@@ -532,13 +529,12 @@ def anytime_evaluate(
                 break
     except BudgetExhausted:
         pass
-    geometry = position.geometry
+    game = position.game
     result = []
     for cell in position.legal_moves:
         value = values[cell]
-        coords, square = geometry.coords(cell), square_name(geometry, cell)
         if isinstance(value, Value):
-            result.append(MoveEval(cell, coords, square, value))
+            result.append(MoveEval(cell, game, value))
         else:
-            result.append(MoveEval(cell, coords, square, estimate=_estimate(value)))
+            result.append(MoveEval(cell, game, estimate=_estimate(value)))
     return result

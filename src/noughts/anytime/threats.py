@@ -30,6 +30,7 @@ from dataclasses import dataclass
 from noughts.budget import BudgetExhausted, Limit
 from noughts.geometry import Bitboard, Geometry
 from noughts.position import Position
+from noughts.variants import Variant, variant
 
 __all__ = [
     "ForcedWin",
@@ -57,7 +58,7 @@ class ForcedWin:
 
 
 class ThreatSearch:
-    """Continuous-threat search for one geometry, on bitboards.
+    """Continuous-threat search for one game (its board and rules), on bitboards.
 
     ``budget`` bounds every call (its node limit counts this search's positions,
     :attr:`nodes`; it may be replaced between calls). Positions shown not to win are
@@ -66,13 +67,14 @@ class ThreatSearch:
     are often won by the same chain.
     """
 
-    def __init__(self, geometry: Geometry, *, budget: Limit | None = None) -> None:
-        self.k = geometry.k
-        self.lines = geometry.lines
+    def __init__(self, game: Variant | Geometry, *, budget: Limit | None = None) -> None:
+        game = variant(game)  # (a geometry names its normal-play game)
+        self.k = game.rules.k
+        self.lines = game.lines
         self.through: tuple[tuple[Bitboard, ...], ...] = tuple(
-            tuple(lines) for lines in geometry.lines_through
+            tuple(lines) for lines in game.lines_through
         )
-        self.shift = geometry.cells
+        self.shift = game.cells
         self.budget = budget if budget is not None else Limit()
         self.nodes = 0
         self.failed: dict[int, int] = {}
@@ -223,7 +225,7 @@ class ThreatSearch:
         return None
 
 
-def defences(geometry: Geometry, attacker: Bitboard, defender: Bitboard,
+def defences(game: Variant | Geometry, attacker: Bitboard, defender: Bitboard,
              line: list[int]) -> Bitboard:
     """The defender's moves (it is to move) that may stop ``line``, a chain the
     attacker would win by if it were to move: the chain's cells, and the empty cells
@@ -247,9 +249,10 @@ def defences(geometry: Geometry, attacker: Bitboard, defender: Bitboard,
     replies = defender
     for cell in line[1::2]:
         replies |= 1 << cell
-    k = geometry.k
+    game = variant(game)
+    k = game.rules.k
     counters = 0
-    for each in geometry.lines:
+    for each in game.lines:
         if not each & attacker and (each & replies).bit_count() >= k - 2:
             counters |= each & ~occupied
     result = cells
@@ -257,18 +260,19 @@ def defences(geometry: Geometry, attacker: Bitboard, defender: Bitboard,
     while rest:
         low = rest & -rest
         rest ^= low
-        if not chain_survives(geometry, attacker, defender | low, low.bit_length() - 1, line):
+        if not chain_survives(game, attacker, defender | low, low.bit_length() - 1, line):
             result |= low
     return result
 
 
-def chain_survives(geometry: Geometry, attacker: Bitboard, defender: Bitboard, move: int,
-                   line: list[int]) -> bool:
+def chain_survives(game: Variant | Geometry, attacker: Bitboard, defender: Bitboard,
+                   move: int, line: list[int]) -> bool:
     """Whether the attacker's chain ``line`` still wins after the defender's ``move``
     (already in ``defender``): each threat still forces the same reply, and no reply
     (nor ``move``) gives the defender a threat the chain does not answer."""
-    k = geometry.k
-    through = geometry.lines_through
+    game = variant(game)
+    k = game.rules.k
+    through = game.lines_through
     counter = 0
     for each in through[move]:
         if not each & attacker and (each & defender).bit_count() == k - 1:
@@ -331,5 +335,5 @@ def find_forced_win(
         budget = Limit.within(time_limit, nodes)
     mine, theirs = (position.x, position.o) if position.to_move == "X" else (position.o,
                                                                             position.x)
-    line = ThreatSearch(position.geometry, budget=budget).find(mine, theirs, max_threats)
+    line = ThreatSearch(position.game, budget=budget).find(mine, theirs, max_threats)
     return None if line is None else ForcedWin(tuple(line))

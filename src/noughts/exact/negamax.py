@@ -53,8 +53,9 @@ _BUDGET: ContextVar[Limit | None] = ContextVar("exact_search_budget", default=No
 
 
 class ExactSearch:
-    """Exact negamax over one normal-play game; its transposition table lives with the
-    object. (Misère games have their own: :class:`noughts.exact.misere.MisereSearch`.)
+    """Exact negamax over one game; its transposition table lives with the object.
+    Normal play by default; :class:`noughts.exact.misere.MisereSearch` plays the misère
+    rule with the same search (the rule's branches are in :meth:`_negamax`).
 
     ``book`` (exact scores of early positions) is consulted for positions with at most
     ``book.max_marks`` marks. ``canonical_marks`` is the most marks a position may have
@@ -92,6 +93,8 @@ class ExactSearch:
         self._lines = lines
         self._order = tuple(sorted(range(cells), key=lambda c: (-len(through[c]), c)))
         self._weights = tuple(1 + 4**marks for marks in range(geometry.k + 1))
+        """Move ordering's line weights (negated: quietest first, as misère orders)."""
+        self._misere = not self.completion_wins
         self.dynamic_empties = 4
         """Nodes with more empty cells than this order their moves by line weights."""
         self._keys: SymmetryKeys | None = None
@@ -188,13 +191,14 @@ class ExactSearch:
         return any(line & marks == line for _, line in self._through[cell])
 
     def _ordered(
-        self, me: Bitboard, opp: Bitboard, my_live: int, opp_live: int, empty: Bitboard
+        self, me: Bitboard, opp: Bitboard, my_live: int, opp_live: int, cells: Bitboard
     ) -> list[int]:
-        """Empty cells, most promising first: threats we make, threats we spoil."""
+        """``cells``, most promising first: threats we make, threats we spoil (with the
+        weights negated, as misère orders: least added to our lines and theirs first)."""
         weights = self._weights
         scored = []
         for cell in self._order:
-            if empty >> cell & 1:
+            if cells >> cell & 1:
                 value = 0
                 for line_bit, line in self._through[cell]:
                     if my_live & line_bit:
@@ -234,23 +238,38 @@ class ExactSearch:
         alpha: int,
         beta: int,
     ) -> int:
-        """Fail-soft negamax; see :meth:`search` for the contract."""
+        """Fail-soft negamax; see :meth:`search` for the contract. ``my_wins`` and
+        ``opp_wins`` are the cells that would complete a line of that side: a win in
+        normal play, a loss in misère (there they are the cells the side must not play).
+        """
         self.nodes += 1
         if self.nodes >= self._next_poll:
             self._poll()
-        if my_wins:
+        misere = self._misere
+        if misere:
+            if marks == self._cells:
+                return 0
+            safe = self._full & ~(me | opp) & ~my_wins
+            if not safe:
+                return marks + 1 - WIN_SCORE  # every cell completes a line of ours
+        elif my_wins:
             return WIN_SCORE - marks - 1
-        if marks == self._cells:
+        elif marks == self._cells:
             return 0
-        if opp_wins & (opp_wins - 1):
+        elif opp_wins & (opp_wins - 1):
             return marks + 2 - WIN_SCORE  # two threats: one is blocked, the other wins
         if not my_live | opp_live:
             return 0  # no line is open to anyone: a certain draw
-        # Bounds from the clock: no win before our second move, no loss before theirs.
-        upper = WIN_SCORE - marks - 3 if my_live else 0
+        # Bounds from the clock. Normal play: no win before our second move, no loss
+        # before theirs. Misère: no win before their move, no loss before our next one.
+        if misere:
+            upper = WIN_SCORE - marks - 2 if opp_live else 0
+            lower = marks + 3 - WIN_SCORE if my_live else 0
+        else:
+            upper = WIN_SCORE - marks - 3 if my_live else 0
+            lower = marks + 4 - WIN_SCORE if opp_live else 0
         if upper <= alpha:
             return upper
-        lower = marks + 4 - WIN_SCORE if opp_live else 0
         if lower >= beta:
             return lower
         if beta > upper:
@@ -293,14 +312,15 @@ class ExactSearch:
                 assert keys is not None
                 tt_move = keys.invert(symmetry, tt_move)
 
-        if opp_wins:
+        if opp_wins and not misere:
             moves: list[int] | tuple[int, ...] = (opp_wins.bit_length() - 1,)  # forced block
         else:
-            empty = self._full & ~(me | opp)
+            if not misere:
+                safe = self._full & ~(me | opp)
             if self._cells - marks > self.dynamic_empties:
-                moves = self._ordered(me, opp, my_live, opp_live, empty)
+                moves = self._ordered(me, opp, my_live, opp_live, safe)
             else:
-                moves = [c for c in self._order if empty >> c & 1]
+                moves = [c for c in self._order if safe >> c & 1]
             if tt_move >= 0 and tt_move != moves[0]:
                 moves.remove(tt_move)
                 moves.insert(0, tt_move)
@@ -314,7 +334,7 @@ class ExactSearch:
         for cell in moves:
             bit = 1 << cell
             mine = me | bit
-            threats = 0
+            threats = my_wins  # (none in normal play: a win was taken above)
             for line_bit, line in through[cell]:
                 if my_live & line_bit:
                     rest = line & ~mine

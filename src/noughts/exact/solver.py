@@ -30,7 +30,6 @@ from noughts.errors import GameOverError, TooLargeError
 from noughts.exact.table3x3 import Table3x3
 from noughts.geometry import Bitboard, Geometry
 from noughts.lru import LRU
-from noughts.notation import square_name
 from noughts.position import Position
 from noughts.results import WIN_SCORE, MoveChoice, MoveEval, Outcome, Value
 from noughts.variants import Variant, variant
@@ -67,9 +66,6 @@ MAX_EMPTY_CELLS_MISERE = 12
 worst of a handful of random positions took 3 s with 15 empty cells (4x4 misère), 2 s
 with 14 and a quarter of a second with 12."""
 
-
-def _move_eval(geometry: Geometry, cell: int, value: Value) -> MoveEval:
-    return MoveEval(cell, geometry.coords(cell), square_name(geometry, cell), value)
 
 
 def can_solve(position: Position) -> bool:
@@ -404,8 +400,8 @@ def analyze(position: Position, *, budget: Limit | None = None) -> list[MoveEval
     solver = solver_for(position.game)
     with solver.search.polling(budget):
         scores = solver.move_scores(me, opp)
-    geometry = position.geometry
-    return [_move_eval(geometry, cell, to_value(score, marks, cells)) for cell, score in scores]
+    game = position.game
+    return [MoveEval(cell, game, to_value(score, marks, cells)) for cell, score in scores]
 
 
 _ANSWERS_3X3: dict[int, MoveChoice] = {}
@@ -425,7 +421,6 @@ def best_move(
     (5,)
     """
     start = time.perf_counter()
-    geometry = position.geometry
     solver = solver_for(position.game)
     table = solver.table3x3
     if table is not None:  # the fast path: one memoised answer per position
@@ -446,13 +441,13 @@ def best_move(
     with solver.search.polling(budget):
         move, score, scores, traps = solver.choose(me, opp, seed)
         line = tuple(solver.principal_variation(me, opp, move)) if pv else (move,)
-    choice = _choice(geometry, move, score, scores, position.ply, line, traps, 0)
+    choice = _choice(position.game, move, score, scores, position.ply, line, traps, 0)
     elapsed_ms = (time.perf_counter() - start) * 1000
     return choice._replace(nodes=solver.nodes - start_nodes, elapsed_ms=elapsed_ms)
 
 
 def _choice(
-    geometry: Geometry,
+    game: Variant,
     move: int,
     score: int,
     scores: list[tuple[int, int]],
@@ -461,12 +456,11 @@ def _choice(
     traps: int,
     nodes: int,
 ) -> MoveChoice:
-    value = to_value(score, marks, geometry.cells)
+    value = to_value(score, marks, game.cells)
     known = _MOVE_EVALS.get
     return MoveChoice(
         move=move,
-        coords=geometry.coords(move),
-        square=square_name(geometry, move),
+        game=game,
         value=value,
         estimate=None,
         depth=value.plies,
@@ -476,7 +470,7 @@ def _choice(
         method="exact",
         traps=traps,
         moves=tuple(
-            known((geometry, cell, s, marks)) or _shared_eval(geometry, cell, s, marks)
+            known((game, cell, s, marks)) or _shared_eval(game, cell, s, marks)
             for cell, s in scores
         ),
     )
@@ -487,17 +481,17 @@ def _answer_3x3(solver: Solver, me: Bitboard, opp: Bitboard, seed: int | None) -
     marks = (me | opp).bit_count()
     move, score, scores, traps = solver.choose(me, opp, seed)
     line = tuple(solver.principal_variation(me, opp, move))
-    return _choice(solver.geometry, move, score, scores, marks, line, traps, 0)
+    return _choice(solver.game, move, score, scores, marks, line, traps, 0)
 
 
-_MOVE_EVALS: dict[tuple[Geometry, int, int, int], MoveEval] = {}
+_MOVE_EVALS: dict[tuple[Variant, int, int, int], MoveEval] = {}
 
 
-def _shared_eval(geometry: Geometry, cell: int, score: int, marks: int) -> MoveEval:
+def _shared_eval(game: Variant, cell: int, score: int, marks: int) -> MoveEval:
     """The shared :class:`MoveEval` of a move of absolute ``score`` after ``marks`` marks."""
-    evaluation = _move_eval(geometry, cell, to_value(score, marks, geometry.cells))
-    if geometry.cells <= 9:
-        _MOVE_EVALS[geometry, cell, score, marks] = evaluation
+    evaluation = MoveEval(cell, game, to_value(score, marks, game.cells))
+    if game.cells <= 9:
+        _MOVE_EVALS[game, cell, score, marks] = evaluation
     return evaluation
 
 

@@ -12,7 +12,6 @@ import operator
 import time
 
 from noughts.errors import IllegalMoveError
-from noughts.notation import square_name
 from noughts.position import Position
 from noughts.results import MoveChoice
 
@@ -38,8 +37,7 @@ def choice_of(position: Position, cell: object, *, started: float) -> MoveChoice
         raise IllegalMoveError(f"cell {move} is off the board ({geometry.name})")
     return MoveChoice(
         move=move,
-        coords=geometry.coords(move),
-        square=square_name(geometry, move),
+        game=position.game,
         value=None,
         estimate=None,
         depth=None,

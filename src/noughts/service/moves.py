@@ -48,7 +48,6 @@ from typing import TYPE_CHECKING
 
 from noughts.budget import Limit
 from noughts.engine import answers_exactly, reserve_s
-from noughts.notation import square_name
 from noughts.position import Position
 from noughts.results import MAX_LEVEL, MoveChoice, MoveEval
 from noughts.service import warmup
@@ -133,10 +132,7 @@ async def _view(position: Position) -> SymmetricView:
 
 
 def _map_eval(evaluation: MoveEval, view: SymmetricView) -> MoveEval:
-    cell = view.to_original(evaluation.move)
-    geometry = view.original.geometry
-    square = square_name(geometry, cell)
-    return evaluation._replace(move=cell, coords=geometry.coords(cell), square=square)
+    return evaluation._replace(move=view.to_original(evaluation.move))
 
 
 def _map_result(result: MoveChoice, view: SymmetricView) -> MoveChoice:
@@ -147,13 +143,9 @@ def _map_result(result: MoveChoice, view: SymmetricView) -> MoveChoice:
     """
     if view.canonical is view.original:
         return result._replace(moves=())
-    geometry = view.original.geometry
-    cells = geometry.cells
-    move = view.to_original(result.move)
+    cells = view.original.geometry.cells
     return result._replace(
-        move=move,
-        coords=geometry.coords(move),
-        square=square_name(geometry, move),
+        move=view.to_original(result.move),
         pv=tuple(view.to_original(c) if 0 <= c < cells else c for c in result.pv),
         moves=(),
     )

@@ -17,7 +17,8 @@ make the service run code.
 >>> view = SymmetricView.of(Position("X../.../...", "3x3"))
 >>> shared_key(cache_key("move", view.canonical, level=10))
 '{noughts}:v3:move:3x3:O:1:0:10'
->>> decode_entry(encode_entry(CHOICE_EXAMPLE, searched_ms=1000, exact=False))[0] == CHOICE_EXAMPLE
+>>> entry = encode_entry(CHOICE_EXAMPLE, searched_ms=1000, exact=False)
+>>> decode_entry(entry, CHOICE_EXAMPLE.game)[0] == CHOICE_EXAMPLE
 True
 """
 
@@ -35,6 +36,7 @@ from urllib.parse import urlsplit, urlunsplit
 from noughts.errors import NoughtsError
 from noughts.results import Estimate, MoveChoice, Scale
 from noughts.service.cache import CacheKey
+from noughts.variants import Variant, variant
 
 __all__ = [
     "SharedCache",
@@ -77,7 +79,7 @@ return excess
 expired keys, drop the oldest past the cap."""
 
 CHOICE_EXAMPLE = MoveChoice(
-    4, (1, 1), "b2", None, Estimate(0.5, Scale.SEARCH), 3, (4, 0), 120, 12.5, "anytime"
+    4, variant("3x3"), None, Estimate(0.5, Scale.SEARCH), 3, (4, 0), 120, 12.5, "anytime"
 )
 
 
@@ -96,11 +98,13 @@ def encode_entry(choice: MoveChoice, *, searched_ms: int, exact: bool) -> bytes:
     return json.dumps(data, separators=(",", ":")).encode()
 
 
-def decode_entry(raw: bytes) -> SharedEntry:
-    """The answer stored as ``raw``; ``ValueError`` if it is not one."""
+def decode_entry(raw: bytes, game: Variant) -> SharedEntry:
+    """The answer stored as ``raw`` for a position of ``game``; ``ValueError`` if it is
+    not one."""
     try:
         data = json.loads(raw)
-        return MoveChoice.from_record(data), int(data["searched_ms"]), bool(data["exact"])
+        choice = MoveChoice.from_record(data, game)
+        return choice, int(data["searched_ms"]), bool(data["exact"])
     except (KeyError, TypeError, IndexError, ValueError) as error:
         raise ValueError(f"not a cached answer: {error}") from None
 
@@ -191,7 +195,7 @@ class SharedCache:
         entry = None
         if raw is not None:
             try:
-                entry = decode_entry(raw)
+                entry = decode_entry(raw, variant(str(key[1])))  # (the variant name)
             except ValueError as error:
                 logger.warning("shared cache: ignoring %s: %s", name, error)
         with self._lock:
