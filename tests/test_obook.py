@@ -92,7 +92,7 @@ def test_the_engine_answers_o_from_the_book_and_says_so(built_book: OBook) -> No
     assert corner.note.startswith("From O's opening book")
     assert corner.outcome == "loss"  # the strategy still proves the reply lost
     record = choice.to_record()
-    assert record["note"] == choice.note and MoveChoice.from_record(record) == choice
+    assert record["note"] == choice.note and MoveChoice.from_record(record, position.game) == choice
     with without_o_book():
         assert book_move(position) is None
         assert anytime_move(position, nodes=20_000).note != choice.note
