@@ -75,6 +75,7 @@ class _Known(NamedTuple):
     o_book: str | None = None
     skills: tuple[float, ...] | None = None
     even_first_player: bool = False
+    learned_eval: str | None = None
 
 
 _KNOWN: dict[str, _Known] = {
@@ -94,7 +95,8 @@ _KNOWN: dict[str, _Known] = {
     # times with the seed's even 4**marks weights and 6 times with the steep ones.
     # O's opening book by self-play (scripts/build_o_book.py) made O weaker against the
     # family benchmark (docs/qubic-o.md): it is built, not shipped (o_book names none).
-    "4x4x4": _Known(featured=True, strategy="qubic-strategy.bin", even_first_player=True),
+    "4x4x4": _Known(featured=True, strategy="qubic-strategy.bin", even_first_player=True,
+                    learned_eval="qubic-eval.json"),
     "5x4": _Known(listed=False, book_marks=1),
     "3x3x3": _Known(book_marks=2),
     "5x5k4": _Known(),
@@ -212,7 +214,8 @@ class Variant:
     __slots__ = (
         "name", "geometry", "rules", "misere", "k", "shape", "cells", "full", "lines",
         "lines_through", "dims", "key", "normal_name", "featured", "listed", "book_marks",
-        "table3x3", "strategy", "o_book", "skills", "even_first_player", "symmetry", "__dict__",
+        "table3x3", "strategy", "o_book", "skills", "even_first_player", "learned_eval",
+        "symmetry", "__dict__",
     )
 
     def __init__(self, geometry: Geometry, rules: Rules) -> None:
@@ -239,6 +242,7 @@ class Variant:
             "o_book": known.o_book,
             "skills": known.skills,
             "even_first_player": known.even_first_player,
+            "learned_eval": known.learned_eval,
             "symmetry": SymmetryPolicy(
                 geometry, _KNOWN.get(geometry.name, _NOTHING).featured),  # the board's
         }
@@ -278,6 +282,9 @@ class Variant:
     """The measured skill of levels 1-9 on this board, where it differs from the level."""
     even_first_player: bool
     """The anytime search's first player uses the even ``4**marks`` weights here."""
+    learned_eval: str | None
+    """The shipped learned evaluation's file (:mod:`noughts.anytime.learned`), if any:
+    the second player's search weights here."""
     symmetry: SymmetryPolicy
 
     def __setattr__(self, name: str, value: object) -> None:

@@ -7,7 +7,8 @@ Sides are numbers: ``0`` is X, ``1`` is O. For each side the board knows
 * ``pot[side]``: empty cells on lines holding ``k-2`` of the side's marks and none of
   the other's (cell -> lines); a cell on two such lines is a *fork point*: playing it
   makes two threats at once (``forks[side]`` counts them);
-* ``score``: the line-weight evaluation from X's point of view;
+* ``score``: the line-weight evaluation from X's point of view, and ``tempo`` what a
+  learned evaluation adds to it for the side to move (see :meth:`SearchBoard.evaluation`);
 * ``hashes``: one 64-bit Zobrist hash per board symmetry, packed into one ``int`` (a
   move costs one big-int XOR): ``key()`` is the plain hash, ``canonical_key()`` the
   least of them, the same for every symmetric image of a position.
@@ -148,7 +149,7 @@ class SearchBoard:
         own, opp = weights.own, weights.opp
         # lines still open hold fewer than k marks (a line of k ends the game)
         live = max(own[: tables.k] + opp[: tables.k])
-        most = live * len(tables.lines) + weights.fork * tables.cells
+        most = live * len(tables.lines) + max(weights.fork, weights.their_fork) * tables.cells
         if most >= HEURISTIC_LIMIT:
             raise TooLargeError(
                 f"{position.geometry.k} in a row on a board of {tables.cells} cells is too "
@@ -157,8 +158,17 @@ class SearchBoard:
         # value[side][m]: signed (X's view) value of a line with m marks of side only.
         x_weights, o_weights = (own, opp) if player == 0 else (opp, own)
         self.value = (tuple(x_weights), tuple(-w for w in o_weights))
-        # fork points are worth the same to either side (X's view: +X's, -O's)
-        self.fork_value = (weights.fork, -weights.fork)
+        # fork points (X's view: +X's, -O's)
+        x_fork, o_fork = ((weights.fork, weights.their_fork) if player == 0
+                          else (weights.their_fork, weights.fork))
+        self.fork_value = (x_fork, -o_fork)
+        # tempo_value[side][m]: what a line of m marks of side only adds to the side to
+        # move's evaluation (whoever that is: more to its owner moving, less waiting)
+        size = tables.k + 1
+        own_tempo = weights.tempo or (0,) * size
+        opp_tempo = weights.opp_tempo or (0,) * size
+        self.tempo_value = (own_tempo, opp_tempo) if player == 0 else (opp_tempo, own_tempo)
+        self.tempo = weights.to_move
         n_lines = len(self.lines)
         self.counts = [[0] * n_lines, [0] * n_lines]
         self.threats: tuple[dict[int, int], dict[int, int]] = ({}, {})
@@ -179,9 +189,11 @@ class SearchBoard:
         self._build(position)
 
     def _contribution(self, side: int, mine: int, theirs: int) -> int:
+        # valued as after side's move: its lines waiting, the other's to move
         k = self.k
-        own = [abs(v) for v in self.value[side]]
-        other = [abs(v) for v in self.value[1 - side]]
+        own = [abs(v) - t for v, t in zip(self.value[side], self.tempo_value[side], strict=True)]
+        other = [abs(v) + t for v, t in
+                 zip(self.value[1 - side], self.tempo_value[1 - side], strict=True)]
         if mine >= k or theirs > k:
             return 0
         if theirs == 0:
@@ -211,6 +223,7 @@ class SearchBoard:
                     continue
                 if mine:
                     self.score += self.value[side][mine]
+                    self.tempo += self.tempo_value[side][mine]
                 if mine == k - 1:
                     for cell in scan_forward(empty):
                         self._add(self.threats[side], cell)
@@ -274,6 +287,9 @@ class SearchBoard:
         my_gain = self.gain[side]
         their_gain = self.gain[other]
         line_cells = self.line_cells
+        my_tempo = self.tempo_value[side]
+        their_tempo = self.tempo_value[other]
+        tempo = self.tempo
         for i in self.through[cell]:
             a = mine[i]
             b = theirs[i]
@@ -286,6 +302,7 @@ class SearchBoard:
                     their_gain[c] += d_theirs
             if b == 0:
                 delta += my_value[a + 1] - my_value[a]
+                tempo += my_tempo[a + 1] - my_tempo[a]
                 if a == k - 1:
                     self._remove(self.threats[side], cell)
                 elif a == k - 2:
@@ -304,6 +321,7 @@ class SearchBoard:
                         self._add_pot(side, low.bit_length() - 1)
             elif a == 0:
                 delta -= their_value[b]
+                tempo -= their_tempo[b]
                 if b == k - 1:
                     self._remove(self.threats[other], cell)
                 elif b == k - 2:
@@ -313,6 +331,7 @@ class SearchBoard:
                         rest ^= low
                         self._remove_pot(other, low.bit_length() - 1)
         self.score += delta  # the fork updates above already adjusted self.score
+        self.tempo = tempo
 
     def undo(self, cell: int) -> None:
         """Take back the last move, which was ``cell``."""
@@ -333,6 +352,9 @@ class SearchBoard:
         my_gain = self.gain[side]
         their_gain = self.gain[other]
         line_cells = self.line_cells
+        my_tempo = self.tempo_value[side]
+        their_tempo = self.tempo_value[other]
+        tempo = self.tempo
         for i in self.through[cell]:
             a = mine[i] - 1
             b = theirs[i]
@@ -345,6 +367,7 @@ class SearchBoard:
                     their_gain[c] += d_theirs
             if b == 0:
                 delta -= my_value[a + 1] - my_value[a]
+                tempo -= my_tempo[a + 1] - my_tempo[a]
                 if a == k - 1:
                     self._add(self.threats[side], cell)
                 elif a == k - 2:
@@ -363,6 +386,7 @@ class SearchBoard:
                         self._remove_pot(side, low.bit_length() - 1)
             elif a == 0:
                 delta += their_value[b]
+                tempo += their_tempo[b]
                 if b == k - 1:
                     self._add(self.threats[other], cell)
                 elif b == k - 2:
@@ -377,6 +401,7 @@ class SearchBoard:
         self.marks -= 1
         self.stm = side
         self.score += delta
+        self.tempo = tempo
 
     # -- queries ----------------------------------------------------------------------
     def key(self) -> int:
@@ -392,8 +417,13 @@ class SearchBoard:
         return best, values.index(best)
 
     def evaluation(self) -> int:
-        """The evaluation from the side to move's point of view."""
-        return self.score if self.stm == 0 else -self.score
+        """The evaluation from the side to move's point of view (with its tempo)."""
+        return (self.score if self.stm == 0 else -self.score) + self.tempo
+
+    def waiting_evaluation(self) -> int:
+        """The evaluation from the side to move's point of view as if the other side
+        were to move (the base that :attr:`gain` adds to: the value after a move)."""
+        return (self.score if self.stm == 0 else -self.score) - self.tempo
 
     def gains(self, cells: Bitboard) -> list[tuple[int, int]]:
         """``(gain, cell)`` for each of ``cells``: how much the line-weight evaluation

@@ -24,10 +24,11 @@ threat cross: whoever plays there makes two threats at once.
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from functools import lru_cache
 from typing import Literal
 
+from noughts.anytime.learned import LearnedEval, learned_eval
 from noughts.anytime.openings import strong_cells
 from noughts.errors import NoughtsError
 from noughts.geometry import Bitboard, Geometry
@@ -83,12 +84,27 @@ class LineWeights:
     """Value of a line held only by one side, by its number of marks (index 0..k).
 
     ``own`` scores the evaluating player's lines, ``opp`` the opponent's (subtracted);
-    ``fork`` scores each fork point (``0`` outside the strong style).
+    ``fork`` scores each fork point (``0`` outside the strong style), the opponent's
+    too unless ``opp_fork`` is given (a learned evaluation weighs them apart).
+
+    A learned evaluation also knows whose move it is (:mod:`noughts.anytime.learned`):
+    a line is worth ``tempo[m]`` more to its owner when the owner is to move, and as
+    much less when the owner waits (``opp_tempo`` for the opponent's lines), and the
+    side to move gets ``to_move`` on top. The hand-written styles leave them out.
     """
 
     own: tuple[int, ...]
     opp: tuple[int, ...]
     fork: int = 0
+    opp_fork: int | None = None
+    tempo: tuple[int, ...] | None = None
+    opp_tempo: tuple[int, ...] | None = None
+    to_move: int = 0
+
+    @property
+    def their_fork(self) -> int:
+        """The value of one of the opponent's fork points."""
+        return self.fork if self.opp_fork is None else self.opp_fork
 
 
 @lru_cache(maxsize=256)  # a few (k, style, second) in use; the weights never change
@@ -138,19 +154,59 @@ def search_weights(position: Position, style: Style = "strong") -> LineWeights:
     """The weights the anytime search of the side to move uses in ``style``: the
     style's, with the second player's tilt when it defends (:func:`defends`), and on the
     boards whose record says so (:attr:`Variant.even_first_player`) the even weights
-    for the first player.
+    for the first player; the second player's get the learned tempo on top
+    (:func:`with_tempo`) where the record names a learned evaluation
+    (:mod:`noughts.anytime.learned`).
 
     >>> from noughts.position import Position
     >>> search_weights(Position("", "qubic")).own
     (0, 4, 16, 64, 256)
-    >>> search_weights(Position("X" + "." * 63, "qubic")).own[1]
+    >>> search_weights(Position("X" + "." * 63, "qubic")).tempo is not None  # learned
+    True
+    >>> search_weights(Position("X" + "." * 63, "qubic")).own[1]  # hand-written
     24
+    >>> from noughts.anytime.learned import hand_written_evaluation
+    >>> with hand_written_evaluation():
+    ...     search_weights(Position("X" + "." * 63, "qubic")).tempo is None
+    True
     """
     player = position.to_move
     if style == "strong" and player == position.first and (
             position.game.even_first_player):
         return line_weights(position.geometry.k, "balanced")
-    return line_weights(position.geometry.k, style, second=defends(position, player))
+    hand = line_weights(position.geometry.k, style, second=defends(position, player))
+    if style == "strong" and player != position.first:
+        learned = learned_eval(position.game)
+        if learned is not None:  # its x_ weights are the first player's
+            return with_tempo(hand, learned)
+    return hand
+
+
+@lru_cache(maxsize=16)
+def with_tempo(hand: LineWeights, learned: LearnedEval) -> LineWeights:
+    """The second player's hand-written weights ``hand`` with the learned evaluation's
+    tempo on top: each line keeps its hand-written value on average over whose move it
+    is and gains (loses) the learned share of it with its owner to move (waiting),
+    ``(move - wait) / (move + wait)``; the move itself is worth the learned ``to_move``
+    in lines of two (the learned scale to the hand-written one by a line of two).
+
+    >>> from noughts.anytime.learned import LearnedEval
+    >>> learned = LearnedEval((0, 1, 3, 9, 0), (0, 1, 1, 9, 0), (0, 1, 3, 9, 0),
+    ...                       (0, 1, 1, 9, 0), 0, 0, 1)
+    >>> weights = with_tempo(line_weights(4), learned)
+    >>> weights.own == line_weights(4).own, weights.tempo, weights.to_move
+    (True, (0, 0, 288, 0, 0), 288)
+    """
+    def tempo(values: tuple[int, ...], move: tuple[int, ...],
+              wait: tuple[int, ...]) -> tuple[int, ...]:
+        return tuple(v * (a - b) // (a + b) if a + b else 0
+                     for v, a, b in zip(values, move, wait, strict=True))
+
+    two = learned.o_move[2] + learned.o_wait[2]
+    to_move = learned.to_move * 2 * hand.own[2] // two if two else 0
+    return replace(hand, tempo=tempo(hand.own, learned.o_move, learned.o_wait),
+                   opp_tempo=tempo(hand.opp, learned.x_move, learned.x_wait),
+                   to_move=to_move)
 
 
 def _fork_points(geometry: Geometry, mine: int, theirs: int) -> int:
@@ -224,8 +280,7 @@ def evaluate_marks(
             total += weights.own[own]
         elif opp and not own:
             total -= weights.opp[opp]
-    if weights.fork:
-        total += weights.fork * (
-            _fork_points(geometry, mine, theirs) - _fork_points(geometry, theirs, mine)
-        )
+    if weights.fork or weights.their_fork:
+        total += (weights.fork * _fork_points(geometry, mine, theirs)
+                  - weights.their_fork * _fork_points(geometry, theirs, mine))
     return total

@@ -140,7 +140,7 @@ class AnytimeSearch:
         make a threat are played, as their forced replies may still matter."""
         board = self.board
         pot = board.pot[board.stm]
-        stand = board.evaluation()
+        stand = board.waiting_evaluation()  # gains value a move from the waiting side's view
         gains = board.gain[board.stm]
         top = -INF
         mask = self.candidates()
