@@ -69,7 +69,7 @@ def _run(source: str, script: str) -> dict[str, Any]:
     return result
 
 
-def _service(source: str, seconds: float) -> dict[str, Any]:
+def _service(source: str, seconds: float, clients: int) -> dict[str, Any]:
     sys.path.insert(0, str(HERE))
     import bench_service
 
@@ -84,7 +84,7 @@ def _service(source: str, seconds: float) -> dict[str, Any]:
         requests = [bench_service.http_request(
             "/api/v1/move", {"variant": "3x3", "numX": p.x, "numO": p.o, "to_move": p.to_move})
             for p in positions]
-        load = bench_service.run_load("3x3", server.pid, port, requests, 16, seconds, 1.0)
+        load = bench_service.run_load("3x3", server.pid, port, requests, clients, seconds, 1.0)
     finally:
         bench_service.stop(server)
     return {"cpu_ms": load.server_cpu_ms, "rps": load.rps}
@@ -105,7 +105,7 @@ FIGURES: list[tuple[str, str, str, bool]] = [
 def measure(source: str, which: str, args: argparse.Namespace,
             positions: list[tuple[int, int]]) -> dict[str, Any]:
     if which == "service":
-        return _service(source, args.seconds)
+        return _service(source, args.seconds, args.clients)
     if which == "qubic":
         return _run(source, _QUBIC.format(positions=positions, seconds=args.qubic_seconds))
     return _run(source, _SOLVER.format(here=str(HERE), name=which))
@@ -120,6 +120,7 @@ def main(argv: list[str] | None = None) -> int:
                         help="Qubic search time a position")
     parser.add_argument("--positions", type=int, default=8, help="Qubic positions")
     parser.add_argument("--seconds", type=float, default=3.0, help="service load a round")
+    parser.add_argument("--clients", type=int, default=16, help="service connections")
     parser.add_argument("--only", nargs="*", choices=sorted({f[1] for f in FIGURES}),
                         help="only these measurements")
     args = parser.parse_args(argv)
