@@ -35,14 +35,12 @@ True
 from __future__ import annotations
 
 import json
-from collections.abc import Iterator
-from contextlib import contextmanager
-from contextvars import ContextVar
+from contextlib import AbstractContextManager
 from dataclasses import dataclass
 from functools import lru_cache
-from importlib import resources
 from typing import Any
 
+from noughts.anytime.shipped import Switch, shipped_bytes
 from noughts.errors import NoughtsError
 from noughts.position import Position
 from noughts.variants import Variant, variant
@@ -152,35 +150,29 @@ def parse_learned(data: Any, k: int) -> LearnedEval:
 
 @lru_cache(maxsize=8)
 def _load(file: str, k: int) -> LearnedEval:
+    raw = shipped_bytes(file)
+    if raw is None:
+        raise NoughtsError(f"learned evaluation {file!r} is missing from the package")
     try:
-        text = resources.files("noughts.data").joinpath(file).read_text()
-    except (FileNotFoundError, ModuleNotFoundError):
-        raise NoughtsError(f"learned evaluation {file!r} is missing from the package") from None
-    try:
-        data = json.loads(text)
+        data = json.loads(raw)
     except ValueError as error:
         raise NoughtsError(f"learned evaluation {file!r} is not JSON: {error}") from None
     return parse_learned(data.get("weights") if isinstance(data, dict) else None, k)
 
 
-_ENABLED: ContextVar[bool] = ContextVar("noughts_learned_eval_enabled", default=True)
+_SERVING = Switch("noughts_learned_eval_enabled")
 
 
-@contextmanager
-def hand_written_evaluation() -> Iterator[None]:
+def hand_written_evaluation() -> AbstractContextManager[None]:
     """Within the block (in this thread or task only), searches use the hand-written
     weights where a learned evaluation is shipped (to measure one against the other)."""
-    token = _ENABLED.set(False)
-    try:
-        yield
-    finally:
-        _ENABLED.reset(token)
+    return _SERVING.off()
 
 
 def learned_eval(game: Variant | str) -> LearnedEval | None:
     """The learned evaluation shipped for the variant ``game`` (a record or a name), if
     any and not switched off by :func:`hand_written_evaluation`."""
     record = variant(game) if isinstance(game, str) else game
-    if record.learned_eval is None or not _ENABLED.get():
+    if record.learned_eval is None or not _SERVING.on:
         return None
     return _load(record.learned_eval, record.k)

@@ -32,13 +32,11 @@ from __future__ import annotations
 import functools
 import gzip
 import json
-from collections.abc import Iterator
-from contextlib import contextmanager
-from contextvars import ContextVar
+from contextlib import AbstractContextManager
 from dataclasses import dataclass
-from importlib import resources
 from typing import Any
 
+from noughts.anytime.shipped import Switch, shipped_bytes
 from noughts.errors import NoughtsError
 from noughts.position import Position
 from noughts.variants import variant
@@ -155,18 +153,14 @@ def shipped_o_book(variant_name: str) -> OBook | None:
     name = variant(variant_name).o_book
     if name is None:
         return None
-    try:
-        data = resources.files("noughts.data").joinpath(name).read_bytes()
-    except (FileNotFoundError, ModuleNotFoundError):
-        return None
-    return OBook.from_bytes(data)
+    data = shipped_bytes(name)
+    return None if data is None else OBook.from_bytes(data)
 
 
-_ENABLED: ContextVar[bool] = ContextVar("noughts_o_book_enabled", default=True)
+_SERVING = Switch("noughts_o_book_enabled")
 
 
-@contextmanager
-def without_o_book() -> Iterator[None]:
+def without_o_book() -> AbstractContextManager[None]:
     """Within the block, the O book serves no position (in this thread or task only):
     the engine's O plays on its search alone (the book's builder plays so).
 
@@ -175,11 +169,7 @@ def without_o_book() -> Iterator[None]:
     ...     book_move(p) is None
     True
     """
-    token = _ENABLED.set(False)
-    try:
-        yield
-    finally:
-        _ENABLED.reset(token)
+    return _SERVING.off()
 
 
 def book_move(position: Position) -> BookMove | None:
@@ -189,7 +179,7 @@ def book_move(position: Position) -> BookMove | None:
     >>> book_move(Position("X../.O./...")) is None  # no O book for 3x3
     True
     """
-    if position.first != "X" or position.to_move != "O" or not _ENABLED.get():
+    if position.first != "X" or position.to_move != "O" or not _SERVING.on:
         return None
     book = shipped_o_book(position.game.name)
     return None if book is None else book.lookup(position)

@@ -33,13 +33,11 @@ from __future__ import annotations
 import functools
 import struct
 import zlib
-from collections.abc import Iterator
-from contextlib import contextmanager
-from contextvars import ContextVar
+from contextlib import AbstractContextManager
 from dataclasses import dataclass
-from importlib import resources
 from pathlib import Path
 
+from noughts.anytime.shipped import Switch, shipped_bytes
 from noughts.errors import NoughtsError
 from noughts.position import Position
 from noughts.variants import variant
@@ -200,18 +198,14 @@ def write_if_changed(path: Path, data: bytes) -> bool:
 @functools.cache
 def shipped_strategy() -> Strategy | None:
     """The strategy shipped with the package for Qubic, or ``None`` if there is none."""
-    try:
-        data = resources.files("noughts.data").joinpath(STRATEGY_FILE).read_bytes()
-    except (FileNotFoundError, ModuleNotFoundError):
-        return None
-    return Strategy.from_bytes(data)
+    data = shipped_bytes(STRATEGY_FILE)
+    return None if data is None else Strategy.from_bytes(data)
 
 
-_ENABLED: ContextVar[bool] = ContextVar("noughts_strategy_enabled", default=True)
+_SERVING = Switch("noughts_strategy_enabled")
 
 
-@contextmanager
-def without_strategy() -> Iterator[None]:
+def without_strategy() -> AbstractContextManager[None]:
     """Within the block, the shipped strategy serves no position (in this thread or
     task only): the engine plays on its search alone, as a player without the book.
 
@@ -221,17 +215,13 @@ def without_strategy() -> Iterator[None]:
     >>> len(proven_moves(Position("", "4x4x4")))
     16
     """
-    token = _ENABLED.set(False)
-    try:
-        yield
-    finally:
-        _ENABLED.reset(token)
+    return _SERVING.off()
 
 
 def _serving(position: Position) -> Strategy | None:
     """The shipped strategy if it serves ``position``'s game (the record names one, and
     the game starts with X) and is not switched off (:func:`without_strategy`)."""
-    if position.game.strategy is None or position.first != "X" or not _ENABLED.get():
+    if position.game.strategy is None or position.first != "X" or not _SERVING.on:
         return None
     return shipped_strategy()
 
