@@ -147,6 +147,13 @@ def test_node_budget_bounds_the_search() -> None:
     assert small.nodes <= 500 + 200  # one check interval of slack
 
 
+def test_a_search_that_runs_out_counts_no_node_past_its_limit() -> None:
+    position = Position("", "qubic")
+    for move in (48, 37, 0, 21, 3, 5, 53, 17, 12):  # O's screening ends on the limit
+        position = position.play(move)
+    assert anytime_move(position, nodes=100_000).nodes <= 100_000  # (it said 100,001)
+
+
 def test_result_fields_for_a_heuristic_move() -> None:
     position = OFF_BOOK
     result = anytime_move(position, time_limit=0.3)

@@ -19,7 +19,7 @@ from __future__ import annotations
 
 from noughts.anytime.board import SearchBoard
 from noughts.anytime.evaluate import Style, search_weights
-from noughts.budget import Budget
+from noughts.budget import Budget, BudgetExhausted
 from noughts.position import Position
 
 __all__ = ["AnytimeSearch", "MATE", "MATE_BOUND", "INF"]
@@ -56,11 +56,11 @@ class AnytimeSearch:
         self.player = 0 if position.to_move == "X" else 1
         self.board = SearchBoard(position, search_weights(position, style), self.player)
         self.tables = self.board.tables
-        self.budget = budget if budget is not None else Budget(
+        self.nodes = 0
+        self.next_check = 0
+        self._budget = budget if budget is not None else Budget(
             deadline=deadline, node_limit=node_limit
         )
-        self.nodes = 0
-        self.next_check = 256
         self.table: dict[int, tuple[int, int, int, int]] = {}
         cells = position.geometry.cells
         self.history = [0] * cells
@@ -72,8 +72,25 @@ class AnytimeSearch:
         """True in a misère game (:class:`noughts.anytime.misere.MisereSearch`)."""
 
     # -- budget ---------------------------------------------------------------------------
+    @property
+    def budget(self) -> Budget:
+        """What bounds the search from now on (polled at the next node once set)."""
+        return self._budget
+
+    @budget.setter
+    def budget(self, budget: Budget) -> None:
+        self._budget = budget
+        self.next_check = self.nodes + 1
+
     def _tick(self) -> None:
-        self.budget.check(self.nodes)
+        """Poll the budget (every 64 nodes, and at its node limit): once it has run out,
+        the node being entered is neither searched nor counted."""
+        budget = self._budget
+        if budget.expired(self.nodes - 1):
+            self.nodes -= 1
+            raise BudgetExhausted
+        limit = budget.node_limit
+        self.next_check = self.nodes + 64 if limit is None else min(self.nodes + 64, limit + 1)
 
     # -- move generation -------------------------------------------------------------------
     def candidates(self) -> int:
@@ -178,7 +195,6 @@ class AnytimeSearch:
         it must not play, and none forces a reply."""
         self.nodes += 1
         if self.nodes >= self.next_check:
-            self.next_check = self.nodes + 64
             self._tick()
         board = self.board
         side = board.stm
