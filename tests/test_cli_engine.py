@@ -312,3 +312,30 @@ def test_move_time_is_honoured_on_boards_the_solver_could_finish(
     began = time.perf_counter()
     record = run_json(["move", "--variant", "4x5", "--time", "0.3"], capsys)
     assert record["method"] == "anytime" and time.perf_counter() - began < 0.8
+
+
+def test_move_time_counts_from_the_commands_start(
+        monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]) -> None:
+    """``--time`` bounds what the user waits: the start-up before the search (parsing,
+    imports, the board's tables) comes out of it, not on top of it."""
+    import time
+
+    import noughts.engine as engine_module
+    from noughts.budget import Limit
+
+    seen: list[Limit] = []
+    real = engine_module.choose_move
+
+    def slow_start(position: Position, limit: Limit | None = None, **options: object
+                   ) -> object:
+        assert limit is not None
+        seen.append(limit)
+        return real(position, limit, **options)  # type: ignore[arg-type]
+
+    monkeypatch.setattr(engine_module, "choose_move", slow_start)
+    before = time.perf_counter()
+    record = run_json(["move", "--variant", "4x4x4", "--time", "0.3", "--json"], capsys)
+    assert record["move"] is not None
+    (limit,) = seen
+    assert before <= limit.start <= before + 0.1  # the command's start, not the search's
+    assert limit.deadline == pytest.approx(limit.start + 0.3)

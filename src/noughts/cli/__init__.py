@@ -11,6 +11,7 @@ import argparse
 import importlib
 import os
 import sys
+import time
 from collections.abc import Sequence
 from typing import Any, Protocol, cast
 
@@ -75,9 +76,10 @@ def _load(name: str) -> CommandModule:
 
 def main(argv: Sequence[str] | None = None) -> int:
     """Run the command line; returns the exit status."""
+    started = time.perf_counter()
     args_list = list(sys.argv[1:] if argv is None else argv)
     try:
-        return _dispatch(args_list)
+        return _dispatch(args_list, started)
     except UsageError as error:
         print(f"noughts: error: {error}", file=sys.stderr)
         return 2
@@ -91,8 +93,9 @@ def main(argv: Sequence[str] | None = None) -> int:
         return 0
 
 
-def _dispatch(args_list: list[str]) -> int:
-    """Parse and run a command. A known command gets only its own parser (every parser
+def _dispatch(args_list: list[str], started: float) -> int:
+    """Parse and run a command (``args.started``: when :func:`main` began, on the
+    ``perf_counter`` clock). A known command gets only its own parser (every parser
     costs start-up: argparse looks up its translations on disk); anything else gets the
     parser listing every command, for its help and its error message."""
     chosen = args_list[0] if args_list and args_list[0] in COMMANDS else None
@@ -102,6 +105,7 @@ def _dispatch(args_list: list[str]) -> int:
         module.add_arguments(chosen, parser)
         args = parser.parse_args(args_list[1:])
         args.command = chosen
+        args.started = started
         return module.run(chosen, args)
     parser = _Parser(prog="noughts", description="A fast, exact tic-tac-toe-family engine.")
     sub = parser.add_subparsers(dest="command", metavar="COMMAND")

@@ -18,6 +18,7 @@ from __future__ import annotations
 
 import argparse
 import sys
+import time
 from typing import TYPE_CHECKING, Any
 
 from noughts.cli import limits
@@ -67,7 +68,8 @@ def add_arguments(name: str, parser: argparse.ArgumentParser) -> None:
     if name == "move":
         parser.add_argument("--level", type=int, default=10, help="0 (random) to 10 (best)")
         parser.add_argument(
-            "--time", dest="time_limit", type=limits.seconds, metavar="S", help="seconds (anytime)"
+            "--time", dest="time_limit", type=limits.seconds, metavar="S",
+            help="seconds for the move, counted from the command's start (anytime)",
         )
         parser.add_argument("--nodes", type=limits.nodes, metavar="N", help="node budget (anytime)")
         parser.add_argument("--seed", type=int, metavar="S", help="seed for random tie-breaks")
@@ -161,13 +163,13 @@ def _position(args: argparse.Namespace) -> Position:
 def _move(args: argparse.Namespace, position: Position) -> int:
     from noughts.engine import choose_move
 
-    result = choose_move(
-        position,
-        level=args.level,
-        time_limit=args.time_limit,
-        nodes=args.nodes,
-        seed=args.seed,
-    )
+    limit = None
+    if args.time_limit is not None:  # counted from the command's start: what a user waits
+        from noughts.budget import Limit
+
+        started = getattr(args, "started", None) or time.perf_counter()
+        limit = Limit(deadline=started + args.time_limit, start=started)
+    result = choose_move(position, limit, level=args.level, nodes=args.nodes, seed=args.seed)
     if args.json:
         import json
 
