@@ -1,6 +1,6 @@
 """Qubic (4x4x4) benchmark of the anytime engine: speed, depth and strength.
 
-Not a test: it takes minutes. Five parts, each selectable (games are played through the
+Not a test: it takes minutes. Six parts, each selectable (games are played through the
 one game loop, :func:`noughts.players.game.play_game`, the engine as level 10):
 
 * ``speed``: nodes per second and depth reached per move over a set of middle-game
@@ -20,10 +20,14 @@ one game loop, :func:`noughts.players.game.play_game`, the engine as level 10):
 * ``family``: the engine as O against a family of fallible X players (the seed's bot
   at look-ahead 1-3 with lowest-cell and with random ties, the engine's own search
   without the strategy, the threat player), X's first mark placed by the harness on
-  each of ``--cells``; ``--members`` picks members (see ``qubic_family.py``).
+  each of ``--cells``; ``--members`` picks members (see ``qubic_family.py``);
+* ``cold``: the wall time of a cold ``noughts move --time`` as O (a new process each
+  run, ``--cold-runs`` runs after X's first mark on a corner and on a cell of the other
+  kind), beside a bare interpreter's start: the target is 1.3 s at ``--time 1``.
 
 Results are printed as a table and written to ``benchmarks/results/qubic.json``
-(``qubic_family.json`` when the family is the only part).
+(``qubic_family.json`` when the family is the only part, ``qubic_cold.json`` for the
+cold moves alone).
 
     nice -n 10 python benchmarks/bench_qubic.py --parts family --nodes 1000000 \
         --cells sample:16 --jobs 2
@@ -43,6 +47,7 @@ import os
 import platform
 import random
 import statistics
+import subprocess
 import sys
 import time
 from collections.abc import Callable, Iterator
@@ -99,6 +104,49 @@ def _threat(position: Position, marks: int) -> bool:
         not line & others and (line & marks).bit_count() == position.geometry.k - 1
         for line in position.geometry.lines
     )
+
+
+COLD_CELLS = (0, 1)
+"""X's first mark for the cold moves: a corner and a cell of the other kind (the 192
+symmetries map every cell onto one of the two)."""
+
+
+def bench_cold(runs: int, time_limit: float) -> dict[str, object]:
+    """Wall times of a cold ``python -m noughts move --time`` as O, and of a bare start."""
+    bare = [_wall([sys.executable, "-c", "pass"]) for _ in range(runs)]
+    rows: dict[str, object] = {"bare interpreter": _cold_row(bare)}
+    for cell in COLD_CELLS:
+        board = Position("", "qubic").play(cell).board
+        command = [sys.executable, "-m", "noughts", "move", board, "--variant", "qubic",
+                   "--time", str(time_limit), "--json"]
+        walls, searched, nodes = [], [], []
+        for _ in range(runs):
+            started = time.perf_counter()
+            done = subprocess.run(command, capture_output=True, text=True, check=True)
+            walls.append(time.perf_counter() - started)
+            record = json.loads(done.stdout)
+            searched.append(record["elapsed_ms"] / 1000)
+            nodes.append(record["nodes"])
+        rows[f"O after X on cell {cell}"] = {**_cold_row(walls),
+                                             "median_search_s": statistics.median(searched),
+                                             "median_nodes": statistics.median(nodes)}
+    print(f"| cold run ({runs} each) | median wall s | slowest wall s | median search s "
+          f"| median nodes |\n|---|--:|--:|--:|--:|")
+    for name, row in rows.items():
+        assert isinstance(row, dict)
+        print(f"| {name} | {row['median_s']:.2f} | {row['max_s']:.2f} | "
+              f"{row.get('median_search_s', 0):.2f} | {row.get('median_nodes', 0):,.0f} |")
+    return rows
+
+
+def _wall(command: list[str]) -> float:
+    started = time.perf_counter()
+    subprocess.run(command, capture_output=True, check=True)
+    return time.perf_counter() - started
+
+
+def _cold_row(walls: list[float]) -> dict[str, float]:
+    return {"median_s": statistics.median(walls), "max_s": max(walls)}
 
 
 def bench_speed(count: int, time_limit: float) -> dict[str, object]:
@@ -368,7 +416,9 @@ def main(argv: list[str] | None = None) -> int:
                              "game i opens on the i-th of the 16 strong cells: with --nodes, "
                              "the same games every run)")
     parser.add_argument("--parts", default="speed,seed,self",
-                        help="comma-separated parts: speed, seed, own, self, family")
+                        help="comma-separated parts: speed, seed, own, self, family, cold")
+    parser.add_argument("--cold-runs", type=int, default=5,
+                        help="cold: runs of each cold command")
     parser.add_argument("--members", default=",".join(DEFAULT_MEMBERS),
                         help="family: comma-separated X players (player specs, @N for N "
                              "nodes a move); default the whole family")
@@ -380,7 +430,7 @@ def main(argv: list[str] | None = None) -> int:
                              "qubic_family.json for the family alone)")
     args = parser.parse_args(argv)
     parts = set(args.parts.split(","))
-    unknown = parts - {"speed", "seed", "own", "self", "family"}
+    unknown = parts - {"speed", "seed", "own", "self", "family", "cold"}
     if unknown:
         parser.error(f"unknown parts: {', '.join(sorted(unknown))}")
     try:
@@ -393,8 +443,9 @@ def main(argv: list[str] | None = None) -> int:
             member_player(member, 0)
         except (ValueError, NoughtsError) as error:
             parser.error(f"--members: {error}")
-    out = Path(args.out or RESULTS / ("qubic_family.json" if parts == {"family"}
-                                      else "qubic.json"))
+    alone = {"family": "qubic_family.json", "cold": "qubic_cold.json"}
+    out = Path(args.out or RESULTS / (alone.get(next(iter(parts)), "qubic.json")
+                                      if len(parts) == 1 else "qubic.json"))
     report: dict[str, object] = {
         "machine": f"{platform.machine()} {platform.system()}, Python {platform.python_version()}",
         "time_limit": args.time,
@@ -432,9 +483,12 @@ def main(argv: list[str] | None = None) -> int:
 
         report["family"] = bench_family(
             tasks, lambda work, todo: _played(work, todo, args.jobs), save)
+    if "cold" in parts:
+        print(f"cold: noughts move --time {args.time} as O in a new process", flush=True)
+        report["cold"] = bench_cold(args.cold_runs, args.time)
     report["load_average_at_end"] = os.getloadavg()[0]
     _write(out, report)
-    shown = {k: v for k, v in report.items() if k not in ("speed", "family")}
+    shown = {k: v for k, v in report.items() if k not in ("speed", "family", "cold")}
     print(json.dumps(shown, indent=2))
     if "speed" in report:
         speed = report["speed"]

@@ -1,27 +1,24 @@
-"""Build the Qubic O book (``checkpoints/qubic-o-book.json.gz``) by self-play.
-
-The book is built, not shipped: the one built so far made O weaker against the family
-benchmark (docs/qubic-o.md). To ship one, copy it to ``src/noughts/data/`` and name it
-in the variant record (``o_book`` of ``4x4x4`` in :mod:`noughts.variants`).
+"""Build the Qubic O book by games (``checkpoints/qubic-o-book.json.gz`` by default).
 
 For each position of the book's scope (O to move after X's first move: its 2 classes
 up to symmetry; with ``--depth 2``, also after X's second move, for every class of X's
 second move against the book's first reply, X's likeliest first, taking X's first
-moves in turn), O's candidate replies are ranked by games
-against noughts' own X without the strategy (``level:10:no-strategy`` at the node
-budgets of ``--x-nodes``, each game's budget scaled by a seeded random factor from
-0.8 to 1.25, and the position turned by a seeded random symmetry of the board, so that
-the games differ: the players break ties by cell), O playing the engine at
-``--o-nodes`` nodes a move with no book. A reply after which the proof search finds a
-forced win for X (``--check`` proof positions) is dropped first. The ``--finalists``
-replies with the most points (a win 1, a draw 1/2) play as many games again, and the
-one with the most points in all is kept, ties to the engine's order. No member of the
-family benchmark takes part: the book is built against the strongest X the project
-has, not against the players it is measured on.
+moves in turn), O's candidate replies are ranked by games against fallible X players:
+noughts' own X without the strategy (``level:10:no-strategy`` at the node budgets of
+``--x-nodes``, each game's budget scaled by a seeded random factor from 0.8 to 1.25),
+or, with ``--x-players``, the players named there in turn (player specs, ``@N`` for N
+nodes a move; a member of the family benchmark is refused). Each game starts in a
+seeded random orientation of the board, so that the games differ (the players break
+ties by cell), and O plays the engine at ``--o-nodes`` nodes a move with no book. A
+reply after which the proof search finds a forced win for X (``--check`` proof
+positions) is dropped first. The ``--finalists`` replies with the most points (a win
+1, a draw 1/2) play as many games again, and the one with the most points in all is
+kept, ties to the engine's order. The book is measured on the family benchmark, so it
+is never built against it.
 
-The candidates: every class of reply up to symmetry at X's first move; at X's second
-move, the ``--top`` best of a short search of every move (``anytime_evaluate``) and the
-engine's own move.
+The candidates: every class of reply up to symmetry at X's first move (the engine's
+``--first-candidates`` best classes only, if given); at X's second move, the ``--top``
+best of a short search of every move (``anytime_evaluate``) and the engine's own move.
 
 Resumable and deterministic (node budgets only, seeds from the position, the reply
 and the game's number): every game's result goes to ``--checkpoint`` as it ends, a new
@@ -29,7 +26,18 @@ run plays only the games not there, and the book is written from the checkpoint.
 ``--minutes`` stops the run (after the game under way) and writes the book of what is
 decided.
 
-Usage: ``python scripts/build_o_book.py --depth 2 --minutes 30``
+The shipped book (``src/noughts/data/qubic-o-book.json.gz``, named by the ``o_book`` of
+``4x4x4`` in :mod:`noughts.variants`), about 16 minutes of one core::
+
+    python scripts/build_o_book.py --depth 1 --first-candidates 3 --games 12 \
+        --finalists 2 --o-nodes 300000 \
+        --x-players seed-qubic:2:aggressive,seed-qubic:1:defensive:random,\
+seed-qubic:3:defensive,level:10:no-strategy@5000,level:10:no-strategy@50000,threats:5000 \
+        --checkpoint checkpoints/qubic-o-book-v2-games.json \
+        --out src/noughts/data/qubic-o-book.json.gz
+
+The first book, against noughts' own X alone (not shipped: it made O weaker):
+``python scripts/build_o_book.py --depth 1``.
 """
 
 from __future__ import annotations
@@ -54,6 +62,9 @@ from noughts.position import Position
 from noughts.results import Mark
 
 ROOT = Path(__file__).resolve().parent.parent
+sys.path.insert(0, str(ROOT / "benchmarks"))
+from qubic_family import DEFAULT_MEMBERS, member_player  # noqa: E402  (specs, @N nodes)
+
 BOOK = ROOT / "checkpoints" / "qubic-o-book.json.gz"
 CHECKPOINT = ROOT / "checkpoints" / "qubic-o-book-games.json"
 
@@ -87,6 +98,10 @@ class Builder:
     def __init__(self, args: argparse.Namespace) -> None:
         self.args = args
         self.x_nodes = [int(n) for n in args.x_nodes.split(",")]
+        self.x_players = [spec for spec in (args.x_players or "").split(",") if spec]
+        family = set(self.x_players) & set(DEFAULT_MEMBERS)
+        if family:  # the book is measured on the family: it must not be built on it
+            raise SystemExit(f"--x-players: {', '.join(sorted(family))} is in the family")
         self.path = Path(args.checkpoint)
         self.games: dict[str, dict[str, Any]] = {}
         self.checks: dict[str, bool] = {}
@@ -100,10 +115,14 @@ class Builder:
 
     def settings(self) -> dict[str, Any]:
         a = self.args
-        return {"by": "scripts/build_o_book.py", "against": "level:10:no-strategy",
+        against = ",".join(self.x_players) or "level:10:no-strategy"
+        settings = {"by": "scripts/build_o_book.py", "against": against,
                 "x_nodes": self.x_nodes, "o_nodes": a.o_nodes, "games": a.games,
                 "deep_games": a.deep_games, "finalists": a.finalists, "check": a.check,
                 "top": a.top, "depth": a.depth, "orientation": "random"}
+        if a.first_candidates is not None:
+            settings["first_candidates"] = a.first_candidates
+        return settings
 
     def save(self) -> None:
         self.path.parent.mkdir(parents=True, exist_ok=True)
@@ -134,7 +153,8 @@ class Builder:
                 values = anytime_evaluate(position, nodes=self.args.o_nodes)
             ranked = [v.move for v in sorted(values, key=lambda v: (-(v.score or 0), v.move))]
             order = classes(position, [own, *ranked])
-            self.candidates[key] = order if every_class else order[: self.args.top + 1]
+            wanted = self.args.first_candidates if every_class else self.args.top + 1
+            self.candidates[key] = order if wanted is None else order[:wanted]
             self.save()
         return self.candidates[key]
 
@@ -153,8 +173,14 @@ class Builder:
             symmetry = rng.randrange(group.count)
             start = Position.from_bitboards(group.transform(after.x, symmetry),
                                             group.transform(after.o, symmetry), "qubic")
+            x_player: Player = LevelPlayer(10, rng.getrandbits(31), nodes=x_nodes,
+                                           strategy=False)
+            against = f"{x_nodes} nodes"
+            if self.x_players:  # X players of other kinds, game by game
+                against = self.x_players[index % len(self.x_players)]
+                x_player = member_player(against, rng.getrandbits(31))
             players: dict[Mark, Player] = {
-                "X": LevelPlayer(10, rng.getrandbits(31), nodes=x_nodes, strategy=False),
+                "X": x_player,
                 "O": LevelPlayer(10, rng.getrandbits(31), nodes=self.args.o_nodes),
             }
             started = time.perf_counter()
@@ -163,12 +189,13 @@ class Builder:
             if played.failure is not None:
                 raise RuntimeError(f"game {name}: {played.reason}")
             points = {"O": 1.0, "X": 0.0}.get(str(played.result), 0.5)
-            self.games[name] = {"points": points, "x_nodes": x_nodes, "symmetry": symmetry,
+            record: dict[str, Any] = {"x": against} if self.x_players else {"x_nodes": x_nodes}
+            self.games[name] = {"points": points, **record, "symmetry": symmetry,
                                 "plies": after.ply + len(played.moves),
                                 "seconds": round(time.perf_counter() - started, 1)}
             self.save()
             print(f"    {name}: O {points} in {self.games[name]['plies']} plies "
-                  f"(X {x_nodes} nodes, symmetry {symmetry}, {self.games[name]['seconds']} s)",
+                  f"(X {against}, symmetry {symmetry}, {self.games[name]['seconds']} s)",
                   flush=True)
         return float(self.games[name]["points"])
 
@@ -242,6 +269,12 @@ def main(argv: list[str] | None = None) -> int:
                         help="games a candidate at X's second move (default 4)")
     parser.add_argument("--x-nodes", default="100000,20000,50000,2000",
                         help="X's node budgets, game by game (default 100000,20000,50000,2000)")
+    parser.add_argument("--x-players", default=None,
+                        help="X's players instead, game by game: comma-separated player specs, "
+                             "@N for N nodes a move (never the family benchmark's members)")
+    parser.add_argument("--first-candidates", type=int, default=None,
+                        help="at X's first move, the engine's N best reply classes only "
+                             "(default every class)")
     parser.add_argument("--o-nodes", type=int, default=100_000,
                         help="O's node budget a move in the games (default 100000)")
     parser.add_argument("--check", type=int, default=20_000,

@@ -33,7 +33,7 @@ ROOT = Path(__file__).resolve().parent.parent
 PACKAGE = ROOT / "src" / "noughts"
 MUST_HOLD = ("noughts/data/qubic-strategy.bin", "noughts/data/table-3x3.bin",
              "noughts/data/book-4x4.bin", "noughts/data/qubic-eval.json",
-             "noughts/web/index.html")
+             "noughts/data/qubic-o-book.json.gz", "noughts/web/index.html")
 """Named here too, so that a file missing from the source tree is caught as well."""
 
 

@@ -4,6 +4,7 @@ the engine's use of a book, and the words of a move chosen among moves all prove
 from __future__ import annotations
 
 import gzip
+import importlib
 import json
 from pathlib import Path
 
@@ -18,7 +19,9 @@ from noughts.position import Position
 from noughts.results import MoveChoice
 
 BUILT = Path(__file__).resolve().parent.parent / "checkpoints" / "qubic-o-book.json.gz"
-"""The book ``scripts/build_o_book.py`` built (not shipped: see docs/qubic-o.md)."""
+"""The first book ``scripts/build_o_book.py`` built, against the engine's own X only (not
+shipped: see docs/qubic-o.md)."""
+BENCHMARKS = BUILT.parent.parent / "benchmarks"
 
 
 def _after_x(cell: int) -> Position:
@@ -43,9 +46,27 @@ def test_the_built_book_loads_and_has_its_shape() -> None:
         assert x & o == 0 and x.bit_count() == o.bit_count() + 1 <= 2
         assert not (x | o) >> entry.move & 1 and 0 <= entry.score <= entry.games
         assert (x, o) == book.geometry.symmetry_group.canonical(x, o)[:2]
-    # none is shipped (it made O weaker against the family)
-    assert shipped_o_book("4x4x4") is None and shipped_o_book("3x3") is None
-    assert book_move(_after_x(0)) is None
+    shipped = shipped_o_book("4x4x4")
+    assert shipped is not None and shipped.entries != book.entries  # (it made O weaker)
+
+
+def test_the_shipped_book_loads_has_its_shape_and_was_built_off_the_family(
+        monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.syspath_prepend(str(BENCHMARKS))
+    family = importlib.import_module("qubic_family").DEFAULT_MEMBERS
+    book = shipped_o_book("4x4x4")
+    assert book is not None and shipped_o_book("3x3") is None
+    assert book.variant == "4x4x4" and len(book) == 2
+    against = book.built["against"].split(",")  # X players of several kinds, none measured
+    assert len(against) >= 3 and not set(against) & set(family)
+    for cell in (0, 1):  # O's reply to each of X's two kinds of first move
+        booked = book_move(_after_x(cell))
+        assert booked is not None and booked.move not in (cell,)
+        assert 0 < booked.score <= booked.games
+    for (x, o), entry in book.entries.items():
+        assert x & o == 0 and x.bit_count() == o.bit_count() + 1 == 1
+        assert not (x | o) >> entry.move & 1
+        assert (x, o) == book.geometry.symmetry_group.canonical(x, o)[:2]
 
 
 def test_a_damaged_or_ill_formed_book_is_refused() -> None:
@@ -104,7 +125,8 @@ def test_the_book_serves_o_only(built_book: OBook) -> None:
 
 
 def test_every_reply_lost_o_says_it_plays_the_hardest_to_refute() -> None:
-    choice = anytime_move(_after_x(0), nodes=60_000)  # the strategy proves every reply lost
+    with without_o_book():  # the strategy proves every reply lost
+        choice = anytime_move(_after_x(0), nodes=60_000)
     assert choice.outcome == "loss"
     assert choice.note.startswith("Every move is proven lost (the shipped strategy wins")
     assert "hardest to refute" in choice.note or "best try" in choice.note

@@ -1,21 +1,24 @@
-"""The second player's opening book for Qubic: O's reply to X's first moves, chosen by
-self-play.
+"""The second player's opening book for Qubic: O's reply to X's first move, chosen by
+games.
 
 Qubic is lost for O against perfect play (:mod:`noughts.anytime.strategy` holds X's
 proof), so no reply can be proven good: the book holds the replies that did best in
-games against noughts' own X without the strategy (the strongest fallible X the
-project has), built by ``scripts/build_o_book.py``. The anytime search consults it for
-O before searching (:func:`book_move`), as it consults the strategy for X.
+games against fallible X players, built by ``scripts/build_o_book.py`` (never against
+the players O is measured on). The anytime search consults it for O before searching
+(:func:`book_move`), as it consults the strategy for X.
 
 Positions are stored in their canonical form (:meth:`noughts.symmetries.Symmetries.canonical`),
 with the move in that image's orientation, so a position reached in any orientation is
-found. A shipped book is a file in ``noughts/data`` named by the variant record
-(:attr:`~noughts.variants.Variant.o_book`), read the first time it is asked for. None
-is shipped now: the book built so far (``checkpoints/qubic-o-book.json.gz``) made O
-weaker against the family benchmark (docs/qubic-o.md). The file is gzip-compressed
-JSON: ``{"format": 1, "variant": "4x4x4", "built": {...}, "entries": [[x, o, move,
-games, score], ...]}`` with ``score`` O's
-points in ``games`` self-play games (a win 1, a draw 1/2) of the kept reply.
+found, and answered alike. A shipped book is a file in ``noughts/data`` named by the
+variant record (:attr:`~noughts.variants.Variant.o_book`), read the first time it is
+asked for. Qubic's (``qubic-o-book.json.gz``) answers X's two kinds of first move (a
+corner or centre, any other cell) with the engine's own best reply class, kept over its
+two rivals in games against X players of several kinds outside the family benchmark;
+the first book built, against noughts' own X alone
+(``checkpoints/qubic-o-book.json.gz``), made O weaker and is not shipped
+(docs/qubic-o.md). The file is gzip-compressed JSON: ``{"format": 1, "variant":
+"4x4x4", "built": {...}, "entries": [[x, o, move, games, score], ...]}`` with ``score``
+O's points in the ``games`` the builder played with the kept reply (a win 1, a draw 1/2).
 
 >>> from noughts.position import Position
 >>> book = OBook("4x4x4")
@@ -147,8 +150,8 @@ def shipped_o_book(variant_name: str) -> OBook | None:
     :attr:`~noughts.variants.Variant.o_book`), read the first time it is asked for;
     ``None`` if the variant has none.
 
-    >>> shipped_o_book("3x3") is None
-    True
+    >>> shipped_o_book("3x3") is None, len(shipped_o_book("qubic"))
+    (True, 2)
     """
     name = variant(variant_name).o_book
     if name is None:

@@ -280,9 +280,8 @@ def _booked(position: Position, booked: BookMove, start: float) -> MoveChoice:
     after = position.play(move)
     found = None if after.is_over else strategy_move(after)
     value = None if found is None else Bound(Outcome.LOSS, 1 + found.plies)
-    note = (f"From O's opening book: the reply that did best in self-play against "
-            f"noughts' own X without the strategy ({booked.score:g} points in "
-            f"{booked.games} games).")
+    note = (f"From O's opening book: the reply that did best in the games it was built "
+            f"from ({booked.score:g} points in {booked.games} games).")
     return _result(position, move, value=value, score=None, depth=0, pv=(move,), nodes=0,
                    start=start, note=note)
 
