@@ -13,8 +13,8 @@ from noughts.errors import NoughtsError
 from noughts.players.protocol import LevelPlayer, parse_player
 from noughts.position import Position
 
-QUBIC = Position("X" + "." * 63, "qubic")
-"""O to move: no stored strategy answers, the anytime search does."""
+QUBIC = Position("XO.X" + "." * 60, "qubic")
+"""O to move past O's book: no stored strategy or book answers, the anytime search does."""
 SLOW = Position("....X/O..../...../.....", "5x4k4")
 """Within the solver's reach but far from quick (about 2 million nodes)."""
 
