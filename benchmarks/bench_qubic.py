@@ -22,8 +22,9 @@ one game loop, :func:`noughts.players.game.play_game`, the engine as level 10):
   without the strategy, the threat player), X's first mark placed by the harness on
   each of ``--cells``; ``--members`` picks members (see ``qubic_family.py``);
 * ``cold``: the wall time of a cold ``noughts move --time`` as O (a new process each
-  run, ``--cold-runs`` runs after X's first mark on a corner and on a cell of the other
-  kind), beside a bare interpreter's start: the target is 1.3 s at ``--time 1``.
+  run, ``--cold-runs`` runs in two positions past O's book: X opened on a corner or on
+  a cell of the other kind, O replied, X moved), beside a bare interpreter's start:
+  the target is 1.3 s at ``--time 1``.
 
 Results are printed as a table and written to ``benchmarks/results/qubic.json``
 (``qubic_family.json`` when the family is the only part, ``qubic_cold.json`` for the
@@ -106,17 +107,20 @@ def _threat(position: Position, marks: int) -> bool:
     )
 
 
-COLD_CELLS = (0, 1)
-"""X's first mark for the cold moves: a corner and a cell of the other kind (the 192
-symmetries map every cell onto one of the two)."""
+COLD_OPENINGS = ((0, 42, 1), (1, 38, 0))
+"""The cold moves' positions: X's first mark (a corner; a cell of the other kind), O's
+book reply, X's second mark; O to move past its book, so the search answers."""
 
 
 def bench_cold(runs: int, time_limit: float) -> dict[str, object]:
     """Wall times of a cold ``python -m noughts move --time`` as O, and of a bare start."""
     bare = [_wall([sys.executable, "-c", "pass"]) for _ in range(runs)]
     rows: dict[str, object] = {"bare interpreter": _cold_row(bare)}
-    for cell in COLD_CELLS:
-        board = Position("", "qubic").play(cell).board
+    for opening in COLD_OPENINGS:
+        position = Position("", "qubic")
+        for cell in opening:
+            position = position.play(cell)
+        board = position.board
         command = [sys.executable, "-m", "noughts", "move", board, "--variant", "qubic",
                    "--time", str(time_limit), "--json"]
         walls, searched, nodes = [], [], []
@@ -127,7 +131,7 @@ def bench_cold(runs: int, time_limit: float) -> dict[str, object]:
             record = json.loads(done.stdout)
             searched.append(record["elapsed_ms"] / 1000)
             nodes.append(record["nodes"])
-        rows[f"O after X on cell {cell}"] = {**_cold_row(walls),
+        rows[f"O after {'-'.join(map(str, opening))}"] = {**_cold_row(walls),
                                              "median_search_s": statistics.median(searched),
                                              "median_nodes": statistics.median(nodes)}
     print(f"| cold run ({runs} each) | median wall s | slowest wall s | median search s "
