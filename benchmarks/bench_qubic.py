@@ -114,7 +114,7 @@ book reply, X's second mark; O to move past its book, so the search answers."""
 
 def bench_cold(runs: int, time_limit: float) -> dict[str, object]:
     """Wall times of a cold ``python -m noughts move --time`` as O, and of a bare start."""
-    bare = [_wall([sys.executable, "-c", "pass"]) for _ in range(runs)]
+    bare = [_timed_run([sys.executable, "-c", "pass"])[0] for _ in range(runs)]
     rows: dict[str, object] = {"bare interpreter": _cold_row(bare)}
     for opening in COLD_OPENINGS:
         position = Position("", "qubic")
@@ -125,10 +125,9 @@ def bench_cold(runs: int, time_limit: float) -> dict[str, object]:
                    "--time", str(time_limit), "--json"]
         walls, searched, nodes = [], [], []
         for _ in range(runs):
-            started = time.perf_counter()
-            done = subprocess.run(command, capture_output=True, text=True, check=True)
-            walls.append(time.perf_counter() - started)
-            record = json.loads(done.stdout)
+            wall, output = _timed_run(command)
+            walls.append(wall)
+            record = json.loads(output)
             searched.append(record["elapsed_ms"] / 1000)
             nodes.append(record["nodes"])
         rows[f"O after {'-'.join(map(str, opening))}"] = {**_cold_row(walls),
@@ -143,10 +142,11 @@ def bench_cold(runs: int, time_limit: float) -> dict[str, object]:
     return rows
 
 
-def _wall(command: list[str]) -> float:
+def _timed_run(command: list[str]) -> tuple[float, str]:
+    """The wall time of ``command`` in a new process, and what it printed."""
     started = time.perf_counter()
-    subprocess.run(command, capture_output=True, check=True)
-    return time.perf_counter() - started
+    done = subprocess.run(command, capture_output=True, text=True, check=True)
+    return time.perf_counter() - started, done.stdout
 
 
 def _cold_row(walls: list[float]) -> dict[str, float]:

@@ -61,7 +61,7 @@ def test_the_shipped_book_loads_has_its_shape_and_was_built_off_the_family(
     assert len(against) >= 3 and not set(against) & set(family)
     for cell in (0, 1):  # O's reply to each of X's two kinds of first move
         booked = book_move(_after_x(cell))
-        assert booked is not None and booked.move not in (cell,)
+        assert booked is not None and booked.move != cell
         assert 0 < booked.score <= booked.games
     for (x, o), entry in book.entries.items():
         assert x & o == 0 and x.bit_count() == o.bit_count() + 1 == 1

@@ -18,7 +18,6 @@ from __future__ import annotations
 
 import argparse
 import sys
-import time
 from typing import TYPE_CHECKING, Any
 
 from noughts.cli import limits
@@ -167,8 +166,7 @@ def _move(args: argparse.Namespace, position: Position) -> int:
     if args.time_limit is not None:  # counted from the command's start: what a user waits
         from noughts.budget import Limit
 
-        started = getattr(args, "started", None) or time.perf_counter()
-        limit = Limit(deadline=started + args.time_limit, start=started)
+        limit = Limit(deadline=args.started + args.time_limit, start=args.started)
     result = choose_move(position, limit, level=args.level, nodes=args.nodes, seed=args.seed)
     if args.json:
         import json
