@@ -27,14 +27,27 @@ run plays only the games not there, and the book is written from the checkpoint.
 decided.
 
 The shipped book (``src/noughts/data/qubic-o-book.json.gz``, named by the ``o_book`` of
-``4x4x4`` in :mod:`noughts.variants`), about 16 minutes of one core::
+``4x4x4`` in :mod:`noughts.variants`): O's first reply to each kind of first move, and
+O's second move after a corner or centre and each class of X's second move (18), 540
+games against stronger X players, about 20 minutes on two cores. Its checkpoint
+starts from the first replies' 120 games (``checkpoints/qubic-o-book-v2-games.json``,
+played against six weaker players outside the family by ``--depth 1 --first-candidates
+3 --games 12 --finalists 2 --o-nodes 300000 --x-players seed-qubic:2:aggressive,
+seed-qubic:1:defensive:random,seed-qubic:3:defensive,level:10:no-strategy@5000,
+level:10:no-strategy@50000,threats:5000``), so the first replies stay those games'::
 
-    python scripts/build_o_book.py --depth 1 --first-candidates 3 --games 12 \
-        --finalists 2 --o-nodes 300000 \
-        --x-players seed-qubic:2:aggressive,seed-qubic:1:defensive:random,\
-seed-qubic:3:defensive,level:10:no-strategy@5000,level:10:no-strategy@50000,threats:5000 \
-        --checkpoint checkpoints/qubic-o-book-v2-games.json \
+    cp checkpoints/qubic-o-book-v2-games.json checkpoints/qubic-o-book-v4-games.json
+    python scripts/build_o_book.py --depth 2 --second-after 0 --first-candidates 3 \
+        --games 12 --finalists 2 --deep-games 6 --top 2 --o-nodes 300000 --workers 2 \
+        --x-players level:10:no-strategy@10000,level:10:no-strategy@50000,\
+level:10:no-strategy@200000,seed-qubic:3:defensive,seed-qubic:3:aggressive,\
+seed-qubic:3:aggressive:random \
+        --checkpoint checkpoints/qubic-o-book-v4-games.json \
         --out src/noughts/data/qubic-o-book.json.gz
+
+A book of O's second move after every first move, built against the six weaker players
+(``checkpoints/qubic-o-book-v3-games.json``, 1,644 games), made O weaker and is not
+shipped (docs/qubic-o.md).
 
 The first book, against noughts' own X alone (not shipped: it made O weaker):
 ``python scripts/build_o_book.py --depth 1``.
@@ -44,6 +57,7 @@ from __future__ import annotations
 
 import argparse
 import json
+import multiprocessing
 import random
 import sys
 import time
@@ -122,6 +136,8 @@ class Builder:
                 "top": a.top, "depth": a.depth, "orientation": "random"}
         if a.first_candidates is not None:
             settings["first_candidates"] = a.first_candidates
+        if a.second_after is not None:
+            settings["second_after"] = a.second_after
         return settings
 
     def save(self) -> None:
@@ -164,40 +180,62 @@ class Builder:
         if name not in self.games:
             if self.out_of_time():
                 return None
-            seed = zlib.crc32(name.encode())
-            rng = random.Random(seed)
-            x_nodes = int(self.x_nodes[index % len(self.x_nodes)] * rng.uniform(0.8, 1.25))
-            # the game starts in an orientation of its own: the players break ties by
-            # cell, so one orientation alone would rank the replies by its ties
-            group = after.geometry.symmetry_group
-            symmetry = rng.randrange(group.count)
-            start = Position.from_bitboards(group.transform(after.x, symmetry),
-                                            group.transform(after.o, symmetry), "qubic")
-            x_player: Player = LevelPlayer(10, rng.getrandbits(31), nodes=x_nodes,
-                                           strategy=False)
-            against = f"{x_nodes} nodes"
-            if self.x_players:  # X players of other kinds, game by game
-                against = self.x_players[index % len(self.x_players)]
-                x_player = member_player(against, rng.getrandbits(31))
-            players: dict[Mark, Player] = {
-                "X": x_player,
-                "O": LevelPlayer(10, rng.getrandbits(31), nodes=self.args.o_nodes),
-            }
-            started = time.perf_counter()
-            with without_o_book():
-                played = play_game(players, start)
-            if played.failure is not None:
-                raise RuntimeError(f"game {name}: {played.reason}")
-            points = {"O": 1.0, "X": 0.0}.get(str(played.result), 0.5)
-            record: dict[str, Any] = {"x": against} if self.x_players else {"x_nodes": x_nodes}
-            self.games[name] = {"points": points, **record, "symmetry": symmetry,
-                                "plies": after.ply + len(played.moves),
-                                "seconds": round(time.perf_counter() - started, 1)}
-            self.save()
-            print(f"    {name}: O {points} in {self.games[name]['plies']} plies "
-                  f"(X {against}, symmetry {symmetry}, {self.games[name]['seconds']} s)",
-                  flush=True)
+            self.record(name, self.play(after, index))
         return float(self.games[name]["points"])
+
+    def play(self, after: Position, index: int) -> dict[str, Any]:
+        """Game ``index`` from ``after`` (X to move): its record, from its name alone."""
+        name = f"{key_text(after)}/{index}"
+        seed = zlib.crc32(name.encode())
+        rng = random.Random(seed)
+        x_nodes = int(self.x_nodes[index % len(self.x_nodes)] * rng.uniform(0.8, 1.25))
+        # the game starts in an orientation of its own: the players break ties by
+        # cell, so one orientation alone would rank the replies by its ties
+        group = after.geometry.symmetry_group
+        symmetry = rng.randrange(group.count)
+        start = Position.from_bitboards(group.transform(after.x, symmetry),
+                                        group.transform(after.o, symmetry), "qubic")
+        x_player: Player = LevelPlayer(10, rng.getrandbits(31), nodes=x_nodes,
+                                       strategy=False)
+        against = f"{x_nodes} nodes"
+        if self.x_players:  # X players of other kinds, game by game
+            against = self.x_players[index % len(self.x_players)]
+            x_player = member_player(against, rng.getrandbits(31))
+        players: dict[Mark, Player] = {
+            "X": x_player,
+            "O": LevelPlayer(10, rng.getrandbits(31), nodes=self.args.o_nodes),
+        }
+        started = time.perf_counter()
+        with without_o_book():
+            played = play_game(players, start)
+        if played.failure is not None:
+            raise RuntimeError(f"game {name}: {played.reason}")
+        points = {"O": 1.0, "X": 0.0}.get(str(played.result), 0.5)
+        record: dict[str, Any] = {"x": against} if self.x_players else {"x_nodes": x_nodes}
+        return {"points": points, **record, "symmetry": symmetry,
+                "plies": after.ply + len(played.moves),
+                "seconds": round(time.perf_counter() - started, 1)}
+
+    def record(self, name: str, game: dict[str, Any]) -> None:
+        self.games[name] = game
+        self.save()
+        print(f"    {name}: O {game['points']} in {game['plies']} plies "
+              f"(X {game.get('x', game.get('x_nodes'))}, symmetry {game['symmetry']}, "
+              f"{game['seconds']} s)", flush=True)
+
+    def play_ahead(self, games: list[tuple[Position, int]]) -> None:
+        """Play the games of ``games`` not yet played on ``--workers`` processes (their
+        records do not depend on the process), before :meth:`game` recalls them."""
+        missing = [(after, i) for after, i in games
+                   if f"{key_text(after)}/{i}" not in self.games]
+        if self.args.workers < 2 or len(missing) < 2 or self.out_of_time():
+            return
+        global _BUILDER
+        _BUILDER = self  # the forked workers read it
+        with multiprocessing.get_context("fork").Pool(self.args.workers) as pool:
+            jobs = [(after.x, after.o, i) for after, i in missing]  # a Position is not pickled
+            for name, game in pool.imap_unordered(_play, jobs):
+                self.record(name, game)
 
     def decide(self, position: Position, every_class: bool) -> int | None:
         """The reply kept for ``position`` (stored in the book), or ``None`` when the
@@ -210,6 +248,7 @@ class Builder:
         # two rounds: every candidate, then the best few again (the best of many
         # candidates on a few games each is lucky more often than good)
         for rounds in (range(count), range(count, 2 * count)):
+            self.play_ahead([(position.play(move), i) for move in alive for i in rounds])
             for move in alive:
                 after = position.play(move)
                 points = [self.game(after, i) for i in rounds]
@@ -245,9 +284,11 @@ class Builder:
         undecided = sum(reply is None for reply in replies.values())
         if self.args.depth >= 2:
             # X's second moves, the likeliest first, taking the first moves in turn
+            after = self.args.second_after
             queues = [[two.play(second) for second in self.seconds(two)]
                       for two in (empty.play(first).play(reply)
-                                  for first, reply in replies.items() if reply is not None)]
+                                  for first, reply in replies.items()
+                                  if reply is not None and (after is None or first in after))]
             for rank in range(max(map(len, queues), default=0)):
                 for queue in queues:
                     if rank < len(queue) and self.decide(queue[rank], every_class=False) is None:
@@ -258,10 +299,26 @@ class Builder:
         return 0
 
 
+_BUILDER: Builder | None = None
+
+
+def _play(job: tuple[int, int, int]) -> tuple[str, dict[str, Any]]:
+    """A worker's game (X's and O's bitboards and the game's number): its name and record."""
+    assert _BUILDER is not None
+    x, o, index = job
+    after = Position.from_bitboards(x, o, "qubic")
+    return f"{key_text(after)}/{index}", _BUILDER.play(after, index)
+
+
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--depth", type=int, choices=(1, 2), default=1,
                         help="X's moves the book answers: 1 or 2 (default 1)")
+    parser.add_argument("--second-after", default=None,
+                        type=lambda text: [int(cell) for cell in text.split(",")],
+                        help="with --depth 2: X's first cells (comma-separated, of the "
+                             "classes' first cells: 0 a corner, 1 another cell) whose "
+                             "second moves the book answers (default both)")
     parser.add_argument("--games", type=int, default=8, help="games a candidate (default 8)")
     parser.add_argument("--finalists", type=int, default=3,
                         help="candidates that play a second round of games (default 3)")
@@ -281,6 +338,9 @@ def main(argv: list[str] | None = None) -> int:
                         help="proof positions of the check of each reply (default 20000)")
     parser.add_argument("--top", type=int, default=2,
                         help="candidates besides the engine's own at X's second move (default 2)")
+    parser.add_argument("--workers", type=int, default=1,
+                        help="processes that play a round's games (default 1; the book "
+                             "does not depend on it)")
     parser.add_argument("--minutes", type=float, default=None, help="stop after this long")
     parser.add_argument("--checkpoint", default=str(CHECKPOINT))
     parser.add_argument("--out", default=str(BOOK))
