@@ -56,17 +56,32 @@ def test_the_shipped_book_loads_has_its_shape_and_was_built_off_the_family(
     family = importlib.import_module("qubic_family").DEFAULT_MEMBERS
     book = shipped_o_book("4x4x4")
     assert book is not None and shipped_o_book("3x3") is None
-    assert book.variant == "4x4x4" and len(book) == 2
+    assert book.variant == "4x4x4"
     against = book.built["against"].split(",")  # X players of several kinds, none measured
     assert len(against) >= 3 and not set(against) & set(family)
     for cell in (0, 1):  # O's reply to each of X's two kinds of first move
         booked = book_move(_after_x(cell))
         assert booked is not None and booked.move != cell
         assert 0 < booked.score <= booked.games
+    group = book.geometry.symmetry_group
+    first_replies = {group.canonical(x, o | 1 << entry.move)[:2]
+                     for (x, o), entry in book.entries.items() if x.bit_count() == 1}
+    assert len(first_replies) == 2
     for (x, o), entry in book.entries.items():
-        assert x & o == 0 and x.bit_count() == o.bit_count() + 1 == 1
+        assert x & o == 0 and x.bit_count() == o.bit_count() + 1 in (1, 2)
         assert not (x | o) >> entry.move & 1
-        assert (x, o) == book.geometry.symmetry_group.canonical(x, o)[:2]
+        assert (x, o) == group.canonical(x, o)[:2]
+        if x.bit_count() == 2:  # X's second move, after O's first reply from the book
+            assert any(group.canonical(x & ~(1 << cell), o)[:2] in first_replies
+                       for cell in range(64) if x >> cell & 1)
+    # after a corner and O's reply from the book, every second move of X is answered
+    corner = _after_x(0)
+    reply = book_move(corner)
+    assert reply is not None
+    after_reply = corner.play(reply.move)
+    for cell in after_reply.legal_moves:
+        booked = book_move(after_reply.play(cell))
+        assert booked is not None and booked.move in after_reply.play(cell).legal_moves
 
 
 def test_a_damaged_or_ill_formed_book_is_refused() -> None:
