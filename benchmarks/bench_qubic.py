@@ -22,8 +22,8 @@ one game loop, :func:`noughts.players.game.play_game`, the engine as level 10):
   without the strategy, the threat player), X's first mark placed by the harness on
   each of ``--cells``; ``--members`` picks members (see ``qubic_family.py``);
 * ``cold``: the wall time of a cold ``noughts move --time`` as O (a new process each
-  run, ``--cold-runs`` runs in two positions past O's book: X opened on a corner or on
-  a cell of the other kind, O replied, X moved), beside a bare interpreter's start:
+  run, ``--cold-runs`` runs in two positions past O's book, one after X opened on a
+  corner and one on a cell of the other kind), beside a bare interpreter's start:
   the target is 1.3 s at ``--time 1``.
 
 Results are printed as a table and written to ``benchmarks/results/qubic.json``
@@ -55,6 +55,7 @@ from collections.abc import Callable, Iterator
 from pathlib import Path
 from typing import TypeVar
 
+from noughts.anytime.obook import book_move
 from noughts.anytime.openings import strong_cells
 from noughts.anytime.search import anytime_move
 from noughts.anytime.threats import find_forced_win
@@ -107,9 +108,10 @@ def _threat(position: Position, marks: int) -> bool:
     )
 
 
-COLD_OPENINGS = ((0, 42, 1), (1, 38, 0))
-"""The cold moves' positions: X's first mark (a corner; a cell of the other kind), O's
-book reply, X's second mark; O to move past its book, so the search answers."""
+COLD_OPENINGS = ((0, 42, 1, 3, 21), (1, 38, 0))
+"""The cold moves' positions: X opened on a corner (O's book answers its first two
+marks) or on a cell of the other kind (the book answers the first); O to move past its
+book, so the search answers."""
 
 
 def bench_cold(runs: int, time_limit: float) -> dict[str, object]:
@@ -120,6 +122,8 @@ def bench_cold(runs: int, time_limit: float) -> dict[str, object]:
         position = Position("", "qubic")
         for cell in opening:
             position = position.play(cell)
+        if book_move(position) is not None:
+            raise SystemExit(f"cold: O's book answers {opening}; the move would not search")
         board = position.board
         command = [sys.executable, "-m", "noughts", "move", board, "--variant", "qubic",
                    "--time", str(time_limit), "--json"]
