@@ -106,6 +106,11 @@ def key_text(position: Position) -> str:
     return f"{x:x}:{o:x}"
 
 
+def game_name(after: Position, index: int) -> str:
+    """Game ``index`` from ``after``: its key in the checkpoint, and its seed's source."""
+    return f"{key_text(after)}/{index}"
+
+
 class Builder:
     """The build's settings, its checkpoint of games, and the decisions."""
 
@@ -176,7 +181,7 @@ class Builder:
 
     def game(self, after: Position, index: int) -> float | None:
         """O's points in game ``index`` from ``after`` (X to move), played or recalled."""
-        name = f"{key_text(after)}/{index}"
+        name = game_name(after, index)
         if name not in self.games:
             if self.out_of_time():
                 return None
@@ -185,7 +190,7 @@ class Builder:
 
     def play(self, after: Position, index: int) -> dict[str, Any]:
         """Game ``index`` from ``after`` (X to move): its record, from its name alone."""
-        name = f"{key_text(after)}/{index}"
+        name = game_name(after, index)
         seed = zlib.crc32(name.encode())
         rng = random.Random(seed)
         x_nodes = int(self.x_nodes[index % len(self.x_nodes)] * rng.uniform(0.8, 1.25))
@@ -226,8 +231,7 @@ class Builder:
     def play_ahead(self, games: list[tuple[Position, int]]) -> None:
         """Play the games of ``games`` not yet played on ``--workers`` processes (their
         records do not depend on the process), before :meth:`game` recalls them."""
-        missing = [(after, i) for after, i in games
-                   if f"{key_text(after)}/{i}" not in self.games]
+        missing = [(after, i) for after, i in games if game_name(after, i) not in self.games]
         if self.args.workers < 2 or len(missing) < 2 or self.out_of_time():
             return
         global _BUILDER
@@ -307,7 +311,7 @@ def _play(job: tuple[int, int, int]) -> tuple[str, dict[str, Any]]:
     assert _BUILDER is not None
     x, o, index = job
     after = Position.from_bitboards(x, o, "qubic")
-    return f"{key_text(after)}/{index}", _BUILDER.play(after, index)
+    return game_name(after, index), _BUILDER.play(after, index)
 
 
 def main(argv: list[str] | None = None) -> int:

@@ -15,6 +15,7 @@ from noughts.anytime.obook import OBook, book_move, shipped_o_book, without_o_bo
 from noughts.anytime.search import anytime_move
 from noughts.cli import main
 from noughts.errors import NoughtsError
+from noughts.geometry import scan_forward
 from noughts.position import Position
 from noughts.results import MoveChoice
 
@@ -73,15 +74,16 @@ def test_the_shipped_book_loads_has_its_shape_and_was_built_off_the_family(
         assert (x, o) == group.canonical(x, o)[:2]
         if x.bit_count() == 2:  # X's second move, after O's first reply from the book
             assert any(group.canonical(x & ~(1 << cell), o)[:2] in first_replies
-                       for cell in range(64) if x >> cell & 1)
+                       for cell in scan_forward(x))
     # after a corner and O's reply from the book, every second move of X is answered
     corner = _after_x(0)
     reply = book_move(corner)
     assert reply is not None
     after_reply = corner.play(reply.move)
     for cell in after_reply.legal_moves:
-        booked = book_move(after_reply.play(cell))
-        assert booked is not None and booked.move in after_reply.play(cell).legal_moves
+        second = after_reply.play(cell)
+        booked = book_move(second)
+        assert booked is not None and booked.move in second.legal_moves
 
 
 def test_a_damaged_or_ill_formed_book_is_refused() -> None:
