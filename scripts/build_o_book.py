@@ -143,6 +143,10 @@ class Builder:
             settings["first_candidates"] = a.first_candidates
         if a.second_after is not None:
             settings["second_after"] = a.second_after
+        if a.depth >= 3:
+            settings["x_moves"] = a.x_moves
+            if a.third_after is not None:
+                settings["third_after"] = a.third_after
         return settings
 
     def save(self) -> None:
@@ -269,9 +273,9 @@ class Builder:
         self.book.add(position, best, games=games, score=score)
         return best
 
-    def seconds(self, position: Position) -> list[int]:
-        """X's second moves after ``position`` (X to move), one a class, best first
-        for X by a short search without the strategy (cached)."""
+    def x_moves(self, position: Position) -> list[int]:
+        """X's moves in ``position`` (X to move), one a class, best first for X by a
+        short search without the strategy (cached)."""
         key = key_text(position)
         if key not in self.candidates:
             with without_strategy():
@@ -286,17 +290,27 @@ class Builder:
         firsts = classes(empty, list(range(64)))
         replies = {first: self.decide(empty.play(first), every_class=True) for first in firsts}
         undecided = sum(reply is None for reply in replies.values())
-        if self.args.depth >= 2:
-            # X's second moves, the likeliest first, taking the first moves in turn
-            after = self.args.second_after
-            queues = [[two.play(second) for second in self.seconds(two)]
-                      for two in (empty.play(first).play(reply)
-                                  for first, reply in replies.items()
-                                  if reply is not None and (after is None or first in after))]
+        scope = {2: self.args.second_after, 3: self.args.third_after}
+        # O to move after its book reply, by X's first cell: X's moves come next
+        frontier = [(first, empty.play(first).play(reply))
+                    for first, reply in replies.items() if reply is not None]
+        for depth in range(2, self.args.depth + 1):
+            # every class of X's second move; from the third on, the --x-moves likeliest
+            wanted = None if depth == 2 else self.args.x_moves
+            cells = scope[depth]
+            queues = [[(first, before.play(move)) for move in self.x_moves(before)[:wanted]]
+                      for first, before in frontier if cells is None or first in cells]
+            frontier = []
+            # X's likeliest moves first, taking the positions before them in turn
             for rank in range(max(map(len, queues), default=0)):
                 for queue in queues:
-                    if rank < len(queue) and self.decide(queue[rank], every_class=False) is None:
-                        undecided += 1
+                    if rank < len(queue):
+                        first, position = queue[rank]
+                        reply = self.decide(position, every_class=False)
+                        if reply is None:
+                            undecided += 1
+                        else:
+                            frontier.append((first, position.play(reply)))
         self.book.built["positions"] = len(self.book)
         write_if_changed(Path(self.args.out), self.book.to_bytes())
         print(f"book: {len(self.book)} positions ({undecided} left undecided) -> {self.args.out}")
@@ -314,15 +328,25 @@ def _play(job: tuple[int, int, int]) -> tuple[str, dict[str, Any]]:
     return game_name(after, index), _BUILDER.play(after, index)
 
 
+def cells(text: str) -> list[int]:
+    """A comma-separated list of cells."""
+    return [int(cell) for cell in text.split(",")]
+
+
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    parser.add_argument("--depth", type=int, choices=(1, 2), default=1,
-                        help="X's moves the book answers: 1 or 2 (default 1)")
-    parser.add_argument("--second-after", default=None,
-                        type=lambda text: [int(cell) for cell in text.split(",")],
-                        help="with --depth 2: X's first cells (comma-separated, of the "
+    parser.add_argument("--depth", type=int, choices=(1, 2, 3), default=1,
+                        help="X's moves the book answers: 1, 2 or 3 (default 1)")
+    parser.add_argument("--x-moves", type=int, default=3,
+                        help="with --depth 3: X's third moves answered in each position, "
+                             "the likeliest by a short search (default 3)")
+    parser.add_argument("--second-after", default=None, type=cells,
+                        help="with --depth 2 or 3: X's first cells (comma-separated, of the "
                              "classes' first cells: 0 a corner, 1 another cell) whose "
                              "second moves the book answers (default both)")
+    parser.add_argument("--third-after", default=None, type=cells,
+                        help="with --depth 3: X's first cells whose third moves the book "
+                             "answers (default both)")
     parser.add_argument("--games", type=int, default=8, help="games a candidate (default 8)")
     parser.add_argument("--finalists", type=int, default=3,
                         help="candidates that play a second round of games (default 3)")

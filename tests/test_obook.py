@@ -65,15 +65,15 @@ def test_the_shipped_book_loads_has_its_shape_and_was_built_off_the_family(
         assert booked is not None and booked.move != cell
         assert 0 < booked.score <= booked.games
     group = book.geometry.symmetry_group
-    first_replies = {group.canonical(x, o | 1 << entry.move)[:2]
-                     for (x, o), entry in book.entries.items() if x.bit_count() == 1}
-    assert len(first_replies) == 2
+    replied = {group.canonical(x, o | 1 << entry.move)[:2]  # after the book's replies
+               for (x, o), entry in book.entries.items()}
+    assert sum(x.bit_count() == 1 for x, _ in book.entries) == 2
     for (x, o), entry in book.entries.items():
-        assert x & o == 0 and x.bit_count() == o.bit_count() + 1 in (1, 2)
+        assert x & o == 0 and x.bit_count() == o.bit_count() + 1 <= 3
         assert not (x | o) >> entry.move & 1
         assert (x, o) == group.canonical(x, o)[:2]
-        if x.bit_count() == 2:  # X's second move, after O's first reply from the book
-            assert any(group.canonical(x & ~(1 << cell), o)[:2] in first_replies
+        if x.bit_count() > 1:  # X's next move, after O's last reply from the book
+            assert any(group.canonical(x & ~(1 << cell), o)[:2] in replied
                        for cell in scan_forward(x))
     # after a corner and O's reply from the book, every second move of X is answered
     corner = _after_x(0)
