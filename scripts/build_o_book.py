@@ -27,23 +27,31 @@ run plays only the games not there, and the book is written from the checkpoint.
 decided.
 
 The shipped book (``src/noughts/data/qubic-o-book.json.gz``, named by the ``o_book`` of
-``4x4x4`` in :mod:`noughts.variants`): O's first reply to each kind of first move, and
-O's second move after a corner or centre and each class of X's second move (18), 540
-games against stronger X players, about 20 minutes on two cores. Its checkpoint
-starts from the first replies' 120 games (``checkpoints/qubic-o-book-v2-games.json``,
-played against six weaker players outside the family by ``--depth 1 --first-candidates
-3 --games 12 --finalists 2 --o-nodes 300000 --x-players seed-qubic:2:aggressive,
-seed-qubic:1:defensive:random,seed-qubic:3:defensive,level:10:no-strategy@5000,
-level:10:no-strategy@50000,threats:5000``), so the first replies stay those games'::
+``4x4x4`` in :mod:`noughts.variants`): O's first reply to each kind of first move; O's
+second move after each class of X's second move (18 after a corner or centre, 33 after
+another cell); and, after a corner or centre, O's third move after X's two likeliest
+third moves in each of those 18 lines (36). 2,556 games against stronger X players,
+about 80 minutes on two cores. Its checkpoint starts from the first replies' 120 games
+(``checkpoints/qubic-o-book-v2-games.json``, played against six weaker players outside
+the family by ``--depth 1 --first-candidates 3 --games 12 --finalists 2 --o-nodes
+300000 --x-players seed-qubic:2:aggressive,seed-qubic:1:defensive:random,
+seed-qubic:3:defensive,level:10:no-strategy@5000,level:10:no-strategy@50000,
+threats:5000``), so the first replies stay those games'::
 
-    cp checkpoints/qubic-o-book-v2-games.json checkpoints/qubic-o-book-v4-games.json
-    python scripts/build_o_book.py --depth 2 --second-after 0 --first-candidates 3 \
-        --games 12 --finalists 2 --deep-games 6 --top 2 --o-nodes 300000 --workers 2 \
+    cp checkpoints/qubic-o-book-v2-games.json checkpoints/qubic-o-book-v6-games.json
+    python scripts/build_o_book.py --depth 3 --third-after 0 --x-moves 2 \
+        --first-candidates 3 --games 12 --finalists 2 --deep-games 6 --top 2 \
+        --o-nodes 300000 --workers 2 \
         --x-players level:10:no-strategy@10000,level:10:no-strategy@50000,\
 level:10:no-strategy@200000,seed-qubic:3:defensive,seed-qubic:3:aggressive,\
 seed-qubic:3:aggressive:random \
-        --checkpoint checkpoints/qubic-o-book-v4-games.json \
+        --checkpoint checkpoints/qubic-o-book-v6-games.json \
         --out src/noughts/data/qubic-o-book.json.gz
+
+The build went in steps, each checkpoint a copy of the last plus its games:
+``checkpoints/qubic-o-book-v4-games.json`` (``--depth 2 --second-after 0``, after a
+corner only), ``-v5-`` (``--depth 2``) and ``-v6-``; each gives its book with the step's
+options.
 
 A book of O's second move after every first move, built against the six weaker players
 (``checkpoints/qubic-o-book-v3-games.json``, 1,644 games), made O weaker and is not
@@ -249,6 +257,9 @@ class Builder:
         """The reply kept for ``position`` (stored in the book), or ``None`` when the
         run stopped before its games were played."""
         print(f"  position {key_text(position)} ({position.ply} marks)", flush=True)
+        known = self.book.lookup(position)
+        if known is not None:  # reached before by another line, perhaps turned: the
+            return known.move  # cached moves are in that first orientation
         candidates = self.candidates_of(position, every_class)
         alive = [m for m in candidates if not self.lost(position.play(m))] or candidates
         results: dict[int, tuple[float, int]] = {}
@@ -300,7 +311,7 @@ class Builder:
             cells = scope[depth]
             queues = [[(first, before.play(move)) for move in self.x_moves(before)[:wanted]]
                       for first, before in frontier if cells is None or first in cells]
-            frontier = []
+            frontier, seen = [], set()
             # X's likeliest moves first, taking the positions before them in turn
             for rank in range(max(map(len, queues), default=0)):
                 for queue in queues:
@@ -309,7 +320,8 @@ class Builder:
                         reply = self.decide(position, every_class=False)
                         if reply is None:
                             undecided += 1
-                        else:
+                        elif key_text(position.play(reply)) not in seen:
+                            seen.add(key_text(position.play(reply)))
                             frontier.append((first, position.play(reply)))
         self.book.built["positions"] = len(self.book)
         write_if_changed(Path(self.args.out), self.book.to_bytes())

@@ -75,15 +75,16 @@ def test_the_shipped_book_loads_has_its_shape_and_was_built_off_the_family(
         if x.bit_count() > 1:  # X's next move, after O's last reply from the book
             assert any(group.canonical(x & ~(1 << cell), o)[:2] in replied
                        for cell in scan_forward(x))
-    # after a corner and O's reply from the book, every second move of X is answered
-    corner = _after_x(0)
-    reply = book_move(corner)
-    assert reply is not None
-    after_reply = corner.play(reply.move)
-    for cell in after_reply.legal_moves:
-        second = after_reply.play(cell)
-        booked = book_move(second)
-        assert booked is not None and booked.move in second.legal_moves
+    # after either kind of first mark and O's reply from the book, every second move
+    # of X is answered
+    for first in (0, 1):
+        reply = book_move(_after_x(first))
+        assert reply is not None
+        after_reply = _after_x(first).play(reply.move)
+        for cell in after_reply.legal_moves:
+            second = after_reply.play(cell)
+            booked = book_move(second)
+            assert booked is not None and booked.move in second.legal_moves
 
 
 def test_a_damaged_or_ill_formed_book_is_refused() -> None:
@@ -102,6 +103,18 @@ def test_a_damaged_or_ill_formed_book_is_refused() -> None:
         OBook.from_bytes(gzip.compress(b'{"format": 99}'))
     with pytest.raises(NoughtsError, match="damaged"):
         OBook.from_bytes(book.to_bytes()[:-4])
+
+
+def test_a_book_answers_what_is_added_after_a_lookup() -> None:
+    book = OBook("4x4x4")  # as the builder's book grows while it is consulted
+    first = _after_x(0)
+    assert book.lookup(first) is None
+    book.add(first, 42, games=2, score=1.0)
+    deeper = first.play(42).play(1)
+    assert book.lookup(deeper) is None  # more marks than any entry: skipped
+    book.add(deeper, 3, games=2, score=1.0)
+    found = book.lookup(deeper)
+    assert found is not None and found.move == 3
 
 
 def test_a_position_is_found_in_every_orientation() -> None:

@@ -29,7 +29,9 @@ from noughts.position import Position
 def test_the_file_round_trips_and_damage_is_named() -> None:
     strategy = Strategy("4x4x4")
     strategy.add(Position("", "4x4x4"), 0, proven=False, effort_ms=1234)
+    assert strategy.most_marks == 0
     strategy.add(Position("X" + "." * 20 + "O" + "." * 42, "4x4x4"), 5, proven=True, plies=17)
+    assert strategy.most_marks == 2  # the bound grows with the entries
     data = strategy.to_bytes()
     assert Strategy.from_bytes(data).entries == strategy.entries
     with pytest.raises(NoughtsError, match="not a noughts strategy"):

@@ -1,5 +1,4 @@
-"""The second player's opening book for Qubic: O's first replies (and some second
-moves), chosen by games.
+"""The second player's opening book for Qubic: O's first moves, chosen by games.
 
 Qubic is lost for O against perfect play (:mod:`noughts.anytime.strategy` holds X's
 proof), so no reply can be proven good: the book holds the replies that did best in
@@ -14,8 +13,9 @@ variant record (:attr:`~noughts.variants.Variant.o_book`), read the first time i
 asked for. Qubic's (``qubic-o-book.json.gz``) answers X's two kinds of first move (a
 corner or centre, any other cell) with the engine's own best reply class, kept over its
 two rivals in games against X players of several kinds outside the family benchmark,
-and, after a corner or centre, each of the 18 classes of X's second move with the reply
-that did best against stronger X players outside the family. The first book built,
+each class of X's second move (18 after a corner or centre, 33 after another cell)
+with the reply that did best against stronger X players outside the family, and, after
+a corner or centre, X's two likeliest third moves in each of those 18 lines. The first book built,
 against noughts' own X alone (``checkpoints/qubic-o-book.json.gz``), made O weaker and
 is not shipped (docs/qubic-o.md). The file is gzip-compressed JSON: ``{"format": 1, "variant":
 "4x4x4", "built": {...}, "entries": [[x, o, move, games, score], ...]}`` with ``score``
@@ -92,6 +92,7 @@ class OBook:
         """Store ``move`` (in ``position``'s orientation) for ``position``."""
         x, o, symmetry = self.geometry.symmetry_group.canonical(position.x, position.o)
         self.entries[(x, o)] = BookEntry(self.geometry.symmetries[symmetry][move], games, score)
+        self.__dict__.pop("most_marks", None)  # the cached bound may have grown
 
     def lookup(self, position: Position) -> BookMove | None:
         """The stored reply for ``position`` in its own orientation, or ``None``."""

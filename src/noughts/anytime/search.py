@@ -195,7 +195,7 @@ def anytime_move(
         moves = [next(iter(theirs))]  # the block is forced; search it only to value it
     else:
         booked = book_move(position)
-        if booked is not None:  # O's opening book (its first replies, some second moves)
+        if booked is not None:  # O's opening book (its first few moves)
             return _booked(position, booked, start)
         opening = opening_move(position, random.Random(seed))
         if opening is not None:

@@ -121,6 +121,7 @@ class Strategy:
         self.entries[key] = Entry(
             self.geometry.symmetries[symmetry][move], proven, plies if proven else 0, effort_ms
         )
+        self.__dict__.pop("most_marks", None)  # the cached bound may have grown
 
     def lookup(self, position: Position) -> Found | None:
         """The stored move for ``position`` in its own orientation, or ``None``."""
