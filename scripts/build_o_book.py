@@ -308,10 +308,12 @@ class Builder:
         for depth in range(2, self.args.depth + 1):
             # every class of X's second move; from the third on, the --x-moves likeliest
             wanted = None if depth == 2 else self.args.x_moves
-            cells = scope[depth]
+            firsts_in_scope = scope[depth]
             queues = [[(first, before.play(move)) for move in self.x_moves(before)[:wanted]]
-                      for first, before in frontier if cells is None or first in cells]
-            frontier, seen = [], set()
+                      for first, before in frontier
+                      if firsts_in_scope is None or first in firsts_in_scope]
+            # the next step's positions, once each (two lines may meet in one)
+            following: dict[str, tuple[int, Position]] = {}
             # X's likeliest moves first, taking the positions before them in turn
             for rank in range(max(map(len, queues), default=0)):
                 for queue in queues:
@@ -320,9 +322,10 @@ class Builder:
                         reply = self.decide(position, every_class=False)
                         if reply is None:
                             undecided += 1
-                        elif key_text(position.play(reply)) not in seen:
-                            seen.add(key_text(position.play(reply)))
-                            frontier.append((first, position.play(reply)))
+                        else:
+                            after = position.play(reply)
+                            following.setdefault(key_text(after), (first, after))
+            frontier = list(following.values())
         self.book.built["positions"] = len(self.book)
         write_if_changed(Path(self.args.out), self.book.to_bytes())
         print(f"book: {len(self.book)} positions ({undecided} left undecided) -> {self.args.out}")
