@@ -20,10 +20,14 @@ same. A member is any player spec, with ``@N`` for a node budget a move
 
 from __future__ import annotations
 
+import argparse
+import json
 import statistics
+import sys
 import zlib
 from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass
+from pathlib import Path
 
 from noughts.budget import Limit
 from noughts.players.game import play_game
@@ -225,3 +229,110 @@ def print_table(rows: dict[str, dict[str, object]], total: dict[str, object]) ->
         print(f"| {name:<28} | {games:5d} | {wins:6d} | {row['draws']!s:>5} | "
               f"{row['o_losses']!s:>8} | {share:6.1f}% | {row['o_median_ms']!s:>11} | "
               f"{row['o_max_ms']!s:>8} |")
+
+
+# -- the games by line: how many different games a member's results hold ----------------
+@dataclass(frozen=True)
+class Line:
+    """A member's games that reach one position (up to the board's symmetries) after
+    their first ``plies`` plies: the games, O's wins and losses, and for a line of
+    more than one result the ply that parts them (the first after which no position
+    is reached by games of different results) and whose move that was."""
+
+    member: str
+    games: int
+    o_wins: int
+    o_losses: int
+    parts_at: int | None
+    parts_by: str | None
+
+
+def _key(record: dict[str, object], plies: int) -> tuple[int, int]:
+    """The game's position after its first ``plies`` plies, up to symmetry."""
+    position = Position("", "qubic").play(int(str(record["cell"])))
+    moves = record["moves"]
+    assert isinstance(moves, list)
+    for move in moves[: plies - 1]:
+        position = position.play(int(move))
+    x, o, _ = position.geometry.symmetry_group.canonical(position.x, position.o)
+    return x, o
+
+
+def _parting(records: list[dict[str, object]]) -> int | None:
+    """The first ply after which no position of ``records`` (up to symmetry) is
+    reached by games of different results, if the line holds more than one result
+    (``None`` otherwise): the move that set the result apart."""
+    if len({_winner(r) for r in records}) < 2:
+        return None
+    shortest = min(len(_floats(r["moves"])) + 1 for r in records)
+    plies = 1
+    while plies < shortest:
+        results: dict[tuple[int, int], set[str | None]] = {}
+        for record in records:
+            results.setdefault(_key(record, plies), set()).add(_winner(record))
+        if all(len(seen) == 1 for seen in results.values()):
+            break
+        plies += 1
+    return plies
+
+
+def lines(records: list[dict[str, object]], plies: int = 4) -> list[Line]:
+    """The games grouped by member and by their position after ``plies`` plies (4: X's
+    first two moves and O's replies), the biggest line of each member first.
+
+    >>> game = {"member": "m", "cell": 0, "winner": "O", "moves": [21, 3, 22, 1]}
+    >>> turned = {**game, "cell": 3, "moves": [22, 0, 21, 12], "winner": "X"}
+    >>> [(line.games, line.o_wins, line.parts_at) for line in lines([game, turned])]
+    [(2, 1, 5)]
+    """
+    grouped: dict[tuple[str, tuple[int, int]], list[dict[str, object]]] = {}
+    for record in records:
+        grouped.setdefault((str(record["member"]), _key(record, plies)), []).append(record)
+    found = []
+    for (member, _), games in grouped.items():
+        parts_at = _parting(games)
+        found.append(Line(member, len(games), sum(_winner(r) == "O" for r in games),
+                          sum(_winner(r) == "X" for r in games), parts_at,
+                          None if parts_at is None else "XO"[(parts_at - 1) % 2]))
+    return sorted(found, key=lambda line: (line.member, -line.games))
+
+
+def print_lines(found: list[Line], plies: int) -> None:
+    """The lines table: each member's lines, biggest first."""
+    print(f"| X (member) | lines after {plies} plies | games a line: O wins of games "
+          "(results part at ply, by whom) |")
+    print("|---|--:|---|")
+    members = list(dict.fromkeys(line.member for line in found))
+    for member in members:
+        own = [line for line in found if line.member == member]
+        shown = ", ".join(
+            f"{line.o_wins}/{line.games}"
+            + ("" if line.parts_at is None else f" (ply {line.parts_at}, {line.parts_by})")
+            for line in own)
+        print(f"| {member} | {len(own)} | {shown} |")
+
+
+def main(argv: list[str] | None = None) -> int:
+    """``python benchmarks/qubic_family.py RESULTS.json [...]``: the lines table of
+    family results written by ``bench_qubic.py --parts family``."""
+    parser = argparse.ArgumentParser(description="The family's games by line, up to symmetry.")
+    parser.add_argument("results", nargs="+", type=Path,
+                        help="family results (bench_qubic.py --parts family --out ...)")
+    parser.add_argument("--plies", type=int, default=4,
+                        help="group the games by their position after this many plies "
+                             "(default 4: X's first two moves and O's replies)")
+    args = parser.parse_args(argv)
+    if args.plies < 1:
+        parser.error("--plies: at least 1")
+    for path in args.results:
+        try:
+            records = json.loads(path.read_text())["family"]["games"]
+        except (OSError, ValueError, KeyError, TypeError) as error:
+            parser.error(f"{path}: not family results ({error})")
+        print(f"{path}:")
+        print_lines(lines(records, args.plies), args.plies)
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

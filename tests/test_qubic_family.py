@@ -126,3 +126,15 @@ def test_the_family_part_runs_and_writes_its_table(
     assert bench.main(argv) == 0
     again = json.loads(out.read_text())["family"]["games"]
     assert [game["moves"] for game in again] == [game["moves"] for game in games]  # repeatable
+    # the games by line: one line a member here (one first cell each)
+    family = _benchmarks(monkeypatch, "qubic_family")
+    assert family.main([str(out), "--plies", "2"]) == 0
+    table = capsys.readouterr().out
+    assert "| seed-qubic:1 | 1 |" in table and "| threats:200 | 1 |" in table
+    found = family.lines(games, plies=2)
+    assert [(line.games, line.parts_at) for line in found] == [(1, None), (1, None)]
+    (tmp_path / "other.json").write_text('{"games": []}')
+    with pytest.raises(SystemExit) as stopped:
+        family.main([str(tmp_path / "other.json")])
+    assert stopped.value.code == 2
+    assert "not family results" in capsys.readouterr().err
