@@ -54,7 +54,7 @@ corner only), ``-v5-`` (``--depth 2``), ``-v6-`` (``--depth 3 --third-after 0 --
 third moves after a corner or centre only) and ``-v7-``; each gives its book with the
 step's options. ``-v8-`` is a next step under way and not shipped: the same command
 with ``--x-moves 5`` (X's third to fifth likeliest third moves too), stopped by
-``--minutes`` with 68 of its 150 new positions decided; run it again to go on.
+``--minutes`` with 93 of its 150 new positions decided; run it again to go on.
 
 A book of O's second move after every first move, built against the six weaker players
 (``checkpoints/qubic-o-book-v3-games.json``, 1,644 games), made O weaker and is not
