@@ -237,39 +237,45 @@ class Line:
     """A member's games that reach one position (up to the board's symmetries) after
     their first ``plies`` plies: the games, O's wins and losses, and for a line of
     more than one result the ply that parts them (the first after which no position
-    is reached by games of different results) and whose move that was."""
+    is reached by games of different results)."""
 
     member: str
     games: int
     o_wins: int
     o_losses: int
     parts_at: int | None
-    parts_by: str | None
+
+    @property
+    def parts_by(self) -> str | None:
+        """Whose move parted the results (X moves on odd plies)."""
+        return None if self.parts_at is None else "XO"[(self.parts_at - 1) % 2]
 
 
-def _key(record: dict[str, object], plies: int) -> tuple[int, int]:
-    """The game's position after its first ``plies`` plies, up to symmetry."""
-    position = Position("", "qubic").play(int(str(record["cell"])))
+def _path(record: dict[str, object]) -> list[tuple[int, int]]:
+    """The game's positions up to symmetry, after each of its plies in turn."""
     moves = record["moves"]
     assert isinstance(moves, list)
-    for move in moves[: plies - 1]:
-        position = position.play(int(move))
-    x, o, _ = position.geometry.symmetry_group.canonical(position.x, position.o)
-    return x, o
+    position = Position("", "qubic")
+    path = []
+    for move in [record["cell"], *moves]:
+        position = position.play(int(str(move)))
+        x, o, _ = position.geometry.symmetry_group.canonical(position.x, position.o)
+        path.append((x, o))
+    return path
 
 
-def _parting(records: list[dict[str, object]]) -> int | None:
-    """The first ply after which no position of ``records`` (up to symmetry) is
+def _parting(games: list[tuple[list[tuple[int, int]], str | None]]) -> int | None:
+    """The first ply after which no position of ``games`` (each its path and winner) is
     reached by games of different results, if the line holds more than one result
     (``None`` otherwise): the move that set the result apart."""
-    if len({_winner(r) for r in records}) < 2:
+    if len({winner for _, winner in games}) < 2:
         return None
-    shortest = min(len(_floats(r["moves"])) + 1 for r in records)
+    shortest = min(len(path) for path, _ in games)
     plies = 1
     while plies < shortest:
         results: dict[tuple[int, int], set[str | None]] = {}
-        for record in records:
-            results.setdefault(_key(record, plies), set()).add(_winner(record))
+        for path, winner in games:
+            results.setdefault(path[plies - 1], set()).add(winner)
         if all(len(seen) == 1 for seen in results.values()):
             break
         plies += 1
@@ -282,18 +288,19 @@ def lines(records: list[dict[str, object]], plies: int = 4) -> list[Line]:
 
     >>> game = {"member": "m", "cell": 0, "winner": "O", "moves": [21, 3, 22, 1]}
     >>> turned = {**game, "cell": 3, "moves": [22, 0, 21, 12], "winner": "X"}
-    >>> [(line.games, line.o_wins, line.parts_at) for line in lines([game, turned])]
-    [(2, 1, 5)]
+    >>> [(line.games, line.o_wins, line.parts_at, line.parts_by)
+    ...  for line in lines([game, turned])]
+    [(2, 1, 5, 'X')]
     """
-    grouped: dict[tuple[str, tuple[int, int]], list[dict[str, object]]] = {}
+    grouped: dict[tuple[str, tuple[int, int]], list[tuple[list[tuple[int, int]], str | None]]]
+    grouped = {}
     for record in records:
-        grouped.setdefault((str(record["member"]), _key(record, plies)), []).append(record)
-    found = []
-    for (member, _), games in grouped.items():
-        parts_at = _parting(games)
-        found.append(Line(member, len(games), sum(_winner(r) == "O" for r in games),
-                          sum(_winner(r) == "X" for r in games), parts_at,
-                          None if parts_at is None else "XO"[(parts_at - 1) % 2]))
+        path = _path(record)
+        key = (str(record["member"]), path[min(plies, len(path)) - 1])
+        grouped.setdefault(key, []).append((path, _winner(record)))
+    found = [Line(member, len(games), sum(w == "O" for _, w in games),
+                  sum(w == "X" for _, w in games), _parting(games))
+             for (member, _), games in grouped.items()]
     return sorted(found, key=lambda line: (line.member, -line.games))
 
 
