@@ -1,6 +1,7 @@
 """The arena and plain jobs on a real local Ray cluster (2 CPUs on 127.0.0.1).
 
-Ray takes seconds to start, so one session-scoped executor serves every test here.
+Ray takes seconds to start, so one executor serves every test here; it stops when the
+module ends (a cluster left running would load the machine under later timing tests).
 """
 
 from __future__ import annotations
@@ -27,7 +28,7 @@ ray = pytest.importorskip("ray")
 ray.cloudpickle.register_pickle_by_value(sys.modules[__name__])  # test players travel by value
 
 
-@pytest.fixture(scope="session")
+@pytest.fixture(scope="module")
 def cluster() -> Iterator[RayExecutor]:
     executor = RayExecutor(None, num_cpus=2)
     yield executor

@@ -34,7 +34,7 @@ def free_port() -> int:
         return port
 
 
-@pytest.fixture(scope="session")
+@pytest.fixture(scope="module")
 def redis_url() -> Iterator[str]:
     assert SERVER is not None
     port = free_port()
