@@ -3,7 +3,9 @@
 For each position of the book's scope (O to move after X's first move: its 2 classes
 up to symmetry; with ``--depth 2``, also after X's second move, for every class of X's
 second move against the book's first reply, X's likeliest first, taking X's first
-moves in turn), O's candidate replies are ranked by games against fallible X players:
+moves in turn; with ``--depth 3`` and ``--depth 4``, also after X's ``--x-moves``
+likeliest third and fourth moves in each line, by a short search of X's), O's
+candidate replies are ranked by games against fallible X players:
 noughts' own X without the strategy (``level:10:no-strategy`` at the node budgets of
 ``--x-nodes``, each game's budget scaled by a seeded random factor from 0.8 to 1.25),
 or, with ``--x-players``, the players named there in turn (player specs, ``@N`` for N
@@ -52,9 +54,12 @@ The build went in steps, each checkpoint a copy of the last plus its games:
 ``checkpoints/qubic-o-book-v4-games.json`` (``--depth 2 --second-after 0``, after a
 corner only), ``-v5-`` (``--depth 2``), ``-v6-`` (``--depth 3 --third-after 0 --x-moves 2``, the
 third moves after a corner or centre only) and ``-v7-``; each gives its book with the
-step's options. ``-v8-`` is a next step under way and not shipped: the same command
-with ``--x-moves 5`` (X's third to fifth likeliest third moves too), stopped by
-``--minutes`` with 93 of its 150 new positions decided; run it again to go on.
+step's options. ``-v8-`` (the same command with ``--x-moves 5``: X's third to fifth
+likeliest third moves too, 303 positions) was measured on the family and not shipped
+(it was no better). ``-v9-`` is a next step under way and not shipped: a copy of
+``-v8-`` and O's fourth move after a corner or centre, ``--depth 4 --x-moves 2,1
+--fourth-after 0`` (X's likeliest fourth move in each line of the shipped book after a
+corner or centre); run it again to go on.
 
 A book of O's second move after every first move, built against the six weaker players
 (``checkpoints/qubic-o-book-v3-games.json``, 1,644 games), made O weaker and is not
@@ -155,9 +160,11 @@ class Builder:
         if a.second_after is not None:
             settings["second_after"] = a.second_after
         if a.depth >= 3:
-            settings["x_moves"] = a.x_moves
+            settings["x_moves"] = a.x_moves[0] if len(a.x_moves) == 1 else a.x_moves
             if a.third_after is not None:
                 settings["third_after"] = a.third_after
+        if a.depth >= 4 and a.fourth_after is not None:
+            settings["fourth_after"] = a.fourth_after
         return settings
 
     def save(self) -> None:
@@ -304,13 +311,15 @@ class Builder:
         firsts = classes(empty, list(range(64)))
         replies = {first: self.decide(empty.play(first), every_class=True) for first in firsts}
         undecided = sum(reply is None for reply in replies.values())
-        scope = {2: self.args.second_after, 3: self.args.third_after}
+        scope = {2: self.args.second_after, 3: self.args.third_after,
+                 4: self.args.fourth_after}
         # O to move after its book reply, by X's first cell: X's moves come next
         frontier = [(first, empty.play(first).play(reply))
                     for first, reply in replies.items() if reply is not None]
         for depth in range(2, self.args.depth + 1):
             # every class of X's second move; from the third on, the --x-moves likeliest
-            wanted = None if depth == 2 else self.args.x_moves
+            per_depth = self.args.x_moves
+            wanted = None if depth == 2 else per_depth[min(depth - 3, len(per_depth) - 1)]
             firsts_in_scope = scope[depth]
             queues = [[(first, before.play(move)) for move in self.x_moves(before)[:wanted]]
                       for first, before in frontier
@@ -346,24 +355,28 @@ def _play(job: tuple[int, int, int]) -> tuple[str, dict[str, Any]]:
     return game_name(after, index), _BUILDER.play(after, index)
 
 
-def cells(text: str) -> list[int]:
-    """A comma-separated list of cells."""
+def numbers(text: str) -> list[int]:
+    """A comma-separated list of whole numbers (cells, or counts by depth)."""
     return [int(cell) for cell in text.split(",")]
 
 
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    parser.add_argument("--depth", type=int, choices=(1, 2, 3), default=1,
-                        help="X's moves the book answers: 1, 2 or 3 (default 1)")
-    parser.add_argument("--x-moves", type=int, default=3,
-                        help="with --depth 3: X's third moves answered in each position, "
-                             "the likeliest by a short search (default 3)")
-    parser.add_argument("--second-after", default=None, type=cells,
+    parser.add_argument("--depth", type=int, choices=(1, 2, 3, 4), default=1,
+                        help="X's moves the book answers: 1 to 4 (default 1)")
+    parser.add_argument("--x-moves", type=numbers, default=[3],
+                        help="with --depth 3 or 4: X's third moves answered in each position, "
+                             "the likeliest by a short search (default 3); N,M: N third "
+                             "moves and M fourth moves")
+    parser.add_argument("--second-after", default=None, type=numbers,
                         help="with --depth 2 or 3: X's first cells (comma-separated, of the "
                              "classes' first cells: 0 a corner, 1 another cell) whose "
                              "second moves the book answers (default both)")
-    parser.add_argument("--third-after", default=None, type=cells,
-                        help="with --depth 3: X's first cells whose third moves the book "
+    parser.add_argument("--third-after", default=None, type=numbers,
+                        help="with --depth 3 or 4: X's first cells whose third moves the "
+                             "book answers (default both)")
+    parser.add_argument("--fourth-after", default=None, type=numbers,
+                        help="with --depth 4: X's first cells whose fourth moves the book "
                              "answers (default both)")
     parser.add_argument("--games", type=int, default=8, help="games a candidate (default 8)")
     parser.add_argument("--finalists", type=int, default=3,
