@@ -31,35 +31,34 @@ decided.
 The shipped book (``src/noughts/data/qubic-o-book.json.gz``, named by the ``o_book`` of
 ``4x4x4`` in :mod:`noughts.variants`): O's first reply to each kind of first move; O's
 second move after each class of X's second move (18 after a corner or centre, 33 after
-another cell); and O's third move after X's two likeliest third moves in each of those
-51 lines (153 positions). 4,416 games against stronger X players, about two hours on
-two cores. Its checkpoint starts from the first replies' 120 games
+another cell); O's third move after X's two likeliest third moves in each of those
+51 lines; and, after a corner or centre, O's fourth move after X's likeliest fourth
+move in each of its 36 lines (188 positions). 5,534 games against stronger X players,
+about two and a half hours on two cores. Its checkpoint starts from the first replies' 120 games
 (``checkpoints/qubic-o-book-v2-games.json``, played against six weaker players outside
 the family by ``--depth 1 --first-candidates 3 --games 12 --finalists 2 --o-nodes
 300000 --x-players seed-qubic:2:aggressive,seed-qubic:1:defensive:random,
 seed-qubic:3:defensive,level:10:no-strategy@5000,level:10:no-strategy@50000,
 threats:5000``), so the first replies stay those games'::
 
-    cp checkpoints/qubic-o-book-v2-games.json checkpoints/qubic-o-book-v7-games.json
-    python scripts/build_o_book.py --depth 3 --x-moves 2 \
+    cp checkpoints/qubic-o-book-v2-games.json checkpoints/qubic-o-book-v9-games.json
+    python scripts/build_o_book.py --depth 4 --x-moves 2,1 --fourth-after 0 \
         --first-candidates 3 --games 12 --finalists 2 --deep-games 6 --top 2 \
         --o-nodes 300000 --workers 2 \
         --x-players level:10:no-strategy@10000,level:10:no-strategy@50000,\
 level:10:no-strategy@200000,seed-qubic:3:defensive,seed-qubic:3:aggressive,\
 seed-qubic:3:aggressive:random \
-        --checkpoint checkpoints/qubic-o-book-v7-games.json \
+        --checkpoint checkpoints/qubic-o-book-v9-games.json \
         --out src/noughts/data/qubic-o-book.json.gz
 
 The build went in steps, each checkpoint a copy of the last plus its games:
 ``checkpoints/qubic-o-book-v4-games.json`` (``--depth 2 --second-after 0``, after a
 corner only), ``-v5-`` (``--depth 2``), ``-v6-`` (``--depth 3 --third-after 0 --x-moves 2``, the
-third moves after a corner or centre only) and ``-v7-``; each gives its book with the
-step's options. ``-v8-`` (the same command with ``--x-moves 5``: X's third to fifth
-likeliest third moves too, 303 positions) was measured on the family and not shipped
-(it was no better). ``-v9-`` is a next step under way and not shipped: a copy of
-``-v8-`` and O's fourth move after a corner or centre, ``--depth 4 --x-moves 2,1
---fourth-after 0`` (X's likeliest fourth move in each line of the shipped book after a
-corner or centre); run it again to go on.
+third moves after a corner or centre only), ``-v7-`` (``--depth 3 --x-moves 2``) and
+``-v9-``, the shipped one (a copy of ``-v8-`` with the fourth moves' games; the games
+do not depend on the order they were played in); each gives its book with the step's
+options. ``-v8-`` (``--depth 3 --x-moves 5``: X's third to fifth likeliest third moves
+too, 303 positions) was measured on the family and not shipped (it was no better).
 
 A book of O's second move after every first move, built against the six weaker players
 (``checkpoints/qubic-o-book-v3-games.json``, 1,644 games), made O weaker and is not

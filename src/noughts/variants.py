@@ -94,7 +94,8 @@ _KNOWN: dict[str, _Known] = {
     # seed's bot (seed-qubic:3), the same ten games (seeds 21001-21010) were won 10
     # times with the seed's even 4**marks weights and 6 times with the steep ones.
     # O's opening book (scripts/build_o_book.py): its reply to X's first move, its
-    # second move, and its third after X's likeliest third moves, kept by games against
+    # second move, its third after X's likeliest third moves and, after a corner or
+    # centre, its fourth after X's likeliest fourth move, kept by games against
     # X players outside the family benchmark (docs/qubic-o.md).
     "4x4x4": _Known(featured=True, strategy="qubic-strategy.bin", even_first_player=True,
                     learned_eval="qubic-eval.json", o_book="qubic-o-book.json.gz"),

@@ -14,8 +14,9 @@ asked for. Qubic's (``qubic-o-book.json.gz``) answers X's two kinds of first mov
 corner or centre, any other cell) with the engine's own best reply class, kept over its
 two rivals in games against X players of several kinds outside the family benchmark,
 each class of X's second move (18 after a corner or centre, 33 after another cell)
-with the reply that did best against stronger X players outside the family, and X's
-two likeliest third moves in each of those 51 lines. The first book built,
+with the reply that did best against stronger X players outside the family, X's
+two likeliest third moves in each of those 51 lines, and, after a corner or centre, X's
+likeliest fourth move in each line. The first book built,
 against noughts' own X alone (``checkpoints/qubic-o-book.json.gz``), made O weaker and
 is not shipped (docs/qubic-o.md). The file is gzip-compressed JSON: ``{"format": 1, "variant":
 "4x4x4", "built": {...}, "entries": [[x, o, move, games, score], ...]}`` with ``score``
