@@ -59,6 +59,9 @@ third moves after a corner or centre only), ``-v7-`` (``--depth 3 --x-moves 2``)
 do not depend on the order they were played in); each gives its book with the step's
 options. ``-v8-`` (``--depth 3 --x-moves 5``: X's third to fifth likeliest third moves
 too, 303 positions) was measured on the family and not shipped (it was no better).
+``-v10-`` is a next step, built and not yet measured or shipped: a copy of ``-v9-``
+and O's fourth move after X's second likeliest fourth moves too, ``--x-moves 2,2``
+(223 positions).
 
 A book of O's second move after every first move, built against the six weaker players
 (``checkpoints/qubic-o-book-v3-games.json``, 1,644 games), made O weaker and is not
