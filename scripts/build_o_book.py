@@ -318,10 +318,10 @@ class Builder:
         # O to move after its book reply, by X's first cell: X's moves come next
         frontier = [(first, empty.play(first).play(reply))
                     for first, reply in replies.items() if reply is not None]
+        x_moves = self.args.x_moves  # by depth from the third; the last goes on
         for depth in range(2, self.args.depth + 1):
             # every class of X's second move; from the third on, the --x-moves likeliest
-            per_depth = self.args.x_moves
-            wanted = None if depth == 2 else per_depth[min(depth - 3, len(per_depth) - 1)]
+            wanted = None if depth == 2 else x_moves[min(depth - 3, len(x_moves) - 1)]
             firsts_in_scope = scope[depth]
             queues = [[(first, before.play(move)) for move in self.x_moves(before)[:wanted]]
                       for first, before in frontier
@@ -371,7 +371,7 @@ def main(argv: list[str] | None = None) -> int:
                              "the likeliest by a short search (default 3); N,M: N third "
                              "moves and M fourth moves")
     parser.add_argument("--second-after", default=None, type=numbers,
-                        help="with --depth 2 or 3: X's first cells (comma-separated, of the "
+                        help="with --depth 2 to 4: X's first cells (comma-separated, of the "
                              "classes' first cells: 0 a corner, 1 another cell) whose "
                              "second moves the book answers (default both)")
     parser.add_argument("--third-after", default=None, type=numbers,
