@@ -111,13 +111,20 @@ class Limit:
         self._switch = _switch if _switch is not None else _Switch()
 
     @classmethod
-    def within(cls, seconds: float | None = None, nodes: int | None = None) -> Limit:
-        """A limit of ``seconds`` from now and/or ``nodes`` nodes (checked: both positive)."""
+    def within(
+        cls, seconds: float | None = None, nodes: int | None = None, *, since: float | None = None
+    ) -> Limit:
+        """A limit of ``seconds`` from ``since`` (a ``perf_counter`` time; default now)
+        and/or ``nodes`` nodes (checked: both positive).
+
+        >>> Limit.within(0.5, since=10.0).deadline
+        10.5
+        """
         if seconds is not None:
             seconds = check_seconds(seconds)
         if nodes is not None:
             nodes = check_nodes(nodes)
-        start = time.perf_counter()
+        start = time.perf_counter() if since is None else since
         deadline = None if seconds is None else start + seconds
         return cls(deadline=deadline, node_limit=nodes, start=start)
 

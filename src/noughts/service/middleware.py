@@ -1,12 +1,15 @@
-"""ASGI middleware: the request body size limit and CORS (open for the seed drop-in).
+"""ASGI middleware: each request's arrival time, the request body size limit and CORS
+(open for the seed drop-in).
 
-Both are plain ASGI (no per-request task or body copy on the common path), so they cost
+All are plain ASGI (no per-request task or body copy on the common path), so they cost
 next to nothing on small JSON requests.
 """
 
 from __future__ import annotations
 
+import asyncio
 import json
+import time
 from collections.abc import Sequence
 from typing import TYPE_CHECKING
 
@@ -18,7 +21,14 @@ if TYPE_CHECKING:
 
     from noughts.service.settings import Settings
 
-__all__ = ["BodySizeLimit", "CorsDispatch", "RootPath", "install_middleware"]
+__all__ = [
+    "ArrivalTime",
+    "BodySizeLimit",
+    "CorsDispatch",
+    "RootPath",
+    "arrival_of",
+    "install_middleware",
+]
 
 _BODY_METHODS = frozenset({"POST", "PUT", "PATCH"})
 
@@ -34,6 +44,40 @@ async def _send_json(
     ]
     await send({"type": "http.response.start", "status": status, "headers": headers})
     await send({"type": "http.response.body", "body": body})
+
+
+_ARRIVED = "noughts.arrived"
+"""The scope state key of a request's arrival time."""
+
+
+class ArrivalTime:
+    """Stamp each HTTP request with when it reached the app (:func:`arrival_of` reads it),
+    so its budget counts from there: time spent waiting for the event loop, in a burst of
+    requests, is the request's own, like time spent queueing for a search slot.
+
+    A stamped request lets the loop go round once before it is worked on, so requests
+    that came in together are all stamped before any of them is parsed.
+    """
+
+    def __init__(self, app: ASGIApp) -> None:
+        self.app = app
+
+    async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
+        if scope["type"] == "http":
+            scope.setdefault("state", {})[_ARRIVED] = time.perf_counter()
+            await asyncio.sleep(0)
+        await self.app(scope, receive, send)
+
+
+def arrival_of(scope: Scope) -> float | None:
+    """When the request of ``scope`` reached the app (a ``perf_counter`` time), if
+    :class:`ArrivalTime` stamped it.
+
+    >>> arrival_of({"state": {"noughts.arrived": 12.5}}), arrival_of({})
+    (12.5, None)
+    """
+    arrived: float | None = scope.get("state", {}).get(_ARRIVED)
+    return arrived
 
 
 class BodySizeLimit:
@@ -144,8 +188,10 @@ SEED_PATH = "/"
 
 def install_middleware(app: Starlette, settings: Settings) -> None:
     """The service's middleware, on the app and on the Lambda handler's first-request app
-    alike: the body size limit, CORS (open on :data:`SEED_PATH`) and the root path."""
+    alike: the body size limit, CORS (open on :data:`SEED_PATH`), the root path and,
+    outermost, the arrival time."""
     app.add_middleware(BodySizeLimit, max_bytes=settings.max_body_bytes, open_paths=[SEED_PATH])
     app.add_middleware(CorsDispatch, origins=settings.cors_origins, open_paths=[SEED_PATH])
     if settings.root_path:
         app.add_middleware(RootPath, root_path=settings.root_path)
+    app.add_middleware(ArrivalTime)

@@ -1,7 +1,9 @@
 """The service's engine calls: the cache first, then a bounded, deadlined search.
 
 Each request gets one :class:`~noughts.budget.Limit` of ``B`` ms (its ``time_ms``,
-capped by the server) when it arrives; queueing, the search and its fallback all spend it.
+capped by the server) from when it reached the app
+(:class:`~noughts.service.middleware.ArrivalTime`); waiting for the event loop, queueing,
+the search and its fallback all spend it.
 The engine's plan answers (:func:`noughts.engine.choose_move`); the service only caches.
 
 - Where the plan solves exactly (:func:`noughts.engine.answers_exactly`: level 10 on a
@@ -197,11 +199,11 @@ class MoveService:
             return _INLINE
         return self.pool
 
-    def _budget(self, time_ms: int | None) -> tuple[Limit, int]:
-        """The request's one limit, from now, and its length in ms (``time_ms`` becomes a
-        :class:`~noughts.budget.Limit` here, once)."""
+    def _budget(self, time_ms: int | None, arrived: float | None) -> tuple[Limit, int]:
+        """The request's one limit, from its arrival (``None``: now), and its length in ms
+        (``time_ms`` becomes a :class:`~noughts.budget.Limit` here, once)."""
         budget_ms = self.settings.budget_ms(time_ms)
-        return Limit.within(seconds=budget_ms / 1000), budget_ms
+        return Limit.within(seconds=budget_ms / 1000, since=arrived), budget_ms
 
     # -- moves ----------------------------------------------------------------------------
     async def move(
@@ -212,12 +214,14 @@ class MoveService:
         time_ms: int | None,
         seed: int | None,
         client_gone: ClientCheck | None = None,
+        arrived: float | None = None,
     ) -> MoveAnswer:
-        """The engine's move for ``position`` within the request's budget.
+        """The engine's move for ``position`` within the request's budget, counted from
+        ``arrived`` (a ``perf_counter`` time; ``None``: now).
 
         ``client_gone`` (the request's disconnect check) stops the search when it says so.
         """
-        budget, budget_ms = self._budget(time_ms)
+        budget, budget_ms = self._budget(time_ms, arrived)
         exact = answers_exactly(position, level)
         ready = self._ready(position)
         cacheable = level == MAX_LEVEL and (seed is None or exact) and ready
@@ -262,10 +266,16 @@ class MoveService:
 
     # -- analyses -------------------------------------------------------------------------
     async def analyze(
-        self, position: Position, *, time_ms: int | None, client_gone: ClientCheck | None = None
+        self,
+        position: Position,
+        *,
+        time_ms: int | None,
+        client_gone: ClientCheck | None = None,
+        arrived: float | None = None,
     ) -> Analysis:
-        """Every legal move's value for ``position`` within the request's budget."""
-        budget, budget_ms = self._budget(time_ms)
+        """Every legal move's value for ``position`` within the request's budget (from
+        ``arrived``, as :meth:`move`)."""
+        budget, budget_ms = self._budget(time_ms, arrived)
         exact = answers_exactly(position)
         cacheable = exact and self._ready(position)
         view = await _view(position) if cacheable else None

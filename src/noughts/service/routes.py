@@ -22,6 +22,7 @@ from noughts.service.conversion import (
     move_response,
     position_from_request,
 )
+from noughts.service.middleware import arrival_of
 from noughts.service.moves import MoveService
 from noughts.service.problems import (
     SEED_PATH,
@@ -98,6 +99,7 @@ async def post_move(body: MoveRequest, request: Request) -> Response:
         time_ms=body.time_ms,
         seed=body.seed,
         client_gone=request.is_disconnected,
+        arrived=arrival_of(request.scope),
     )
     response = move_response(answer)
     if reply_key is not None and answer.reusable:
@@ -117,7 +119,10 @@ async def post_analyze(body: AnalyzeRequest, request: Request) -> Response:
     service = service_of(request)
     position = await _position(body, service)
     analysis = await service.analyze(
-        position, time_ms=body.time_ms, client_gone=request.is_disconnected
+        position,
+        time_ms=body.time_ms,
+        client_gone=request.is_disconnected,
+        arrived=arrival_of(request.scope),
     )
     return _json(analyze_response(analysis))
 

@@ -23,6 +23,7 @@ from noughts.geometry import Geometry
 from noughts.position import Mark, Position
 from noughts.results import MAX_LEVEL
 from noughts.service.cache import CacheKey
+from noughts.service.middleware import arrival_of
 from noughts.service.moves import MoveService
 from noughts.service.problems import ProblemError, describe_validation_errors
 from noughts.variants import Variant
@@ -122,7 +123,13 @@ async def post_seed_move(request: Request) -> Response:
         position = position_from_bitmasks(
             seed_request.numX, seed_request.numO, SEED_VARIANT, to_move
         )
-        answer = await service.move(position, level=MAX_LEVEL, time_ms=None, seed=None)
+        answer = await service.move(
+            position,
+            level=MAX_LEVEL,
+            time_ms=None,
+            seed=None,
+            arrived=arrival_of(request.scope),
+        )
         row, col = answer.result.coords
         reply = json.dumps([row, col]).encode()
         if answer.reusable:
