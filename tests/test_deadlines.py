@@ -171,8 +171,12 @@ def test_a_search_whose_client_has_gone_is_cancelled_in_its_worker(server: Serve
 
 
 GRACE_S = 0.1
-SLACK_S = 0.25
-"""Allowance for a test machine shared with other work (the benchmark measures the rest)."""
+SERVER_SLACK_S = 0.1
+"""Allowance, in the server's own measure (its Server-Timing), for a test machine shared
+with other work (the benchmark measures the rest)."""
+CLIENT_SLACK_S = 0.5
+"""The same at the client, which also counts what comes before the server stamps a
+request: the client's own scheduling, the kernel's, the server's loop reaching it."""
 
 
 def _qubic_positions(count: int, seed: int) -> list[str]:
@@ -214,8 +218,18 @@ def test_a_burst_of_qubic_requests_is_answered_within_the_budget(server: Server)
     assert set(statuses) <= {200, 429}, statuses
     assert 200 in statuses
     assert all(headers.get("retry-after") == "1" for status, headers, _ in answers if status == 429)
-    late = [elapsed for _, _, elapsed in answers if elapsed > budget_ms / 1000 + GRACE_S + SLACK_S]
-    assert not late, (sorted(elapsed for _, _, elapsed in answers)[-5:], os.getloadavg())
+    due_s = budget_ms / 1000 + GRACE_S
+    in_server = sorted(_server_s(headers) for _, headers, _ in answers)
+    assert in_server[-1] <= due_s + SERVER_SLACK_S, (in_server[-5:], os.getloadavg())
+    at_client = sorted(elapsed for _, _, elapsed in answers)
+    assert at_client[-1] <= due_s + CLIENT_SLACK_S, (at_client[-5:], os.getloadavg())
+
+
+def _server_s(headers: dict[str, str]) -> float:
+    """The seconds the server says it spent on a request (its Server-Timing header)."""
+    timing = headers["server-timing"]
+    assert timing.startswith("app;dur="), timing
+    return float(timing.removeprefix("app;dur=")) / 1000
 
 
 def test_a_dying_search_worker_is_replaced_and_the_next_request_answered() -> None:

@@ -237,6 +237,13 @@ def test_stats_count_hits_and_misses(client: TestClient) -> None:
     assert after["engine"]["started"] == 1 and after["engine"]["running"] == 0
 
 
+def test_answers_say_how_long_they_were_in_the_app(client: TestClient) -> None:
+    response = client.post("/api/v1/move", json={"board": "XX./OO./..."})
+    timing = response.headers["server-timing"]
+    assert re.fullmatch(r"app;dur=\d+\.\d", timing), timing
+    assert 0 < float(timing.removeprefix("app;dur=")) < 10_000
+
+
 def test_healthz(client: TestClient) -> None:
     response = client.get("/healthz")
     assert response.status_code == 200 and response.json() == {"status": "ok"}
