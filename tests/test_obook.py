@@ -12,7 +12,8 @@ import pytest
 
 import noughts.anytime.obook as obook
 from noughts.anytime.obook import OBook, book_move, shipped_o_book, without_o_book
-from noughts.anytime.search import anytime_move
+from noughts.anytime.defence import PROOF_NODE_COST
+from noughts.anytime.search import BOOK_CHECK_NODES, anytime_move
 from noughts.cli import main
 from noughts.errors import NoughtsError
 from noughts.geometry import scan_forward
@@ -138,7 +139,7 @@ def test_the_engine_answers_o_from_the_book_and_says_so(built_book: OBook) -> No
     booked = book_move(position)
     assert booked is not None
     choice = anytime_move(position, nodes=50_000)
-    assert choice.move == booked.move and choice.nodes == 0
+    assert choice.move == booked.move and choice.nodes <= BOOK_CHECK_NODES * PROOF_NODE_COST
     assert choice.note.startswith("From O's opening book") and choice.method == "anytime"
     assert choice.outcome is None  # X left the strategy's first move: nothing is proven
     corner = anytime_move(_after_x(63), nodes=50_000)  # the strategy's own first move
@@ -149,6 +150,22 @@ def test_the_engine_answers_o_from_the_book_and_says_so(built_book: OBook) -> No
     with without_o_book():
         assert book_move(position) is None
         assert anytime_move(position, nodes=20_000).note != choice.note
+
+
+def test_a_book_move_that_leaves_x_a_forced_win_is_not_played(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    # X has two lines of two crossing on cell 2 (0, 1 and 6, 10): O must take it
+    position = Position.from_bitboards(sum(1 << c for c in (0, 1, 6, 10)),
+                                       sum(1 << c for c in (12, 15, 60)), "qubic")
+    book = OBook("4x4x4")
+    book.add(position, 63, games=12, score=12.0)  # games that never found X's win
+    monkeypatch.setattr(obook, "shipped_o_book", lambda name: book)
+    assert book_move(position) is not None
+    choice = anytime_move(position, nodes=100_000)
+    assert choice.move != 63 and not choice.note.startswith("From O's opening book")
+    book.add(position, 2, games=12, score=12.0)  # a sound book move is played
+    assert anytime_move(position, nodes=100_000).note.startswith("From O's opening book")
 
 
 def test_the_book_serves_o_only(built_book: OBook) -> None:
