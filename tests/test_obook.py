@@ -11,8 +11,8 @@ from pathlib import Path
 import pytest
 
 import noughts.anytime.obook as obook
-from noughts.anytime.obook import OBook, book_move, shipped_o_book, without_o_book
 from noughts.anytime.defence import PROOF_NODE_COST
+from noughts.anytime.obook import OBook, book_move, shipped_o_book, without_o_book
 from noughts.anytime.search import BOOK_CHECK_NODES, anytime_move
 from noughts.cli import main
 from noughts.errors import NoughtsError
