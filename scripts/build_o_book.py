@@ -59,9 +59,12 @@ third moves after a corner or centre only), ``-v7-`` (``--depth 3 --x-moves 2``)
 do not depend on the order they were played in); each gives its book with the step's
 options. ``-v8-`` (``--depth 3 --x-moves 5``: X's third to fifth likeliest third moves
 too, 303 positions) was measured on the family and not shipped (it was no better).
-``-v10-`` is a next step, built and not yet measured or shipped: a copy of ``-v9-``
-and O's fourth move after X's second likeliest fourth moves too, ``--x-moves 2,2``
-(223 positions).
+``-v10-`` (a copy of ``-v9-`` and O's fourth move after X's second likeliest fourth
+moves too, ``--x-moves 2,2``, 223 positions) was measured and not shipped (no family
+game reaches its new positions). ``-v11-`` is a next step under way (resumable, not
+measured): the shipped book's command with ``--check 1000000``, each candidate checked
+by a proof search 50 times larger (after one of the shipped book's third moves, X's
+win is proven within 1,000,000 positions and not within 20,000).
 
 A book of O's second move after every first move, built against the six weaker players
 (``checkpoints/qubic-o-book-v3-games.json``, 1,644 games), made O weaker and is not
@@ -99,6 +102,9 @@ from qubic_family import DEFAULT_MEMBERS, member_player  # noqa: E402  (specs, @
 
 BOOK = ROOT / "checkpoints" / "qubic-o-book.json.gz"
 CHECKPOINT = ROOT / "checkpoints" / "qubic-o-book-games.json"
+FIRST_CHECK = 20_000
+"""The proof positions of a candidate's check in the builds up to the shipped book (the
+checks of that size are cached under the position's key alone)."""
 
 
 def canonical(position: Position) -> tuple[int, int]:
@@ -181,8 +187,11 @@ class Builder:
 
     # -- the steps ---------------------------------------------------------------------
     def lost(self, after: Position) -> bool:
-        """True if the proof search proves X's win after O's reply (cached)."""
+        """True if the proof search proves X's win after O's reply (cached; a check of
+        another size than the first builds' is cached apart)."""
         key = key_text(after)
+        if self.args.check != FIRST_CHECK:
+            key += f"@{self.args.check}"
         if key not in self.checks:
             found = find_win(after, budget=Budget(node_limit=self.args.check))
             self.checks[key] = found is not None
@@ -395,7 +404,7 @@ def main(argv: list[str] | None = None) -> int:
                              "(default every class)")
     parser.add_argument("--o-nodes", type=int, default=100_000,
                         help="O's node budget a move in the games (default 100000)")
-    parser.add_argument("--check", type=int, default=20_000,
+    parser.add_argument("--check", type=int, default=FIRST_CHECK,
                         help="proof positions of the check of each reply (default 20000)")
     parser.add_argument("--top", type=int, default=2,
                         help="candidates besides the engine's own at X's second move (default 2)")
