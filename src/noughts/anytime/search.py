@@ -3,8 +3,8 @@
 :func:`anytime_move` answers within a time and/or node budget: rules first (win now,
 block the opponent's only threat), then O's opening book (a book move after which a
 short proof search finds X a forced win is dropped), then the opening move (a random
-strong cell on an empty board), a forced win by continuous threats (:mod:`noughts.anytime.threats`),
-iterative deepening of the principal-variation
+strong cell on an empty board), a forced win by continuous threats
+(:mod:`noughts.anytime.threats`), iterative deepening of the principal-variation
 search (:mod:`noughts.anytime.pvs`) and, with the last part of the budget, a check that
 the chosen move leaves the opponent no forced win by continuous threats. The second
 player's moves after which the shipped Qubic strategy proves the first player's win
