@@ -6,13 +6,13 @@ games against fallible X players, built by ``scripts/build_o_book.py`` (never ag
 the players O is measured on). The anytime search consults it for O before searching
 (:func:`book_move`), as it consults the strategy for X.
 
-Positions are stored in their canonical form (:meth:`noughts.symmetries.Symmetries.canonical`),
-with the move in that image's orientation, so a position reached in any orientation is
-found, and answered alike. A shipped book is a file in ``noughts/data`` named by the
-variant record (:attr:`~noughts.variants.Variant.o_book`), read the first time it is
-asked for. Qubic's (``qubic-o-book.json.gz``) answers X's two kinds of first move (a
-corner or centre, any other cell) with the engine's own best reply class, kept over its
-two rivals in games against X players of several kinds outside the family benchmark,
+Positions are stored up to symmetry (a :class:`~noughts.anytime.canonical.CanonicalTable`),
+so a position reached in any orientation is found, and answered alike. A shipped book
+is a file in ``noughts/data`` named by the variant record
+(:attr:`~noughts.variants.Variant.o_book`), read the first time it is asked for. Qubic's
+(``qubic-o-book.json.gz``) answers X's two kinds of first move (a corner or centre,
+any other cell) with the engine's own best reply class, kept over its two rivals in
+games against X players of several kinds outside the family benchmark,
 each class of X's second move (18 after a corner or centre, 33 after another cell)
 with the reply that did best against stronger X players outside the family, X's
 two likeliest third moves in each of those 51 lines, and, after a corner or centre, X's
@@ -41,6 +41,7 @@ from contextlib import AbstractContextManager
 from dataclasses import dataclass
 from typing import Any
 
+from noughts.anytime.canonical import CanonicalTable
 from noughts.anytime.shipped import Switch, shipped_bytes
 from noughts.errors import NoughtsError
 from noughts.position import Position
@@ -72,39 +73,28 @@ class BookMove:
     score: float
 
 
-class OBook:
+class OBook(CanonicalTable[BookEntry]):
     """O's replies for the positions of the book, keyed by canonical form."""
 
     def __init__(self, variant_name: str, built: dict[str, Any] | None = None) -> None:
+        super().__init__(variant_name)
         self.variant = variant(variant_name).name
-        self.geometry = variant(variant_name).geometry
         self.built: dict[str, Any] = dict(built or {})
-        self.entries: dict[tuple[int, int], BookEntry] = {}
-
-    def __len__(self) -> int:
-        return len(self.entries)
-
-    @functools.cached_property
-    def most_marks(self) -> int:
-        """The most marks on a stored position (lookups past it are skipped)."""
-        return max(((x | o).bit_count() for x, o in self.entries), default=0)
 
     def add(self, position: Position, move: int, *, games: int, score: float) -> None:
         """Store ``move`` (in ``position``'s orientation) for ``position``."""
-        x, o, symmetry = self.geometry.symmetry_group.canonical(position.x, position.o)
-        self.entries[(x, o)] = BookEntry(self.geometry.symmetries[symmetry][move], games, score)
-        self.__dict__.pop("most_marks", None)  # the cached bound may have grown
+        key, stored = self.to_canonical(position, move)
+        self.store(key, BookEntry(stored, games, score))
 
     def lookup(self, position: Position) -> BookMove | None:
         """The stored reply for ``position`` in its own orientation, or ``None``."""
         if (position.x | position.o).bit_count() > self.most_marks:
             return None
-        group = self.geometry.symmetry_group
-        x, o, symmetry = group.canonical(position.x, position.o)
-        entry = self.entries.get((x, o))
+        key, symmetry = self.key(position)
+        entry = self.entries.get(key)
         if entry is None:
             return None
-        return BookMove(group.inverses[symmetry][entry.move], entry.games, entry.score)
+        return BookMove(self.from_canonical(symmetry, entry.move), entry.games, entry.score)
 
     # -- the file ----------------------------------------------------------------------
     def to_bytes(self) -> bytes:

@@ -8,9 +8,9 @@ another proven entry or to a position won by a chain of continuous threats (whic
 entry is part of a strategy still being built: its move is the builder's choice, not
 yet proven; nothing reports it as proven.
 
-Positions are stored in their canonical form (:meth:`noughts.symmetries.Symmetries.canonical`:
-the least image under the board's symmetries), with the move in that image's
-orientation, so a position reached by any route, in any orientation, is found.
+Positions are stored up to symmetry, as in every
+:class:`~noughts.anytime.canonical.CanonicalTable`: a position reached by any route, in
+any orientation, is found.
 
 The file: the magic ``NQS1``, the variant's name (a length byte and the name), then
 zlib-compressed records of 23 bytes: ``x`` and ``o`` as 64-bit little-endian integers,
@@ -37,10 +37,10 @@ from contextlib import AbstractContextManager
 from dataclasses import dataclass
 from pathlib import Path
 
+from noughts.anytime.canonical import CanonicalTable
 from noughts.anytime.shipped import Switch, shipped_bytes
 from noughts.errors import NoughtsError
 from noughts.position import Position
-from noughts.variants import variant
 
 __all__ = [
     "Entry",
@@ -86,42 +86,24 @@ class Found:
     plies: int
 
 
-class Strategy:
+class Strategy(CanonicalTable[Entry]):
     """Moves for the positions a strategy meets, keyed by canonical form."""
 
     def __init__(self, variant_name: str) -> None:
+        super().__init__(variant_name)
         self.variant = variant_name
-        self.geometry = variant(variant_name).geometry
-        self.entries: dict[tuple[int, int], Entry] = {}
-
-    def __len__(self) -> int:
-        return len(self.entries)
 
     @property
     def proven_count(self) -> int:
         """How many entries are proven."""
         return sum(1 for entry in self.entries.values() if entry.proven)
 
-    @functools.cached_property
-    def most_marks(self) -> int:
-        """The most marks on any stored position's board (no position with more is
-        stored, so lookups past it can be skipped)."""
-        return max(((x | o).bit_count() for x, o in self.entries), default=0)
-
-    def key(self, position: Position) -> tuple[tuple[int, int], int]:
-        """The canonical key of ``position`` and the symmetry that maps it there."""
-        x, o, symmetry = self.geometry.symmetry_group.canonical(position.x, position.o)
-        return (x, o), symmetry
-
     def add(
         self, position: Position, move: int, *, proven: bool, plies: int = 0, effort_ms: int = 0
     ) -> None:
         """Store ``move`` (in ``position``'s orientation) for ``position``."""
-        key, symmetry = self.key(position)
-        self.entries[key] = Entry(
-            self.geometry.symmetries[symmetry][move], proven, plies if proven else 0, effort_ms
-        )
-        self.__dict__.pop("most_marks", None)  # the cached bound may have grown
+        key, stored = self.to_canonical(position, move)
+        self.store(key, Entry(stored, proven, plies if proven else 0, effort_ms))
 
     def lookup(self, position: Position) -> Found | None:
         """The stored move for ``position`` in its own orientation, or ``None``."""
@@ -132,8 +114,7 @@ class Strategy:
         entry = self.entries.get(key)
         if entry is None:
             return None
-        move = self.geometry.symmetry_group.inverses[symmetry][entry.move]
-        return Found(move, entry.proven, entry.plies)
+        return Found(self.from_canonical(symmetry, entry.move), entry.proven, entry.plies)
 
     # -- the file ----------------------------------------------------------------------
     def to_bytes(self) -> bytes:
