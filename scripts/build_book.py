@@ -1,6 +1,7 @@
 """Build the tables shipped in ``src/noughts/data/``: opening books and the 3x3 table.
 
-For every variant of :data:`noughts.exact.book.BOOK_VARIANTS` with book depth ``D``:
+For every variant of :data:`noughts.variants.BOOK_VARIANTS`, with its record's book depth
+``D`` (:attr:`~noughts.variants.Variant.book_marks`):
 every canonical unfinished position with at most ``D`` marks (X or O having started),
 its exact score, and how many of its moves lose. The scores come from the exact search
 with no book; positions one ply deeper are solved too, to count the losing moves.
@@ -17,12 +18,12 @@ import argparse
 import sys
 import time
 
-from noughts.exact.book import BOOK_VARIANTS, Book, book_path
+from noughts.exact.book import Book, book_path
 from noughts.exact.negamax import ExactSearch
 from noughts.exact.table3x3 import Table3x3, table_path
 from noughts.geometry import Bitboard
 from noughts.symmetries import SymmetryKeys
-from noughts.variants import variant
+from noughts.variants import BOOK_VARIANTS, variant
 
 
 def levels(keys: SymmetryKeys, search: ExactSearch, depth: int) -> list[dict[int, tuple[int, int]]]:
@@ -46,9 +47,10 @@ def levels(keys: SymmetryKeys, search: ExactSearch, depth: int) -> list[dict[int
 
 def build(name: str, depth: int) -> Book:
     """The book of variant ``name`` with positions of at most ``depth`` marks."""
-    geometry = variant(name)
+    game = variant(name)
+    geometry = game.geometry
     keys = SymmetryKeys(geometry)
-    search = ExactSearch(geometry, canonical_marks=depth + 1, max_entries=4_000_000)
+    search = ExactSearch(game, canonical_marks=depth + 1, max_entries=4_000_000)
     by_marks = levels(keys, search, depth + 1)
     scores: dict[int, int] = {}
     started = time.perf_counter()
@@ -89,7 +91,7 @@ def main(argv: list[str] | None = None) -> int:
                 file.write(data)
             print(f"3x3: the complete table, {len(data):,} bytes -> {table_path()}")
             continue
-        depth = BOOK_VARIANTS[name]
+        depth = variant(name).book_marks
         started = time.perf_counter()
         book = build(name, depth)
         data = book.to_bytes()

@@ -20,7 +20,7 @@ fi
 
 python3 -m pip install --quiet --disable-pip-version-check -e '.[test,docs,rl,cluster,redis]'
 
-python3 -m ruff check src tests benchmarks
+python3 -m ruff check src tests benchmarks scripts
 python3 -m mypy
 node --test tests/js/
 # the documentation site: any warning (a broken link, a missing page or anchor, a

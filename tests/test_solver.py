@@ -17,7 +17,7 @@ from noughts.exact.table3x3 import Table3x3
 from noughts.position import Position
 from noughts.results import Outcome, Value
 from noughts.symmetries import SymmetryKeys
-from noughts.variants import variant
+from noughts.variants import BOOK_VARIANTS, variant
 
 # -- an independent reference: plain memoised minimax over positions --------------------
 
@@ -305,13 +305,14 @@ def test_canonical_keys_agree_with_the_geometry() -> None:
             assert keys.split(key)[0] == geometry.transform(me, symmetry)
 
 
-@pytest.mark.parametrize("name", ["3x3x3", "4x4", "4x4k3", "5x4"])
+@pytest.mark.parametrize("name", BOOK_VARIANTS)
 def test_shipped_books_hold_exact_values(name: str) -> None:
     """Re-solve a sample of each book's entries from scratch, losing-move counts too."""
     geometry = variant(name).geometry
     book = load_book(geometry)
     assert book is not None, f"the book for {name} ships with the package"
     assert book.max_marks == variant(name).book_marks
+    assert book.variant == name  # the file names the variant by its record's name
     keys = SymmetryKeys(geometry)
     fresh = Solver(geometry, use_book=False)
     entries = book.items()

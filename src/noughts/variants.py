@@ -46,6 +46,7 @@ __all__ = [
     "of_cells",
     "ALIASES",
     "NAMED_VARIANTS",
+    "BOOK_VARIANTS",
     "MISERE_SUFFIX",
     "MAX_SIDE_2D",
     "MAX_SIDE_3D",
@@ -112,6 +113,10 @@ _NOTHING = _Known(listed=False)
 
 NAMED_VARIANTS = tuple(name for name, known in _KNOWN.items() if known.featured)
 """The variants the page and docs feature first."""
+
+BOOK_VARIANTS = tuple(name for name, known in _KNOWN.items() if known.book_marks)
+"""The variants that ship an opening book of exact scores (``scripts/build_book.py``
+builds them; each record's :attr:`Variant.book_marks` is its depth)."""
 
 
 class Rules(NamedTuple):
