@@ -90,7 +90,7 @@ from noughts.anytime.obook import OBook, without_o_book
 from noughts.anytime.proof import find_win
 from noughts.anytime.search import anytime_evaluate, anytime_move
 from noughts.anytime.strategy import without_strategy, write_if_changed
-from noughts.budget import Budget
+from noughts.budget import Budget, Limit
 from noughts.players.game import play_game
 from noughts.players.protocol import LevelPlayer, Player
 from noughts.position import Position
@@ -173,6 +173,8 @@ class Builder:
                 settings["third_after"] = a.third_after
         if a.depth >= 4 and a.fourth_after is not None:
             settings["fourth_after"] = a.fourth_after
+        if a.players_moves:
+            settings["players_moves"] = a.players_moves
         return settings
 
     def save(self) -> None:
@@ -186,17 +188,36 @@ class Builder:
         return self.stop_at is not None and time.monotonic() > self.stop_at
 
     # -- the steps ---------------------------------------------------------------------
-    def lost(self, after: Position) -> bool:
-        """True if the proof search proves X's win after O's reply (cached; a check of
-        another size than the first builds' is cached apart)."""
+    def check_key(self, after: Position) -> str:
+        """The cache key of the check after O's reply (a check of another size than the
+        first builds' is cached apart)."""
         key = key_text(after)
-        if self.args.check != FIRST_CHECK:
-            key += f"@{self.args.check}"
+        return key if self.args.check == FIRST_CHECK else f"{key}@{self.args.check}"
+
+    def refuted(self, after: Position) -> bool:
+        """True if the proof search proves X's win after O's reply (not cached)."""
+        return find_win(after, budget=Budget(node_limit=self.args.check)) is not None
+
+    def lost(self, after: Position) -> bool:
+        """True if the proof search proves X's win after O's reply (cached)."""
+        key = self.check_key(after)
         if key not in self.checks:
-            found = find_win(after, budget=Budget(node_limit=self.args.check))
-            self.checks[key] = found is not None
+            self.checks[key] = self.refuted(after)
             self.save()
         return self.checks[key]
+
+    def check_ahead(self, afters: list[Position]) -> None:
+        """Run the checks of ``afters`` not yet cached on ``--workers`` processes."""
+        missing = [after for after in afters if self.check_key(after) not in self.checks]
+        if self.args.workers < 2 or len(missing) < 2:
+            return
+        global _BUILDER
+        _BUILDER = self  # the forked workers read it
+        with multiprocessing.get_context("fork").Pool(self.args.workers) as pool:
+            jobs = [(after.x, after.o) for after in missing]
+            for (x, o), refuted in zip(jobs, pool.imap(_check, jobs), strict=True):
+                self.checks[self.check_key(Position.from_bitboards(x, o, "qubic"))] = refuted
+                self.save()
 
     def candidates_of(self, position: Position, every_class: bool) -> list[int]:
         """O's candidate replies in ``position``, in the engine's order (cached)."""
@@ -282,6 +303,7 @@ class Builder:
         if known is not None:  # reached before by another line, perhaps turned: the
             return known.move  # cached moves are in that first orientation
         candidates = self.candidates_of(position, every_class)
+        self.check_ahead([position.play(m) for m in candidates])
         alive = [m for m in candidates if not self.lost(position.play(m))] or candidates
         results: dict[int, tuple[float, int]] = {}
         count = self.args.games if every_class else self.args.deep_games
@@ -317,6 +339,38 @@ class Builder:
             self.save()
         return self.candidates[key]
 
+    def played_moves(self, position: Position) -> list[int]:
+        """X's moves in ``position`` (X to move) that the X players (``--x-players``)
+        play there, one move each from an orientation and seed of its own, one a class,
+        the most played first (cached, in the canonical orientation)."""
+        group = position.geometry.symmetry_group
+        _, _, to_canonical = group.canonical(position.x, position.o)
+        key = f"played:{key_text(position)}"
+        if key not in self.candidates:
+            counts: dict[tuple[int, int], tuple[int, int]] = {}  # class: (times, a move)
+            for spec in self.x_players:
+                rng = random.Random(zlib.crc32(f"{key}/{spec}".encode()))
+                symmetry = rng.randrange(group.count)
+                turned = Position.from_bitboards(group.transform(position.x, symmetry),
+                                                 group.transform(position.o, symmetry), "qubic")
+                move = member_player(spec, rng.getrandbits(31)).move(turned, Limit()).move
+                move = group.inverses[symmetry][move]
+                times, first = counts.get(canonical(position.play(move)), (0, move))
+                counts[canonical(position.play(move))] = (times + 1, first)
+            ranked = sorted(counts.values(), key=lambda played: -played[0])
+            self.candidates[key] = [position.geometry.symmetries[to_canonical][move]
+                                    for _, move in ranked]
+            self.save()
+        return [group.inverses[to_canonical][move] for move in self.candidates[key]]
+
+    def line_moves(self, position: Position, depth: int, wanted: int | None) -> list[int]:
+        """X's moves the book answers in ``position``: the ``wanted`` likeliest by the
+        short search, then (``--players-moves``) those the X players play."""
+        moves = self.x_moves(position)[:wanted]
+        if depth in (self.args.players_moves or ()):
+            moves = classes(position, moves + self.played_moves(position))
+        return moves
+
     def run(self) -> int:
         empty = Position("", "qubic")
         firsts = classes(empty, list(range(64)))
@@ -332,7 +386,8 @@ class Builder:
             # every class of X's second move; from the third on, the --x-moves likeliest
             wanted = None if depth == 2 else x_moves[min(depth - 3, len(x_moves) - 1)]
             firsts_in_scope = scope[depth]
-            queues = [[(first, before.play(move)) for move in self.x_moves(before)[:wanted]]
+            queues = [[(first, before.play(move))
+                       for move in self.line_moves(before, depth, wanted)]
                       for first, before in frontier
                       if firsts_in_scope is None or first in firsts_in_scope]
             # the next step's positions, once each (two lines may meet in one)
@@ -366,6 +421,12 @@ def _play(job: tuple[int, int, int]) -> tuple[str, dict[str, Any]]:
     return game_name(after, index), _BUILDER.play(after, index)
 
 
+def _check(job: tuple[int, int]) -> bool:
+    """A worker's check (X's and O's bitboards after O's reply): is it refuted?"""
+    assert _BUILDER is not None
+    return _BUILDER.refuted(Position.from_bitboards(*job, "qubic"))
+
+
 def numbers(text: str) -> list[int]:
     """A comma-separated list of whole numbers (cells, or counts by depth)."""
     return [int(cell) for cell in text.split(",")]
@@ -389,6 +450,10 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--fourth-after", default=None, type=numbers,
                         help="with --depth 4: X's first cells whose fourth moves the book "
                              "answers (default both)")
+    parser.add_argument("--players-moves", default=None, type=numbers,
+                        help="at these depths (3, 4; comma-separated), X's moves the X "
+                             "players (--x-players) play are answered too, besides the "
+                             "--x-moves likeliest")
     parser.add_argument("--games", type=int, default=8, help="games a candidate (default 8)")
     parser.add_argument("--finalists", type=int, default=3,
                         help="candidates that play a second round of games (default 3)")
