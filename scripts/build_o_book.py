@@ -64,14 +64,13 @@ moves too, ``--x-moves 2,2``, 223 positions) was measured and not shipped (no fa
 game reaches its new positions). ``-v11-`` is the shipped book's command with
 ``--check 1000000``, each candidate checked by a proof search 50 times larger (after
 one of the shipped book's third moves, X's win is proven within 1,000,000 positions
-and not within 20,000): 73 of 556 checks
-refuted, a book of 187 positions that differs from the shipped one in 4 moves and 3
-positions (built, not measured). ``-v12-`` (a copy of ``-v9-``, the shipped command
-with ``--players-moves 3``): in each line, X's third moves that the X players
-themselves play (each once, from an orientation and a seed of its own) are answered
-too, not only X's two likeliest by the short search (327 positions, 3 left
-undecided when it stopped; measured on the family, 573 and 576 of 640, and not
-shipped).
+and not within 20,000): 73 of 556 checks refuted, a book of 187 positions that differs
+from the shipped one in 4 moves and 3 positions (built, not measured). ``-v12-`` (a
+copy of ``-v9-``, the shipped command with ``--players-moves 3``): in each line, X's
+third moves that the X players themselves play (each once, from an orientation and a
+seed of its own) are answered too, not only X's two likeliest by the short search (327
+positions, 3 left undecided when it stopped; measured on the family, 573 and 576 of
+640, and not shipped).
 
 A book of O's second move after every first move, built against the six weaker players
 (``checkpoints/qubic-o-book-v3-games.json``, 1,644 games), made O weaker and is not
@@ -222,9 +221,9 @@ class Builder:
         global _BUILDER
         _BUILDER = self  # the forked workers read it
         with multiprocessing.get_context("fork").Pool(self.args.workers) as pool:
-            jobs = [(after.x, after.o) for after in missing]
-            for (x, o), refuted in zip(jobs, pool.imap(_check, jobs), strict=True):
-                self.checks[self.check_key(Position.from_bitboards(x, o, "qubic"))] = refuted
+            jobs = [(after.x, after.o) for after in missing]  # a Position is not pickled
+            for after, refuted in zip(missing, pool.imap(_check, jobs), strict=True):
+                self.checks[self.check_key(after)] = refuted
                 self.save()
 
     def candidates_of(self, position: Position, every_class: bool) -> list[int]:
@@ -369,8 +368,9 @@ class Builder:
                                                  group.transform(position.o, symmetry), "qubic")
                 move = member_player(spec, rng.getrandbits(31)).move(turned, Limit()).move
                 move = group.inverses[symmetry][move]
-                times, first = counts.get(canonical(position.play(move)), (0, move))
-                counts[canonical(position.play(move))] = (times + 1, first)
+                kind = canonical(position.play(move))
+                times, first = counts.get(kind, (0, move))
+                counts[kind] = (times + 1, first)
             ranked = sorted(counts.values(), key=lambda played: -played[0])
             self.candidates[key] = [position.geometry.symmetries[to_canonical][move]
                                     for _, move in ranked]
