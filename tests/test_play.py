@@ -7,8 +7,11 @@ import io
 import os
 import random
 import re
+import signal
 import subprocess
 import sys
+import threading
+import time
 from typing import Any
 
 import pexpect
@@ -16,6 +19,7 @@ import pytest
 
 from noughts.engine import choose_move, evaluate_moves
 from noughts.play.coordinates import cell_name, parse_cell
+from noughts.play.loop import _wait_for_input
 from noughts.play.session import Seat, Session
 from noughts.position import Position
 from noughts.results import describe
@@ -277,6 +281,31 @@ def test_ctrl_c_and_end_of_input_exit_cleanly_with_a_summary() -> None:
     child.expect(pexpect.EOF)
     child.close()
     assert child.exitstatus == 0
+
+
+def test_the_prompt_waits_for_a_line_and_ctrl_c_ends_the_wait() -> None:
+    """The wait before the prompt's read: a line ends it, another signal does not, and
+    Ctrl-C raises at once (the game's summary then follows, as above)."""
+    reader, writer = os.pipe()
+    previous = signal.signal(signal.SIGUSR1, lambda *_: None)
+    try:
+        with os.fdopen(reader) as stdin:
+            def later(delay: float, action: Any) -> None:
+                threading.Timer(delay, action).start()
+
+            later(0.1, lambda: os.kill(os.getpid(), signal.SIGUSR1))
+            later(0.3, lambda: os.write(writer, b"5\n"))
+            started = time.monotonic()
+            _wait_for_input(stdin)
+            assert time.monotonic() - started >= 0.25  # the other signal did not end it
+            assert stdin.readline() == "5\n"
+
+            later(0.1, lambda: os.kill(os.getpid(), signal.SIGINT))
+            with pytest.raises(KeyboardInterrupt):
+                _wait_for_input(stdin)
+    finally:
+        signal.signal(signal.SIGUSR1, previous)
+        os.close(writer)
 
 
 def test_a_colour_terminal_gets_styles_and_the_same_text() -> None:

@@ -14,7 +14,11 @@ End of input and Ctrl-C end the game with a one-line summary.
 from __future__ import annotations
 
 import io
+import os
+import select
+import signal
 import sys
+import threading
 import time
 from collections.abc import Callable
 from dataclasses import dataclass
@@ -90,7 +94,9 @@ class Terminal:
         """One line of input after ``prompt`` (Rich markup); ``None`` at end of input."""
         if self.interactive:
             try:
-                return self.console.input(self.fit(prompt))
+                self.console.print(self.fit(prompt), end="")
+                _wait_for_input(self.stdin)
+                return self.console.input()
             except EOFError:
                 self.console.print()
                 return None
@@ -103,6 +109,32 @@ class Terminal:
         line = line.rstrip("\r\n")
         self.console.print(self.fit(escape(line)) if self.echo else "")
         return line
+
+
+def _wait_for_input(stdin: TextIO) -> None:
+    """Wait until ``stdin`` (a terminal) has a line, or a signal comes.
+
+    CPython runs a signal's handler between bytecodes, so a Ctrl-C that lands after the
+    prompt is out but before :func:`input` has started its blocking read would only
+    raise once a key is pressed. Here a signal also writes a byte to a wakeup pipe,
+    which ends the wait: Ctrl-C stops the game at once whenever it comes. (POSIX main
+    thread only; elsewhere :func:`input` reads at once, as before.)
+    """
+    if os.name != "posix" or threading.current_thread() is not threading.main_thread():
+        return
+    wakeup, wakeup_writer = os.pipe()
+    os.set_blocking(wakeup_writer, False)
+    previous = signal.set_wakeup_fd(wakeup_writer)
+    try:
+        ready: list[int] = []
+        while stdin.fileno() not in ready:
+            ready = select.select([stdin.fileno(), wakeup], [], [])[0]
+            if wakeup in ready:
+                os.read(wakeup, 64)  # a signal whose handler raised nothing (not Ctrl-C)
+    finally:
+        signal.set_wakeup_fd(previous)
+        os.close(wakeup)
+        os.close(wakeup_writer)
 
 
 class TakeBack(StopGame):
