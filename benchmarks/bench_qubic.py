@@ -66,7 +66,14 @@ from noughts.players.reference import LegacySeedQubicBot, SeedQubicBot
 from noughts.position import Position
 from noughts.results import Mark
 from noughts.variants import variant
-from qubic_family import DEFAULT_MEMBERS, bench_family, member_player, parse_cells, tasks_for
+from qubic_family import (
+    DEFAULT_MEMBERS,
+    bench_family,
+    member_player,
+    parse_cells,
+    parse_members,
+    tasks_for,
+)
 
 RESULTS = Path(__file__).parent / "results"
 _T = TypeVar("_T")
@@ -429,7 +436,8 @@ def main(argv: list[str] | None = None) -> int:
                         help="cold: runs of each cold command")
     parser.add_argument("--members", default=",".join(DEFAULT_MEMBERS),
                         help="family: comma-separated X players (player specs, @N for N "
-                             "nodes a move); default the whole family")
+                             "nodes a move; 'family' or 'outside' for a whole set); "
+                             "default the whole family")
     parser.add_argument("--cells", default="all",
                         help="family: X's first cells: all, a list with ranges (0-15,21) or "
                              "sample:N (N cells spread over the 64)")
@@ -445,7 +453,7 @@ def main(argv: list[str] | None = None) -> int:
         cells = parse_cells(args.cells)
     except ValueError as error:
         parser.error(f"--cells: {error}")
-    members = [member.strip() for member in args.members.split(",") if member.strip()]
+    members = parse_members(args.members)
     for member in members:
         try:
             member_player(member, 0)

@@ -15,7 +15,9 @@ The harness places X's first mark on each cell asked for (``--cells``, default a
 in turn, then the game goes on normally: one game per member and cell, the member
 seeded per game (``seed``, member, cell), so under ``--nodes`` every game replays the
 same. A member is any player spec, with ``@N`` for a node budget a move
-(:func:`noughts.players.protocol.parse_player`), so ``--members`` may name others.
+(:func:`noughts.players.protocol.parse_player`), so ``--members`` may name others;
+``--members outside`` names :data:`OUTSIDE_MEMBERS`, players of the same kinds that
+neither the family nor the O book's builds use.
 """
 
 from __future__ import annotations
@@ -48,6 +50,38 @@ DEFAULT_MEMBERS = (
     "threats",
 )
 """The family, in table order."""
+
+OUTSIDE_MEMBERS = (
+    "seed-qubic:4",
+    "seed-qubic:4:random",
+    "seed-qubic:3:defensive:random",
+    "seed-qubic:2:defensive",
+    "level:10:no-strategy@40000",
+    "level:10:no-strategy@300000",
+    "threats:100000",
+)
+"""X players outside the family and outside every O book build's ``--x-players``
+(``scripts/build_o_book.py`` refuses them): a check of what the family's figure says
+about players O was never measured or built against, two of them (the seed's bot at
+look-ahead 4, the engine's X at 300,000 nodes) stronger than any member."""
+
+MEMBER_SETS = {"family": DEFAULT_MEMBERS, "outside": OUTSIDE_MEMBERS}
+"""Names ``--members`` takes for a whole set."""
+
+
+def parse_members(text: str) -> list[str]:
+    """The members a comma-separated ``--members`` names (a set's name stands for it).
+
+    >>> parse_members("outside,threats")[-2:]
+    ['threats:100000', 'threats']
+    >>> len(parse_members("family"))
+    10
+    """
+    members: list[str] = []
+    for name in (part.strip() for part in text.split(",")):
+        if name:
+            members.extend(MEMBER_SETS.get(name, (name,)))
+    return members
 
 CELLS = 64
 

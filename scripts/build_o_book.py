@@ -104,7 +104,7 @@ from noughts.results import Mark
 
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT / "benchmarks"))
-from qubic_family import DEFAULT_MEMBERS, member_player  # noqa: E402  (specs, @N nodes)
+from qubic_family import DEFAULT_MEMBERS, OUTSIDE_MEMBERS, member_player  # noqa: E402
 
 BOOK = ROOT / "checkpoints" / "qubic-o-book.json.gz"
 CHECKPOINT = ROOT / "checkpoints" / "qubic-o-book-games.json"
@@ -148,9 +148,12 @@ class Builder:
         self.args = args
         self.x_nodes = [int(n) for n in args.x_nodes.split(",")]
         self.x_players = [spec for spec in (args.x_players or "").split(",") if spec]
-        family = set(self.x_players) & set(DEFAULT_MEMBERS)
-        if family:  # the book is measured on the family: it must not be built on it
-            raise SystemExit(f"--x-players: {', '.join(sorted(family))} is in the family")
+        for name, members in (("the family", DEFAULT_MEMBERS),
+                              ("the outside players", OUTSIDE_MEMBERS)):
+            measured = set(self.x_players) & set(members)
+            if measured:  # the book is measured on these: it must not be built on them
+                raise SystemExit(f"--x-players: {', '.join(sorted(measured))} is in "
+                                 f"{name}")
         self.path = Path(args.checkpoint)
         self.games: dict[str, dict[str, Any]] = {}
         self.checks: dict[str, bool] = {}
