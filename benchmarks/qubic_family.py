@@ -62,8 +62,9 @@ OUTSIDE_MEMBERS = (
 )
 """X players outside the family and outside every O book build's ``--x-players``
 (``scripts/build_o_book.py`` refuses them): a check of what the family's figure says
-about players O was never measured or built against, two of them (the seed's bot at
-look-ahead 4, the engine's X at 300,000 nodes) stronger than any member."""
+about players O was never measured or built against. Three of them search deeper than
+any member (the seed's bot at look-ahead 4, with either tie rule, and the engine's X
+at 300,000 nodes)."""
 
 MEMBER_SETS = {"family": DEFAULT_MEMBERS, "outside": OUTSIDE_MEMBERS}
 """Names ``--members`` takes for a whole set."""
