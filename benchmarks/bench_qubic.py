@@ -43,7 +43,6 @@ from __future__ import annotations
 
 import argparse
 import json
-import multiprocessing
 import os
 import platform
 import random
@@ -51,9 +50,7 @@ import statistics
 import subprocess
 import sys
 import time
-from collections.abc import Callable, Iterator
 from pathlib import Path
-from typing import TypeVar
 
 from noughts.anytime.obook import book_move
 from noughts.anytime.openings import strong_cells
@@ -69,6 +66,7 @@ from noughts.variants import variant
 from qubic_family import (
     DEFAULT_MEMBERS,
     bench_family,
+    in_workers,
     member_player,
     parse_cells,
     parse_members,
@@ -76,7 +74,6 @@ from qubic_family import (
 )
 
 RESULTS = Path(__file__).parent / "results"
-_T = TypeVar("_T")
 
 
 def middle_games(count: int, seed: int = 7) -> list[Position]:
@@ -250,17 +247,6 @@ def _winner(game: GameOutcome) -> str | None:
     return None if game.result == "draw" else game.result
 
 
-def _played(
-    worker: Callable[[_T], dict[str, object]], tasks: list[_T], jobs: int
-) -> Iterator[dict[str, object]]:
-    """The games of ``tasks``, ``jobs`` at a time in worker processes, in task order."""
-    if jobs <= 1:
-        yield from map(worker, tasks)
-        return
-    with multiprocessing.Pool(jobs) as pool:
-        yield from pool.imap(worker, tasks)
-
-
 def _tally(games: int) -> dict[str, int]:
     return {"games": games, "wins": 0, "draws": 0, "losses": 0,
             "lost_after_proven_win": 0, "every_move_proven_win": 0}
@@ -312,7 +298,7 @@ def bench_seed(
                          for side in ("X", "O") for game in range(games)]
     tally = {side: _tally(games) for side in ("X", "O")}
     by_opening: dict[str, list[int]] = {}
-    for record in _played(_seed_game, tasks, jobs):
+    for record in in_workers(_seed_game, tasks, jobs):
         side = str(record["side"])
         depths, times = record["depths"], record["times"]
         assert isinstance(depths, list) and isinstance(times, list)
@@ -354,7 +340,7 @@ def bench_own(games: int, time_limit: float, seed: int, jobs: int = 1) -> dict[s
     depths: list[int] = []
     times: list[float] = []
     tasks: list[Task] = [("own", game, time_limit, seed, None, "") for game in range(games)]
-    for record in _played(_own_game, tasks, jobs):
+    for record in in_workers(_own_game, tasks, jobs):
         word = _count(tally, record, "X")
         record_depths, record_times = record["depths"], record["times"]
         assert isinstance(record_depths, list) and isinstance(record_times, list)
@@ -388,7 +374,7 @@ def bench_self(
     # the fast budget travels in milliseconds so that the task tuple stays one type
     tasks: list[Task] = [("self", game, time_limit, seed, round(fast * 1000), "")
                          for game in range(games)]
-    for played in _played(_self_game, tasks, jobs):
+    for played in in_workers(_self_game, tasks, jobs):
         winner, strong_side = played["winner"], played["side"]
         if winner == strong_side:
             points += 1
@@ -498,7 +484,7 @@ def main(argv: list[str] | None = None) -> int:
             _write(out, {**report, "family": so_far, "finished": False})
 
         report["family"] = bench_family(
-            tasks, lambda work, todo: _played(work, todo, args.jobs), save)
+            tasks, lambda work, todo: in_workers(work, todo, args.jobs), save)
     if "cold" in parts:
         print(f"cold: noughts move --time {args.time} as O in a new process", flush=True)
         report["cold"] = bench_cold(args.cold_runs, args.time)

@@ -24,13 +24,16 @@ from __future__ import annotations
 
 import argparse
 import json
+import multiprocessing
 import statistics
 import sys
 import zlib
 from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass
 from pathlib import Path
+from typing import TypeVar
 
+from noughts.anytime.proof import find_win
 from noughts.budget import Limit
 from noughts.players.game import play_game
 from noughts.players.protocol import LevelPlayer, Player, parse_player
@@ -85,6 +88,8 @@ def parse_members(text: str) -> list[str]:
     return members
 
 CELLS = 64
+
+_T = TypeVar("_T")
 
 
 @dataclass(frozen=True)
@@ -354,6 +359,63 @@ def print_lines(found: list[Line], plies: int) -> None:
         print(f"| {member} | {len(own)} | {shown} |")
 
 
+def in_workers(
+    worker: Callable[[_T], dict[str, object]], tasks: list[_T], jobs: int
+) -> Iterator[dict[str, object]]:
+    """``worker`` over ``tasks``, ``jobs`` at a time in worker processes, in task order."""
+    if jobs <= 1:
+        yield from map(worker, tasks)
+        return
+    with multiprocessing.Pool(jobs) as pool:
+        yield from pool.imap(worker, tasks)
+
+
+@dataclass(frozen=True)
+class WinCheck:
+    """One position of a game O did not win, O to move: the proof search's question
+    whether O had a forced win there (``seconds`` to find it)."""
+
+    member: str
+    cell: int
+    x: int
+    o: int
+    played: int
+    seconds: float
+
+
+def win_checks(records: list[dict[str, object]], seconds: float) -> list[WinCheck]:
+    """Every position with O to move, from O's second move on, of the games in
+    ``records`` that O did not win.
+
+    >>> game = {"member": "m", "cell": 0, "winner": "X", "moves": [21, 3, 22, 1, 42]}
+    >>> [(check.x.bit_count(), check.played) for check in win_checks([game], 1.0)]
+    [(2, 22), (3, 42)]
+    """
+    checks = []
+    for record in records:
+        if _winner(record) == "O":
+            continue
+        moves = record["moves"]
+        assert isinstance(moves, list)
+        position = Position("", "qubic").play(int(str(record["cell"])))
+        for move in (int(str(m)) for m in moves):
+            if position.to_move == "O" and position.ply > 1:
+                checks.append(WinCheck(str(record["member"]), int(str(record["cell"])),
+                                       position.x, position.o, move, seconds))
+            position = position.play(move)
+    return checks
+
+
+def proven_o_win(check: WinCheck) -> dict[str, object]:
+    """The check's answer: O's proven winning move and the plies its proof lets the
+    game last, or ``None`` for each (runs in a worker process)."""
+    position = Position.from_bitboards(check.x, check.o, "qubic")
+    win = find_win(position, budget=Limit.within(seconds=check.seconds))
+    return {"member": check.member, "cell": check.cell, "ply": position.ply,
+            "played": check.played, "win": None if win is None else win[0],
+            "plies": None if win is None else win[1]}
+
+
 def main(argv: list[str] | None = None) -> int:
     """``python benchmarks/qubic_family.py RESULTS.json [...]``: the lines table of
     family results written by ``bench_qubic.py --parts family``."""
@@ -363,16 +425,35 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--plies", type=int, default=4,
                         help="group the games by their position after this many plies "
                              "(default 4: X's first two moves and O's replies)")
+    parser.add_argument("--missed-wins", type=float, default=None, metavar="SECONDS",
+                        help="instead: in the games O did not win, a proof search for "
+                             "O's forced win at each of O's moves from its second on, "
+                             "SECONDS each (did O miss a win?)")
+    parser.add_argument("--jobs", type=int, default=1,
+                        help="--missed-wins: searches at once (worker processes)")
     args = parser.parse_args(argv)
     if args.plies < 1:
         parser.error("--plies: at least 1")
+    if args.missed_wins is not None and args.missed_wins <= 0:
+        parser.error("--missed-wins: a positive number of seconds")
     for path in args.results:
         try:
             records = json.loads(path.read_text())["family"]["games"]
         except (OSError, ValueError, KeyError, TypeError) as error:
             parser.error(f"{path}: not family results ({error})")
         print(f"{path}:")
-        print_lines(lines(records, args.plies), args.plies)
+        if args.missed_wins is None:
+            print_lines(lines(records, args.plies), args.plies)
+            continue
+        checks = win_checks(records, args.missed_wins)
+        found = [answer for answer in in_workers(proven_o_win, checks, args.jobs)
+                 if answer["win"] is not None]
+        for answer in found:
+            print(f"  {answer['member']} cell {answer['cell']}, {answer['ply']} marks: O "
+                  f"played {answer['played']}, {answer['win']} wins in {answer['plies']} plies")
+        unwon = sum(_winner(record) != "O" for record in records)
+        print(f"  {len(checks)} positions with O to move in the {unwon} games O did not win, "
+              f"{args.missed_wins:g} s each: {len(found)} forced wins for O found")
     return 0
 
 
