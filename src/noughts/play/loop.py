@@ -122,13 +122,17 @@ def _wait_for_input(stdin: TextIO) -> None:
     """
     if os.name != "posix" or threading.current_thread() is not threading.main_thread():
         return
+    try:
+        reading = stdin.fileno()
+    except OSError:  # a stream with no file descriptor: nothing to wait on
+        return
     wakeup, wakeup_writer = os.pipe()
     os.set_blocking(wakeup_writer, False)
     previous = signal.set_wakeup_fd(wakeup_writer)
     try:
         ready: list[int] = []
-        while stdin.fileno() not in ready:
-            ready = select.select([stdin.fileno(), wakeup], [], [])[0]
+        while reading not in ready:
+            ready = select.select([reading, wakeup], [], [])[0]
             if wakeup in ready:
                 os.read(wakeup, 64)  # a signal whose handler raised nothing (not Ctrl-C)
     finally:
