@@ -291,15 +291,23 @@ class Line:
         return None if self.parts_at is None else "XO"[(self.parts_at - 1) % 2]
 
 
-def _path(record: dict[str, object]) -> list[tuple[int, int]]:
-    """The game's positions up to symmetry, after each of its plies in turn."""
+def _replay(record: dict[str, object]) -> Iterator[tuple[Position, int]]:
+    """The game's plies in turn, X's first mark included: each position and the move
+    played in it."""
     moves = record["moves"]
     assert isinstance(moves, list)
     position = Position("", "qubic")
+    for move in (int(str(m)) for m in [record["cell"], *moves]):
+        yield position, move
+        position = position.play(move)
+
+
+def _path(record: dict[str, object]) -> list[tuple[int, int]]:
+    """The game's positions up to symmetry, after each of its plies in turn."""
     path = []
-    for move in [record["cell"], *moves]:
-        position = position.play(int(str(move)))
-        x, o, _ = position.geometry.symmetry_group.canonical(position.x, position.o)
+    for before, move in _replay(record):
+        after = before.play(move)
+        x, o, _ = after.geometry.symmetry_group.canonical(after.x, after.o)
         path.append((x, o))
     return path
 
@@ -391,19 +399,11 @@ def win_checks(records: list[dict[str, object]], seconds: float) -> list[WinChec
     >>> [(check.x.bit_count(), check.played) for check in win_checks([game], 1.0)]
     [(2, 22), (3, 42)]
     """
-    checks = []
-    for record in records:
-        if _winner(record) == "O":
-            continue
-        moves = record["moves"]
-        assert isinstance(moves, list)
-        position = Position("", "qubic").play(int(str(record["cell"])))
-        for move in (int(str(m)) for m in moves):
-            if position.to_move == "O" and position.ply > 1:
-                checks.append(WinCheck(str(record["member"]), int(str(record["cell"])),
-                                       position.x, position.o, move, seconds))
-            position = position.play(move)
-    return checks
+    return [WinCheck(str(record["member"]), int(str(record["cell"])), position.x,
+                     position.o, move, seconds)
+            for record in records if _winner(record) != "O"
+            for position, move in _replay(record)
+            if position.to_move == "O" and position.ply > 1]
 
 
 def proven_o_win(check: WinCheck) -> dict[str, object]:
