@@ -32,7 +32,7 @@ def add_arguments(name: str, parser: argparse.ArgumentParser) -> None:
         help="random, level:N[:no-strategy], easy/medium/hard/impossible, "
         "seed-qubic[:D[:STYLE][:strong][:random]] (D = the seed's AI_DEPTH: D+1 plies; "
         "strong: open on a corner or centre, not cells 0-15; random: random ties), "
-        "seed-qubic-legacy[:D[:STYLE]], threats[:N], seed-4x4, seed-random or "
+        "seed-qubic-legacy[:D[:STYLE]], threats[:N], mcts[:N], seed-4x4, seed-random or "
         "module:callable",
     )
     parser.add_argument(

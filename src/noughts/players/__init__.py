@@ -5,4 +5,6 @@
 * :mod:`noughts.players.reference` -- bots written from the seed projects' descriptions.
 * :mod:`noughts.players.threats` -- a general player: forced wins by successive threats,
   else line weights.
+* :mod:`noughts.players.mcts` -- a general player: Monte Carlo tree search over random
+  games.
 """

@@ -33,6 +33,10 @@ Player specs on the command line:
                                    wins by successive threats (``N`` threat-search
                                    nodes a move, default 20000), else a line-weight
                                    heuristic, seeded random ties
+``mcts[:N]``                       :class:`~noughts.players.mcts.MctsPlayer`:
+                                   Monte Carlo tree search, ``N`` random games a
+                                   move (default 2000), with decisive and
+                                   anti-decisive moves; seeded
 ``level:10:no-strategy``           the engine at level 10 without the shipped Qubic
                                    strategy (its search alone)
 ``seed-4x4``                       the 4x4 backend seed's region bot
@@ -245,14 +249,25 @@ def _threats_spec(rest: str) -> PlayerSpec:
     """``threats[:NODES]``: :class:`~noughts.players.threats.ThreatPlayer`."""
     from noughts.players.threats import DEFAULT_NODES, ThreatPlayer
 
+    return _counted_spec(rest, "the threat search's nodes", DEFAULT_NODES,
+                         lambda seed, nodes: ThreatPlayer(seed, nodes=nodes))
+
+
+def _mcts_spec(rest: str) -> PlayerSpec:
+    """``mcts[:PLAYOUTS]``: :class:`~noughts.players.mcts.MctsPlayer`."""
+    from noughts.players.mcts import DEFAULT_PLAYOUTS, MctsPlayer
+
+    return _counted_spec(rest, "the MCTS player's playouts", DEFAULT_PLAYOUTS,
+                         lambda seed, playouts: MctsPlayer(seed, playouts=playouts))
+
+
+def _counted_spec(rest: str, what: str, default: int,
+                  make: Callable[[int | None, int], Player]) -> PlayerSpec:
+    """A player built by ``make(seed, count)``, ``count`` from ``rest`` (else ``default``)."""
     if rest and (not rest.isdigit() or int(rest) < 1):
-        raise ValueError(f"the threat search's nodes must be a positive integer, not {rest!r}")
-    nodes = int(rest) if rest else DEFAULT_NODES
-
-    def build(seed: int | None, allowance: Limit) -> Player:
-        return ThreatPlayer(seed, nodes=nodes)
-
-    return PlayerSpec(ThreatPlayer(nodes=nodes).name, build)
+        raise ValueError(f"{what} must be a positive integer, not {rest!r}")
+    count = int(rest) if rest else default
+    return PlayerSpec(make(None, count).name, lambda seed, allowance: make(seed, count))
 
 
 def _seed_depth(text: str, low: int, high: int, what: str) -> int:
@@ -318,6 +333,8 @@ def parse_player(text: str) -> PlayerSpec:
             return _legacy_seed_qubic_spec(rest.split(":") if rest else [])
         if key == "threats":
             return _threats_spec(rest)
+        if key == "mcts":
+            return _mcts_spec(rest)
         if key == "seed-4x4" and not rest:
             return _simple_bot_spec("seed-4x4", "SeedRegionsBot")
         if key == "seed-random" and not rest:
@@ -329,7 +346,7 @@ def parse_player(text: str) -> PlayerSpec:
     raise NoughtsError(
         f"unknown player {spec!r}: expected random, level:N, easy/medium/hard/impossible, "
         "seed-qubic[:D[:STYLE][:OPENING][:TIES]], seed-qubic-legacy[:D[:STYLE]], "
-        "threats[:N], seed-4x4, "
+        "threats[:N], mcts[:N], seed-4x4, "
         "seed-random or module:callable"
     )
 
