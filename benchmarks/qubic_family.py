@@ -16,8 +16,8 @@ in turn, then the game goes on normally: one game per member and cell, the membe
 seeded per game (``seed``, member, cell), so under ``--nodes`` every game replays the
 same. A member is any player spec, with ``@N`` for a node budget a move
 (:func:`noughts.players.protocol.parse_player`), so ``--members`` may name others;
-``--members outside`` names :data:`OUTSIDE_MEMBERS`, players of the same kinds that
-neither the family nor the O book's builds use.
+``--members outside`` names :data:`OUTSIDE_MEMBERS`, players of the family's kinds and
+one more (Monte Carlo tree search) that neither the family nor the O book's builds use.
 """
 
 from __future__ import annotations
@@ -62,12 +62,15 @@ OUTSIDE_MEMBERS = (
     "level:10:no-strategy@40000",
     "level:10:no-strategy@300000",
     "threats:100000",
+    "mcts:10000",
+    "mcts:30000",
 )
 """X players outside the family and outside every O book build's ``--x-players``
 (``scripts/build_o_book.py`` refuses them): a check of what the family's figure says
 about players O was never measured or built against. Three of them search deeper than
 any member (the seed's bot at look-ahead 4, with either tie rule, and the engine's X
-at 300,000 nodes)."""
+at 300,000 nodes); the last two are of a kind no member is, Monte Carlo tree search
+(:class:`noughts.players.mcts.MctsPlayer`) at 10,000 and 30,000 random games a move."""
 
 MEMBER_SETS = {"family": DEFAULT_MEMBERS, "outside": OUTSIDE_MEMBERS}
 """Names ``--members`` takes for a whole set."""
@@ -77,7 +80,7 @@ def parse_members(text: str) -> list[str]:
     """The members a comma-separated ``--members`` names (a set's name stands for it).
 
     >>> parse_members("outside,threats")[-2:]
-    ['threats:100000', 'threats']
+    ['mcts:30000', 'threats']
     >>> len(parse_members("family"))
     10
     """
