@@ -21,7 +21,7 @@ from noughts.engine import choose_move, evaluate_moves
 from noughts.play.coordinates import cell_name, parse_cell
 from noughts.play.loop import _wait_for_input
 from noughts.play.session import Seat, Session
-from noughts.position import Position
+from noughts.position import Mark, Position
 from noughts.results import describe
 from noughts.variants import variant
 
@@ -52,7 +52,9 @@ def play(*options: str, stdin: str = "") -> subprocess.CompletedProcess[str]:
 
 
 def spawn(*options: str, term: str = "dumb") -> pexpect.spawn:
-    """``noughts play`` on a pseudo-terminal (``TERM=dumb`` keeps Rich's output plain)."""
+    """``noughts play`` on a pseudo-terminal (``TERM=dumb`` keeps Rich's output plain),
+    with Ctrl-C's default disposition even when the tests run from a background job of
+    a shell, which starts them with SIGINT ignored."""
     env = {**clean_environment(), "TERM": term}
     return pexpect.spawn(
         sys.executable,
@@ -61,6 +63,7 @@ def spawn(*options: str, term: str = "dumb") -> pexpect.spawn:
         encoding="utf-8",
         timeout=30,
         dimensions=(50, 100),
+        preexec_fn=lambda: signal.signal(signal.SIGINT, signal.SIG_DFL),
     )
 
 
@@ -288,7 +291,8 @@ def test_the_prompt_waits_for_a_line_and_ctrl_c_ends_the_wait() -> None:
     Ctrl-C raises at once (the game's summary then follows, as above)."""
     reader, writer = os.pipe()
     previous = signal.signal(signal.SIGUSR1, lambda *_: None)
-    try:
+    interrupt = signal.signal(signal.SIGINT, signal.default_int_handler)  # (as a shell's
+    try:  # background job, pytest may have started with SIGINT ignored)
         with os.fdopen(reader) as stdin:
             def later(delay: float, action: Any) -> None:
                 threading.Timer(delay, action).start()
@@ -305,6 +309,7 @@ def test_the_prompt_waits_for_a_line_and_ctrl_c_ends_the_wait() -> None:
                 _wait_for_input(stdin)
     finally:
         signal.signal(signal.SIGUSR1, previous)
+        signal.signal(signal.SIGINT, interrupt)
         os.close(writer)
 
 
@@ -346,7 +351,7 @@ def test_plan_game_honours_first_and_mark() -> None:
     from noughts.cli import UsageError
     from noughts.cli.play_command import plan_game
 
-    def plan(**options: object) -> tuple[dict[str, int | None], str]:
+    def plan(**options: object) -> tuple[dict[Mark, int | None], str]:
         defaults: dict[str, object] = {
             "watch": False,
             "two_players": False,
