@@ -26,8 +26,8 @@ from __future__ import annotations
 
 import math
 import random
-from functools import lru_cache
 
+from noughts.anytime.board import tables_for
 from noughts.errors import NoughtsError
 from noughts.geometry import Geometry, scan_forward
 from noughts.players.reference import Bot
@@ -40,17 +40,6 @@ DEFAULT_PLAYOUTS = 2_000
 
 EXPLORATION = math.sqrt(2)
 """UCB1's exploration constant ``c``, the textbook value for results in [0, 1]."""
-
-
-@lru_cache(maxsize=16)
-def _lines_of(geometry: Geometry) -> tuple[tuple[int, ...], tuple[tuple[int, ...], ...]]:
-    """The board's lines, and for each cell the indices of the lines through it."""
-    lines = tuple(geometry.lines)
-    through = tuple(
-        tuple(index for index, line in enumerate(lines) if line >> cell & 1)
-        for cell in range(geometry.cells)
-    )
-    return lines, through
 
 
 class _Node:
@@ -73,7 +62,8 @@ class _Game:
     __slots__ = ("lines", "through", "k", "full", "marks", "counts", "pending", "side")
 
     def __init__(self, geometry: Geometry, marks: tuple[int, int]) -> None:
-        self.lines, self.through = _lines_of(geometry)
+        tables = tables_for(geometry)
+        self.lines, self.through = tables.lines, tables.through
         self.k = geometry.k
         self.full = geometry.full
         self.marks = list(marks)
