@@ -51,6 +51,10 @@ seed-qubic:3:aggressive:random \
         --checkpoint checkpoints/qubic-o-book-v9-games.json \
         --out src/noughts/data/qubic-o-book.json.gz
 
+On the book this command writes, ``scripts/deepen_o_book.py`` then checks O's third
+and fourth moves by deep proof searches and answers more of X's third moves by proof;
+its output is the shipped book (its command is in its docstring).
+
 The build went in steps, each checkpoint a copy of the last plus its games:
 ``checkpoints/qubic-o-book-v4-games.json`` (``--depth 2 --second-after 0``, after a
 corner only), ``-v5-`` (``--depth 2``), ``-v6-`` (``--depth 3 --third-after 0 --x-moves 2``, the
@@ -100,7 +104,7 @@ from noughts.budget import Budget, Limit
 from noughts.players.game import play_game
 from noughts.players.protocol import LevelPlayer, Player
 from noughts.position import Position
-from noughts.results import Mark
+from noughts.results import Mark, MoveEval
 
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT / "benchmarks"))
@@ -129,6 +133,18 @@ def classes(position: Position, moves: list[int]) -> list[int]:
             seen.add(key)
             kept.append(move)
     return kept
+
+
+def best_first(values: list[MoveEval]) -> list[int]:
+    """The moves of a short search's ``values``, best first, ties to the lower cell."""
+    return [v.move for v in sorted(values, key=lambda v: (-(v.score or 0), v.move))]
+
+
+def ranked(position: Position, nodes: int) -> list[int]:
+    """Every class of move in ``position``, best first for the side to move by a short
+    search of ``nodes`` nodes without the O book or the strategy."""
+    with without_o_book(), without_strategy():
+        return classes(position, best_first(anytime_evaluate(position, nodes=nodes)))
 
 
 def key_text(position: Position) -> str:
@@ -236,8 +252,7 @@ class Builder:
             with without_o_book():
                 own = anytime_move(position, nodes=self.args.o_nodes, seed=1).move
                 values = anytime_evaluate(position, nodes=self.args.o_nodes)
-            ranked = [v.move for v in sorted(values, key=lambda v: (-(v.score or 0), v.move))]
-            order = classes(position, [own, *ranked])
+            order = classes(position, [own, *best_first(values)])
             wanted = self.args.first_candidates if every_class else self.args.top + 1
             self.candidates[key] = order if wanted is None else order[:wanted]
             self.save()
@@ -348,10 +363,7 @@ class Builder:
         short search without the strategy (cached)."""
         key = key_text(position)
         if key not in self.candidates:
-            with without_strategy():
-                values = anytime_evaluate(position, nodes=self.args.o_nodes)
-            ranked = [v.move for v in sorted(values, key=lambda v: (-(v.score or 0), v.move))]
-            self.candidates[key] = classes(position, ranked)
+            self.candidates[key] = ranked(position, self.args.o_nodes)
             self.save()
         return self.candidates[key]
 

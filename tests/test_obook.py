@@ -3,6 +3,7 @@ the engine's use of a book, and the words of a move chosen among moves all prove
 
 from __future__ import annotations
 
+import argparse
 import gzip
 import importlib
 import json
@@ -167,6 +168,58 @@ def test_a_book_move_that_leaves_x_a_forced_win_is_not_played(
     assert choice.move != 63 and not choice.note.startswith("From O's opening book")
     book.add(position, 2, games=12, score=12.0)  # a sound book move is played
     assert anytime_move(position, nodes=100_000).note.startswith("From O's opening book")
+
+
+def _fork_on_2() -> Position:
+    """X has two lines of two crossing on cell 2 (0, 1 and 6, 10): O must take it."""
+    return Position.from_bitboards(sum(1 << c for c in (0, 1, 6, 10)),
+                                   sum(1 << c for c in (12, 15, 60)), "qubic")
+
+
+def test_a_book_move_chosen_by_proof_says_so(monkeypatch: pytest.MonkeyPatch) -> None:
+    position = _fork_on_2()
+    book = OBook("4x4x4")
+    book.add(position, 2, games=0, score=0.0)  # no games: chosen by a proof search
+    monkeypatch.setattr(obook, "shipped_o_book", lambda name: book)
+    choice = anytime_move(position, nodes=100_000)
+    assert choice.move == 2
+    assert choice.note == ("From O's opening book: a reply after which a deep proof "
+                           "search, run offline, found no forced win for X.")
+
+
+def test_the_deep_check_keeps_the_first_reply_no_proof_refutes(
+        monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.syspath_prepend(str(BUILT.parent.parent / "scripts"))
+    deepen = importlib.import_module("deepen_o_book")
+    settings = argparse.Namespace(check=100_000, max_checks=64, o_nodes=20_000,
+                                  own_nodes=20_000)
+    record = deepen.decide(_fork_on_2(), 63, settings)  # the book's move loses
+    move = record["move"]
+    assert record["book"] == 63 and move in {2, 3, 14}  # one of the fork's lines blocked
+    *refuted, last = record["checks"]
+    assert refuted[0][0] == 63  # the book's move is checked first
+    assert all(plies > 0 and positions > 0 for _, plies, positions in refuted)
+    assert last == [move, None, 0]  # the first candidate with no win of X's found
+    sound = deepen.decide(_fork_on_2(), 2, settings)  # the book's move stands: kept
+    assert sound["move"] == 2 and sound["checks"] == [[2, None, 0]]
+    settings.max_checks = 1  # every candidate checked is refuted: the hardest to refute
+    assert deepen.decide(_fork_on_2(), 63, settings)["move"] == 63
+    # entries after a replaced move are dropped: no line of the book reaches them
+    book = OBook("4x4x4")
+    book.add(_after_x(0), 42, games=1, score=1.0)
+    book.add(_after_x(0).play(42).play(1), 2, games=1, score=1.0)  # after the reply: kept
+    book.add(_after_x(0).play(63).play(1), 2, games=1, score=1.0)  # after another reply
+    assert deepen.drop_unreachable(book) == 1 and len(book) == 2
+    assert book.lookup(_after_x(0).play(42).play(1)) is not None
+    # no book move: the engine's own move comes first; it stands, so nothing is stored
+    settings.max_checks = 64
+    unbooked = deepen.decide(_fork_on_2(), None, settings)
+    assert unbooked["own"] in {2, 3, 14} and unbooked["move"] is None
+    assert unbooked["checks"] == [[unbooked["own"], None, 0]]
+    # checks made before are reused (here, a made-up refutation of the engine's move)
+    known = [[unbooked["own"], 9, 1234]]
+    again = deepen.decide(_fork_on_2(), None, settings, known)
+    assert again["checks"][0] == [unbooked["own"], 9, 1234] and again["move"] is not None
 
 
 def test_the_book_serves_o_only(built_book: OBook) -> None:

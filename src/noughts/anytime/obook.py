@@ -16,7 +16,11 @@ games against X players of several kinds outside the family benchmark,
 each class of X's second move (18 after a corner or centre, 33 after another cell)
 with the reply that did best against stronger X players outside the family, X's
 two likeliest third moves in each of those 51 lines, and, after a corner or centre, X's
-likeliest fourth move in each line. The first book built,
+likeliest fourth move in each line. Then ``scripts/deepen_o_book.py`` checked O's third
+and fourth moves by proof searches far larger than a move can afford: a book move that
+X's win refutes within 500,000 proof positions was replaced by the first reply with no
+win found in 2,000,000, and so was the engine's own move after X's 3rd to 10th likeliest
+third moves (such an entry has no games). The first book built,
 against noughts' own X alone (``checkpoints/qubic-o-book.json.gz``), made O weaker and
 is not shipped (docs/qubic-o.md). The file is gzip-compressed JSON: ``{"format": 1, "variant":
 "4x4x4", "built": {...}, "entries": [[x, o, move, games, score], ...]}`` with ``score``

@@ -289,8 +289,10 @@ def _booked(position: Position, booked: BookMove, start: float, nodes: int) -> M
     after = position.play(move)
     found = None if after.is_over else strategy_move(after)
     value = None if found is None else Bound(Outcome.LOSS, 1 + found.plies)
-    note = (f"From O's opening book: the reply that did best in the games it was built "
-            f"from ({booked.score:g} points in {booked.games} games).")
+    why = (f"the reply that did best in the games it was built from ({booked.score:g} "
+           f"points in {booked.games} games)" if booked.games else
+           "a reply after which a deep proof search, run offline, found no forced win for X")
+    note = f"From O's opening book: {why}."
     return _result(position, move, value=value, score=None, depth=0, pv=(move,), nodes=nodes,
                    start=start, note=note)
 

@@ -1,0 +1,250 @@
+"""Check the Qubic O book's later moves by deep proof searches, and answer more of X's
+third moves by proof (``src/noughts/data/qubic-o-book.json.gz`` by default).
+
+The book's builder (``scripts/build_o_book.py``) ranks O's replies by games, a dozen a
+reply; from O's third move on its choices are within the games' noise, and some of
+them lose to a forced win of X's that a proof search of a few hundred thousand
+positions finds (a second or two offline, far more than the check a 1-s move affords).
+This step runs on the builder's book and checks by proof:
+
+- every book position with at least ``--from-marks`` marks (5: O's third move on);
+- with ``--x-moves K``, the positions after X's ``K`` likeliest third moves (by X's own
+  short search without the strategy, ``--x-nodes`` nodes) in each line after O's
+  second book move, for the first cells of ``--firsts`` (0: a corner or centre, 1: any
+  other cell).
+
+In each, the first candidate is the book's move or, where the book has none, the
+engine's own (``--own-nodes`` nodes, about its move in play); then every class of reply
+in the engine's order (a short search of every move, ``--o-nodes`` nodes). Each is
+checked by a proof search from X's side of at most ``--check`` positions, and the first
+with no forced win of X's found is kept; where the ``--max-checks`` candidates are all
+refuted, the one hardest to refute (the largest proof search, then the longest win),
+as the engine's own defence by proof chooses in play. The first candidate is replaced
+only when its refutation took at most ``--replace-within`` proof positions: a move
+refuted only by a deeper proof stays (the fallible X players O meets seldom find such a
+win, and in the family benchmark the two such replacements lost games the kept moves
+won). A book move that stays keeps its game record; a move chosen by proof has none
+(0 games); where the engine's own move stays, nothing is stored.
+
+Resumable and deterministic (node budgets only): every position's decision goes to
+``--checkpoint`` as it is made (checks made before are reused), and a new run decides
+only the positions not there. The shipped book: the builder's command (in its
+docstring), then, on the book it wrote (two worker processes)::
+
+    python scripts/deepen_o_book.py --x-moves 10 --workers 2
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import multiprocessing
+import sys
+import time
+from pathlib import Path
+from typing import Any
+
+from noughts.anytime.canonical import CanonicalTable
+from noughts.anytime.defence import ProofDefence
+from noughts.anytime.obook import OBook, without_o_book
+from noughts.anytime.search import anytime_move
+from noughts.anytime.strategy import write_if_changed
+from noughts.budget import Limit
+from noughts.geometry import scan_forward
+from noughts.position import Position
+
+ROOT = Path(__file__).resolve().parent.parent
+sys.path.insert(0, str(ROOT / "scripts"))
+from build_o_book import canonical, classes, key_text, numbers, ranked  # noqa: E402
+
+BOOK = ROOT / "src" / "noughts" / "data" / "qubic-o-book.json.gz"
+CHECKPOINT = ROOT / "checkpoints" / "qubic-o-book-deep.json"
+TABLE: CanonicalTable[int] = CanonicalTable("qubic")
+
+
+Check = list[Any]
+"""A check's record: the move, the plies of X's proven win after it (``None``: no win
+found) and the proof positions that found it."""
+
+
+def decide(position: Position, book_reply: int | None, args: argparse.Namespace,
+           known: list[Check] | None = None) -> dict[str, Any]:
+    """O's reply in ``position`` by proof, and the record of its checks (``known``:
+    checks made before, reused by the class of position they lead to).
+
+    The candidates are the book's move or, with none, the engine's own (``--own-nodes``
+    nodes), then the engine's order; the first after which the proof search finds no
+    forced win for X is kept, the hardest to refute when every one is refuted
+    (:meth:`ProofDefence.choose`). Where the book has no move and the engine's own
+    stands, no move is kept (``None``): the engine plays it in play anyway.
+    """
+    start = time.perf_counter()
+    own = None
+    if book_reply is None:
+        with without_o_book():
+            own = anytime_move(position, nodes=args.own_nodes, seed=1).move
+        first = own
+    else:
+        first = book_reply
+    candidates = classes(position, [first, *ranked(position, args.o_nodes)])
+    candidates = candidates[: args.max_checks]
+    defence = ProofDefence(position, Limit(), check_nodes=args.check)
+    made = {canonical(position.play(move)): (plies, effort)
+            for move, plies, effort in known or []}
+    for move in candidates:
+        plies, effort = made.get(canonical(position.play(move)), (0, 0))
+        if plies is None:
+            defence.unrefuted.add(move)
+        elif plies:
+            defence.refuted[move], defence.effort[move] = plies, effort
+    kept: int | None = defence.choose(candidates)
+    checks = [[move, defence.refuted.get(move), defence.effort.get(move, 0)]
+              for move in candidates if move in defence.refuted or move in defence.unrefuted]
+    if kept == own:
+        kept = None  # the engine's own move stands: nothing to store
+    return {"move": kept, "book": book_reply, "own": own, "checks": checks,
+            "seconds": round(time.perf_counter() - start, 1)}
+
+
+def _decide(job: tuple[int, int, int | None, list[Check] | None, argparse.Namespace]
+            ) -> tuple[str, dict[str, Any]]:
+    """A worker's decision (X's and O's bitboards, the book's reply, checks made before,
+    the settings)."""
+    x, o, book_reply, known, args = job
+    position = Position.from_bitboards(x, o, "qubic")
+    return key_text(position), decide(position, book_reply, args, known)
+
+
+def _x_ranked(job: tuple[int, int, int]) -> tuple[int, int, list[int]]:
+    """A worker's ranking of X's moves (X's and O's bitboards, nodes)."""
+    x, o, nodes = job
+    return x, o, ranked(Position.from_bitboards(x, o, "qubic"), nodes)
+
+
+def scope(book: OBook, args: argparse.Namespace, pool: Any) -> list[Position]:
+    """The positions to decide, each in its canonical orientation (so that a decision's
+    moves are in its key's): the book's from ``--from-marks`` marks on, then those
+    after X's ``--x-moves`` likeliest third moves (by line, X's likeliest first)."""
+    positions = {key: Position.from_bitboards(*key, "qubic") for key in book.entries
+                 if (key[0] | key[1]).bit_count() >= args.from_marks}
+    empty = Position("", "qubic")
+    lines: list[Position] = []  # X to move after O's second book move
+    for first in classes(empty, list(range(64))):
+        if first not in args.firsts:
+            continue
+        opened = empty.play(first)
+        reply = book.lookup(opened)
+        if reply is None:
+            continue
+        answered = opened.play(reply.move)
+        for second in classes(answered, list(answered.legal_moves)):
+            before = answered.play(second)
+            again = book.lookup(before)
+            if again is not None:
+                lines.append(before.play(again.move))
+    jobs = [(p.x, p.o, args.x_nodes) for p in lines]
+    rankings = list(pool.imap(_x_ranked, jobs)) if args.x_moves else []
+    for rank in range(args.x_moves):
+        for x, o, order in rankings:
+            if rank < len(order):
+                after = Position.from_bitboards(x, o, "qubic").play(order[rank])
+                if not after.is_over:
+                    key = TABLE.key(after)[0]
+                    positions.setdefault(key, Position.from_bitboards(*key, "qubic"))
+    return list(positions.values())
+
+
+def drop_unreachable(book: OBook) -> int:
+    """Drop the entries no line of the book reaches any more (those after a replaced
+    move): an entry stays if X has one mark, or if taking back one of X's marks leaves a
+    position some kept entry's reply leads to. The number dropped."""
+    group = book.geometry.symmetry_group
+    replied: set[tuple[int, int]] = set()
+    dropped = 0
+    for x, o in sorted(book.entries, key=lambda key: key[0].bit_count()):
+        if x.bit_count() > 1 and not any(
+                group.canonical(x & ~(1 << cell), o)[:2] in replied for cell in scan_forward(x)):
+            del book.entries[(x, o)]
+            dropped += 1
+            continue
+        replied.add(group.canonical(x, o | 1 << book.entries[(x, o)].move)[:2])
+    return dropped
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument("--book", default=str(BOOK), help="the book to start from")
+    parser.add_argument("--out", default=str(BOOK))
+    parser.add_argument("--checkpoint", default=str(CHECKPOINT))
+    parser.add_argument("--check", type=int, default=2_000_000,
+                        help="proof positions of a candidate's check (default 2000000)")
+    parser.add_argument("--replace-within", type=int, default=500_000,
+                        help="a book move or engine's move is replaced only if its "
+                             "refutation took at most this many proof positions "
+                             "(default 500000)")
+    parser.add_argument("--max-checks", type=int, default=12,
+                        help="candidates checked at most in a position (default 12)")
+    parser.add_argument("--from-marks", type=int, default=5,
+                        help="book positions with this many marks on are checked (default 5)")
+    parser.add_argument("--x-moves", type=int, default=0,
+                        help="also answer X's K likeliest third moves in each line (default 0)")
+    parser.add_argument("--firsts", type=numbers, default=[0, 1],
+                        help="X's first cells (0: a corner or centre, 1: another) whose "
+                             "lines --x-moves extends (default 0,1)")
+    parser.add_argument("--x-nodes", type=int, default=300_000,
+                        help="nodes of X's short search that ranks its moves (default 300000)")
+    parser.add_argument("--o-nodes", type=int, default=300_000,
+                        help="nodes of O's short search that orders its candidates "
+                             "(default 300000)")
+    parser.add_argument("--own-nodes", type=int, default=1_000_000,
+                        help="nodes of the engine's own move, the first candidate where the "
+                             "book has none (default 1000000, about a second)")
+    parser.add_argument("--workers", type=int, default=1)
+    args = parser.parse_args(argv)
+    book = OBook.from_bytes(Path(args.book).read_bytes())
+    if "deep_check" in book.built:
+        raise SystemExit(f"{args.book} was deepened already: start from the builder's book "
+                         "(scripts/build_o_book.py writes it)")
+    path = Path(args.checkpoint)
+    saved = json.loads(path.read_text()) if path.is_file() else {"decisions": {}}
+    decisions: dict[str, dict[str, Any]] = saved["decisions"]
+    with multiprocessing.Pool(args.workers) as pool:
+        positions = scope(book, args, pool)
+        # a position is decided once; a decision of an older kind (no engine's own
+        # move where the book had none) again, reusing its checks
+        todo = [p for p in positions if "own" not in decisions.get(key_text(p), {})]
+        print(f"{len(positions)} positions, {len(todo)} to decide", flush=True)
+        jobs = [(p.x, p.o, None if (b := book.lookup(p)) is None else b.move,
+                 decisions.get(key_text(p), {}).get("checks"), args) for p in todo]
+        for key, record in pool.imap_unordered(_decide, jobs):
+            decisions[key] = record
+            path.write_text(json.dumps({"settings": {"check": args.check,
+                                                     "max_checks": args.max_checks,
+                                                     "o_nodes": args.o_nodes,
+                                                     "own_nodes": args.own_nodes},
+                                        "decisions": decisions}, indent=1, sort_keys=True))
+            print(f"  {key}: {record}", flush=True)
+    changed = 0
+    for position in positions:
+        record = decisions[key_text(position)]
+        move, old = record["move"], book.lookup(position)
+        if move is None or (old is not None and classes(position, [old.move, move]) == [old.move]):
+            continue  # (the book's move, perhaps its image under a symmetry of the position)
+        _, plies, effort = record["checks"][0]  # the book's move, or the engine's own
+        if plies is not None and effort > args.replace_within:
+            continue  # refuted only by a deep proof: kept
+        book.add(position, move, games=0, score=0.0)  # chosen by proof: no games
+        changed += 1
+    dropped = drop_unreachable(book)
+    book.built.update(deep_check=args.check, deep_replace_within=args.replace_within,
+                      deep_from_marks=args.from_marks,
+                      deep_x_moves=args.x_moves, deep_firsts=args.firsts,
+                      positions=len(book))
+    write_if_changed(Path(args.out), book.to_bytes())
+    print(f"book: {len(book)} positions, {changed} moves chosen by proof, {dropped} no longer "
+          f"reached dropped -> {args.out}")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
