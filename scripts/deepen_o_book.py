@@ -44,7 +44,6 @@ import time
 from pathlib import Path
 from typing import Any
 
-from noughts.anytime.canonical import CanonicalTable
 from noughts.anytime.defence import ProofDefence
 from noughts.anytime.obook import OBook, without_o_book
 from noughts.anytime.search import anytime_move
@@ -59,7 +58,6 @@ from build_o_book import canonical, classes, key_text, numbers, ranked  # noqa: 
 
 BOOK = ROOT / "src" / "noughts" / "data" / "qubic-o-book.json.gz"
 CHECKPOINT = ROOT / "checkpoints" / "qubic-o-book-deep.json"
-TABLE: CanonicalTable[int] = CanonicalTable("qubic")
 
 
 Check = list[Any]
@@ -149,7 +147,7 @@ def scope(book: OBook, args: argparse.Namespace, pool: Any) -> list[Position]:
             if rank < len(order):
                 after = Position.from_bitboards(x, o, "qubic").play(order[rank])
                 if not after.is_over:
-                    key = TABLE.key(after)[0]
+                    key = canonical(after)
                     positions.setdefault(key, Position.from_bitboards(*key, "qubic"))
     return list(positions.values())
 
