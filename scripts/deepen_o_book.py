@@ -11,7 +11,14 @@ This step runs on the builder's book and checks by proof:
 - with ``--x-moves K``, the positions after X's ``K`` likeliest third moves (by X's own
   short search without the strategy, ``--x-nodes`` nodes) in each line after O's
   second book move, for the first cells of ``--firsts`` (0: a corner or centre, 1: any
-  other cell).
+  other cell);
+- with ``--line-players``, the positions O meets later in games against those X players
+  (never the family benchmark's members or the players outside it, which the book is
+  measured on), X's first mark on each of ``--line-cells`` (the orientations make
+  the players' ties fall differently), up to ``--line-plies`` plies: O plays the book,
+  then each position's decision, made as the game reaches it (a forced block is
+  played, not decided). Every decided move of these games is stored, the engine's
+  own included, so that O at a second a move follows the lines that were checked.
 
 In each, the first candidate is the book's move or, where the book has none, the
 engine's own (``--own-nodes`` nodes, about its move in play); then every class of reply
@@ -24,7 +31,7 @@ only when its refutation took at most ``--replace-within`` proof positions: a mo
 refuted only by a deeper proof stays (the fallible X players O meets seldom find such a
 win, and in the family benchmark the two such replacements lost games the kept moves
 won). A book move that stays keeps its game record; a move chosen by proof has none
-(0 games); where the engine's own move stays, nothing is stored.
+(0 games); where the engine's own move stays, nothing is stored (but on the lines).
 
 Resumable and deterministic (node budgets only): every position's decision goes to
 ``--checkpoint`` as it is made (checks made before are reused), and a new run decides
@@ -32,6 +39,12 @@ only the positions not there. The shipped book: the builder's command (in its
 docstring), then, on the book it wrote (two worker processes)::
 
     python scripts/deepen_o_book.py --x-moves 10 --workers 2
+
+The same with ``--line-players level:10:no-strategy@10000,level:10:no-strategy@50000,
+level:10:no-strategy@200000`` (the builder's three budgets of the engine's own X, all 64
+first cells, up to ply 14; 73 more positions decided, about 15 minutes) adds 81 entries
+on those games' lines (271 positions); measured on the family and outside it, it was no
+better and is not shipped (docs/qubic-o.md). Its decisions are in the checkpoint.
 """
 
 from __future__ import annotations
@@ -55,6 +68,9 @@ from noughts.position import Position
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT / "scripts"))
 from build_o_book import canonical, classes, key_text, numbers, ranked  # noqa: E402
+
+sys.path.insert(0, str(ROOT / "benchmarks"))
+from qubic_family import DEFAULT_MEMBERS, OUTSIDE_MEMBERS, member_player  # noqa: E402
 
 BOOK = ROOT / "src" / "noughts" / "data" / "qubic-o-book.json.gz"
 CHECKPOINT = ROOT / "checkpoints" / "qubic-o-book-deep.json"
@@ -152,6 +168,88 @@ def scope(book: OBook, args: argparse.Namespace, pool: Any) -> list[Position]:
     return list(positions.values())
 
 
+def chosen(record: dict[str, Any], replace_within: int) -> int | None:
+    """The move a decision keeps: its first candidate (the book's move, else the
+    engine's own) unless that was refuted within ``replace_within`` proof positions,
+    then the move the checks chose."""
+    first: int | None = record["own"] if record["book"] is None else record["book"]
+    _, plies, effort = record["checks"][0]
+    if record["move"] is None or (plies is not None and effort > replace_within):
+        return first  # standing, or refuted only by a deep proof: kept
+    return int(record["move"])
+
+
+def forced_block(position: Position) -> int | None:
+    """The cell the side to move must take (the opponent's one open three), if any.
+
+    >>> forced_block(Position.from_bitboards(0b111 | 1 << 20, 0b1110000, "qubic"))
+    3
+    """
+    wins_after = position.geometry.wins_after
+    theirs = position.x if position.to_move == "O" else position.o
+    blocks = [cell for cell in position.legal_moves if wins_after(theirs | 1 << cell, cell)]
+    return blocks[0] if blocks else None
+
+
+class Lines:
+    """Games of O against X players (``--line-players``, X's first mark on each of
+    ``--line-cells``) up to ``--line-plies`` plies: O plays the book's first moves, then
+    the decisions (a position not yet decided stops its game until it is), X its
+    player's move (kept in ``x_moves``, so a replay is free)."""
+
+    def __init__(self, book: OBook, decisions: dict[str, dict[str, Any]],
+                 x_moves: dict[str, int], args: argparse.Namespace) -> None:
+        self.book, self.decisions, self.x_moves, self.args = book, decisions, x_moves, args
+        self.games = [(spec, cell) for spec in args.line_players.split(",") if spec
+                      for cell in args.line_cells]
+
+    def o_move(self, position: Position) -> int | None:
+        """O's move in ``position`` by the book or a decision (``None``: undecided)."""
+        record = self.decisions.get(key_text(position))
+        if record is None:
+            booked = self.book.lookup(position)
+            early = (position.x | position.o).bit_count() < self.args.from_marks
+            return booked.move if booked is not None and early else None
+        move = chosen(record, self.args.replace_within)
+        assert move is not None
+        _, symmetry = self.book.key(position)
+        return self.book.from_canonical(symmetry, move)  # decided in the canonical form
+
+    def follow(self, spec: str, cell: int) -> tuple[str, Position, list[Position]]:
+        """How far the game gets: ``"x"`` or ``"o"`` and the position whose move is
+        missing, or ``"done"``; and the positions on the way where O played a decision."""
+        position = Position("", "qubic").play(cell)
+        met: list[Position] = []
+        while position.ply < self.args.line_plies and not position.is_over:
+            if position.to_move == "X":
+                move = self.x_moves.get(x_key(spec, position))
+                if move is None:
+                    return "x", position, met
+            else:
+                move = forced_block(position)
+                if move is None:
+                    move = self.o_move(position)
+                    if move is None:
+                        return "o", position, met
+                    if key_text(position) in self.decisions:
+                        met.append(position)
+            position = position.play(move)
+        return "done", position, met
+
+
+def x_key(spec: str, position: Position) -> str:
+    """An X player's move's key in the checkpoint: the player and the position as played
+    (not up to symmetry: the players break ties by cell)."""
+    return f"{spec} {position.x:x} {position.o:x}"
+
+
+def _x_move(job: tuple[str, int, int]) -> tuple[str, int]:
+    """A worker's move for an X player (its spec, X's and O's bitboards)."""
+    spec, x, o = job
+    position = Position.from_bitboards(x, o, "qubic")
+    return x_key(spec, position), member_player(spec, 1).move(position, Limit()).move
+
+
 def drop_unreachable(book: OBook) -> int:
     """Drop the entries no line of the book reaches any more (those after a replaced
     move): an entry stays if X has one mark, or if taking back one of X's marks leaves a
@@ -197,8 +295,19 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--own-nodes", type=int, default=1_000_000,
                         help="nodes of the engine's own move, the first candidate where the "
                              "book has none (default 1000000, about a second)")
+    parser.add_argument("--line-players", default="",
+                        help="X players (player specs, @N for N nodes a move) whose games "
+                             "against the book's O are followed, each O move decided "
+                             "(default none)")
+    parser.add_argument("--line-cells", type=numbers, default=list(range(64)),
+                        help="X's first cells in those games (default all 64)")
+    parser.add_argument("--line-plies", type=int, default=14,
+                        help="the games are followed up to this ply (default 14)")
     parser.add_argument("--workers", type=int, default=1)
     args = parser.parse_args(argv)
+    measured = set(args.line_players.split(",")) & {*DEFAULT_MEMBERS, *OUTSIDE_MEMBERS}
+    if measured:  # the book is measured on these: it must not be built on them
+        raise SystemExit(f"--line-players: {', '.join(sorted(measured))} is measured on")
     book = OBook.from_bytes(Path(args.book).read_bytes())
     if "deep_check" in book.built:
         raise SystemExit(f"{args.book} was deepened already: start from the builder's book "
@@ -206,41 +315,74 @@ def main(argv: list[str] | None = None) -> int:
     path = Path(args.checkpoint)
     saved = json.loads(path.read_text()) if path.is_file() else {"decisions": {}}
     decisions: dict[str, dict[str, Any]] = saved["decisions"]
+    x_moves: dict[str, int] = saved.get("x_moves", {})
+
+    def save() -> None:
+        path.write_text(json.dumps({"settings": {"check": args.check,
+                                                 "max_checks": args.max_checks,
+                                                 "o_nodes": args.o_nodes,
+                                                 "own_nodes": args.own_nodes},
+                                    "decisions": decisions, "x_moves": x_moves},
+                                   indent=1, sort_keys=True))
+
+    def decide_all(positions: list[Position]) -> None:
+        jobs = [(p.x, p.o, None if (b := book.lookup(p)) is None else b.move,
+                 decisions.get(key_text(p), {}).get("checks"), args) for p in positions]
+        for key, record in pool.imap_unordered(_decide, jobs):
+            decisions[key] = record
+            save()
+            print(f"  {key}: {record}", flush=True)
+
     with multiprocessing.Pool(args.workers) as pool:
         positions = scope(book, args, pool)
         # a position is decided once; a decision of an older kind (no engine's own
         # move where the book had none) again, reusing its checks
         todo = [p for p in positions if "own" not in decisions.get(key_text(p), {})]
         print(f"{len(positions)} positions, {len(todo)} to decide", flush=True)
-        jobs = [(p.x, p.o, None if (b := book.lookup(p)) is None else b.move,
-                 decisions.get(key_text(p), {}).get("checks"), args) for p in todo]
-        for key, record in pool.imap_unordered(_decide, jobs):
-            decisions[key] = record
-            path.write_text(json.dumps({"settings": {"check": args.check,
-                                                     "max_checks": args.max_checks,
-                                                     "o_nodes": args.o_nodes,
-                                                     "own_nodes": args.own_nodes},
-                                        "decisions": decisions}, indent=1, sort_keys=True))
-            print(f"  {key}: {record}", flush=True)
-    changed = 0
-    for position in positions:
-        record = decisions[key_text(position)]
-        move, old = record["move"], book.lookup(position)
-        if move is None or (old is not None and classes(position, [old.move, move]) == [old.move]):
-            continue  # (the book's move, perhaps its image under a symmetry of the position)
-        _, plies, effort = record["checks"][0]  # the book's move, or the engine's own
-        if plies is not None and effort > args.replace_within:
-            continue  # refuted only by a deep proof: kept
-        book.add(position, move, games=0, score=0.0)  # chosen by proof: no games
-        changed += 1
-    dropped = drop_unreachable(book)
+        decide_all(todo)
+        changed = 0
+        for position in positions:
+            record = decisions[key_text(position)]
+            move, old = chosen(record, args.replace_within), book.lookup(position)
+            if move is None or (move == record["own"] and old is None):
+                continue  # the engine's own move stands: nothing to store
+            if old is not None and classes(position, [old.move, move]) == [old.move]:
+                continue  # (the book's move, perhaps its image under a symmetry of the position)
+            book.add(position, move, games=0, score=0.0)  # chosen by proof: no games
+            changed += 1
+        dropped = drop_unreachable(book)
+        lines = Lines(book, decisions, x_moves, args)
+        while True:  # play the lines' games on, a ply of each a round
+            ended = [lines.follow(spec, cell) for spec, cell in lines.games]
+            need_x = {x_key(spec, p): (spec, p.x, p.o)
+                      for (spec, _), (what, p, _) in zip(lines.games, ended, strict=True)
+                      if what == "x"}
+            need_o = {key_text(p): Position.from_bitboards(*canonical(p), "qubic")
+                      for what, p, _ in ended if what == "o"}
+            if not need_x and not need_o:
+                break
+            print(f"lines: {len(need_x)} X moves, {len(need_o)} O positions", flush=True)
+            x_moves.update(pool.imap_unordered(_x_move, list(need_x.values())))
+            save()
+            decide_all(list(need_o.values()))
+    on_lines = 0
+    for _, _, met in (lines.follow(spec, cell) for spec, cell in lines.games):
+        for position in met:
+            move, old = lines.o_move(position), book.lookup(position)
+            assert move is not None
+            if old is None or classes(position, [old.move, move]) != [old.move]:
+                book.add(position, move, games=0, score=0.0)
+                on_lines += 1
     book.built.update(deep_check=args.check, deep_replace_within=args.replace_within,
                       deep_from_marks=args.from_marks,
                       deep_x_moves=args.x_moves, deep_firsts=args.firsts,
                       positions=len(book))
+    if lines.games:
+        book.built.update(deep_line_players=args.line_players,
+                          deep_line_cells=args.line_cells, deep_line_plies=args.line_plies)
     write_if_changed(Path(args.out), book.to_bytes())
     print(f"book: {len(book)} positions, {changed} moves chosen by proof, {dropped} no longer "
-          f"reached dropped -> {args.out}")
+          f"reached dropped, {on_lines} on the lines' games -> {args.out}")
     return 0
 
 

@@ -222,6 +222,33 @@ def test_the_deep_check_keeps_the_first_reply_no_proof_refutes(
     assert again["checks"][0] == [unbooked["own"], 9, 1234] and again["move"] is not None
 
 
+def test_the_deep_checks_lines_play_the_book_then_the_decisions(
+        monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.syspath_prepend(str(BUILT.parent.parent / "scripts"))
+    deepen = importlib.import_module("deepen_o_book")
+    spec = "level:10:no-strategy@500"
+    settings = argparse.Namespace(line_players=spec, line_cells=[0], line_plies=6,
+                                  from_marks=3, replace_within=500_000)
+    book = OBook("4x4x4")
+    book.add(_after_x(0), 42, games=1, score=1.0)  # O's first move: the book's
+    x_moves = {deepen.x_key(spec, _after_x(0).play(42)): 5}
+    lines = deepen.Lines(book, {}, x_moves, settings)
+    assert lines.games == [(spec, 0)]
+    waiting = _after_x(0).play(42).play(5)
+    assert lines.follow(spec, 0) == ("o", waiting, [])  # O's second move: undecided
+    _, stored = book.to_canonical(waiting, 2)  # decided (in the canonical form): 2 stands
+    lines.decisions[deepen.key_text(waiting)] = {
+        "move": None, "book": None, "own": stored, "checks": [[stored, None, 0]]}
+    assert lines.o_move(waiting) == 2
+    assert lines.follow(spec, 0) == ("x", waiting.play(2), [waiting])
+    x_moves[deepen.x_key(spec, waiting.play(2))] = 10  # X: 0, 5, 10 on a diagonal
+    assert deepen.forced_block(waiting.play(2).play(10)) == 15
+    end = waiting.play(2).play(10).play(15)  # O's block is played, not decided
+    assert lines.follow(spec, 0) == ("done", end, [waiting])
+    assert deepen.chosen({"move": 7, "book": None, "own": 2, "checks": [[2, 9, 600_000]]},
+                         500_000) == 2  # refuted only by a deep proof: the first stays
+
+
 def test_the_book_serves_o_only(built_book: OBook) -> None:
     assert book_move(Position("", "qubic")) is None
     assert book_move(Position("", "qubic", first="O").play(0)) is None
