@@ -44,7 +44,9 @@ The same with ``--line-players level:10:no-strategy@10000,level:10:no-strategy@5
 level:10:no-strategy@200000`` (the builder's three budgets of the engine's own X, all 64
 first cells, up to ply 14; 73 more positions decided, about 15 minutes) adds 81 entries
 on those games' lines (271 positions); measured on the family and outside it, it was no
-better and is not shipped (docs/qubic-o.md). Its decisions are in the checkpoint.
+better and is not shipped (docs/qubic-o.md). Its decisions are in the checkpoint, and
+so are those of ``--from-marks 3`` (O's 51 second book moves: none refuted, the same
+book).
 """
 
 from __future__ import annotations
