@@ -147,6 +147,23 @@ def ranked(position: Position, nodes: int) -> list[int]:
         return classes(position, best_first(anytime_evaluate(position, nodes=nodes)))
 
 
+def refuse_measured(option: str, specs: list[str]) -> None:
+    """Stop (naming ``option``) if ``specs`` name a player the book is measured on: a
+    member of the family benchmark or one of the players outside it.
+
+    >>> refuse_measured("--x-players", ["threats:5000"])
+    >>> refuse_measured("--x-players", ["threats"])
+    Traceback (most recent call last):
+    ...
+    SystemExit: --x-players: threats is in the family
+    """
+    for name, members in (("the family", DEFAULT_MEMBERS),
+                          ("the outside players", OUTSIDE_MEMBERS)):
+        measured = set(specs) & set(members)
+        if measured:  # the book is measured on these: it must not be built on them
+            raise SystemExit(f"{option}: {', '.join(sorted(measured))} is in {name}")
+
+
 def key_text(position: Position) -> str:
     x, o = canonical(position)
     return f"{x:x}:{o:x}"
@@ -164,12 +181,7 @@ class Builder:
         self.args = args
         self.x_nodes = [int(n) for n in args.x_nodes.split(",")]
         self.x_players = [spec for spec in (args.x_players or "").split(",") if spec]
-        for name, members in (("the family", DEFAULT_MEMBERS),
-                              ("the outside players", OUTSIDE_MEMBERS)):
-            measured = set(self.x_players) & set(members)
-            if measured:  # the book is measured on these: it must not be built on them
-                raise SystemExit(f"--x-players: {', '.join(sorted(measured))} is in "
-                                 f"{name}")
+        refuse_measured("--x-players", self.x_players)
         self.path = Path(args.checkpoint)
         self.games: dict[str, dict[str, Any]] = {}
         self.checks: dict[str, bool] = {}

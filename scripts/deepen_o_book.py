@@ -69,10 +69,15 @@ from noughts.position import Position
 
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT / "scripts"))
-from build_o_book import canonical, classes, key_text, numbers, ranked  # noqa: E402
-
-sys.path.insert(0, str(ROOT / "benchmarks"))
-from qubic_family import DEFAULT_MEMBERS, OUTSIDE_MEMBERS, member_player  # noqa: E402
+from build_o_book import (  # noqa: E402
+    canonical,
+    classes,
+    key_text,
+    numbers,
+    ranked,
+    refuse_measured,
+)
+from qubic_family import member_player  # noqa: E402 (build_o_book put benchmarks on the path)
 
 BOOK = ROOT / "src" / "noughts" / "data" / "qubic-o-book.json.gz"
 CHECKPOINT = ROOT / "checkpoints" / "qubic-o-book-deep.json"
@@ -307,9 +312,7 @@ def main(argv: list[str] | None = None) -> int:
                         help="the games are followed up to this ply (default 14)")
     parser.add_argument("--workers", type=int, default=1)
     args = parser.parse_args(argv)
-    measured = set(args.line_players.split(",")) & {*DEFAULT_MEMBERS, *OUTSIDE_MEMBERS}
-    if measured:  # the book is measured on these: it must not be built on them
-        raise SystemExit(f"--line-players: {', '.join(sorted(measured))} is measured on")
+    refuse_measured("--line-players", args.line_players.split(","))
     book = OBook.from_bytes(Path(args.book).read_bytes())
     if "deep_check" in book.built:
         raise SystemExit(f"{args.book} was deepened already: start from the builder's book "

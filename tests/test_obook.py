@@ -247,6 +247,9 @@ def test_the_deep_checks_lines_play_the_book_then_the_decisions(
     assert lines.follow(spec, 0) == ("done", end, [waiting])
     assert deepen.chosen({"move": 7, "book": None, "own": 2, "checks": [[2, 9, 600_000]]},
                          500_000) == 2  # refuted only by a deep proof: the first stays
+    with pytest.raises(SystemExit, match="--line-players: level:10:no-strategy@100000 is "
+                                         "in the family"):  # the book is measured on it
+        deepen.main(["--line-players", "level:10:no-strategy@100000"])
 
 
 def test_the_book_serves_o_only(built_book: OBook) -> None:
