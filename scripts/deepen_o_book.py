@@ -16,8 +16,8 @@ This step runs on the builder's book and checks by proof:
   (never the family benchmark's members or the players outside it, which the book is
   measured on), X's first mark on each of ``--line-cells`` (the orientations make
   the players' ties fall differently), up to ``--line-plies`` plies: O plays the book,
-  then each position's decision, made as the game reaches it (a forced block is
-  played, not decided). Every decided move of these games is stored, the engine's
+  then each position's decision, made as the game reaches it (a forced move, a win or
+  a block, is played, not decided). Every decided move of these games is stored, the engine's
   own included, so that O at a second a move follows the lines that were checked.
 
 In each, the first candidate is the book's move or, where the book has none, the
@@ -186,16 +186,24 @@ def chosen(record: dict[str, Any], replace_within: int) -> int | None:
     return int(record["move"])
 
 
-def forced_block(position: Position) -> int | None:
-    """The cell the side to move must take (the opponent's one open three), if any.
+def forced_move(position: Position) -> int | None:
+    """The cell the side to move must take, if any: where it completes a line, else
+    where the opponent would.
 
-    >>> forced_block(Position.from_bitboards(0b111 | 1 << 20, 0b1110000, "qubic"))
+    >>> forced_move(Position.from_bitboards(0b111 | 1 << 20, 0b110000 | 1 << 16, "qubic"))
     3
+    >>> forced_move(Position.from_bitboards(0b111 | 1 << 20 | 1 << 21, 0b1110000 | 1 << 8,
+    ...                                     "qubic"))  # O wins on 7 rather than block 3
+    7
     """
     wins_after = position.geometry.wins_after
-    theirs = position.x if position.to_move == "O" else position.o
-    blocks = [cell for cell in position.legal_moves if wins_after(theirs | 1 << cell, cell)]
-    return blocks[0] if blocks else None
+    mine, theirs = ((position.x, position.o) if position.to_move == "X"
+                    else (position.o, position.x))
+    for marks in (mine, theirs):
+        for cell in sorted(position.legal_moves):
+            if wins_after(marks | 1 << cell, cell):
+                return cell
+    return None
 
 
 class Lines:
@@ -233,7 +241,7 @@ class Lines:
                 if move is None:
                     return "x", position, met
             else:
-                move = forced_block(position)
+                move = forced_move(position)
                 if move is None:
                     move = self.o_move(position)
                     if move is None:

@@ -242,7 +242,7 @@ def test_the_deep_checks_lines_play_the_book_then_the_decisions(
     assert lines.o_move(waiting) == 2
     assert lines.follow(spec, 0) == ("x", waiting.play(2), [waiting])
     x_moves[deepen.x_key(spec, waiting.play(2))] = 10  # X: 0, 5, 10 on a diagonal
-    assert deepen.forced_block(waiting.play(2).play(10)) == 15
+    assert deepen.forced_move(waiting.play(2).play(10)) == 15
     end = waiting.play(2).play(10).play(15)  # O's block is played, not decided
     assert lines.follow(spec, 0) == ("done", end, [waiting])
     assert deepen.chosen({"move": 7, "book": None, "own": 2, "checks": [[2, 9, 600_000]]},
