@@ -379,7 +379,7 @@ def main(argv: list[str] | None = None) -> int:
             save()
             decide_all(list(need_o.values()))
     on_lines = 0
-    for _, _, met in (lines.follow(spec, cell) for spec, cell in lines.games):
+    for _, _, met in ended:  # every game followed to its end by the last round
         for position in met:
             move, old = lines.o_move(position), book.lookup(position)
             assert move is not None
