@@ -200,6 +200,14 @@ class Geometry:
         """True if ``marks`` (which include ``cell``) complete a line through ``cell``."""
         return any(line & marks == line for line in self.lines_through[cell])
 
+    def completing(self, marks: Bitboard, empty: Bitboard) -> list[int]:
+        """The cells of ``empty`` where ``marks`` would complete a line, lowest first.
+
+        >>> Geometry((3, 3), 3).completing(0b000_010_011, 0b111_101_100)  # marks 0, 1, 4
+        [2, 7, 8]
+        """
+        return [cell for cell in scan_forward(empty) if self.wins_after(marks | 1 << cell, cell)]
+
     # -- symmetries (kept in :mod:`noughts.symmetries`; these are shortcuts) -------------
     @cached_property
     def symmetry_group(self) -> Symmetries:

@@ -363,9 +363,9 @@ class SeedRegionsBot(Bot):
             )
         x_moves = position.to_move == "X"
         mine = position.x if x_moves else position.o
-        for cell in position.legal_moves:
-            if geometry.wins_after(mine | (1 << cell), cell):
-                return cell
+        winning = geometry.completing(mine, position.empty)
+        if winning:
+            return winning[0]
         rows, cols = geometry.shape
         regions = [
             [(r + dr) * cols + (c + dc) for dr in range(3) for dc in range(3)]

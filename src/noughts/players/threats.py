@@ -82,9 +82,8 @@ class ThreatPlayer(Bot):
         geometry = position.geometry
         mine, theirs = ((position.x, position.o) if position.to_move == "X"
                         else (position.o, position.x))
-        legal = sorted(position.legal_moves)
         for marks in (mine, theirs):  # win now, else block
-            finishing = [cell for cell in legal if geometry.wins_after(marks | 1 << cell, cell)]
+            finishing = geometry.completing(marks, position.empty)
             if finishing:
                 return finishing[0]
         attack = find_forced_win(position, nodes=self.nodes)
