@@ -57,7 +57,7 @@ import multiprocessing
 import sys
 import time
 from pathlib import Path
-from typing import Any
+from typing import Any, NamedTuple
 
 from noughts.anytime.defence import ProofDefence
 from noughts.anytime.obook import OBook, without_o_book
@@ -186,6 +186,17 @@ def chosen(record: dict[str, Any], replace_within: int) -> int | None:
     return int(record["move"])
 
 
+def refuted(record: dict[str, Any], move: int | None) -> bool:
+    """Whether a decision's checks found a forced win for X after ``move``.
+
+    >>> refuted({"checks": [[2, 9, 600_000], [7, None, 0]]}, 2)
+    True
+    >>> refuted({"checks": [[2, 9, 600_000], [7, None, 0]]}, 7)
+    False
+    """
+    return any(check[0] == move and check[1] is not None for check in record["checks"])
+
+
 def forced_move(position: Position) -> int | None:
     """The cell the side to move must take, if any: where it completes a line, else
     where the opponent would.
@@ -196,25 +207,39 @@ def forced_move(position: Position) -> int | None:
     ...                                     "qubic"))  # O wins on 7 rather than block 3
     7
     """
-    wins_after = position.geometry.wins_after
     mine, theirs = ((position.x, position.o) if position.to_move == "X"
                     else (position.o, position.x))
     for marks in (mine, theirs):
-        for cell in sorted(position.legal_moves):
-            if wins_after(marks | 1 << cell, cell):
-                return cell
+        finishing = position.geometry.completing(marks, position.empty)
+        if finishing:
+            return finishing[0]
     return None
+
+
+class Walk(NamedTuple):
+    """What a walk of the lines met: the X players' moves, X's rankings and the O
+    decisions it waits for (each by its key), and the positions where O played a
+    decision."""
+
+    x_moves: dict[str, tuple[str, int, int]]
+    x_ranks: dict[str, tuple[int, int]]
+    o_positions: dict[str, Position]
+    met: list[Position]
 
 
 class Lines:
     """Games of O against X players (``--line-players``, X's first mark on each of
     ``--line-cells``) up to ``--line-plies`` plies: O plays the book's first moves, then
-    the decisions (a position not yet decided stops its game until it is), X its
-    player's move (kept in ``x_moves``, so a replay is free)."""
+    the decisions (a position not yet decided stops its line until it is), X its
+    player's move (kept in ``x_moves``, so a replay is free) and, from ply
+    ``--line-branch-from`` on, X's next likeliest moves too (by X's short search,
+    ``x_ranks``), up to ``--line-branch`` moves a position."""
 
     def __init__(self, book: OBook, decisions: dict[str, dict[str, Any]],
-                 x_moves: dict[str, int], args: argparse.Namespace) -> None:
+                 x_moves: dict[str, int], args: argparse.Namespace,
+                 x_ranks: dict[str, list[int]] | None = None) -> None:
         self.book, self.decisions, self.x_moves, self.args = book, decisions, x_moves, args
+        self.x_ranks = {} if x_ranks is None else x_ranks
         self.games = [(spec, cell) for spec in args.line_players.split(",") if spec
                       for cell in args.line_cells]
 
@@ -230,26 +255,60 @@ class Lines:
         _, symmetry = self.book.key(position)
         return self.book.from_canonical(symmetry, move)  # decided in the canonical form
 
-    def follow(self, spec: str, cell: int) -> tuple[str, Position, list[Position]]:
-        """How far the game gets: ``"x"`` or ``"o"`` and the position whose move is
-        missing, or ``"done"``; and the positions on the way where O played a decision."""
-        position = Position("", "qubic").play(cell)
-        met: list[Position] = []
-        while position.ply < self.args.line_plies and not position.is_over:
+    def branches(self, position: Position) -> bool:
+        """Whether X's moves in ``position`` branch beyond its player's."""
+        branch: int = self.args.line_branch
+        start: int = self.args.line_branch_from
+        return branch > 1 and position.ply >= start
+
+    def x_followed(self, spec: str, position: Position, walk: Walk) -> list[int]:
+        """X's moves followed from ``position`` (none yet: ``walk`` notes what is missing)."""
+        move = self.x_moves.get(x_key(spec, position))
+        if move is None:
+            walk.x_moves[x_key(spec, position)] = (spec, position.x, position.o)
+            return []
+        if not self.branches(position):
+            return [move]
+        order = self.x_ranks.get(key_text(position))
+        if order is None:
+            walk.x_ranks[key_text(position)] = canonical(position)
+            return []
+        _, symmetry = self.book.key(position)
+        likeliest = [self.book.from_canonical(symmetry, m) for m in order]  # ranked canonically
+        return classes(position, [move, *likeliest])[: self.args.line_branch]
+
+    def walk(self) -> Walk:
+        """Follow every line as far as the moves known go (a position met again on a
+        branching line is followed once)."""
+        walk = Walk({}, {}, {}, [])
+        met: dict[str, Position] = {}
+        seen: set[tuple[str, int, int]] = set()
+        todo = [(spec, Position("", "qubic").play(cell)) for spec, cell in self.games]
+        while todo:
+            spec, position = todo.pop()
+            if position.ply >= self.args.line_plies or position.is_over:
+                continue
+            x, o = canonical(position) if self.branches(position) else (position.x,
+                                                                             position.o)
+            if (spec, x, o) in seen:
+                continue
+            seen.add((spec, x, o))
             if position.to_move == "X":
-                move = self.x_moves.get(x_key(spec, position))
-                if move is None:
-                    return "x", position, met
+                moves = self.x_followed(spec, position, walk)
             else:
                 move = forced_move(position)
                 if move is None:
                     move = self.o_move(position)
                     if move is None:
-                        return "o", position, met
+                        walk.o_positions[key_text(position)] = Position.from_bitboards(
+                            *canonical(position), "qubic")
+                        continue
                     if key_text(position) in self.decisions:
-                        met.append(position)
-            position = position.play(move)
-        return "done", position, met
+                        met.setdefault(key_text(position), position)
+                moves = [move]
+            todo.extend((spec, position.play(move)) for move in reversed(moves))
+        walk.met.extend(met.values())
+        return walk
 
 
 def x_key(spec: str, position: Position) -> str:
@@ -318,6 +377,16 @@ def main(argv: list[str] | None = None) -> int:
                         help="X's first cells in those games (default all 64)")
     parser.add_argument("--line-plies", type=int, default=14,
                         help="the games are followed up to this ply (default 14)")
+    parser.add_argument("--line-branch", type=int, default=1,
+                        help="X's moves followed in a position of the lines: its player's, "
+                             "then X's likeliest others by its short search (--x-nodes) "
+                             "(default 1: the player's only)")
+    parser.add_argument("--line-branch-from", type=int, default=6,
+                        help="the lines branch from this ply on (default 6)")
+    parser.add_argument("--line-unrefuted", action="store_true",
+                        help="store a decision on the lines only where its move was not "
+                             "refuted (where every reply checked is lost, the engine's own "
+                             "search plays)")
     parser.add_argument("--workers", type=int, default=1)
     args = parser.parse_args(argv)
     refuse_measured("--line-players", args.line_players.split(","))
@@ -329,13 +398,15 @@ def main(argv: list[str] | None = None) -> int:
     saved = json.loads(path.read_text()) if path.is_file() else {"decisions": {}}
     decisions: dict[str, dict[str, Any]] = saved["decisions"]
     x_moves: dict[str, int] = saved.get("x_moves", {})
+    x_ranks: dict[str, list[int]] = saved.get("x_ranks", {})
 
     def save() -> None:
         path.write_text(json.dumps({"settings": {"check": args.check,
                                                  "max_checks": args.max_checks,
                                                  "o_nodes": args.o_nodes,
                                                  "own_nodes": args.own_nodes},
-                                    "decisions": decisions, "x_moves": x_moves},
+                                    "decisions": decisions, "x_moves": x_moves,
+                                    "x_ranks": x_ranks},
                                    indent=1, sort_keys=True))
 
     def decide_all(positions: list[Position]) -> None:
@@ -364,28 +435,30 @@ def main(argv: list[str] | None = None) -> int:
             book.add(position, move, games=0, score=0.0)  # chosen by proof: no games
             changed += 1
         dropped = drop_unreachable(book)
-        lines = Lines(book, decisions, x_moves, args)
-        while True:  # play the lines' games on, a ply of each a round
-            ended = [lines.follow(spec, cell) for spec, cell in lines.games]
-            need_x = {x_key(spec, p): (spec, p.x, p.o)
-                      for (spec, _), (what, p, _) in zip(lines.games, ended, strict=True)
-                      if what == "x"}
-            need_o = {key_text(p): Position.from_bitboards(*canonical(p), "qubic")
-                      for what, p, _ in ended if what == "o"}
-            if not need_x and not need_o:
+        lines = Lines(book, decisions, x_moves, args, x_ranks)
+        while True:  # follow the lines on, a move of each a round
+            walk = lines.walk()
+            if not (walk.x_moves or walk.x_ranks or walk.o_positions):
                 break
-            print(f"lines: {len(need_x)} X moves, {len(need_o)} O positions", flush=True)
-            x_moves.update(pool.imap_unordered(_x_move, list(need_x.values())))
+            print(f"lines: {len(walk.x_moves)} X moves, {len(walk.x_ranks)} X rankings, "
+                  f"{len(walk.o_positions)} O positions", flush=True)
+            x_moves.update(pool.imap_unordered(_x_move, list(walk.x_moves.values())))
+            jobs = [(x, o, args.x_nodes) for x, o in walk.x_ranks.values()]
+            x_ranks.update((key_text(Position.from_bitboards(x, o, "qubic")),
+                            order[:args.line_branch])
+                           for x, o, order in pool.imap_unordered(_x_ranked, jobs))
             save()
-            decide_all(list(need_o.values()))
+            decide_all(list(walk.o_positions.values()))
     on_lines = 0
-    for _, _, met in ended:  # every game followed to its end by the last round
-        for position in met:
-            move, old = lines.o_move(position), book.lookup(position)
-            assert move is not None
-            if old is None or classes(position, [old.move, move]) != [old.move]:
-                book.add(position, move, games=0, score=0.0)
-                on_lines += 1
+    for position in walk.met:  # every line followed to its end by the last walk
+        record = decisions[key_text(position)]
+        move, old = lines.o_move(position), book.lookup(position)
+        assert move is not None
+        if args.line_unrefuted and refuted(record, chosen(record, args.replace_within)):
+            continue  # every reply checked is lost: the engine's own search plays
+        if old is None or classes(position, [old.move, move]) != [old.move]:
+            book.add(position, move, games=0, score=0.0)
+            on_lines += 1
     book.built.update(deep_check=args.check, deep_replace_within=args.replace_within,
                       deep_from_marks=args.from_marks,
                       deep_x_moves=args.x_moves, deep_firsts=args.firsts,
@@ -393,6 +466,11 @@ def main(argv: list[str] | None = None) -> int:
     if lines.games:
         book.built.update(deep_line_players=args.line_players,
                           deep_line_cells=args.line_cells, deep_line_plies=args.line_plies)
+    if lines.games and args.line_branch > 1:
+        book.built.update(deep_line_branch=args.line_branch,
+                          deep_line_branch_from=args.line_branch_from)
+    if lines.games and args.line_unrefuted:
+        book.built.update(deep_line_unrefuted=True)
     write_if_changed(Path(args.out), book.to_bytes())
     print(f"book: {len(book)} positions, {changed} moves chosen by proof, {dropped} no longer "
           f"reached dropped, {on_lines} on the lines' games -> {args.out}")

@@ -228,23 +228,35 @@ def test_the_deep_checks_lines_play_the_book_then_the_decisions(
     deepen = importlib.import_module("deepen_o_book")
     spec = "level:10:no-strategy@500"
     settings = argparse.Namespace(line_players=spec, line_cells=[0], line_plies=6,
-                                  from_marks=3, replace_within=500_000)
+                                  from_marks=3, replace_within=500_000, line_branch=1,
+                                  line_branch_from=6)
     book = OBook("4x4x4")
     book.add(_after_x(0), 42, games=1, score=1.0)  # O's first move: the book's
     x_moves = {deepen.x_key(spec, _after_x(0).play(42)): 5}
     lines = deepen.Lines(book, {}, x_moves, settings)
     assert lines.games == [(spec, 0)]
     waiting = _after_x(0).play(42).play(5)
-    assert lines.follow(spec, 0) == ("o", waiting, [])  # O's second move: undecided
+    walk = lines.walk()  # O's second move: undecided
+    assert list(walk.o_positions) == [deepen.key_text(waiting)] and walk.met == []
     _, stored = book.to_canonical(waiting, 2)  # decided (in the canonical form): 2 stands
     lines.decisions[deepen.key_text(waiting)] = {
         "move": None, "book": None, "own": stored, "checks": [[stored, None, 0]]}
     assert lines.o_move(waiting) == 2
-    assert lines.follow(spec, 0) == ("x", waiting.play(2), [waiting])
+    walk = lines.walk()
+    assert list(walk.x_moves) == [deepen.x_key(spec, waiting.play(2))]
+    assert walk.met == [waiting] and not walk.o_positions
     x_moves[deepen.x_key(spec, waiting.play(2))] = 10  # X: 0, 5, 10 on a diagonal
     assert deepen.forced_move(waiting.play(2).play(10)) == 15
-    end = waiting.play(2).play(10).play(15)  # O's block is played, not decided
-    assert lines.follow(spec, 0) == ("done", end, [waiting])
+    walk = lines.walk()  # O's block is played, not decided: the line ends at ply 6
+    assert walk == deepen.Walk({}, {}, {}, [waiting])
+    # branching from ply 4: X's likeliest other move (ranked in the canonical form) too
+    settings.line_branch, settings.line_branch_from = 2, 4
+    walk = lines.walk()
+    assert list(walk.x_ranks) == [deepen.key_text(waiting.play(2))] and not walk.x_moves
+    _, likely = book.to_canonical(waiting.play(2), 63)
+    lines.x_ranks[deepen.key_text(waiting.play(2))] = [likely]
+    walk = lines.walk()  # after 63, O's third move waits for its decision
+    assert list(walk.o_positions) == [deepen.key_text(waiting.play(2).play(63))]
     assert deepen.chosen({"move": 7, "book": None, "own": 2, "checks": [[2, 9, 600_000]]},
                          500_000) == 2  # refuted only by a deep proof: the first stays
     with pytest.raises(SystemExit, match="--line-players: level:10:no-strategy@100000 is "
