@@ -473,7 +473,8 @@ def numbers(text: str) -> list[int]:
     return [int(cell) for cell in text.split(",")]
 
 
-def main(argv: list[str] | None = None) -> int:
+def parser() -> argparse.ArgumentParser:
+    """The builder's command line (``scripts/deepen_o_book.py`` plays its games by it)."""
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--depth", type=int, choices=(1, 2, 3, 4), default=1,
                         help="X's moves the book answers: 1 to 4 (default 1)")
@@ -520,7 +521,11 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--minutes", type=float, default=None, help="stop after this long")
     parser.add_argument("--checkpoint", default=str(CHECKPOINT))
     parser.add_argument("--out", default=str(BOOK))
-    return Builder(parser.parse_args(argv)).run()
+    return parser
+
+
+def main(argv: list[str] | None = None) -> int:
+    return Builder(parser().parse_args(argv)).run()
 
 
 if __name__ == "__main__":

@@ -70,6 +70,7 @@ from noughts.position import Position
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT / "scripts"))
 from build_o_book import (  # noqa: E402
+    Builder,
     canonical,
     classes,
     key_text,
@@ -77,10 +78,12 @@ from build_o_book import (  # noqa: E402
     ranked,
     refuse_measured,
 )
+from build_o_book import parser as builder_parser  # noqa: E402
 from qubic_family import member_player  # noqa: E402 (build_o_book put benchmarks on the path)
 
 BOOK = ROOT / "src" / "noughts" / "data" / "qubic-o-book.json.gz"
 CHECKPOINT = ROOT / "checkpoints" / "qubic-o-book-deep.json"
+LOST_GAMES = ROOT / "checkpoints" / "qubic-o-book-lost-games.json"
 
 
 Check = list[Any]
@@ -175,10 +178,31 @@ def scope(book: OBook, args: argparse.Namespace, pool: Any) -> list[Position]:
     return list(positions.values())
 
 
+def lost(record: dict[str, Any]) -> bool:
+    """Whether a decision's checks refuted every reply they tried."""
+    return all(plies is not None for _, plies, _ in record["checks"])
+
+
+def by_games(builder: Builder, position: Position, record: dict[str, Any],
+             size: int) -> dict[str, Any]:
+    """Where every reply checked is lost: the first candidate (the book's move, else the
+    engine's own) and the others hardest to refute, ``size`` classes in all, ranked by
+    ``builder``'s games against its fallible X players (its rule: a reply its short check
+    refutes drops out if another survives it); the move kept and the candidates."""
+    first = record["own"] if record["book"] is None else record["book"]
+    hardest = [move for move, _, effort in sorted(record["checks"], key=lambda c: -c[2])]
+    candidates = classes(position, [first, *hardest])[:size]
+    builder.candidates[key_text(position)] = candidates
+    return {"move": builder.decide(position, every_class=False), "candidates": candidates}
+
+
 def chosen(record: dict[str, Any], replace_within: int) -> int | None:
-    """The move a decision keeps: its first candidate (the book's move, else the
+    """The move a decision keeps: where every reply checked is lost and games ranked
+    them, the games' choice; else its first candidate (the book's move, else the
     engine's own) unless that was refuted within ``replace_within`` proof positions,
     then the move the checks chose."""
+    if "games" in record:
+        return int(record["games"]["move"])
     first: int | None = record["own"] if record["book"] is None else record["book"]
     _, plies, effort = record["checks"][0]
     if record["move"] is None or (plies is not None and effort > replace_within):
@@ -246,6 +270,8 @@ class Lines:
     def o_move(self, position: Position) -> int | None:
         """O's move in ``position`` by the book or a decision (``None``: undecided)."""
         record = self.decisions.get(key_text(position))
+        if record is not None and self.args.lost_games and lost(record) and "games" not in record:
+            return None  # every reply lost: it waits for the games that rank them
         if record is None:
             booked = self.book.lookup(position)
             early = (position.x | position.o).bit_count() < self.args.from_marks
@@ -387,6 +413,16 @@ def main(argv: list[str] | None = None) -> int:
                         help="store a decision on the lines only where its move was not "
                              "refuted (where every reply checked is lost, the engine's own "
                              "search plays)")
+    parser.add_argument("--lost-games", type=int, default=0,
+                        help="where every reply checked is lost, rank the likeliest by this "
+                             "many games each, against the X players the builder's book was "
+                             "built against, by the builder's rule (default 0: the hardest "
+                             "to refute is kept)")
+    parser.add_argument("--lost-candidates", type=int, default=4,
+                        help="the replies those games rank: the first candidate and the "
+                             "hardest others to refute (default 4)")
+    parser.add_argument("--lost-checkpoint", default=str(LOST_GAMES),
+                        help="the checkpoint of those games")
     parser.add_argument("--workers", type=int, default=1)
     args = parser.parse_args(argv)
     refuse_measured("--line-players", args.line_players.split(","))
@@ -394,6 +430,13 @@ def main(argv: list[str] | None = None) -> int:
     if "deep_check" in book.built:
         raise SystemExit(f"{args.book} was deepened already: start from the builder's book "
                          "(scripts/build_o_book.py writes it)")
+    builder = None
+    if args.lost_games:  # the builder's games, with the players and O of its book
+        builder = Builder(builder_parser().parse_args([
+            "--x-players", book.built["against"], "--o-nodes", str(book.built["o_nodes"]),
+            "--games", str(args.lost_games), "--deep-games", str(args.lost_games),
+            "--finalists", "2", "--workers", str(args.workers),
+            "--checkpoint", args.lost_checkpoint]))
     path = Path(args.checkpoint)
     saved = json.loads(path.read_text()) if path.is_file() else {"decisions": {}}
     decisions: dict[str, dict[str, Any]] = saved["decisions"]
@@ -411,11 +454,19 @@ def main(argv: list[str] | None = None) -> int:
 
     def decide_all(positions: list[Position]) -> None:
         jobs = [(p.x, p.o, None if (b := book.lookup(p)) is None else b.move,
-                 decisions.get(key_text(p), {}).get("checks"), args) for p in positions]
+                 decisions.get(key_text(p), {}).get("checks"), args) for p in positions
+                if "own" not in decisions.get(key_text(p), {})]
         for key, record in pool.imap_unordered(_decide, jobs):
             decisions[key] = record
             save()
             print(f"  {key}: {record}", flush=True)
+        for position in positions:
+            record = decisions[key_text(position)]
+            if builder is not None and lost(record) and "games" not in record:
+                # every reply checked is lost: games against fallible players rank them
+                record["games"] = by_games(builder, position, record, args.lost_candidates)
+                save()
+                print(f"  {key_text(position)} by games: {record['games']}", flush=True)
 
     with multiprocessing.Pool(args.workers) as pool:
         positions = scope(book, args, pool)
@@ -423,7 +474,7 @@ def main(argv: list[str] | None = None) -> int:
         # move where the book had none) again, reusing its checks
         todo = [p for p in positions if "own" not in decisions.get(key_text(p), {})]
         print(f"{len(positions)} positions, {len(todo)} to decide", flush=True)
-        decide_all(todo)
+        decide_all(positions)
         changed = 0
         for position in positions:
             record = decisions[key_text(position)]
@@ -469,6 +520,9 @@ def main(argv: list[str] | None = None) -> int:
     if lines.games and args.line_branch > 1:
         book.built.update(deep_line_branch=args.line_branch,
                           deep_line_branch_from=args.line_branch_from)
+    if args.lost_games:
+        book.built.update(deep_lost_games=args.lost_games,
+                          deep_lost_candidates=args.lost_candidates)
     if lines.games and args.line_unrefuted:
         book.built.update(deep_line_unrefuted=True)
     write_if_changed(Path(args.out), book.to_bytes())

@@ -229,7 +229,7 @@ def test_the_deep_checks_lines_play_the_book_then_the_decisions(
     spec = "level:10:no-strategy@500"
     settings = argparse.Namespace(line_players=spec, line_cells=[0], line_plies=6,
                                   from_marks=3, replace_within=500_000, line_branch=1,
-                                  line_branch_from=6)
+                                  line_branch_from=6, lost_games=0)
     book = OBook("4x4x4")
     book.add(_after_x(0), 42, games=1, score=1.0)  # O's first move: the book's
     x_moves = {deepen.x_key(spec, _after_x(0).play(42)): 5}
@@ -262,6 +262,25 @@ def test_the_deep_checks_lines_play_the_book_then_the_decisions(
     with pytest.raises(SystemExit, match="--line-players: level:10:no-strategy@100000 is "
                                          "in the family"):  # the book is measured on it
         deepen.main(["--line-players", "level:10:no-strategy@100000"])
+
+
+def test_where_every_reply_is_lost_games_rank_the_hardest_to_refute(
+        monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> None:
+    monkeypatch.syspath_prepend(str(BUILT.parent.parent / "scripts"))
+    deepen = importlib.import_module("deepen_o_book")
+    builder_module = importlib.import_module("build_o_book")
+    builder = builder_module.Builder(builder_module.parser().parse_args([
+        "--x-players", "level:10:no-strategy@500", "--o-nodes", "2000", "--games", "1",
+        "--deep-games", "1", "--finalists", "2", "--checkpoint", str(tmp_path / "g.json")]))
+    position = _fork_on_2()  # made-up checks: 63 (the book's), 5 and 9 all refuted
+    record = {"book": 63, "own": None, "move": 5,
+              "checks": [[63, 7, 10], [9, 5, 300], [5, 7, 900]]}
+    assert deepen.lost(record) and deepen.chosen(record, 500_000) == 5
+    record["games"] = deepen.by_games(builder, position, record, 2)
+    assert record["games"]["candidates"] == [63, 5]  # the book's, then the hardest
+    assert deepen.chosen(record, 500_000) == record["games"]["move"] in {63, 5}
+    assert len(builder.games) == 4  # two rounds of a game each, both candidates
+    assert not deepen.lost({"checks": [[63, 7, 10], [2, None, 0]]})
 
 
 def test_the_book_serves_o_only(built_book: OBook) -> None:
