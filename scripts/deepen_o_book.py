@@ -196,12 +196,12 @@ def by_games(builder: Builder, position: Position, record: dict[str, Any],
     return {"move": builder.decide(position, every_class=False), "candidates": candidates}
 
 
-def chosen(record: dict[str, Any], replace_within: int) -> int | None:
-    """The move a decision keeps: where every reply checked is lost and games ranked
-    them, the games' choice; else its first candidate (the book's move, else the
-    engine's own) unless that was refuted within ``replace_within`` proof positions,
-    then the move the checks chose."""
-    if "games" in record:
+def chosen(record: dict[str, Any], replace_within: int, games: bool = False) -> int | None:
+    """The move a decision keeps: with ``games``, where games ranked the replies (every
+    one checked lost), the games' choice; else its first candidate (the book's move,
+    else the engine's own) unless that was refuted within ``replace_within`` proof
+    positions, then the move the checks chose."""
+    if games and "games" in record:
         return int(record["games"]["move"])
     first: int | None = record["own"] if record["book"] is None else record["book"]
     _, plies, effort = record["checks"][0]
@@ -276,7 +276,7 @@ class Lines:
             booked = self.book.lookup(position)
             early = (position.x | position.o).bit_count() < self.args.from_marks
             return booked.move if booked is not None and early else None
-        move = chosen(record, self.args.replace_within)
+        move = chosen(record, self.args.replace_within, bool(self.args.lost_games))
         assert move is not None
         _, symmetry = self.book.key(position)
         return self.book.from_canonical(symmetry, move)  # decided in the canonical form
@@ -430,8 +430,8 @@ def main(argv: list[str] | None = None) -> int:
     if "deep_check" in book.built:
         raise SystemExit(f"{args.book} was deepened already: start from the builder's book "
                          "(scripts/build_o_book.py writes it)")
-    builder = None
-    if args.lost_games:  # the builder's games, with the players and O of its book
+    builder, by_lost = None, args.lost_games > 0
+    if by_lost:  # the builder's games, with the players and O of its book
         builder = Builder(builder_parser().parse_args([
             "--x-players", book.built["against"], "--o-nodes", str(book.built["o_nodes"]),
             "--games", str(args.lost_games), "--deep-games", str(args.lost_games),
@@ -478,7 +478,7 @@ def main(argv: list[str] | None = None) -> int:
         changed = 0
         for position in positions:
             record = decisions[key_text(position)]
-            move, old = chosen(record, args.replace_within), book.lookup(position)
+            move, old = chosen(record, args.replace_within, by_lost), book.lookup(position)
             if move is None or (move == record["own"] and old is None):
                 continue  # the engine's own move stands: nothing to store
             if old is not None and classes(position, [old.move, move]) == [old.move]:
@@ -505,7 +505,7 @@ def main(argv: list[str] | None = None) -> int:
         record = decisions[key_text(position)]
         move, old = lines.o_move(position), book.lookup(position)
         assert move is not None
-        if args.line_unrefuted and refuted(record, chosen(record, args.replace_within)):
+        if args.line_unrefuted and refuted(record, chosen(record, args.replace_within, by_lost)):
             continue  # every reply checked is lost: the engine's own search plays
         if old is None or classes(position, [old.move, move]) != [old.move]:
             book.add(position, move, games=0, score=0.0)

@@ -278,7 +278,8 @@ def test_where_every_reply_is_lost_games_rank_the_hardest_to_refute(
     assert deepen.lost(record) and deepen.chosen(record, 500_000) == 5
     record["games"] = deepen.by_games(builder, position, record, 2)
     assert record["games"]["candidates"] == [63, 5]  # the book's, then the hardest
-    assert deepen.chosen(record, 500_000) == record["games"]["move"] in {63, 5}
+    assert deepen.chosen(record, 500_000, games=True) == record["games"]["move"] in {63, 5}
+    assert deepen.chosen(record, 500_000) == 5  # without --lost-games: the checks' move
     assert len(builder.games) == 4  # two rounds of a game each, both candidates
     assert not deepen.lost({"checks": [[63, 7, 10], [2, None, 0]]})
 
