@@ -32,21 +32,30 @@ refuted only by a deeper proof stays (the fallible X players O meets seldom find
 win, and in the family benchmark the two such replacements lost games the kept moves
 won). A book move that stays keeps its game record; a move chosen by proof has none
 (0 games); where the engine's own move stays, nothing is stored (but on the lines).
+With ``--lost-games G``, where every candidate checked is refuted, the first candidate
+and the hardest others to refute (``--lost-candidates``) are ranked instead by the
+builder's games (``G`` each, the best two ``G`` more) against the X players its book
+was built against (``--lost-checkpoint`` keeps them): against fallible players the
+hardest to refute was often the worst (docs/qubic-o.md); the kept move is stored with
+its games.
 
 Resumable and deterministic (node budgets only): every position's decision goes to
 ``--checkpoint`` as it is made (checks made before are reused), and a new run decides
 only the positions not there. The shipped book: the builder's command (in its
-docstring), then, on the book it wrote (two worker processes)::
+docstring), then, on the book it wrote (two worker processes; 31 positions ranked by
+games, 1,740 games, about 26 minutes; free from the checkpoints)::
 
-    python scripts/deepen_o_book.py --x-moves 10 --workers 2
+    python scripts/deepen_o_book.py --x-moves 10 --workers 2 --line-unrefuted \
+        --line-players level:10:no-strategy@10000,level:10:no-strategy@50000,\
+level:10:no-strategy@200000 --lost-games 12
 
-The same with ``--line-players level:10:no-strategy@10000,level:10:no-strategy@50000,
-level:10:no-strategy@200000`` (the builder's three budgets of the engine's own X, all 64
-first cells, up to ply 14; 73 more positions decided, about 15 minutes) adds 81 entries
-on those games' lines (271 positions); measured on the family and outside it, it was no
-better and is not shipped (docs/qubic-o.md). Its decisions are in the checkpoint, and
-so are those of ``--from-marks 3`` (O's 51 second book moves: none refuted, the same
-book).
+Without ``--line-players``, ``--line-unrefuted`` and ``--lost-games``, it writes the
+book shipped before (190 positions). With ``--line-players`` alone (the builder's three
+budgets of the engine's own X, all 64 first cells, up to ply 14), it adds 81 entries on
+those games' lines (271 positions), every decided move stored; with ``--line-branch 2
+--line-unrefuted`` too, 178 (368 positions); measured on the family, neither was
+better (docs/qubic-o.md). Their decisions are in the checkpoint, and so are those of
+``--from-marks 3`` (O's 51 second book moves: none refuted, the same book).
 """
 
 from __future__ import annotations
@@ -193,7 +202,26 @@ def by_games(builder: Builder, position: Position, record: dict[str, Any],
     hardest = [move for move, _, effort in sorted(record["checks"], key=lambda c: -c[2])]
     candidates = classes(position, [first, *hardest])[:size]
     builder.candidates[key_text(position)] = candidates
-    return {"move": builder.decide(position, every_class=False), "candidates": candidates}
+    move = builder.decide(position, every_class=False)
+    entry = builder.book.lookup(position)
+    assert move is not None and entry is not None
+    return {"move": move, "candidates": candidates, "games": entry.games,
+            "score": entry.score}
+
+
+def stored_games(record: dict[str, Any], games: bool) -> tuple[int, float]:
+    """The games and O's points a decision's move is stored with: with ``games``, those
+    of the games that chose it, if games ranked the replies; else none (chosen by
+    proof: O's note says so).
+
+    >>> stored_games({"games": {"move": 5, "games": 24, "score": 17.5}}, True)
+    (24, 17.5)
+    >>> stored_games({"games": {"move": 5, "games": 24, "score": 17.5}}, False)
+    (0, 0.0)
+    """
+    if games and "games" in record:
+        return int(record["games"]["games"]), float(record["games"]["score"])
+    return 0, 0.0
 
 
 def chosen(record: dict[str, Any], replace_within: int, games: bool = False) -> int | None:
@@ -411,8 +439,8 @@ def main(argv: list[str] | None = None) -> int:
                         help="the lines branch from this ply on (default 6)")
     parser.add_argument("--line-unrefuted", action="store_true",
                         help="store a decision on the lines only where its move was not "
-                             "refuted (where every reply checked is lost, the engine's own "
-                             "search plays)")
+                             "refuted or games chose it (elsewhere the engine's own search "
+                             "plays)")
     parser.add_argument("--lost-games", type=int, default=0,
                         help="where every reply checked is lost, rank the likeliest by this "
                              "many games each, against the X players the builder's book was "
@@ -483,7 +511,8 @@ def main(argv: list[str] | None = None) -> int:
                 continue  # the engine's own move stands: nothing to store
             if old is not None and classes(position, [old.move, move]) == [old.move]:
                 continue  # (the book's move, perhaps its image under a symmetry of the position)
-            book.add(position, move, games=0, score=0.0)  # chosen by proof: no games
+            games, score = stored_games(record, by_lost)  # chosen by proof: no games
+            book.add(position, move, games=games, score=score)
             changed += 1
         dropped = drop_unreachable(book)
         lines = Lines(book, decisions, x_moves, args, x_ranks)
@@ -505,10 +534,12 @@ def main(argv: list[str] | None = None) -> int:
         record = decisions[key_text(position)]
         move, old = lines.o_move(position), book.lookup(position)
         assert move is not None
-        if args.line_unrefuted and refuted(record, chosen(record, args.replace_within, by_lost)):
-            continue  # every reply checked is lost: the engine's own search plays
+        games, score = stored_games(record, by_lost)
+        kept = chosen(record, args.replace_within, by_lost)
+        if args.line_unrefuted and refuted(record, kept) and not games:
+            continue  # refuted, and no games chose it: the engine's own search plays
         if old is None or classes(position, [old.move, move]) != [old.move]:
-            book.add(position, move, games=0, score=0.0)
+            book.add(position, move, games=games, score=score)
             on_lines += 1
     book.built.update(deep_check=args.check, deep_replace_within=args.replace_within,
                       deep_from_marks=args.from_marks,
