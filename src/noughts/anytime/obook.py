@@ -20,7 +20,11 @@ likeliest fourth move in each line. Then ``scripts/deepen_o_book.py`` checked O'
 and fourth moves by proof searches far larger than a move can afford: a book move that
 X's win refutes within 500,000 proof positions was replaced by the first reply with no
 win found in 2,000,000, and so was the engine's own move after X's 3rd to 10th likeliest
-third moves (such an entry has no games). The first book built,
+third moves (such an entry has no games); where every reply checked was refuted, the
+builder's games ranked the book's or engine's move and the hardest others to refute
+(such an entry keeps those games). It also follows the lines of games against noughts'
+own X at three budgets up to ply 14, storing each move decided there by the same
+checks or games. The first book built,
 against noughts' own X alone (``checkpoints/qubic-o-book.json.gz``), made O weaker and
 is not shipped (docs/qubic-o.md). The file is gzip-compressed JSON: ``{"format": 1, "variant":
 "4x4x4", "built": {...}, "entries": [[x, o, move, games, score], ...]}`` with ``score``
