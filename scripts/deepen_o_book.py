@@ -197,9 +197,10 @@ def by_games(builder: Builder, position: Position, record: dict[str, Any],
     """Where every reply checked is lost: the first candidate (the book's move, else the
     engine's own) and the others hardest to refute, ``size`` classes in all, ranked by
     ``builder``'s games against its fallible X players (its rule: a reply its short check
-    refutes drops out if another survives it); the move kept and the candidates."""
+    refutes drops out if another survives it): the move kept, the candidates, and the
+    games the kept move played and O's points in them."""
     first = record["own"] if record["book"] is None else record["book"]
-    hardest = [move for move, _, effort in sorted(record["checks"], key=lambda c: -c[2])]
+    hardest = [check[0] for check in sorted(record["checks"], key=lambda check: -check[2])]
     candidates = classes(position, [first, *hardest])[:size]
     builder.candidates[key_text(position)] = candidates
     move = builder.decide(position, every_class=False)
