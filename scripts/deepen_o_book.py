@@ -366,6 +366,13 @@ class Lines:
         return walk
 
 
+def booked(book: OBook, position: Position, move: int) -> bool:
+    """Whether ``book`` already answers ``position`` with ``move``, or with its image
+    under a symmetry of the position."""
+    old = book.lookup(position)
+    return old is not None and classes(position, [old.move, move]) == [old.move]
+
+
 def x_key(spec: str, position: Position) -> str:
     """An X player's move's key in the checkpoint: the player and the position as played
     (not up to symmetry: the players break ties by cell)."""
@@ -507,11 +514,11 @@ def main(argv: list[str] | None = None) -> int:
         changed = 0
         for position in positions:
             record = decisions[key_text(position)]
-            move, old = chosen(record, args.replace_within, by_lost), book.lookup(position)
-            if move is None or (move == record["own"] and old is None):
+            move = chosen(record, args.replace_within, by_lost)
+            if move is None or (move == record["own"] and book.lookup(position) is None):
                 continue  # the engine's own move stands: nothing to store
-            if old is not None and classes(position, [old.move, move]) == [old.move]:
-                continue  # (the book's move, perhaps its image under a symmetry of the position)
+            if booked(book, position, move):
+                continue
             games, score = stored_games(record, by_lost)  # chosen by proof: no games
             book.add(position, move, games=games, score=score)
             changed += 1
@@ -533,13 +540,13 @@ def main(argv: list[str] | None = None) -> int:
     on_lines = 0
     for position in walk.met:  # every line followed to its end by the last walk
         record = decisions[key_text(position)]
-        move, old = lines.o_move(position), book.lookup(position)
+        move = lines.o_move(position)
         assert move is not None
         games, score = stored_games(record, by_lost)
         kept = chosen(record, args.replace_within, by_lost)
         if args.line_unrefuted and refuted(record, kept) and not games:
             continue  # refuted, and no games chose it: the engine's own search plays
-        if old is None or classes(position, [old.move, move]) != [old.move]:
+        if not booked(book, position, move):
             book.add(position, move, games=games, score=score)
             on_lines += 1
     book.built.update(deep_check=args.check, deep_replace_within=args.replace_within,
