@@ -37,7 +37,8 @@ and the hardest others to refute (``--lost-candidates``) are ranked instead by t
 builder's games (``G`` each, the best two ``G`` more) against the X players its book
 was built against (``--lost-checkpoint`` keeps them): against fallible players the
 hardest to refute was often the worst (docs/qubic-o.md); the kept move is stored with
-its games.
+its games. A position ranked over other candidates (another ``--lost-candidates``) is
+ranked again, the games already played reused.
 
 Resumable and deterministic (node budgets only): every position's decision goes to
 ``--checkpoint`` as it is made (checks made before are reused), and a new run decides
@@ -55,7 +56,9 @@ budgets of the engine's own X, all 64 first cells, up to ply 14), it adds 81 ent
 those games' lines (271 positions), every decided move stored; with ``--line-branch 2
 --line-unrefuted`` too, 178 (368 positions); measured on the family, neither was
 better (docs/qubic-o.md). Their decisions are in the checkpoint, and so are those of
-``--from-marks 3`` (O's 51 second book moves: none refuted, the same book).
+``--from-marks 3`` (O's 51 second book moves: none refuted, the same book), and the games
+of ``--lost-candidates 8`` (259 positions, measured no better; a run with it rewrites the
+checkpoint's rankings, and the shipped command writes them back, both free).
 """
 
 from __future__ import annotations
@@ -192,16 +195,29 @@ def lost(record: dict[str, Any]) -> bool:
     return all(plies is not None for _, plies, _ in record["checks"])
 
 
-def by_games(builder: Builder, position: Position, record: dict[str, Any],
-             size: int) -> dict[str, Any]:
-    """Where every reply checked is lost: the first candidate (the book's move, else the
-    engine's own) and the others hardest to refute, ``size`` classes in all, ranked by
-    ``builder``'s games against its fallible X players (its rule: a reply its short check
-    refutes drops out if another survives it): the move kept, the candidates, and the
-    games the kept move played and O's points in them."""
+def games_candidates(position: Position, record: dict[str, Any], size: int) -> list[int]:
+    """Where every reply checked is lost, the replies games rank: the first candidate
+    (the book's move, else the engine's own) and the others hardest to refute, ``size``
+    classes in all."""
     first = record["own"] if record["book"] is None else record["book"]
     hardest = [check[0] for check in sorted(record["checks"], key=lambda check: -check[2])]
-    candidates = classes(position, [first, *hardest])[:size]
+    return classes(position, [first, *hardest])[:size]
+
+
+def games_current(position: Position, record: dict[str, Any], size: int) -> bool:
+    """Whether games ranked a lost decision's :func:`games_candidates` (``position`` in
+    its canonical orientation): not if they ranked none, or other candidates."""
+    return ("games" in record
+            and record["games"]["candidates"] == games_candidates(position, record, size))
+
+
+def by_games(builder: Builder, position: Position, record: dict[str, Any],
+             size: int) -> dict[str, Any]:
+    """The :func:`games_candidates` ranked by ``builder``'s games against its fallible
+    X players (its rule: a reply its short check refutes drops out if another survives
+    it): the move kept, the candidates, and the games the kept move played and O's
+    points in them."""
+    candidates = games_candidates(position, record, size)
     builder.candidates[key_text(position)] = candidates
     move = builder.decide(position, every_class=False)
     entry = builder.book.lookup(position)
@@ -299,7 +315,9 @@ class Lines:
     def o_move(self, position: Position) -> int | None:
         """O's move in ``position`` by the book or a decision (``None``: undecided)."""
         record = self.decisions.get(key_text(position))
-        if record is not None and self.args.lost_games and lost(record) and "games" not in record:
+        if record is not None and self.args.lost_games and lost(record) and not games_current(
+                Position.from_bitboards(*canonical(position), "qubic"), record,
+                self.args.lost_candidates):
             return None  # every reply lost: it waits for the games that rank them
         if record is None:
             booked = self.book.lookup(position)
@@ -498,8 +516,10 @@ def main(argv: list[str] | None = None) -> int:
             print(f"  {key}: {record}", flush=True)
         for position in positions:
             record = decisions[key_text(position)]
-            if builder is not None and lost(record) and "games" not in record:
+            if (builder is not None and lost(record)
+                    and not games_current(position, record, args.lost_candidates)):
                 # every reply checked is lost: games against fallible players rank them
+                # (again if they ranked other candidates: the games played are kept)
                 record["games"] = by_games(builder, position, record, args.lost_candidates)
                 save()
                 print(f"  {key_text(position)} by games: {record['games']}", flush=True)

@@ -283,6 +283,11 @@ def test_where_every_reply_is_lost_games_rank_the_hardest_to_refute(
     assert deepen.chosen(record, 500_000, games=True) == record["games"]["move"] in {63, 5}
     assert deepen.chosen(record, 500_000) == 5  # without --lost-games: the checks' move
     assert len(builder.games) == 4  # two rounds of a game each, both candidates
+    assert deepen.games_current(position, record, 2)
+    assert not deepen.games_current(position, record, 3)  # 9 too: ranked again
+    again = deepen.by_games(builder, position, record, 3)
+    assert again["candidates"] == [63, 5, 9]
+    assert deepen.games_current(position, {**record, "games": again}, 3)
     assert deepen.stored_games(record, True) == (2, record["games"]["score"])  # stored so
     assert not deepen.lost({"checks": [[63, 7, 10], [2, None, 0]]})
 
