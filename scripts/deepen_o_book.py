@@ -539,7 +539,7 @@ def main(argv: list[str] | None = None) -> int:
                 continue  # the engine's own move stands: nothing to store
             if booked(book, position, move):
                 continue
-            games, score = stored_games(record, by_lost)  # games chose it: its games; proof did: none
+            games, score = stored_games(record, by_lost)  # by games: its games; by proof: none
             book.add(position, move, games=games, score=score)
             changed += 1
         dropped = drop_unreachable(book)
