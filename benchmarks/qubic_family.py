@@ -33,7 +33,8 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import TypeVar
 
-from noughts.anytime.proof import find_win
+from noughts.anytime.defence import CHECK_NODES
+from noughts.anytime.proof import ProofSearch, find_win
 from noughts.budget import Limit
 from noughts.players.game import play_game
 from noughts.players.protocol import LevelPlayer, Player, parse_player
@@ -419,6 +420,81 @@ def proven_o_win(check: WinCheck) -> dict[str, object]:
             "plies": None if win is None else win[1]}
 
 
+WALK_NODES = 500_000
+"""Proof positions of the search that finds, in a game O lost, the first O move after
+which X's win is proven (``--escapes``)."""
+DEEP_NODES = 2_000_000
+"""Proof positions of the deep check of a reply that a move's check leaves open."""
+
+
+def x_wins(position: Position, nodes: int) -> bool:
+    """Whether the proof search from X's side proves X's win within ``nodes`` positions.
+
+    >>> x_wins(Position("XXX./OO../..../....|" + "|".join(["..../..../..../...."] * 3),
+    ...                 "qubic").play(7), 1000)
+    True
+    """
+    search = ProofSearch(position, 0)
+    proof, _ = search.run(Limit(), nodes=nodes)
+    return proof == 0
+
+
+def first_lost(record: dict[str, object]) -> dict[str, object]:
+    """In a game O lost, ``at``: the position (X's and O's bitboards, O to move) before
+    the first O move after which X's win is proven within :data:`WALK_NODES` positions,
+    and the move O played there; ``None`` if none is (runs in a worker process)."""
+    for position, move in _replay(record):
+        if position.to_move == "O" and x_wins(position.play(move), WALK_NODES):
+            return {"at": (position.x, position.o, move)}
+    return {"at": None}
+
+
+def escapes(job: tuple[int, int, int]) -> dict[str, object]:
+    """Every reply in a position O lost from (X's and O's bitboards, the move O played):
+    refuted within a move's check (:data:`CHECK_NODES` proof positions), and of the
+    rest, those a deep check (:data:`DEEP_NODES`) does not refute either (runs in a
+    worker process)."""
+    x, o, played = job
+    position = Position.from_bitboards(x, o, "qubic")
+    replies = [move for move in position.legal_moves if not position.play(move).is_over]
+    open_ = [move for move in replies if not x_wins(position.play(move), CHECK_NODES)]
+    safe = [move for move in open_ if not x_wins(position.play(move), DEEP_NODES)]
+    return {"ply": position.ply, "played": played, "replies": len(replies),
+            "open": open_, "safe": safe}
+
+
+def print_escapes(records: list[dict[str, object]], jobs: int) -> None:
+    """Where O's lost games were lost: for each game, the first O move after which X's
+    win is proven; for each such position (up to symmetry), how many replies a move's
+    check refutes and which a deep check leaves."""
+    lost = [record for record in records if _winner(record) == "X"]
+    found = in_workers(first_lost, lost, jobs)
+    positions: dict[tuple[int, int], tuple[tuple[int, int, int], list[str]]] = {}
+    unproven = 0
+    for record, answer in zip(lost, found, strict=True):
+        at = answer["at"]
+        if not isinstance(at, tuple):
+            unproven += 1
+            continue
+        x, o, _ = Position.from_bitboards(at[0], at[1], "qubic").geometry.symmetry_group \
+            .canonical(at[0], at[1])
+        entry = positions.setdefault((x, o), (at, []))
+        entry[1].append(f"{record['member']} {record['cell']}")
+    print(f"| first O move lost after (marks) | replies | open after {CHECK_NODES:,} | "
+          f"not refuted by {DEEP_NODES:,} | O played | games |")
+    print("|--:|--:|--:|---|--:|---|")
+    tasks = [at for at, _ in positions.values()]
+    for (_, games), answer in zip(positions.values(), in_workers(escapes, tasks, jobs),
+                                  strict=True):
+        open_, safe = answer["open"], answer["safe"]
+        assert isinstance(open_, list) and isinstance(safe, list)
+        print(f"| {answer['ply']} | {answer['replies']} | {len(open_)} | "
+              f"{', '.join(map(str, safe)) or 'none'} | {answer['played']} | "
+              f"{'; '.join(games)} |")
+    print(f"  {len(lost)} games lost, {len(positions)} positions, {unproven} with no "
+          f"O move proven lost within {WALK_NODES:,} positions")
+
+
 def main(argv: list[str] | None = None) -> int:
     """``python benchmarks/qubic_family.py RESULTS.json [...]``: the lines table of
     family results written by ``bench_qubic.py --parts family``."""
@@ -432,8 +508,12 @@ def main(argv: list[str] | None = None) -> int:
                         help="instead: in the games O did not win, a proof search for "
                              "O's forced win at each of O's moves from its second on, "
                              "SECONDS each (did O miss a win?)")
+    parser.add_argument("--escapes", action="store_true",
+                        help="instead: in the games O lost, the first O move after which "
+                             "X's win is proven, and which replies there a proof search "
+                             "does not refute (did O have a way out?)")
     parser.add_argument("--jobs", type=int, default=1,
-                        help="--missed-wins: searches at once (worker processes)")
+                        help="--missed-wins, --escapes: searches at once (worker processes)")
     args = parser.parse_args(argv)
     if args.plies < 1:
         parser.error("--plies: at least 1")
@@ -445,6 +525,9 @@ def main(argv: list[str] | None = None) -> int:
         except (OSError, ValueError, KeyError, TypeError) as error:
             parser.error(f"{path}: not family results ({error})")
         print(f"{path}:")
+        if args.escapes:
+            print_escapes(records, args.jobs)
+            continue
         if args.missed_wins is None:
             print_lines(lines(records, args.plies), args.plies)
             continue

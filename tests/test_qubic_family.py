@@ -138,3 +138,26 @@ def test_the_family_part_runs_and_writes_its_table(
         family.main([str(tmp_path / "other.json")])
     assert stopped.value.code == 2
     assert "not family results" in capsys.readouterr().err
+
+
+def test_escapes_finds_where_a_lost_game_was_lost(
+    monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    family = _benchmarks(monkeypatch, "qubic_family")
+    monkeypatch.setattr(family, "WALK_NODES", 20_000)
+    monkeypatch.setattr(family, "DEEP_NODES", 20_000)
+    # X takes a square of four on the first layer, O plays elsewhere; X wins by threats
+    game = {"member": "m", "cell": 0, "winner": "X",
+            "moves": [63, 1, 42, 4, 21, 5, 62, 10, 15, 2, 3, 6, 7, 14]}
+    position = Position("", "qubic")
+    for move in [0, *game["moves"]]:
+        position = position.play(move)
+    assert position.winner == "X"
+    at = family.first_lost(game)["at"]
+    assert at is not None
+    answer = family.escapes(at)
+    assert answer["played"] == at[2] and answer["played"] not in answer["open"]
+    assert set(answer["safe"]) <= set(answer["open"])
+    family.print_escapes([game, {**game, "winner": "O"}], 1)
+    table = capsys.readouterr().out
+    assert "m 0 |" in table and "1 games lost, 1 positions" in table
