@@ -38,17 +38,21 @@ builder's games (``G`` each, the best two ``G`` more) against the X players its 
 was built against (``--lost-checkpoint`` keeps them): against fallible players the
 hardest to refute was often the worst (docs/qubic-o.md); the kept move is stored with
 its games. A position ranked over other candidates (another ``--lost-candidates``) is
-ranked again, the games already played reused.
+ranked again, the games already played reused. With ``--lost-checks N``, where the
+``--max-checks`` candidates are all refuted, the rest (in the engine's order, up to ``N``
+in all) are checked too before the position counts as lost: a reply no proof refutes
+is kept (``more_checks`` in the record; the games rank the first candidates only).
 
 Resumable and deterministic (node budgets only): every position's decision goes to
 ``--checkpoint`` as it is made (checks made before are reused), and a new run decides
 only the positions not there. The shipped book: the builder's command (in its
 docstring), then, on the book it wrote (two worker processes; 31 positions ranked by
-games, 1,740 games, about 26 minutes; free from the checkpoints)::
+games, 1,740 games, about 26 minutes, then the rest of the replies of the 31 lost
+positions checked, about 8 minutes; free from the checkpoints)::
 
     python scripts/deepen_o_book.py --x-moves 10 --workers 2 --line-unrefuted \
         --line-players level:10:no-strategy@10000,level:10:no-strategy@50000,\
-level:10:no-strategy@200000 --lost-games 12
+level:10:no-strategy@200000 --lost-games 12 --lost-checks 64
 
 Without ``--line-players``, ``--line-unrefuted`` and ``--lost-games``, it writes the
 book shipped before (190 positions). With ``--line-players`` alone (the builder's three
@@ -58,7 +62,9 @@ those games' lines (271 positions), every decided move stored; with ``--line-bra
 better (docs/qubic-o.md). Their decisions are in the checkpoint, and so are those of
 ``--from-marks 3`` (O's 51 second book moves: none refuted, the same book), and the games
 of ``--lost-candidates 8`` (259 positions, measured no better; a run with it rewrites the
-checkpoint's rankings, and the shipped command writes them back, both free).
+checkpoint's rankings, and the shipped command writes them back, both free). Those counts
+are from before ``--lost-checks``: the two replies its checks found (one in the scope,
+one on the lines) are in the checkpoint, and every run from it keeps them.
 """
 
 from __future__ import annotations
@@ -122,24 +128,33 @@ def decide(position: Position, book_reply: int | None, args: argparse.Namespace,
         first = own
     else:
         first = book_reply
-    candidates = classes(position, [first, *ranked(position, args.o_nodes)])
-    candidates = candidates[: args.max_checks]
+    every = classes(position, [first, *ranked(position, args.o_nodes)])
+    candidates = every[: args.max_checks]
     defence = ProofDefence(position, Limit(), check_nodes=args.check)
     made = {canonical(position.play(move)): (plies, effort)
             for move, plies, effort in known or []}
-    for move in candidates:
+    for move in every[: max(args.max_checks, args.lost_checks)]:
         plies, effort = made.get(canonical(position.play(move)), (0, 0))
         if plies is None:
             defence.unrefuted.add(move)
         elif plies:
             defence.refuted[move], defence.effort[move] = plies, effort
     kept: int | None = defence.choose(candidates)
-    checks = [[move, defence.refuted.get(move), defence.effort.get(move, 0)]
-              for move in candidates if move in defence.refuted or move in defence.unrefuted]
+
+    def made_checks(moves: list[int]) -> list[Check]:
+        return [[move, defence.refuted.get(move), defence.effort.get(move, 0)]
+                for move in moves if move in defence.refuted or move in defence.unrefuted]
+
+    record: dict[str, Any] = {"book": book_reply, "own": own, "checks": made_checks(candidates)}
+    if kept in defence.refuted and args.lost_checks > len(candidates):
+        more = every[len(candidates): args.lost_checks]  # a way out among the rest?
+        escape = defence.choose(more) if more else kept
+        record.update(more_checks=made_checks(more), lost_checks=args.lost_checks)
+        if escape not in defence.refuted:
+            kept = escape
     if kept == own:
         kept = None  # the engine's own move stands: nothing to store
-    return {"move": kept, "book": book_reply, "own": own, "checks": checks,
-            "seconds": round(time.perf_counter() - start, 1)}
+    return {"move": kept, **record, "seconds": round(time.perf_counter() - start, 1)}
 
 
 def _decide(job: tuple[int, int, int | None, list[Check] | None, argparse.Namespace]
@@ -191,8 +206,30 @@ def scope(book: OBook, args: argparse.Namespace, pool: Any) -> list[Position]:
 
 
 def lost(record: dict[str, Any]) -> bool:
-    """Whether a decision's checks refuted every reply they tried."""
-    return all(plies is not None for _, plies, _ in record["checks"])
+    """Whether a decision's checks refuted every reply they tried (``more_checks``, those
+    of ``--lost-checks``, included)."""
+    return all(plies is not None for _, plies, _ in all_checks(record))
+
+
+def all_checks(record: dict[str, Any]) -> list[Check]:
+    """A decision's checks: its first candidates', then those of ``--lost-checks``."""
+    return [*record["checks"], *record.get("more_checks", [])]
+
+
+def checks_current(record: dict[str, Any] | None, lost_checks: int) -> bool:
+    """Whether a decision was made with the checks asked for: not if there is none (or
+    one of an older kind, with no engine's own move), nor if every reply it checked is
+    lost and ``--lost-checks`` now asks for more than it made.
+
+    >>> record = {"own": 5, "checks": [[5, 9, 100]]}
+    >>> checks_current(record, 0), checks_current(record, 20)
+    (True, False)
+    >>> checks_current({**record, "lost_checks": 20}, 20)
+    True
+    """
+    if record is None or "own" not in record:
+        return False
+    return not lost(record) or record.get("lost_checks", 0) >= lost_checks
 
 
 def games_candidates(position: Position, record: dict[str, Any], size: int) -> list[int]:
@@ -245,12 +282,15 @@ def chosen(record: dict[str, Any], replace_within: int, games: bool = False) -> 
     """The move a decision keeps: with ``games``, where games ranked the replies (every
     one checked lost), the games' choice; else its first candidate (the book's move,
     else the engine's own) unless that was refuted within ``replace_within`` proof
-    positions, then the move the checks chose."""
+    positions, then the move the checks chose; where the first candidates were all
+    refuted and ``--lost-checks`` found a reply no proof refutes, that reply."""
     if games and "games" in record:
         return int(record["games"]["move"])
     first: int | None = record["own"] if record["book"] is None else record["book"]
     _, plies, effort = record["checks"][0]
-    if record["move"] is None or (plies is not None and effort > replace_within):
+    escaped = "more_checks" in record and not lost(record)
+    if not escaped and (record["move"] is None or (plies is not None
+                                                   and effort > replace_within)):
         return first  # standing, or refuted only by a deep proof: kept
     return int(record["move"])
 
@@ -263,7 +303,7 @@ def refuted(record: dict[str, Any], move: int | None) -> bool:
     >>> refuted({"checks": [[2, 9, 600_000], [7, None, 0]]}, 7)
     False
     """
-    return any(check[0] == move and check[1] is not None for check in record["checks"])
+    return any(check[0] == move and check[1] is not None for check in all_checks(record))
 
 
 def forced_move(position: Position) -> int | None:
@@ -319,6 +359,8 @@ class Lines:
                 Position.from_bitboards(*canonical(position), "qubic"), record,
                 self.args.lost_candidates):
             return None  # every reply lost: it waits for the games that rank them
+        if record is not None and not checks_current(record, self.args.lost_checks):
+            return None  # it waits for the checks --lost-checks asks for
         if record is None:
             booked = self.book.lookup(position)
             early = (position.x | position.o).bit_count() < self.args.from_marks
@@ -436,6 +478,10 @@ def main(argv: list[str] | None = None) -> int:
                         help="candidates checked at most in a position (default 12)")
     parser.add_argument("--from-marks", type=int, default=5,
                         help="book positions with this many marks on are checked (default 5)")
+    parser.add_argument("--lost-checks", type=int, default=0,
+                        help="where the --max-checks candidates are all refuted, check the "
+                             "rest too, up to this many in all, for a reply no proof refutes "
+                             "(default 0: none)")
     parser.add_argument("--x-moves", type=int, default=0,
                         help="also answer X's K likeliest third moves in each line (default 0)")
     parser.add_argument("--firsts", type=numbers, default=[0, 1],
@@ -508,9 +554,13 @@ def main(argv: list[str] | None = None) -> int:
 
     def decide_all(positions: list[Position]) -> None:
         jobs = [(p.x, p.o, None if (b := book.lookup(p)) is None else b.move,
-                 decisions.get(key_text(p), {}).get("checks"), args) for p in positions
-                if "own" not in decisions.get(key_text(p), {})]
+                 all_checks(decisions[key_text(p)]) if key_text(p) in decisions else None,
+                 args) for p in positions
+                if not checks_current(decisions.get(key_text(p)), args.lost_checks)]
         for key, record in pool.imap_unordered(_decide, jobs):
+            old = decisions.get(key, {})
+            if "games" in old and lost(record):
+                record["games"] = old["games"]  # (they rank the first candidates' checks)
             decisions[key] = record
             save()
             print(f"  {key}: {record}", flush=True)
@@ -528,7 +578,8 @@ def main(argv: list[str] | None = None) -> int:
         positions = scope(book, args, pool)
         # a position is decided once; a decision of an older kind (no engine's own
         # move where the book had none) again, reusing its checks
-        todo = [p for p in positions if "own" not in decisions.get(key_text(p), {})]
+        todo = [p for p in positions
+                if not checks_current(decisions.get(key_text(p)), args.lost_checks)]
         print(f"{len(positions)} positions, {len(todo)} to decide", flush=True)
         decide_all(positions)
         changed = 0
@@ -582,6 +633,8 @@ def main(argv: list[str] | None = None) -> int:
     if args.lost_games:
         book.built.update(deep_lost_games=args.lost_games,
                           deep_lost_candidates=args.lost_candidates)
+    if args.lost_checks:
+        book.built.update(deep_lost_checks=args.lost_checks)
     if lines.games and args.line_unrefuted:
         book.built.update(deep_line_unrefuted=True)
     write_if_changed(Path(args.out), book.to_bytes())

@@ -194,7 +194,7 @@ def test_the_deep_check_keeps_the_first_reply_no_proof_refutes(
     monkeypatch.syspath_prepend(str(BUILT.parent.parent / "scripts"))
     deepen = importlib.import_module("deepen_o_book")
     settings = argparse.Namespace(check=100_000, max_checks=64, o_nodes=20_000,
-                                  own_nodes=20_000)
+                                  own_nodes=20_000, lost_checks=0)
     record = deepen.decide(_fork_on_2(), 63, settings)  # the book's move loses
     move = record["move"]
     assert record["book"] == 63 and move in {2, 3, 14}  # one of the fork's lines blocked
@@ -206,6 +206,15 @@ def test_the_deep_check_keeps_the_first_reply_no_proof_refutes(
     assert sound["move"] == 2 and sound["checks"] == [[2, None, 0]]
     settings.max_checks = 1  # every candidate checked is refuted: the hardest to refute
     assert deepen.decide(_fork_on_2(), 63, settings)["move"] == 63
+    settings.lost_checks = 64  # then the rest are checked: a way out is kept
+    escaped = deepen.decide(_fork_on_2(), 63, settings)
+    assert escaped["checks"] == refuted[:1] and escaped["move"] in {2, 3, 14}
+    assert escaped["more_checks"][-1] == [escaped["move"], None, 0]
+    assert escaped["lost_checks"] == 64 and not deepen.lost(escaped)
+    assert deepen.chosen(escaped, 500_000) == escaped["move"]
+    deep = {**escaped, "checks": [[63, 9, 600_000]]}  # kept over a deep refutation too
+    assert deepen.chosen(deep, 500_000) == escaped["move"]
+    settings.lost_checks = 0
     # entries after a replaced move are dropped: no line of the book reaches them
     book = OBook("4x4x4")
     book.add(_after_x(0), 42, games=1, score=1.0)
@@ -231,7 +240,7 @@ def test_the_deep_checks_lines_play_the_book_then_the_decisions(
     spec = "level:10:no-strategy@500"
     settings = argparse.Namespace(line_players=spec, line_cells=[0], line_plies=6,
                                   from_marks=3, replace_within=500_000, line_branch=1,
-                                  line_branch_from=6, lost_games=0)
+                                  line_branch_from=6, lost_games=0, lost_checks=0)
     book = OBook("4x4x4")
     book.add(_after_x(0), 42, games=1, score=1.0)  # O's first move: the book's
     x_moves = {deepen.x_key(spec, _after_x(0).play(42)): 5}
