@@ -34,7 +34,7 @@ from pathlib import Path
 from typing import TypeVar
 
 from noughts.anytime.defence import CHECK_NODES
-from noughts.anytime.proof import ProofSearch, find_win
+from noughts.anytime.proof import find_win
 from noughts.budget import Limit
 from noughts.players.game import play_game
 from noughts.players.protocol import LevelPlayer, Player, parse_player
@@ -427,16 +427,9 @@ DEEP_NODES = 2_000_000
 """Proof positions of the deep check of a reply that a move's check leaves open."""
 
 
-def x_wins(position: Position, nodes: int) -> bool:
-    """Whether the proof search from X's side proves X's win within ``nodes`` positions.
-
-    >>> x_wins(Position("XXX./OO../..../....|" + "|".join(["..../..../..../...."] * 3),
-    ...                 "qubic").play(7), 1000)
-    True
-    """
-    search = ProofSearch(position, 0)
-    proof, _ = search.run(Limit(), nodes=nodes)
-    return proof == 0
+def _x_wins(position: Position, nodes: int) -> bool:
+    """Whether X (to move) has a win the proof search proves within ``nodes`` positions."""
+    return find_win(position, budget=Limit.within(nodes=nodes)) is not None
 
 
 def first_lost(record: dict[str, object]) -> dict[str, object]:
@@ -444,7 +437,7 @@ def first_lost(record: dict[str, object]) -> dict[str, object]:
     the first O move after which X's win is proven within :data:`WALK_NODES` positions,
     and the move O played there; ``None`` if none is (runs in a worker process)."""
     for position, move in _replay(record):
-        if position.to_move == "O" and x_wins(position.play(move), WALK_NODES):
+        if position.to_move == "O" and _x_wins(position.play(move), WALK_NODES):
             return {"at": (position.x, position.o, move)}
     return {"at": None}
 
@@ -457,8 +450,8 @@ def escapes(job: tuple[int, int, int]) -> dict[str, object]:
     x, o, played = job
     position = Position.from_bitboards(x, o, "qubic")
     replies = [move for move in position.legal_moves if not position.play(move).is_over]
-    open_ = [move for move in replies if not x_wins(position.play(move), CHECK_NODES)]
-    safe = [move for move in open_ if not x_wins(position.play(move), DEEP_NODES)]
+    open_ = [move for move in replies if not _x_wins(position.play(move), CHECK_NODES)]
+    safe = [move for move in open_ if not _x_wins(position.play(move), DEEP_NODES)]
     return {"ply": position.ply, "played": played, "replies": len(replies),
             "open": open_, "safe": safe}
 
