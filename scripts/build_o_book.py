@@ -31,24 +31,25 @@ decided.
 The shipped book (``src/noughts/data/qubic-o-book.json.gz``, named by the ``o_book`` of
 ``4x4x4`` in :mod:`noughts.variants`): O's first reply to each kind of first move; O's
 second move after each class of X's second move (18 after a corner or centre, 33 after
-another cell); O's third move after X's two likeliest third moves in each of those
-51 lines; and, after a corner or centre, O's fourth move after X's likeliest fourth
-move in each of its 36 lines (188 positions). 5,534 games against stronger X players,
-about two and a half hours on two cores. Its checkpoint starts from the first replies' 120 games
-(``checkpoints/qubic-o-book-v2-games.json``, played against six weaker players outside
-the family by ``--depth 1 --first-candidates 3 --games 12 --finalists 2 --o-nodes
-300000 --x-players seed-qubic:2:aggressive,seed-qubic:1:defensive:random,
+another cell); O's third move after X's two likeliest third moves in each of those 51
+lines; and O's fourth move after X's likeliest fourth move in each line, the 36 after a
+corner or centre and those after another cell (251 positions). 7,154 games against
+stronger X players, about three hours on two cores. Its checkpoint starts from the first
+replies' 120 games (``checkpoints/qubic-o-book-v2-games.json``, played against six
+weaker players outside the family by ``--depth 1 --first-candidates 3 --games 12
+--finalists 2 --o-nodes 300000 --x-players
+seed-qubic:2:aggressive,seed-qubic:1:defensive:random,
 seed-qubic:3:defensive,level:10:no-strategy@5000,level:10:no-strategy@50000,
 threats:5000``), so the first replies stay those games'::
 
-    cp checkpoints/qubic-o-book-v2-games.json checkpoints/qubic-o-book-v9-games.json
-    python scripts/build_o_book.py --depth 4 --x-moves 2,1 --fourth-after 0 \
+    cp checkpoints/qubic-o-book-v2-games.json checkpoints/qubic-o-book-v13-games.json
+    python scripts/build_o_book.py --depth 4 --x-moves 2,1 --fourth-after 0,1 \
         --first-candidates 3 --games 12 --finalists 2 --deep-games 6 --top 2 \
         --o-nodes 300000 --workers 2 \
         --x-players level:10:no-strategy@10000,level:10:no-strategy@50000,\
 level:10:no-strategy@200000,seed-qubic:3:defensive,seed-qubic:3:aggressive,\
 seed-qubic:3:aggressive:random \
-        --checkpoint checkpoints/qubic-o-book-v9-games.json \
+        --checkpoint checkpoints/qubic-o-book-v13-games.json \
         --out src/noughts/data/qubic-o-book.json.gz
 
 On the book this command writes, ``scripts/deepen_o_book.py`` then checks O's third
@@ -57,12 +58,15 @@ its output is the shipped book (its command is in its docstring).
 
 The build went in steps, each checkpoint a copy of the last plus its games:
 ``checkpoints/qubic-o-book-v4-games.json`` (``--depth 2 --second-after 0``, after a
-corner only), ``-v5-`` (``--depth 2``), ``-v6-`` (``--depth 3 --third-after 0 --x-moves 2``, the
-third moves after a corner or centre only), ``-v7-`` (``--depth 3 --x-moves 2``) and
-``-v9-``, the shipped one (a copy of ``-v8-`` with the fourth moves' games; the games
-do not depend on the order they were played in); each gives its book with the step's
-options. ``-v8-`` (``--depth 3 --x-moves 5``: X's third to fifth likeliest third moves
-too, 303 positions) was measured on the family and not shipped (it was no better).
+corner only), ``-v5-`` (``--depth 2``), ``-v6-`` (``--depth 3 --third-after 0
+--x-moves 2``, the third moves after a corner or centre only), ``-v7-`` (``--depth 3
+--x-moves 2``), ``-v9-`` (a copy of ``-v8-`` with the fourth moves' games after a
+corner or centre, ``--fourth-after 0``; the games do not depend on the order they were
+played in) and ``-v13-``, the shipped one (a copy of ``-v9-`` with the fourth moves'
+games after another cell: 63 positions, 1,620 games, 26 minutes on two cores); each
+gives its book with the step's options. ``-v8-`` (``--depth 3 --x-moves 5``: X's third
+to fifth likeliest third moves too, 303 positions) was measured on the family and not
+shipped (it was no better).
 ``-v10-`` (a copy of ``-v9-`` and O's fourth move after X's second likeliest fourth
 moves too, ``--x-moves 2,2``, 223 positions) was measured and not shipped (no family
 game reaches its new positions). ``-v11-`` is the shipped book's command with
