@@ -58,27 +58,28 @@ its output is the shipped book (its command is in its docstring).
 
 The build went in steps, each checkpoint a copy of the last plus its games:
 ``checkpoints/qubic-o-book-v4-games.json`` (``--depth 2 --second-after 0``, after a
-corner only), ``-v5-`` (``--depth 2``), ``-v6-`` (``--depth 3 --third-after 0
---x-moves 2``, the third moves after a corner or centre only), ``-v7-`` (``--depth 3
---x-moves 2``), ``-v9-`` (a copy of ``-v8-`` with the fourth moves' games after a
-corner or centre, ``--fourth-after 0``; the games do not depend on the order they were
-played in) and ``-v13-``, the shipped one (a copy of ``-v9-`` with the fourth moves'
-games after another cell: 63 positions, 1,620 games, 26 minutes on two cores); each
-gives its book with the step's options. ``-v8-`` (``--depth 3 --x-moves 5``: X's third
-to fifth likeliest third moves too, 303 positions) was measured on the family and not
-shipped (it was no better).
-``-v10-`` (a copy of ``-v9-`` and O's fourth move after X's second likeliest fourth
-moves too, ``--x-moves 2,2``, 223 positions) was measured and not shipped (no family
-game reaches its new positions). ``-v11-`` is the shipped book's command with
-``--check 1000000``, each candidate checked by a proof search 50 times larger (after
-one of the shipped book's third moves, X's win is proven within 1,000,000 positions
-and not within 20,000): 73 of 556 checks refuted, a book of 187 positions that differs
-from the shipped one in 4 moves and 3 positions (built, not measured). ``-v12-`` (a
-copy of ``-v9-``, the shipped command with ``--players-moves 3``): in each line, X's
-third moves that the X players themselves play (each once, from an orientation and a
-seed of its own) are answered too, not only X's two likeliest by the short search (327
-positions, 3 left undecided when it stopped; measured on the family, 573 and 576 of
-640, and not shipped).
+corner only), ``-v5-`` (``--depth 2``), ``-v6-`` (``--depth 3 --third-after 0 --x-moves
+2``, the third moves after a corner or centre only), ``-v7-`` (``--depth 3 --x-moves
+2``), ``-v9-`` (a copy of ``-v8-`` with the fourth moves' games after a corner or
+centre, ``--fourth-after 0``; the games do not depend on the order they were played in)
+and ``-v13-``, the shipped one (a copy of ``-v9-`` with the fourth moves' games after
+another cell: 63 positions, 1,620 games, 26 minutes on two cores); each gives its book
+with the step's options. ``-v8-`` (``--depth 3 --x-moves 5``: X's third to fifth
+likeliest third moves too, 303 positions) was measured on the family and not shipped (it
+was no better). ``-v10-`` (a copy of ``-v9-`` and O's fourth move after X's second
+likeliest fourth moves too, ``--x-moves 2,2 --fourth-after 0``, 223 positions) was
+measured and not shipped (no family game reaches its new positions); ``-v14-`` (a copy
+of ``-v13-`` with the games of ``-v10-`` and those after another cell, ``--x-moves 2,2
+--fourth-after 0,1``, 349 positions, 1,680 more games) neither (no family game changes).
+``-v11-`` is ``-v9-``'s command with ``--check 1000000``, each candidate checked by a
+proof search 50 times larger (after one of the shipped book's third moves, X's win is
+proven within 1,000,000 positions and not within 20,000): 73 of 556 checks refuted, a
+book of 187 positions that differs from ``-v9-``'s in 4 moves and 3 positions
+(built, not measured). ``-v12-`` (a copy of ``-v9-``, its command with
+``--players-moves 3``): in each line, X's third moves that the X players themselves play
+(each once, from an orientation and a seed of its own) are answered too, not only X's
+two likeliest by the short search (327 positions, 3 left undecided when it stopped;
+measured on the family, 573 and 576 of 640, and not shipped).
 
 A book of O's second move after every first move, built against the six weaker players
 (``checkpoints/qubic-o-book-v3-games.json``, 1,644 games), made O weaker and is not
