@@ -34,8 +34,10 @@ from pathlib import Path
 from typing import TypeVar
 
 from noughts.anytime.defence import CHECK_NODES
+from noughts.anytime.obook import OBook
 from noughts.anytime.proof import find_win
 from noughts.budget import Limit
+from noughts.errors import NoughtsError
 from noughts.players.game import play_game
 from noughts.players.protocol import LevelPlayer, Player, parse_player
 from noughts.position import Position
@@ -488,6 +490,45 @@ def print_escapes(records: list[dict[str, object]], jobs: int) -> None:
           f"O move proven lost within {WALK_NODES:,} positions")
 
 
+def book_changes(records: list[dict[str, object]], book: OBook,
+                 before: OBook) -> list[dict[str, object]]:
+    """The games in which O, playing ``book`` instead of ``before``, would have moved
+    otherwise: in each, the first position where ``book`` has a move other than the one
+    O played and ``before`` did not have that move too (a book move O did not play was
+    refuted by its check, and would be with either book). Up to that position O plays as
+    it did (up to its clock), so only these games can change with the book.
+
+    >>> from noughts.anytime.obook import shipped_o_book
+    >>> shipped = shipped_o_book("4x4x4")
+    >>> reply = shipped.lookup(Position("", "qubic").play(0)).move
+    >>> game = {"member": "m", "cell": 0, "winner": "X", "moves": [(reply + 1) % 64]}
+    >>> [change["book"] == reply for change in book_changes([game], shipped, OBook("4x4x4"))]
+    [True]
+    >>> book_changes([game], shipped, shipped)
+    []
+    """
+    changes = []
+    for record in records:
+        for position, move in _replay(record):
+            if position.to_move != "O":
+                continue
+            new, old = book.lookup(position), before.lookup(position)
+            if new is not None and new.move != move and (old is None or old.move != new.move):
+                changes.append({"member": record["member"], "cell": record["cell"],
+                                "ply": position.ply, "played": move, "book": new.move,
+                                "winner": _winner(record)})
+                break
+    return changes
+
+
+def read_book(path: Path) -> OBook:
+    """The O book in the file at ``path`` (:class:`NoughtsError` if it is none)."""
+    try:
+        return OBook.from_bytes(path.read_bytes())
+    except OSError as error:
+        raise NoughtsError(f"{path}: cannot read it ({error.strerror})") from None
+
+
 def main(argv: list[str] | None = None) -> int:
     """``python benchmarks/qubic_family.py RESULTS.json [...]``: the lines table of
     family results written by ``bench_qubic.py --parts family``."""
@@ -505,6 +546,11 @@ def main(argv: list[str] | None = None) -> int:
                         help="instead: in the games O lost, the first O move after which "
                              "X's win is proven, and which replies there a proof search "
                              "does not refute (did O have a way out?)")
+    parser.add_argument("--book-changes", nargs=2, type=Path, default=None,
+                        metavar=("BOOK", "BEFORE"),
+                        help="instead: the games in which O would have moved otherwise "
+                             "with the O book BOOK than with BEFORE (the book the runs "
+                             "played), and where")
     parser.add_argument("--jobs", type=int, default=1,
                         help="--missed-wins, --escapes: searches at once (worker processes)")
     args = parser.parse_args(argv)
@@ -512,12 +558,27 @@ def main(argv: list[str] | None = None) -> int:
         parser.error("--plies: at least 1")
     if args.missed_wins is not None and args.missed_wins <= 0:
         parser.error("--missed-wins: a positive number of seconds")
+    books = None
+    if args.book_changes is not None:
+        try:
+            books = [read_book(path) for path in args.book_changes]
+        except NoughtsError as error:
+            parser.error(f"--book-changes: {error}")
     for path in args.results:
         try:
             records = json.loads(path.read_text())["family"]["games"]
         except (OSError, ValueError, KeyError, TypeError) as error:
             parser.error(f"{path}: not family results ({error})")
         print(f"{path}:")
+        if books is not None:
+            changes = book_changes(records, *books)
+            for change in changes:
+                print(f"  {change['member']} cell {change['cell']}, ply {change['ply']}: O "
+                      f"played {change['played']}, the book {change['book']} "
+                      f"(won by {change['winner'] or 'nobody'})")
+            print(f"  {len(changes)} of {len(records)} games reach a position where the "
+                  f"book moves otherwise")
+            continue
         if args.escapes:
             print_escapes(records, args.jobs)
             continue

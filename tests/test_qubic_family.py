@@ -161,3 +161,30 @@ def test_escapes_finds_where_a_lost_game_was_lost(
     family.print_escapes([game, {**game, "winner": "O"}], 1)
     table = capsys.readouterr().out
     assert "m 0 |" in table and "1 games lost, 1 positions" in table
+
+
+def test_book_changes_names_the_games_a_new_book_reaches(
+    monkeypatch: pytest.MonkeyPatch, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    family = _benchmarks(monkeypatch, "qubic_family")
+    shipped = tmp_path / "shipped.json.gz"
+    shipped.write_bytes((Path(family.__file__).parent.parent / "src" / "noughts" / "data"
+                         / "qubic-o-book.json.gz").read_bytes())
+    empty = tmp_path / "empty.json.gz"
+    empty.write_bytes(family.OBook("4x4x4").to_bytes())
+    book = family.read_book(shipped)
+    reply = book.lookup(Position("", "qubic").play(5)).move
+    games = [{"member": "m", "cell": 5, "winner": "X", "moves": [(reply + 1) % 64, 0]},
+             {"member": "m", "cell": 5, "winner": "O", "moves": [reply]}]
+    results = tmp_path / "run.json"
+    results.write_text(json.dumps({"family": {"games": games}}))
+    family.main([str(results), "--book-changes", str(shipped), str(empty)])
+    out = capsys.readouterr().out
+    assert f"m cell 5, ply 1: O played {(reply + 1) % 64}, the book {reply} (won by X)" in out
+    assert "1 of 2 games reach" in out
+    family.main([str(results), "--book-changes", str(shipped), str(shipped)])
+    assert "0 of 2 games reach" in capsys.readouterr().out
+    with pytest.raises(SystemExit) as stopped:
+        family.main([str(results), "--book-changes", str(results), str(shipped)])
+    assert stopped.value.code == 2
+    assert "--book-changes: damaged O book" in capsys.readouterr().err
