@@ -521,14 +521,6 @@ def book_changes(records: list[dict[str, object]], book: OBook,
     return changes
 
 
-def read_book(path: Path) -> OBook:
-    """The O book in the file at ``path`` (:class:`NoughtsError` if it is none)."""
-    try:
-        return OBook.from_bytes(path.read_bytes())
-    except OSError as error:
-        raise NoughtsError(f"{path}: cannot read it ({error.strerror})") from None
-
-
 def main(argv: list[str] | None = None) -> int:
     """``python benchmarks/qubic_family.py RESULTS.json [...]``: the lines table of
     family results written by ``bench_qubic.py --parts family``."""
@@ -561,7 +553,9 @@ def main(argv: list[str] | None = None) -> int:
     books = None
     if args.book_changes is not None:
         try:
-            books = [read_book(path) for path in args.book_changes]
+            books = [OBook.load(path) for path in args.book_changes]
+        except OSError as error:
+            parser.error(f"--book-changes: {error.filename}: cannot read it ({error.strerror})")
         except NoughtsError as error:
             parser.error(f"--book-changes: {error}")
     for path in args.results:

@@ -528,7 +528,7 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--workers", type=int, default=1)
     args = parser.parse_args(argv)
     refuse_measured("--line-players", args.line_players.split(","))
-    book = OBook.from_bytes(Path(args.book).read_bytes())
+    book = OBook.load(Path(args.book))
     if "deep_check" in book.built:
         raise SystemExit(f"{args.book} was deepened already: start from the builder's book "
                          "(scripts/build_o_book.py writes it)")

@@ -34,14 +34,14 @@ def _after_x(cell: int) -> Position:
 @pytest.fixture
 def built_book(monkeypatch: pytest.MonkeyPatch) -> OBook:
     """The built book, served to the engine as a shipped one would be."""
-    book = OBook.from_bytes(BUILT.read_bytes())
+    book = OBook.load(BUILT)
     monkeypatch.setattr(obook, "shipped_o_book",
                         lambda name: book if name == "4x4x4" else None)
     return book
 
 
 def test_the_built_book_loads_and_has_its_shape() -> None:
-    book = OBook.from_bytes(BUILT.read_bytes())
+    book = OBook.load(BUILT)
     assert book.variant == "4x4x4" and book.built["against"] == "level:10:no-strategy"
     # O's reply to each of X's two kinds of first move (corner or centre, the others)
     assert book.lookup(_after_x(0)) is not None and book.lookup(_after_x(1)) is not None

@@ -172,7 +172,7 @@ def test_book_changes_names_the_games_a_new_book_reaches(
                          / "qubic-o-book.json.gz").read_bytes())
     empty = tmp_path / "empty.json.gz"
     empty.write_bytes(family.OBook("4x4x4").to_bytes())
-    book = family.read_book(shipped)
+    book = family.OBook.load(shipped)
     reply = book.lookup(Position("", "qubic").play(5)).move
     games = [{"member": "m", "cell": 5, "winner": "X", "moves": [(reply + 1) % 64, 0]},
              {"member": "m", "cell": 5, "winner": "O", "moves": [reply]}]

@@ -47,6 +47,7 @@ import gzip
 import json
 from contextlib import AbstractContextManager
 from dataclasses import dataclass
+from pathlib import Path
 from typing import Any
 
 from noughts.anytime.canonical import CanonicalTable
@@ -143,6 +144,11 @@ class OBook(CanonicalTable[BookEntry]):
                 raise NoughtsError(f"O book: entry {row!r} is no O-to-move position and reply")
             book.entries[(x, o)] = BookEntry(move, games, float(score))
         return book
+
+    @classmethod
+    def load(cls, path: Path) -> OBook:
+        """Read a book file (:meth:`from_bytes` checks its shape)."""
+        return cls.from_bytes(path.read_bytes())
 
 
 @functools.cache
