@@ -188,3 +188,7 @@ def test_book_changes_names_the_games_a_new_book_reaches(
         family.main([str(results), "--book-changes", str(results), str(shipped)])
     assert stopped.value.code == 2
     assert "--book-changes: damaged O book" in capsys.readouterr().err
+    with pytest.raises(SystemExit) as stopped:
+        family.main([str(results), "--book-changes", str(tmp_path / "none"), str(shipped)])
+    assert stopped.value.code == 2
+    assert f"--book-changes: {tmp_path / 'none'}: cannot read it" in capsys.readouterr().err
