@@ -194,7 +194,7 @@ class JobResult:
 
 def run_job(variant_name: str, x: int, o: int, seconds: float) -> JobResult:
     """Search one position for ``seconds`` (the proof build's job shape, CPU-bound)."""
-    from noughts.anytime.search import anytime_move
+    from noughts.search.anytime import anytime_move
 
     position = Position.from_bitboards(x, o, variant_name)
     started = time.perf_counter()

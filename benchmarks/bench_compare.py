@@ -47,7 +47,7 @@ print(json.dumps(r))
 
 _QUBIC = """
 import json, time
-from noughts.anytime.search import anytime_move
+from noughts.search.anytime import anytime_move
 from noughts.position import Position
 anytime_move(Position.from_bitboards(*{positions!r}[0], "4x4x4"), time_limit=0.2)  # warm-up
 nodes = cpu = 0.0

@@ -29,11 +29,11 @@ import statistics
 import time
 from pathlib import Path
 
-from noughts.anytime.proof import prove
-from noughts.anytime.threats import find_forced_win
 from noughts.budget import Limit
 from noughts.players.protocol import Player, parse_player
 from noughts.position import Position
+from noughts.search.proof import prove
+from noughts.search.threats import find_forced_win
 
 DATA = Path(__file__).parent / "data" / "qubic_quiet_wins.json"
 RESULTS = Path(__file__).parent / "results" / "proof.json"

@@ -52,16 +52,16 @@ import sys
 import time
 from pathlib import Path
 
-from noughts.anytime.obook import book_move
-from noughts.anytime.openings import strong_cells
-from noughts.anytime.search import anytime_move
-from noughts.anytime.threats import find_forced_win
 from noughts.errors import NoughtsError
+from noughts.knowledge.obook import book_move
 from noughts.players.game import GameOutcome, play_game
 from noughts.players.protocol import CallablePlayer, LevelPlayer, Player
 from noughts.players.reference import LegacySeedQubicBot, SeedQubicBot
 from noughts.position import Position
 from noughts.results import Mark
+from noughts.search.anytime import anytime_move
+from noughts.search.openings import strong_cells
+from noughts.search.threats import find_forced_win
 from noughts.variants import variant
 from qubic_family import (
     DEFAULT_MEMBERS,

@@ -4,8 +4,8 @@ games, against noughts' own X without the strategy.
 Not a test: it takes minutes. For each X budget (``--x-nodes``, the engine without the
 shipped strategy, ``level:10:no-strategy@N``) and each of X's first cells (``--cells``,
 as in the family benchmark) O plays twice at ``--nodes`` a move: once with the learned
-evaluation shipped in the package (:mod:`noughts.anytime.learned`), once with the
-hand-written one (:func:`noughts.anytime.learned.hand_written_evaluation`). Both
+evaluation shipped in the package (:mod:`noughts.knowledge.learned`), once with the
+hand-written one (:func:`noughts.knowledge.learned.hand_written_evaluation`). Both
 players search a fixed number of nodes, so every game replays the same on every run.
 The table gives O's wins, draws and losses with each evaluation, and the games where
 only one of them won. Nothing of the family's members is used here: X is the
@@ -23,7 +23,7 @@ import time
 from contextlib import nullcontext
 from pathlib import Path
 
-from noughts.anytime.learned import hand_written_evaluation, learned_eval
+from noughts.knowledge.learned import hand_written_evaluation, learned_eval
 from qubic_family import FamilyTask, family_game, parse_cells
 
 RESULTS = Path(__file__).parent / "results"

@@ -33,15 +33,15 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import TypeVar
 
-from noughts.anytime.defence import CHECK_NODES
-from noughts.anytime.obook import OBook
-from noughts.anytime.proof import find_win
 from noughts.budget import Limit
 from noughts.errors import NoughtsError
+from noughts.knowledge.obook import OBook
 from noughts.players.game import play_game
 from noughts.players.protocol import LevelPlayer, Player, parse_player
 from noughts.position import Position
 from noughts.results import Mark
+from noughts.search.defence import CHECK_NODES
+from noughts.search.proof import find_win
 
 DEFAULT_MEMBERS = (
     "seed-qubic:1",
@@ -498,7 +498,7 @@ def book_changes(records: list[dict[str, object]], book: OBook,
     refuted by its check, and would be with either book). Up to that position O plays as
     it did (up to its clock), so only these games can change with the book.
 
-    >>> from noughts.anytime.obook import shipped_o_book
+    >>> from noughts.knowledge.obook import shipped_o_book
     >>> shipped = shipped_o_book("4x4x4")
     >>> reply = shipped.lookup(Position("", "qubic").play(0)).move
     >>> game = {"member": "m", "cell": 0, "winner": "X", "moves": [(reply + 1) % 64]}

@@ -101,15 +101,15 @@ import zlib
 from pathlib import Path
 from typing import Any
 
-from noughts.anytime.obook import OBook, without_o_book
-from noughts.anytime.proof import find_win
-from noughts.anytime.search import anytime_evaluate, anytime_move
-from noughts.anytime.strategy import without_strategy, write_if_changed
 from noughts.budget import Budget, Limit
+from noughts.knowledge.obook import OBook, without_o_book
+from noughts.knowledge.strategy import without_strategy, write_if_changed
 from noughts.players.game import play_game
 from noughts.players.protocol import LevelPlayer, Player
 from noughts.position import Position
 from noughts.results import Mark, MoveEval
+from noughts.search.anytime import anytime_evaluate, anytime_move
+from noughts.search.proof import find_win
 
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT / "benchmarks"))

@@ -79,13 +79,13 @@ import time
 from pathlib import Path
 from typing import Any, NamedTuple
 
-from noughts.anytime.defence import ProofDefence
-from noughts.anytime.obook import OBook, without_o_book
-from noughts.anytime.search import anytime_move
-from noughts.anytime.strategy import write_if_changed
 from noughts.budget import Limit
 from noughts.geometry import scan_forward
+from noughts.knowledge.obook import OBook, without_o_book
+from noughts.knowledge.strategy import write_if_changed
 from noughts.position import Position
+from noughts.search.anytime import anytime_move
+from noughts.search.defence import ProofDefence
 
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT / "scripts"))

@@ -12,7 +12,7 @@ Two steps, both seeded and resumable:
   three marks (exploration). Game ``i`` is seeded by ``(--seed, i)``; a run cut short
   resumes with the next game.
 * ``fit``: logistic regression of the game's result (X won or O won; draws left out)
-  on the features of :mod:`noughts.anytime.learned` over the *quiet* positions of the
+  on the features of :mod:`noughts.knowledge.learned` over the *quiet* positions of the
   games (no line of three open, no fork for the side to move: the positions the
   search evaluates), one regression for each side to move. The weights, in units of
   ``1/SCALE`` of a logit, go to the package data with the fit's figures.
@@ -34,8 +34,8 @@ import time
 from contextlib import nullcontext
 from pathlib import Path
 
-from noughts.anytime.learned import FEATURES, features, hand_written_evaluation, parse_learned
 from noughts.budget import Limit
+from noughts.knowledge.learned import FEATURES, features, hand_written_evaluation, parse_learned
 from noughts.players.choice import choice_of
 from noughts.players.game import play_game
 from noughts.players.protocol import LevelPlayer, Player
@@ -224,7 +224,7 @@ def fit(args: argparse.Namespace) -> None:
     }
     parse_learned(weights, 4)
     record = {
-        "about": "Learned Qubic evaluation (noughts.anytime.learned): line and fork weights "
+        "about": "Learned Qubic evaluation (noughts.knowledge.learned): line and fork weights "
                  "in 1/1000 of a logit of the first player's win, by whose move it is, "
                  "fitted by scripts/train_qubic_eval.py to self-play games of the engine.",
         "weights": weights,

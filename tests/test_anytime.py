@@ -8,14 +8,14 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from noughts.anytime.search import anytime_evaluate, anytime_move
-from noughts.anytime.strategy import proven_replies, strategy_move
-from noughts.anytime.threats import find_forced_win
 from noughts.engine import choose_move, evaluate_moves
 from noughts.errors import GameOverError, NoughtsError, TooLargeError
 from noughts.geometry import Geometry
+from noughts.knowledge.strategy import proven_replies, strategy_move
 from noughts.position import Position
 from noughts.results import describe
+from noughts.search.anytime import anytime_evaluate, anytime_move
+from noughts.search.threats import find_forced_win
 from threat_referee import forced_win as referee_forced_win
 
 PUZZLES = [

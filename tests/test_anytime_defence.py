@@ -8,15 +8,15 @@ from collections.abc import Iterator
 
 import pytest
 
-import noughts.anytime.search as search_module
-import noughts.anytime.strategy as strategy_module
-from noughts.anytime.defence import CHECK_NODES, ProofDefence
-from noughts.anytime.learned import hand_written_evaluation
-from noughts.anytime.proof import find_win
-from noughts.anytime.search import anytime_move
-from noughts.anytime.strategy import Strategy, proven_replies
+import noughts.knowledge.strategy as strategy_module
+import noughts.search.anytime as search_module
 from noughts.budget import Limit
+from noughts.knowledge.learned import hand_written_evaluation
+from noughts.knowledge.strategy import Strategy, proven_replies
 from noughts.position import Position
+from noughts.search.anytime import anytime_move
+from noughts.search.defence import CHECK_NODES, ProofDefence
+from noughts.search.proof import find_win
 
 # A game O lost to a four-ply searcher as X (the 4x4x4 seed's bot): X opened on cell 48.
 GAME = [48, 37, 0, 21, 3, 5, 53, 17, 12]

@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import pytest
 
-from noughts.anytime.evaluate import evaluate, line_weights
 from noughts.errors import NoughtsError
 from noughts.players.reference import (
     LegacySeedQubicBot,
@@ -14,6 +13,7 @@ from noughts.players.reference import (
     _region_value,
 )
 from noughts.position import Position
+from noughts.search.evaluate import evaluate, line_weights
 
 EMPTY_LAYER = "..../..../..../...."
 

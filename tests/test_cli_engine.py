@@ -289,7 +289,7 @@ def test_move_on_3x3_imports_only_what_it_needs() -> None:
     assert status == 0
     assert "noughts.exact.table3x3" in modules  # it did answer from the table
     unneeded = {"threading", "dataclasses", "shutil", "inspect", "noughts.exact.negamax",
-                "noughts.exact.book", "noughts.budget", "noughts.anytime", "noughts.players",
+                "noughts.exact.book", "noughts.budget", "noughts.search", "noughts.players",
                 "noughts.teaching"}
     assert unneeded & set(modules) == set()
 

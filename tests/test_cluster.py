@@ -15,12 +15,12 @@ from pathlib import Path
 
 import pytest
 
-from noughts.anytime.strategy import Strategy
-from noughts.anytime.strategy_build import build_strategy
-from noughts.anytime.strategy_check import verify_strategy
 from noughts.arena.match import run_arena, run_match
+from noughts.builders.strategy_build import build_strategy
+from noughts.builders.strategy_check import verify_strategy
 from noughts.cli import main
 from noughts.cluster import RayExecutor
+from noughts.knowledge.strategy import Strategy
 from noughts.players.game import Failure
 from noughts.position import Position
 

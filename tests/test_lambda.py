@@ -283,7 +283,7 @@ NOT_FOR_THE_FIRST_REQUEST = (
     "noughts.service.explain",
     "noughts.service.shared_cache",  # only with NOUGHTS_CACHE_URL
     "noughts.teaching",
-    "noughts.anytime.search",
+    "noughts.search.anytime",
 )
 
 

@@ -9,17 +9,17 @@ from importlib import resources
 
 import pytest
 
-from noughts.anytime.board import SearchBoard
-from noughts.anytime.evaluate import LineWeights, line_weights, search_weights
-from noughts.anytime.learned import (
+from noughts.errors import NoughtsError
+from noughts.knowledge.learned import (
     FEATURES,
     features,
     hand_written_evaluation,
     learned_eval,
     parse_learned,
 )
-from noughts.errors import NoughtsError
 from noughts.position import Position
+from noughts.search.board import SearchBoard
+from noughts.search.evaluate import LineWeights, line_weights, search_weights
 from noughts.variants import variant
 
 

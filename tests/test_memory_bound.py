@@ -15,8 +15,8 @@ warnings.filterwarnings("ignore", message=".*httpx.*")  # starlette's TestClient
 
 from fastapi.testclient import TestClient  # noqa: E402
 
-from noughts.anytime.board import tables_for  # noqa: E402
 from noughts.exact import solver  # noqa: E402
+from noughts.search.board import tables_for  # noqa: E402
 from noughts.service import warmup  # noqa: E402
 from noughts.service.app import create_app  # noqa: E402
 from noughts.service.memory import resident_mb  # noqa: E402

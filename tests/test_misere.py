@@ -181,7 +181,7 @@ def test_sampled_positions_against_openspiel(
 
 
 def test_the_anytime_search_finds_forced_results_as_the_solver_does() -> None:
-    from noughts.anytime.search import anytime_move
+    from noughts.search.anytime import anytime_move
 
     found = {Outcome.WIN: 0, Outcome.LOSS: 0}
     for moves in _games("4x4k3-misere", 60, 8, seed=7):

@@ -11,15 +11,15 @@ from pathlib import Path
 
 import pytest
 
-import noughts.anytime.obook as obook
-from noughts.anytime.defence import PROOF_NODE_COST
-from noughts.anytime.obook import OBook, book_move, shipped_o_book, without_o_book
-from noughts.anytime.search import BOOK_CHECK_NODES, anytime_move
+import noughts.knowledge.obook as obook
 from noughts.cli import main
 from noughts.errors import NoughtsError
 from noughts.geometry import scan_forward
+from noughts.knowledge.obook import OBook, book_move, shipped_o_book, without_o_book
 from noughts.position import Position
 from noughts.results import MoveChoice
+from noughts.search.anytime import BOOK_CHECK_NODES, anytime_move
+from noughts.search.defence import PROOF_NODE_COST
 
 BUILT = Path(__file__).resolve().parent.parent / "checkpoints" / "qubic-o-book.json.gz"
 """The first book ``scripts/build_o_book.py`` built, against the engine's own X only (not

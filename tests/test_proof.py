@@ -8,13 +8,13 @@ import time
 
 import pytest
 
-from noughts.anytime.proof import ProofSearch, find_win, prove
-from noughts.anytime.strategy import Strategy
-from noughts.anytime.strategy_check import threat_win, verify_strategy
-from noughts.anytime.threats import find_forced_win
 from noughts.budget import Limit
+from noughts.builders.strategy_check import threat_win, verify_strategy
 from noughts.exact.solver import solve
+from noughts.knowledge.strategy import Strategy
 from noughts.position import Position
+from noughts.search.proof import ProofSearch, find_win, prove
+from noughts.search.threats import find_forced_win
 
 # A Qubic position from a game against the 4x4x4 seed's bot: X wins, but only with a
 # quiet move first (no chain of continuous threats wins at once).

@@ -6,7 +6,7 @@ from pathlib import Path
 
 import pytest
 
-from noughts.anytime.proof_tree import INFINITY, ProofTree
+from noughts.builders.proof_tree import INFINITY, ProofTree
 from noughts.errors import NoughtsError
 from noughts.position import Position
 

@@ -15,14 +15,14 @@ from types import ModuleType
 
 import pytest
 
-from noughts.anytime.strategy import proven_replies, strategy_move, without_strategy
-from noughts.anytime.threats import find_forced_win
 from noughts.budget import Limit
 from noughts.errors import NoughtsError
+from noughts.knowledge.strategy import proven_replies, strategy_move, without_strategy
 from noughts.players.protocol import LevelPlayer, parse_player
 from noughts.players.reference import SeedQubicBot
 from noughts.players.threats import ThreatPlayer
 from noughts.position import Position
+from noughts.search.threats import find_forced_win
 
 BENCHMARKS = Path(__file__).parent.parent / "benchmarks"
 

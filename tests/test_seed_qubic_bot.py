@@ -13,10 +13,10 @@ from pathlib import Path
 
 import pytest
 
-from noughts.anytime.evaluate import Style, evaluate
-from noughts.anytime.openings import strong_cells
 from noughts.players.reference import SEED_WIN, LegacySeedQubicBot, SeedQubicBot
 from noughts.position import Position
+from noughts.search.evaluate import Style, evaluate
+from noughts.search.openings import strong_cells
 
 FIXTURE = Path(__file__).parent / "data" / "qubic_seed_bot_moves.json"
 

@@ -13,17 +13,17 @@ from pathlib import Path
 
 import pytest
 
-import noughts.anytime.strategy as strategy_module
-from noughts.anytime.obook import without_o_book
-from noughts.anytime.proof_tree import ProofTree
-from noughts.anytime.search import anytime_evaluate
-from noughts.anytime.strategy import Strategy, proven_replies, shipped_strategy, strategy_move
-from noughts.anytime.strategy_build import BuildReport, build_strategy, checkpoint_path
-from noughts.anytime.strategy_check import check_entries, verify_strategy
+import noughts.knowledge.strategy as strategy_module
+from noughts.builders.proof_tree import ProofTree
+from noughts.builders.strategy_build import BuildReport, build_strategy, checkpoint_path
+from noughts.builders.strategy_check import check_entries, verify_strategy
 from noughts.cli import main
 from noughts.engine import choose_move
 from noughts.errors import NoughtsError
+from noughts.knowledge.obook import without_o_book
+from noughts.knowledge.strategy import Strategy, proven_replies, shipped_strategy, strategy_move
 from noughts.position import Position
+from noughts.search.anytime import anytime_evaluate
 
 
 def test_the_file_round_trips_and_damage_is_named() -> None:

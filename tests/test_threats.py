@@ -6,14 +6,14 @@ import random
 
 import pytest
 
-from noughts.anytime.threats import (
+from noughts.position import Position
+from noughts.search.threats import (
     ForcedWin,
     ThreatSearch,
     chain_survives,
     defences,
     find_forced_win,
 )
-from noughts.position import Position
 from threat_referee import forced_win
 
 # Qubic positions (found by seeded weak play, kept for their shortest continuous-threat

@@ -1,7 +1,7 @@
 """An independent referee for forced wins by continuous threats, for the tests.
 
 Written from the rules alone, on :class:`~noughts.position.Position` and the geometry's
-lines, sharing no code with the engine's threat search (``noughts.anytime.threats``) or
+lines, sharing no code with the engine's threat search (``noughts.search.threats``) or
 its search board, so a test can check the engine's defence against something other than
 the code that makes it. Slow and simple: fine for a few positions.
 

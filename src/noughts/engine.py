@@ -7,7 +7,7 @@
    from the 3x3 table or the opening book where one serves it, else by negamax. Under a
    limit with a deadline the solve gets the limit less its reserve (:func:`reserve_s`);
    a solve that cannot finish in that gives way to the anytime search in the reserve;
-3. any other board gets the anytime search (:mod:`noughts.anytime.search`): the shipped
+3. any other board gets the anytime search (:mod:`noughts.search.anytime`): the shipped
    strategy's proven move where it serves, forced wins, then the deepening search. (The
    strategy stays with the anytime driver: its proofs also steer the driver's defence
    and its values, and the levels' deep look plays it too.)
@@ -133,7 +133,7 @@ def choose_move(
         found = _exactly(lambda part: solver.best_move(position, seed=seed, budget=part), whole)
         if found is not None:
             return found
-    from noughts.anytime.search import anytime_move
+    from noughts.search.anytime import anytime_move
 
     return anytime_move(position, whole, seed=seed)
 
@@ -191,7 +191,7 @@ def evaluation(position: Position, limit: Limit | None = None) -> Evaluation:
         moves = _exactly(lambda part: solver.analyze(position, budget=part), limit)
         if moves is not None:
             return Evaluation(moves, "exact", counter.nodes - before)
-    from noughts.anytime.search import anytime_evaluate
+    from noughts.search.anytime import anytime_evaluate
 
     return Evaluation(anytime_evaluate(position, limit), "anytime")
 

@@ -263,7 +263,7 @@ def _deep_move(
     position: Position, prof: LevelProfile, rng: random.Random, limit: Limit | None
 ) -> int:
     """The anytime search's move under the level's node limit (within ``limit``)."""
-    from noughts.anytime.search import anytime_move
+    from noughts.search.anytime import anytime_move
 
     seed = rng.getrandbits(32)
     deep = (limit or Limit()).narrowed(deadline=None, node_limit=prof.deep_nodes)

@@ -284,13 +284,13 @@ class Variant:
     """The shipped winning strategy's file for the first player, if any."""
     o_book: str | None
     """The shipped opening book's file for the second player, if any
-    (:mod:`noughts.anytime.obook`)."""
+    (:mod:`noughts.knowledge.obook`)."""
     skills: tuple[float, ...] | None
     """The measured skill of levels 1-9 on this board, where it differs from the level."""
     even_first_player: bool
     """The anytime search's first player uses the even ``4**marks`` weights here."""
     learned_eval: str | None
-    """The shipped learned evaluation's file (:mod:`noughts.anytime.learned`), if any:
+    """The shipped learned evaluation's file (:mod:`noughts.knowledge.learned`), if any:
     the second player's search weights here."""
     symmetry: SymmetryPolicy
 

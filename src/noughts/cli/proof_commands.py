@@ -10,7 +10,7 @@ move wins, loses or draws by force, or that the budget ran out first (``unknown`
 ``verify-book`` checks the shipped Qubic strategy (or ``--file``) with code of its own;
 ``--sample N`` checks N proven entries one step deep instead of walking the whole
 strategy. ``build-book`` grows a strategy file offline, resumably (see
-:mod:`noughts.anytime.strategy_build`); with ``--status`` it builds nothing and prints
+:mod:`noughts.builders.strategy_build`); with ``--status`` it builds nothing and prints
 where the build stands: the root's numbers and each of the defender's replies to the
 first move, with its numbers and the search time spent under it.
 """
@@ -85,10 +85,10 @@ def run(name: str, args: argparse.Namespace) -> int:
 
 
 def _prove(args: argparse.Namespace) -> int:
-    from noughts.anytime.proof import prove
     from noughts.cli.engine_commands import infer_variant
     from noughts.notation import square_name
     from noughts.position import Position
+    from noughts.search.proof import prove
 
     variant = args.variant or (infer_variant(args.board) if args.board else "3x3")
     position = Position(args.board, variant, first=args.first)
@@ -132,9 +132,9 @@ def _strategy_path(args: argparse.Namespace) -> Path | None:
 
 
 def _verify(args: argparse.Namespace) -> int:
-    from noughts.anytime.strategy import Strategy, shipped_strategy
-    from noughts.anytime.strategy_check import check_entries, verify_strategy
+    from noughts.builders.strategy_check import check_entries, verify_strategy
     from noughts.cli import fail
+    from noughts.knowledge.strategy import Strategy, shipped_strategy
 
     path = _strategy_path(args)
     if path is not None and not path.is_file():
@@ -171,10 +171,10 @@ def _verify(args: argparse.Namespace) -> int:
 
 
 def _build(args: argparse.Namespace) -> int:
-    from noughts.anytime.strategy import STRATEGY_FILE
-    from noughts.anytime.strategy_build import checkpoint_path
+    from noughts.builders.strategy_build import checkpoint_path
     from noughts.cli import fail
     from noughts.cluster import LOCAL, executor_for, parse_cluster
+    from noughts.knowledge.strategy import STRATEGY_FILE
 
     given = _strategy_path(args)
     path = given or Path("src/noughts/data") / STRATEGY_FILE
@@ -207,10 +207,10 @@ def _interrupt(signum: int, frame: object) -> None:
 
 def _status(path: Path, checkpoint: Path) -> int:
     """Print where the build of ``path`` (its tree in ``checkpoint``) stands."""
-    from noughts.anytime.proof_tree import ProofTree
-    from noughts.anytime.strategy import Strategy
+    from noughts.builders.proof_tree import ProofTree
     from noughts.cli import fail
     from noughts.errors import NoughtsError
+    from noughts.knowledge.strategy import Strategy
     from noughts.notation import square_name
 
     if not checkpoint.is_file():
@@ -245,7 +245,7 @@ def _build_with(args: argparse.Namespace, path: Path, executor: Executor | None)
 
     from rich.progress import Progress, TextColumn, TimeElapsedColumn
 
-    from noughts.anytime.strategy_build import BuildReport, build_strategy
+    from noughts.builders.strategy_build import BuildReport, build_strategy
     from noughts.variants import variant
 
     def line(report: BuildReport) -> str:

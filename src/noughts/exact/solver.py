@@ -353,7 +353,7 @@ def _require_solvable(position: Position) -> None:
         raise TooLargeError(
             f"{position.variant} with {position.empty.bit_count()} empty cells is too large "
             f"to solve on the spot (limit {limit} empty cells); "
-            "use the anytime search (noughts.anytime.search) or choose_move, which does"
+            "use the anytime search (noughts.search.anytime) or choose_move, which does"
         )
 
 

@@ -27,11 +27,11 @@ from __future__ import annotations
 import math
 import random
 
-from noughts.anytime.board import tables_for
 from noughts.errors import NoughtsError
 from noughts.geometry import Geometry, scan_forward
 from noughts.players.reference import Bot
 from noughts.position import Position, check_playable
+from noughts.search.board import tables_for
 
 __all__ = ["MctsPlayer", "DEFAULT_PLAYOUTS"]
 

@@ -72,10 +72,10 @@ from contextlib import nullcontext
 from dataclasses import dataclass
 from typing import Any, Protocol, cast, runtime_checkable
 
-from noughts.anytime.strategy import without_strategy
 from noughts.budget import Limit
 from noughts.engine import choose_move
 from noughts.errors import NoughtsError
+from noughts.knowledge.strategy import without_strategy
 from noughts.levels import PRESETS, parse_level
 from noughts.players.choice import choice_of
 from noughts.position import Position

@@ -45,15 +45,15 @@ import time
 from functools import lru_cache
 from typing import Literal
 
-from noughts.anytime.board import SearchBoard
-from noughts.anytime.evaluate import Style, line_weights
-from noughts.anytime.openings import strong_cells
 from noughts.budget import Limit
 from noughts.errors import NoughtsError
 from noughts.geometry import scan_forward
 from noughts.players.choice import choice_of
 from noughts.position import Position
 from noughts.results import MoveChoice
+from noughts.search.board import SearchBoard
+from noughts.search.evaluate import Style, line_weights
+from noughts.search.openings import strong_cells
 
 __all__ = [
     "Bot",

@@ -8,7 +8,7 @@
 3. the first move of a forced win by successive threats (continuous threats: every
    move of the attacker makes a line one move from complete, so every reply is
    forced), found by the engine's threat search
-   (:func:`noughts.anytime.threats.find_forced_win`) within ``nodes`` positions;
+   (:func:`noughts.search.threats.find_forced_win`) within ``nodes`` positions;
 4. otherwise the cell of best line weight: each line through the cell that the
    opponent has not entered counts ``5**m`` for its ``m`` marks of the player's own, and
    each line the player has not entered counts ``4**t`` for the opponent's ``t`` marks
@@ -34,11 +34,11 @@ from __future__ import annotations
 
 import random
 
-from noughts.anytime.threats import find_forced_win
 from noughts.errors import NoughtsError
 from noughts.geometry import Geometry
 from noughts.players.reference import Bot
 from noughts.position import Position
+from noughts.search.threats import find_forced_win
 
 __all__ = ["ThreatPlayer", "DEFAULT_NODES"]
 

@@ -21,7 +21,7 @@ The algorithms (:data:`ALGORITHMS`):
 * ``minimax``: every move of every position, to the end of the game.
 * ``alphabeta``: the same walk, skipping moves that cannot change the root's choice.
 * ``ordered``: alpha-beta trying the moves that look best first (the line-count
-  heuristic of :mod:`noughts.anytime.evaluate`), so cut-offs come sooner.
+  heuristic of :mod:`noughts.search.evaluate`), so cut-offs come sooner.
 * ``transposition``: alpha-beta remembering each position's value (or bound) in a
   table, so a position reached by another order of moves is not searched again.
 * ``symmetry``: the table keyed by the canonical form (:mod:`noughts.symmetries`), so
@@ -54,13 +54,13 @@ import time
 from dataclasses import asdict, dataclass, field
 from typing import Any, Literal
 
-from noughts.anytime.evaluate import Style, evaluate_marks, line_weights
 from noughts.budget import Limit
 from noughts.errors import GameOverError, NoughtsError, TooLargeError
 from noughts.geometry import Bitboard, scan_forward
 from noughts.notation import format_board
 from noughts.position import Mark, Position, other
 from noughts.results import Estimate, Outcome, Scale, Value
+from noughts.search.evaluate import Style, evaluate_marks, line_weights
 from noughts.symmetries import SymmetryKeys
 from noughts.variants import variant as parse_variant
 
@@ -234,7 +234,7 @@ class Trace:
 
     def estimate(self) -> Estimate | None:
         """The root value as a heuristic :class:`~noughts.results.Estimate` (the line
-        weights of :mod:`noughts.anytime.evaluate`, for the side to move) when the
+        weights of :mod:`noughts.search.evaluate`, for the side to move) when the
         horizon's heuristic gave it; ``None`` for an exact value.
 
         >>> trace(Position(), "depth-limited", depth=2).estimate()

@@ -4,12 +4,12 @@ strategy meets with that player to move, the move to play there.
 A :class:`Strategy` maps positions, up to the board's symmetries, to a move and a
 status. A *proven* entry's move wins by force: every reply of the opponent leads to
 another proven entry or to a position won by a chain of continuous threats (which
-:mod:`noughts.anytime.strategy_check` checks with simple code of its own). An *open*
+:mod:`noughts.builders.strategy_check` checks with simple code of its own). An *open*
 entry is part of a strategy still being built: its move is the builder's choice, not
 yet proven; nothing reports it as proven.
 
 Positions are stored up to symmetry, as in every
-:class:`~noughts.anytime.canonical.CanonicalTable`: a position reached by any route, in
+:class:`~noughts.knowledge.canonical.CanonicalTable`: a position reached by any route, in
 any orientation, is found.
 
 The file: the magic ``NQS1``, the variant's name (a length byte and the name), then
@@ -37,9 +37,9 @@ from contextlib import AbstractContextManager
 from dataclasses import dataclass
 from pathlib import Path
 
-from noughts.anytime.canonical import CanonicalTable
-from noughts.anytime.shipped import Switch, shipped_bytes
 from noughts.errors import NoughtsError
+from noughts.knowledge.canonical import CanonicalTable
+from noughts.knowledge.data import Switch, shipped_bytes
 from noughts.position import Position
 
 __all__ = [

@@ -2,7 +2,7 @@
 
 The proof of a win from the empty board is grown as a :class:`ProofTree` (proof-number
 search over the first moves) whose leaves are searched by *jobs*: a bounded proof
-search (:mod:`noughts.anytime.proof`) of one position, a function of plain values that
+search (:mod:`noughts.search.proof`) of one position, a function of plain values that
 any :class:`concurrent.futures.Executor` can run (by default local worker processes, a
 :class:`~noughts.executor.ProcessExecutor` whose jobs each go to a chosen worker, so
 that each keeps its table between jobs; a cluster's executor can take the same jobs).
@@ -42,12 +42,12 @@ from concurrent.futures import FIRST_COMPLETED, Executor, Future, wait
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from noughts.anytime.proof import INFINITY, ProofSearch
-from noughts.anytime.proof_tree import Key, ProofTree
-from noughts.anytime.strategy import Strategy
 from noughts.budget import Limit
+from noughts.builders.proof_tree import Key, ProofTree
 from noughts.executor import ProcessExecutor
+from noughts.knowledge.strategy import Strategy
 from noughts.position import Position
+from noughts.search.proof import INFINITY, ProofSearch
 
 __all__ = ["JobResult", "BuildReport", "build_strategy", "run_job", "checkpoint_path"]
 

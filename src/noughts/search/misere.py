@@ -8,12 +8,12 @@ What applies from normal play, and what does not:
   continuous-threat search and the proof-number search (both built on forcing
   threats) do not apply: forced results are found by this principal-variation search
   with the misère terminal rule, a forced loss as surely as a forced win (both are
-  scores beyond :data:`~noughts.anytime.pvs.MATE_BOUND`).
+  scores beyond :data:`~noughts.search.pvs.MATE_BOUND`).
 * The evaluation is the normal one with its sign turned: the lines a side has built are
   its liabilities (each near-complete line takes a cell away from it).
 * Moves are tried quietest first: the cells that add least to the mover's own lines.
 
-The search is :meth:`~noughts.anytime.pvs.AnytimeSearch.negamax` with its misère branches
+The search is :meth:`~noughts.search.pvs.AnytimeSearch.negamax` with its misère branches
 on. Scores are absolute like the normal search's (a win ending the game with ``N`` marks
 scores ``MATE - N``).
 
@@ -27,7 +27,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from noughts.anytime.pvs import AnytimeSearch
+from noughts.search.pvs import AnytimeSearch
 
 __all__ = ["MisereSearch"]
 

@@ -1,13 +1,13 @@
 """Defence by proof: drop a candidate move after which the opponent has a forced win
 that the proof-number search finds within a slice of the move's budget.
 
-The anytime search (:mod:`noughts.anytime.search`) uses it for the second player (O in
+The anytime search (:mod:`noughts.search.anytime`) uses it for the second player (O in
 Qubic, lost against perfect play, must leave a fallible first player no win it can
 find). The search's own guard catches the opponent's wins by continuous threats. Many
 of the wins a fallible searcher finds against the second player in Qubic start with a
 quiet move instead (one that makes no threat but sets up two), and the threat search
 alone misses them. The proof search
-(:mod:`noughts.anytime.proof`) finds such wins quickly once they are a few moves deep:
+(:mod:`noughts.search.proof`) finds such wins quickly once they are a few moves deep:
 in the O games lost to the 4x4x4 seed's bot, X's win was proven within 20,000 of its
 positions a move or two before the bot played it.
 
@@ -33,9 +33,9 @@ from __future__ import annotations
 
 from typing import Any
 
-from noughts.anytime.proof import ProofSearch
 from noughts.budget import Limit
 from noughts.position import Position
+from noughts.search.proof import ProofSearch
 
 __all__ = ["ProofDefence", "PROOF_NODE_COST", "CHECK_NODES"]
 

@@ -1,12 +1,12 @@
 """The second player's opening book for Qubic: O's first moves, chosen by games.
 
-Qubic is lost for O against perfect play (:mod:`noughts.anytime.strategy` holds X's
+Qubic is lost for O against perfect play (:mod:`noughts.knowledge.strategy` holds X's
 proof), so no reply can be proven good: the book holds the replies that did best in
 games against fallible X players, built by ``scripts/build_o_book.py`` (never against
 the players O is measured on). The anytime search consults it for O before searching
 (:func:`book_move`), as it consults the strategy for X.
 
-Positions are stored up to symmetry (a :class:`~noughts.anytime.canonical.CanonicalTable`),
+Positions are stored up to symmetry (a :class:`~noughts.knowledge.canonical.CanonicalTable`),
 so a position reached in any orientation is found, and answered alike. A shipped book
 is a file in ``noughts/data`` named by the variant record
 (:attr:`~noughts.variants.Variant.o_book`), read the first time it is asked for. Qubic's
@@ -50,9 +50,9 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from noughts.anytime.canonical import CanonicalTable
-from noughts.anytime.shipped import Switch, shipped_bytes
 from noughts.errors import NoughtsError
+from noughts.knowledge.canonical import CanonicalTable
+from noughts.knowledge.data import Switch, shipped_bytes
 from noughts.position import Position
 from noughts.variants import variant
 

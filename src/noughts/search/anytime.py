@@ -4,14 +4,14 @@
 block the opponent's only threat), then O's opening book (a book move after which a
 short proof search finds X a forced win is dropped), then the opening move (a random
 strong cell on an empty board), a forced win by continuous threats
-(:mod:`noughts.anytime.threats`), iterative deepening of the principal-variation
-search (:mod:`noughts.anytime.pvs`) and, with the last part of the budget, a check that
+(:mod:`noughts.search.threats`), iterative deepening of the principal-variation
+search (:mod:`noughts.search.pvs`) and, with the last part of the budget, a check that
 the chosen move leaves the opponent no forced win by continuous threats. The second
 player's moves after which the shipped Qubic strategy proves the first player's win
-(:func:`noughts.anytime.strategy.proven_replies`) count as refuted by that check while
+(:func:`noughts.knowledge.strategy.proven_replies`) count as refuted by that check while
 another move is not known to lose. The second player then checks its choice, and the
 next best moves in turn, with the proof-number search from the opponent's side
-(:mod:`noughts.anytime.defence`, a quarter of the budget), and plays the first after
+(:mod:`noughts.search.defence`, a quarter of the budget), and plays the first after
 which no forced win is found; when every move is refuted (against the whole strategy,
 O's first replies all are), it plays the one hardest to refute, and the answer is a
 proven loss.
@@ -36,18 +36,18 @@ from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from typing import ParamSpec, TypeVar
 
-from noughts.anytime.defence import ProofDefence
-from noughts.anytime.evaluate import Style
-from noughts.anytime.misere import MisereSearch
-from noughts.anytime.obook import BookMove, book_move
-from noughts.anytime.openings import opening_move
-from noughts.anytime.proof import find_win
-from noughts.anytime.pvs import INF, MATE, MATE_BOUND, AnytimeSearch
-from noughts.anytime.strategy import proven_moves, proven_replies, strategy_move
-from noughts.anytime.threats import ThreatSearch
 from noughts.budget import BudgetExhausted, Limit, one_limit
+from noughts.knowledge.obook import BookMove, book_move
+from noughts.knowledge.strategy import proven_moves, proven_replies, strategy_move
 from noughts.position import Position, check_playable
 from noughts.results import Bound, Estimate, MoveChoice, MoveEval, Outcome, Scale, Value
+from noughts.search.defence import ProofDefence
+from noughts.search.evaluate import Style
+from noughts.search.misere import MisereSearch
+from noughts.search.openings import opening_move
+from noughts.search.proof import find_win
+from noughts.search.pvs import INF, MATE, MATE_BOUND, AnytimeSearch
+from noughts.search.threats import ThreatSearch
 
 __all__ = [
     "anytime_move",
@@ -168,7 +168,7 @@ def anytime_move(
     search, which still answers with its best move so far. ``time_limit`` (seconds from
     now) and ``nodes`` narrow it (``budget`` is its older name). ``seed`` makes the
     opening choice reproducible. ``style`` picks the evaluation (see
-    :mod:`noughts.anytime.evaluate`).
+    :mod:`noughts.search.evaluate`).
     """
     check_playable(position)
     whole = _search_limit(one_limit(limit, time_limit, nodes, budget=budget))
@@ -316,7 +316,7 @@ def _hardest_note(position: Position, move: int, defence: ProofDefence | None,
 
 
 def _misere_move(position: Position, style: Style, whole: Limit) -> MoveChoice:
-    """The misère game's move (:mod:`noughts.anytime.misere`): no threats to exploit,
+    """The misère game's move (:mod:`noughts.search.misere`): no threats to exploit,
     no proof-number stage; iterative deepening by the misère terminal rule."""
     search = MisereSearch(position, style=style, budget=whole)
     moves = search.safe_moves()
@@ -358,7 +358,7 @@ book move is dropped and the position searched as any other."""
 
 _DEFENCE_SHARE = 0.25
 """The share of the budget kept from the deepening for the proof checks of the chosen
-move and the next best (:class:`~noughts.anytime.defence.ProofDefence`); they end at
+move and the next best (:class:`~noughts.search.defence.ProofDefence`); they end at
 :data:`_SEARCH_SHARE` of the budget."""
 
 

@@ -3,7 +3,7 @@ results of self-play games, shipped as package data and loaded the first time a
 search asks for them.
 
 The features are the ones the search board keeps up to date move by move
-(:mod:`noughts.anytime.board`), so the learned evaluation costs the search nothing
+(:mod:`noughts.search.board`), so the learned evaluation costs the search nothing
 more than the hand-written one: for each side the lines it holds alone with 1, 2 or 3
 marks, and its *fork points* (empty cells on two lines one mark short of a threat).
 ``scripts/train_qubic_eval.py`` plays the games (noughts' own search as X without the
@@ -13,11 +13,11 @@ positions the search evaluates: no threat on the board, no fork for the side to 
 
 The weights depend on whose move it is: a line of two marks is worth about twice as
 much to its owner with the move as without (the owner can make a threat at once), so
-the search board keeps a *tempo* sum beside its score (:class:`~noughts.anytime.board.SearchBoard`).
+the search board keeps a *tempo* sum beside its score (:class:`~noughts.search.board.SearchBoard`).
 A variant's record names its file (:attr:`noughts.variants.Variant.learned_eval`); the
 second player's search there keeps the hand-written line weights and takes from the
 learned ones only how much whose move it is changes a line's worth (see
-:func:`noughts.anytime.evaluate.with_tempo`): the learned weights on their own are flat
+:func:`noughts.search.evaluate.with_tempo`): the learned weights on their own are flat
 (a line of two worth a few lines of one, a fork point nothing) and lost to the
 strongest X players.
 
@@ -40,8 +40,8 @@ from dataclasses import dataclass
 from functools import lru_cache
 from typing import Any
 
-from noughts.anytime.shipped import Switch, shipped_bytes
 from noughts.errors import NoughtsError
+from noughts.knowledge.data import Switch, shipped_bytes
 from noughts.position import Position
 from noughts.variants import Variant, variant
 

@@ -14,7 +14,7 @@ Sides are numbers: ``0`` is X, ``1`` is O. For each side the board knows
   least of them, the same for every symmetric image of a position.
 
 >>> from noughts.position import Position
->>> from noughts.anytime.evaluate import line_weights
+>>> from noughts.search.evaluate import line_weights
 >>> b = SearchBoard(Position("XX./.O./...", "3x3"), line_weights(3, "balanced"), 0)
 >>> b.stm, dict(b.threats[0]), dict(b.threats[1])
 (1, {2: 1}, {})
@@ -35,10 +35,10 @@ import sys
 from array import array
 from functools import lru_cache
 
-from noughts.anytime.evaluate import HEURISTIC_LIMIT, LineWeights
 from noughts.errors import TooLargeError
 from noughts.geometry import Bitboard, Geometry, scan_forward
 from noughts.position import Position
+from noughts.search.evaluate import HEURISTIC_LIMIT, LineWeights
 from noughts.symmetries import box_symmetries, invert
 from noughts.variants import variant
 

@@ -1,4 +1,4 @@
-"""The principal-variation search behind the anytime engine (see noughts.anytime.search).
+"""The principal-variation search behind the anytime engine (see noughts.search.anytime).
 
 Negamax with alpha-beta and null windows over a :class:`SearchBoard`, a transposition
 table keyed by Zobrist hashes (canonical over the board's symmetries at the root's
@@ -17,10 +17,10 @@ a proof, whatever the depth of the search that found it.
 
 from __future__ import annotations
 
-from noughts.anytime.board import SearchBoard
-from noughts.anytime.evaluate import Style, search_weights
 from noughts.budget import Budget, BudgetExhausted
 from noughts.position import Position
+from noughts.search.board import SearchBoard
+from noughts.search.evaluate import Style, search_weights
 
 __all__ = ["AnytimeSearch", "MATE", "MATE_BOUND", "INF"]
 
@@ -69,7 +69,7 @@ class AnytimeSearch:
         self.root_marks = self.board.marks
         self.restricted = bool(self.tables.near)
         self.misere = False
-        """True in a misère game (:class:`noughts.anytime.misere.MisereSearch`)."""
+        """True in a misère game (:class:`noughts.search.misere.MisereSearch`)."""
 
     # -- budget ---------------------------------------------------------------------------
     @property
@@ -191,7 +191,7 @@ class AnytimeSearch:
     def negamax(self, depth: int, alpha: int, beta: int, ply: int) -> int:
         """The score for the side to move if inside ``(alpha, beta)``, else a bound.
 
-        In a misère game (:mod:`noughts.anytime.misere`) a side's threats are the cells
+        In a misère game (:mod:`noughts.search.misere`) a side's threats are the cells
         it must not play, and none forces a reply."""
         self.nodes += 1
         if self.nodes >= self.next_check:

@@ -11,11 +11,11 @@ What makes it practical for Qubic:
 * **Forced moves are free**: a side that can complete a line wins, a side facing two
   threats loses, a side facing one threat has one move (the block).
 * **Threat-space search at the leaves**: every new position with the attacker to move
-  is first tried with the continuous-threat search of :mod:`noughts.anytime.threats`;
+  is first tried with the continuous-threat search of :mod:`noughts.search.threats`;
   a chain found there proves the node at once.
 * **The defender's replies narrowed by threats**: when the defender is to move and the
   attacker would win by a chain if it could move again, only the replies that can
-  stop that chain are searched (:func:`noughts.anytime.threats.defences`); every other
+  stop that chain are searched (:func:`noughts.search.threats.defences`); every other
   reply loses to the same chain, which the strategy checker verifies on its own.
 * **Proof numbers from threats**: a defender facing a threat has one move, so such a
   node starts with proof number 1; other new positions start with numbers that fall
@@ -51,12 +51,12 @@ from collections.abc import Iterator
 from dataclasses import dataclass
 from typing import Any, Literal
 
-from noughts.anytime.board import tables_for
-from noughts.anytime.threats import DEFAULT_MAX_THREATS, ThreatSearch, defences
 from noughts.budget import BudgetExhausted, Limit
 from noughts.errors import GameOverError, VariantError
 from noughts.geometry import Bitboard
 from noughts.position import Position
+from noughts.search.board import tables_for
+from noughts.search.threats import DEFAULT_MAX_THREATS, ThreatSearch, defences
 
 __all__ = [
     "widen",
@@ -146,7 +146,7 @@ class _Board:
     """The position under proof, as the attacker's threats see it, played in place.
 
     Besides the two sides' bitboards and the symmetric Zobrist hashes of
-    :func:`noughts.anytime.board.tables_for`, it keeps what the rules and the threat
+    :func:`noughts.search.board.tables_for`, it keeps what the rules and the threat
     search need, move by move: the attacker's two-lines (lines holding ``k-2`` of its
     marks and none of the defender's) and, for each side, the cells that would complete
     one of its lines. (The anytime search's board keeps an evaluation as well; this one
@@ -723,7 +723,7 @@ def find_win(position: Position, *, budget: Limit | None = None) -> tuple[int, i
     (2, 1)
     """
     if position.is_over or not position.game.rules.threat_search:
-        return None  # (misère: no threats to search; see noughts.anytime.misere)
+        return None  # (misère: no threats to search; see noughts.search.misere)
     player = 0 if position.to_move == "X" else 1
     search = ProofSearch(position, player)
     pn, _ = search.run(budget)

@@ -29,8 +29,8 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from functools import cache
 
-from noughts.anytime.strategy import Found, Strategy
 from noughts.geometry import Bitboard
+from noughts.knowledge.strategy import Found, Strategy
 from noughts.position import Position
 
 __all__ = ["threat_win", "verify_strategy", "check_entries", "Report", "CHECK_THREATS"]

@@ -3,7 +3,7 @@
 A first player's win from the empty board (Qubic's) is proven in two levels, as in
 PN² (Breuker 1998): this tree holds the first moves of the game, and each of its
 leaves is settled or estimated by a *job*, a bounded depth-first proof-number search
-(:mod:`noughts.anytime.proof`) run anywhere. A job that does not settle its leaf
+(:mod:`noughts.search.proof`) run anywhere. A job that does not settle its leaf
 returns the proof and disproof numbers it reached for each of the leaf's moves, and
 the leaf is expanded with them, so the next jobs go where the proof looks cheapest.
 
@@ -35,10 +35,10 @@ from collections.abc import Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from noughts.anytime.proof import INFINITY, widen
-from noughts.anytime.strategy import write_if_changed
 from noughts.errors import NoughtsError
+from noughts.knowledge.strategy import write_if_changed
 from noughts.position import Position
+from noughts.search.proof import INFINITY, widen
 from noughts.variants import variant
 
 __all__ = ["ProofTree", "ProofNode", "Key", "Reply", "INFINITY"]

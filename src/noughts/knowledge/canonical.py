@@ -3,8 +3,8 @@
 Positions are stored in their canonical form (:meth:`noughts.symmetries.Symmetries.canonical`:
 the least image under the board's symmetries), with the move in that image's
 orientation, so a position reached by any route, in any orientation, is found, and
-answered alike. X's winning strategy (:mod:`noughts.anytime.strategy`) and O's opening
-book (:mod:`noughts.anytime.obook`) are such tables, each with entries of its own kind.
+answered alike. X's winning strategy (:mod:`noughts.knowledge.strategy`) and O's opening
+book (:mod:`noughts.knowledge.obook`) are such tables, each with entries of its own kind.
 
 >>> from noughts.position import Position
 >>> table: CanonicalTable[int] = CanonicalTable("4x4x4")

@@ -28,11 +28,11 @@ from dataclasses import dataclass, replace
 from functools import lru_cache
 from typing import Literal
 
-from noughts.anytime.learned import LearnedEval, learned_eval
-from noughts.anytime.openings import strong_cells
 from noughts.errors import NoughtsError
 from noughts.geometry import Bitboard, Geometry
+from noughts.knowledge.learned import LearnedEval, learned_eval
 from noughts.position import Mark, Position
+from noughts.search.openings import strong_cells
 
 __all__ = [
     "Style",
@@ -87,7 +87,7 @@ class LineWeights:
     ``fork`` scores each fork point (``0`` outside the strong style), the opponent's
     too unless ``opp_fork`` is given (a learned evaluation weighs them apart).
 
-    A learned evaluation also knows whose move it is (:mod:`noughts.anytime.learned`):
+    A learned evaluation also knows whose move it is (:mod:`noughts.knowledge.learned`):
     a line is worth ``tempo[m]`` more to its owner when the owner is to move, and as
     much less when the owner waits (``opp_tempo`` for the opponent's lines), and the
     side to move gets ``to_move`` on top. The hand-written styles leave them out.
@@ -156,7 +156,7 @@ def search_weights(position: Position, style: Style = "strong") -> LineWeights:
     boards whose record says so (:attr:`Variant.even_first_player`) the even weights
     for the first player; the second player's get the learned tempo on top
     (:func:`with_tempo`) where the record names a learned evaluation
-    (:mod:`noughts.anytime.learned`).
+    (:mod:`noughts.knowledge.learned`).
 
     >>> from noughts.position import Position
     >>> search_weights(Position("", "qubic")).own
@@ -165,7 +165,7 @@ def search_weights(position: Position, style: Style = "strong") -> LineWeights:
     True
     >>> search_weights(Position("X" + "." * 63, "qubic")).own[1]  # hand-written
     24
-    >>> from noughts.anytime.learned import hand_written_evaluation
+    >>> from noughts.knowledge.learned import hand_written_evaluation
     >>> with hand_written_evaluation():
     ...     search_weights(Position("X" + "." * 63, "qubic")).tempo is None
     True
@@ -190,7 +190,7 @@ def with_tempo(hand: LineWeights, learned: LearnedEval) -> LineWeights:
     ``(move - wait) / (move + wait)``; the move itself is worth the learned ``to_move``
     in lines of two (the learned scale to the hand-written one by a line of two).
 
-    >>> from noughts.anytime.learned import LearnedEval
+    >>> from noughts.knowledge.learned import LearnedEval
     >>> learned = LearnedEval((0, 1, 3, 9, 0), (0, 1, 1, 9, 0), (0, 1, 3, 9, 0),
     ...                       (0, 1, 1, 9, 0), 0, 0, 1)
     >>> weights = with_tempo(line_weights(4), learned)

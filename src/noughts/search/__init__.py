@@ -1,0 +1,15 @@
+"""The searches that play the boards too large to solve on the spot (Qubic, big m x n).
+
+* :mod:`noughts.search.board` -- the incremental search board (line counts, threats, hashes).
+* :mod:`noughts.search.evaluate` -- line-count evaluations (the seed's styles and ours).
+* :mod:`noughts.search.pvs` -- the principal-variation search.
+* :mod:`noughts.search.misere` -- the same search by the misère rule.
+* :mod:`noughts.search.threats` -- threat-space search for forced wins.
+* :mod:`noughts.search.proof` -- proof-number search: forced wins, losses and draws.
+* :mod:`noughts.search.defence` -- proof checks of the second player's candidate moves.
+* :mod:`noughts.search.openings` -- the first move on an empty board.
+* :mod:`noughts.search.anytime` -- deepening with its guard and defence, in a limit.
+
+They know positions and the core vocabulary, nothing above them; the shipped knowledge
+(:mod:`noughts.knowledge`) reaches them as arguments from the engine's plan.
+"""
