@@ -503,18 +503,21 @@ def anytime_evaluate(
     """
     check_playable(position)
     whole = _search_limit(one_limit(limit, time_limit, nodes, budget=budget))
-    search = AnytimeSearch(position, style=style, budget=whole)
+    misere = not position.game.rules.threat_search
+    search = (MisereSearch if misere else AnytimeSearch)(position, style=style, budget=whole)
     board = search.board
     side = board.stm
     marks = board.marks
     values: dict[int, Value | int] = {}
-    for cell in (board.threats[side]):
-        values[cell] = Value(Outcome.WIN, 1)
-    if not values:  # the shipped strategy's winning moves, and its wins against these
+    # a completing cell wins at once, or loses at once by the misère rule
+    done = Value(Outcome.LOSS, 1) if misere else Value(Outcome.WIN, 1)
+    for cell in board.threats[side]:
+        values[cell] = done
+    if not values and not misere:  # the strategy's winning moves, and its wins against these
         for cell, plies in proven_moves(position).items():
             values[cell] = Bound(Outcome.WIN, plies)
-    blocks = board.threats[1 - side]
-    lost = {} if values else proven_replies(position)
+    blocks = {} if misere else board.threats[1 - side]  # (misère: a threat forces nothing)
+    lost = {} if values or misere else proven_replies(position)
     pending: list[int] = []
     static: dict[int, int] = {}
     for cell in position.legal_moves:
