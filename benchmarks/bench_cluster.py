@@ -194,11 +194,11 @@ class JobResult:
 
 def run_job(variant_name: str, x: int, o: int, seconds: float) -> JobResult:
     """Search one position for ``seconds`` (the proof build's job shape, CPU-bound)."""
-    from noughts.search.anytime import anytime_move
+    from noughts.engine import choose_move
 
     position = Position.from_bitboards(x, o, variant_name)
     started = time.perf_counter()
-    choice = anytime_move(position, time_limit=seconds)
+    choice = choose_move(position, time_limit=seconds)
     return JobResult(variant_name, x, o, choice.move, choice.nodes, time.perf_counter() - started)
 
 

@@ -47,14 +47,14 @@ print(json.dumps(r))
 
 _QUBIC = """
 import json, time
-from noughts.search.anytime import anytime_move
+from noughts.engine import choose_move
 from noughts.position import Position
-anytime_move(Position.from_bitboards(*{positions!r}[0], "4x4x4"), time_limit=0.2)  # warm-up
+choose_move(Position.from_bitboards(*{positions!r}[0], "4x4x4"), time_limit=0.2)  # warm-up
 nodes = cpu = 0.0
 for x, o in {positions!r}:
     position = Position.from_bitboards(x, o, "4x4x4")
     began = time.process_time()
-    result = anytime_move(position, time_limit={seconds}, seed=1)
+    result = choose_move(position, time_limit={seconds}, seed=1)
     cpu += time.process_time() - began
     nodes += result.nodes
 print(json.dumps({{"nps": nodes / cpu}}))

@@ -52,14 +52,14 @@ import sys
 import time
 from pathlib import Path
 
+from noughts.engine import choose_move
 from noughts.errors import NoughtsError
-from noughts.knowledge.obook import book_move
+from noughts.knowledge.shipped import SHIPPED
 from noughts.players.game import GameOutcome, play_game
 from noughts.players.protocol import CallablePlayer, LevelPlayer, Player
 from noughts.players.reference import LegacySeedQubicBot, SeedQubicBot
 from noughts.position import Position
 from noughts.results import Mark
-from noughts.search.anytime import anytime_move
 from noughts.search.openings import strong_cells
 from noughts.search.threats import find_forced_win
 from noughts.variants import variant
@@ -126,7 +126,8 @@ def bench_cold(runs: int, time_limit: float) -> dict[str, object]:
         position = Position("", "qubic")
         for cell in opening:
             position = position.play(cell)
-        if book_move(position) is not None:
+        book = SHIPPED.o_book_for(position)
+        if book is not None and book.lookup(position) is not None:
             raise SystemExit(f"cold: O's book answers {opening}; the move would not search")
         board = position.board
         command = [sys.executable, "-m", "noughts", "move", board, "--variant", "qubic",
@@ -164,7 +165,7 @@ def _cold_row(walls: list[float]) -> dict[str, float]:
 def bench_speed(count: int, time_limit: float) -> dict[str, object]:
     rows = []
     for position in middle_games(count):
-        result = anytime_move(position, time_limit=time_limit, seed=1)
+        result = choose_move(position, time_limit=time_limit, seed=1)
         rows.append(
             {
                 "ply": position.ply,

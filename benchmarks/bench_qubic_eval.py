@@ -5,7 +5,7 @@ Not a test: it takes minutes. For each X budget (``--x-nodes``, the engine witho
 shipped strategy, ``level:10:no-strategy@N``) and each of X's first cells (``--cells``,
 as in the family benchmark) O plays twice at ``--nodes`` a move: once with the learned
 evaluation shipped in the package (:mod:`noughts.knowledge.learned`), once with the
-hand-written one (:func:`noughts.knowledge.learned.hand_written_evaluation`). Both
+hand-written one (O's knowledge without the learned evaluation). Both
 players search a fixed number of nodes, so every game replays the same on every run.
 The table gives O's wins, draws and losses with each evaluation, and the games where
 only one of them won. Nothing of the family's members is used here: X is the
@@ -20,10 +20,10 @@ import argparse
 import json
 import sys
 import time
-from contextlib import nullcontext
 from pathlib import Path
 
-from noughts.knowledge.learned import hand_written_evaluation, learned_eval
+from noughts.knowledge.learned import learned_eval
+from noughts.knowledge.shipped import SHIPPED, Knowledge
 from qubic_family import FamilyTask, family_game, parse_cells
 
 RESULTS = Path(__file__).parent / "results"
@@ -32,8 +32,7 @@ RESULTS = Path(__file__).parent / "results"
 def play(member: str, cell: int, seed: int, nodes: int, learned: bool) -> dict[str, object]:
     """One game, O with the learned evaluation or the hand-written one."""
     task = FamilyTask(member, cell, seed, None, nodes)
-    with nullcontext() if learned else hand_written_evaluation():
-        return family_game(task)
+    return family_game(task, o_knowledge=SHIPPED if learned else Knowledge(learned=False))
 
 
 def main(argv: list[str] | None = None) -> None:

@@ -36,6 +36,7 @@ from typing import TypeVar
 from noughts.budget import Limit
 from noughts.errors import NoughtsError
 from noughts.knowledge.obook import OBook
+from noughts.knowledge.shipped import SHIPPED, Knowledge
 from noughts.players.game import play_game
 from noughts.players.protocol import LevelPlayer, Player, parse_player
 from noughts.position import Position
@@ -134,13 +135,15 @@ def game_seed(seed: int, member: str, cell: int) -> int:
     return zlib.crc32(f"{seed}/{member}/{cell}".encode()) & 0x7FFF_FFFF
 
 
-def family_game(task: FamilyTask, start: Position | None = None) -> dict[str, object]:
+def family_game(task: FamilyTask, start: Position | None = None, *,
+                o_knowledge: Knowledge = SHIPPED) -> dict[str, object]:
     """One game of the family: X's first mark on ``task.cell`` (or the game goes on
     from ``start``, a position with X to move or O to move), then the member as X
-    against the engine as O. Runs in a worker process."""
+    against the engine as O (consulting ``o_knowledge``). Runs in a worker process."""
     seed = game_seed(task.seed, task.member, task.cell)
     x = member_player(task.member, seed)
-    o = LevelPlayer(10, seed ^ 0x5EED, time_limit=task.time_limit, nodes=task.nodes)
+    o = LevelPlayer(10, seed ^ 0x5EED, time_limit=task.time_limit, nodes=task.nodes,
+                    knowledge=o_knowledge)
     position = start if start is not None else Position("", "qubic").play(task.cell)
     players: dict[Mark, Player] = {"X": x, "O": o}
     played = play_game(players, position)
@@ -416,7 +419,7 @@ def proven_o_win(check: WinCheck) -> dict[str, object]:
     """The check's answer: O's proven winning move and the plies its proof lets the
     game last, or ``None`` for each (runs in a worker process)."""
     position = Position.from_bitboards(check.x, check.o, "qubic")
-    win = find_win(position, budget=Limit.within(seconds=check.seconds))
+    win = find_win(position, limit=Limit.within(seconds=check.seconds))
     return {"member": check.member, "cell": check.cell, "ply": position.ply,
             "played": check.played, "win": None if win is None else win[0],
             "plies": None if win is None else win[1]}
@@ -431,7 +434,7 @@ DEEP_NODES = 2_000_000
 
 def _x_wins(position: Position, nodes: int) -> bool:
     """Whether X (to move) has a win the proof search proves within ``nodes`` positions."""
-    return find_win(position, budget=Limit.within(nodes=nodes)) is not None
+    return find_win(position, limit=Limit.within(nodes=nodes)) is not None
 
 
 def first_lost(record: dict[str, object]) -> dict[str, object]:

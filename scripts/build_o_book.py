@@ -20,7 +20,7 @@ is never built against it.
 
 The candidates: every class of reply up to symmetry at X's first move (the engine's
 ``--first-candidates`` best classes only, if given); at X's second move, the ``--top``
-best of a short search of every move (``anytime_evaluate``) and the engine's own move.
+best of a short search of every move (``evaluate_moves``) and the engine's own move.
 
 Resumable and deterministic (node budgets only, seeds from the position, the reply
 and the game's number): every game's result goes to ``--checkpoint`` as it ends, a new
@@ -101,14 +101,15 @@ import zlib
 from pathlib import Path
 from typing import Any
 
-from noughts.budget import Budget, Limit
-from noughts.knowledge.obook import OBook, without_o_book
-from noughts.knowledge.strategy import without_strategy, write_if_changed
+from noughts.budget import Limit
+from noughts.engine import choose_move, evaluate_moves
+from noughts.knowledge.obook import OBook
+from noughts.knowledge.shipped import Knowledge
+from noughts.knowledge.strategy import write_if_changed
 from noughts.players.game import play_game
 from noughts.players.protocol import LevelPlayer, Player
 from noughts.position import Position
 from noughts.results import Mark, MoveEval
-from noughts.search.anytime import anytime_evaluate, anytime_move
 from noughts.search.proof import find_win
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -117,6 +118,10 @@ from qubic_family import DEFAULT_MEMBERS, OUTSIDE_MEMBERS, member_player  # noqa
 
 BOOK = ROOT / "checkpoints" / "qubic-o-book.json.gz"
 CHECKPOINT = ROOT / "checkpoints" / "qubic-o-book-games.json"
+NO_O_BOOK = Knowledge(o_book=False)
+"""The engine's knowledge less the O book: how O plays while the book is built."""
+SEARCH_ALONE = Knowledge(strategy=False, o_book=False)
+"""Neither the O book nor the strategy: the short search that ranks candidates."""
 FIRST_CHECK = 20_000
 """The proof positions of a candidate's check in the builds up to the shipped book (the
 checks of that size are cached under the position's key alone)."""
@@ -148,8 +153,8 @@ def best_first(values: list[MoveEval]) -> list[int]:
 def ranked(position: Position, nodes: int) -> list[int]:
     """Every class of move in ``position``, best first for the side to move by a short
     search of ``nodes`` nodes without the O book or the strategy."""
-    with without_o_book(), without_strategy():
-        return classes(position, best_first(anytime_evaluate(position, nodes=nodes)))
+    return classes(position, best_first(evaluate_moves(position, nodes=nodes,
+                                                       knowledge=SEARCH_ALONE)))
 
 
 def refuse_measured(option: str, specs: list[str]) -> None:
@@ -239,7 +244,7 @@ class Builder:
 
     def refuted(self, after: Position) -> bool:
         """True if the proof search proves X's win after O's reply (not cached)."""
-        return find_win(after, budget=Budget(node_limit=self.args.check)) is not None
+        return find_win(after, limit=Limit(node_limit=self.args.check)) is not None
 
     def lost(self, after: Position) -> bool:
         """True if the proof search proves X's win after O's reply (cached)."""
@@ -266,9 +271,9 @@ class Builder:
         """O's candidate replies in ``position``, in the engine's order (cached)."""
         key = key_text(position)
         if key not in self.candidates:
-            with without_o_book():
-                own = anytime_move(position, nodes=self.args.o_nodes, seed=1).move
-                values = anytime_evaluate(position, nodes=self.args.o_nodes)
+            own = choose_move(position, nodes=self.args.o_nodes, seed=1,
+                              knowledge=NO_O_BOOK).move
+            values = evaluate_moves(position, nodes=self.args.o_nodes, knowledge=NO_O_BOOK)
             order = classes(position, [own, *best_first(values)])
             wanted = self.args.first_candidates if every_class else self.args.top + 1
             self.candidates[key] = order if wanted is None else order[:wanted]
@@ -304,11 +309,11 @@ class Builder:
             x_player = member_player(against, rng.getrandbits(31))
         players: dict[Mark, Player] = {
             "X": x_player,
-            "O": LevelPlayer(10, rng.getrandbits(31), nodes=self.args.o_nodes),
+            "O": LevelPlayer(10, rng.getrandbits(31), nodes=self.args.o_nodes,
+                             knowledge=NO_O_BOOK),
         }
         started = time.perf_counter()
-        with without_o_book():
-            played = play_game(players, start)
+        played = play_game(players, start)
         if played.failure is not None:
             raise RuntimeError(f"game {name}: {played.reason}")
         points = {"O": 1.0, "X": 0.0}.get(str(played.result), 0.5)

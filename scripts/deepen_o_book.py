@@ -80,16 +80,17 @@ from pathlib import Path
 from typing import Any, NamedTuple
 
 from noughts.budget import Limit
+from noughts.engine import choose_move
 from noughts.geometry import scan_forward
-from noughts.knowledge.obook import OBook, without_o_book
+from noughts.knowledge.obook import OBook
 from noughts.knowledge.strategy import write_if_changed
 from noughts.position import Position
-from noughts.search.anytime import anytime_move
 from noughts.search.defence import ProofDefence
 
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT / "scripts"))
 from build_o_book import (  # noqa: E402
+    NO_O_BOOK,
     Builder,
     canonical,
     classes,
@@ -125,8 +126,7 @@ def decide(position: Position, book_reply: int | None, args: argparse.Namespace,
     start = time.perf_counter()
     own = None
     if book_reply is None:
-        with without_o_book():
-            own = anytime_move(position, nodes=args.own_nodes, seed=1).move
+        own = choose_move(position, nodes=args.own_nodes, seed=1, knowledge=NO_O_BOOK).move
         first = own
     else:
         first = book_reply

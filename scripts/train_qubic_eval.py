@@ -31,11 +31,11 @@ import math
 import random
 import sys
 import time
-from contextlib import nullcontext
 from pathlib import Path
 
 from noughts.budget import Limit
-from noughts.knowledge.learned import FEATURES, features, hand_written_evaluation, parse_learned
+from noughts.knowledge.learned import FEATURES, features, parse_learned
+from noughts.knowledge.shipped import SHIPPED, Knowledge
 from noughts.players.choice import choice_of
 from noughts.players.game import play_game
 from noughts.players.protocol import LevelPlayer, Player
@@ -59,10 +59,9 @@ class Exploring:
     """``inner``'s moves, or with probability ``rate`` a random one on the first
     ``plies`` plies while no line holds three marks of one side and none of the other."""
 
-    def __init__(self, inner: Player, rng: random.Random, rate: float, plies: int,
-                 hand: bool) -> None:
+    def __init__(self, inner: Player, rng: random.Random, rate: float, plies: int) -> None:
         self.name = inner.name
-        self.inner, self.rng, self.rate, self.plies, self.hand = inner, rng, rate, plies, hand
+        self.inner, self.rng, self.rate, self.plies = inner, rng, rate, plies
 
     def move(self, position: Position, budget: Limit) -> MoveChoice:
         counts = features(position)
@@ -70,8 +69,7 @@ class Exploring:
                 and self.rng.random() < self.rate):
             return choice_of(position, self.rng.choice(sorted(position.legal_moves)),
                              started=time.perf_counter())
-        with hand_written_evaluation() if self.hand else nullcontext():
-            return self.inner.move(position, budget)
+        return self.inner.move(position, budget)
 
 
 def play(args: argparse.Namespace) -> None:
@@ -84,11 +82,13 @@ def play(args: argparse.Namespace) -> None:
         for index in range(done, args.games):
             rng = random.Random(f"{args.seed}/{index}")
             cell, x_nodes, o_nodes = rng.randrange(64), rng.choice(X_NODES), rng.choice(O_NODES)
-            hand = args.o_eval == "hand"
-            x = Exploring(LevelPlayer(10, rng.getrandbits(31), nodes=x_nodes, strategy=False),
-                          rng, args.explore, args.explore_plies, hand)
-            o = Exploring(LevelPlayer(10, rng.getrandbits(31), nodes=o_nodes),
-                          rng, args.explore, args.explore_plies, hand)
+            knowledge = Knowledge(learned=False) if args.o_eval == "hand" else SHIPPED
+            x = Exploring(LevelPlayer(10, rng.getrandbits(31), nodes=x_nodes, strategy=False,
+                                      knowledge=knowledge),
+                          rng, args.explore, args.explore_plies)
+            o = Exploring(LevelPlayer(10, rng.getrandbits(31), nodes=o_nodes,
+                                      knowledge=knowledge),
+                          rng, args.explore, args.explore_plies)
             start = Position("", "qubic").play(cell)
             game = play_game({"X": x, "O": o}, start)
             record = {"index": index, "seed": args.seed, "x_nodes": x_nodes,

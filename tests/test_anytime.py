@@ -1,4 +1,5 @@
-"""The anytime engine: proven wins and losses, rules, defence, budgets, big boards."""
+"""The engine past the exact solver: proven wins and losses, rules, defence, limits, big
+boards."""
 
 from __future__ import annotations
 
@@ -11,10 +12,10 @@ from hypothesis import strategies as st
 from noughts.engine import choose_move, evaluate_moves
 from noughts.errors import GameOverError, NoughtsError, TooLargeError
 from noughts.geometry import Geometry
-from noughts.knowledge.strategy import proven_replies, strategy_move
+from noughts.knowledge.shipped import SHIPPED
+from noughts.knowledge.strategy import proven_replies, shipped_strategy, strategy_move
 from noughts.position import Position
 from noughts.results import describe
-from noughts.search.anytime import anytime_evaluate, anytime_move
 from noughts.search.threats import find_forced_win
 from threat_referee import forced_win as referee_forced_win
 
@@ -41,7 +42,7 @@ DEFENCES = [
 @pytest.mark.parametrize(("board", "plies"), PUZZLES)
 def test_forced_wins_are_played_and_reported_proven(board: str, plies: int) -> None:
     position = Position(board, "qubic")
-    result = anytime_move(position, time_limit=0.5, seed=1)
+    result = choose_move(position, time_limit=0.5, seed=1)
     assert (result.proven, result.outcome, result.plies) == (True, "win", plies)
     assert result.method == "anytime"
     assert result.to_json()["plies_exact"] is False  # the chain's length bounds the game
@@ -59,13 +60,13 @@ def test_the_opponents_forced_win_is_defended(board: str) -> None:
     position = Position(board, "qubic")
     assert find_forced_win(position) is None
     # a node budget, not a clock: the same search on a busy machine as on a quiet one
-    result = anytime_move(position, nodes=300_000, seed=1)
+    result = choose_move(position, nodes=300_000, seed=1)
     after = position.play(result.move)
     # checked by a referee that shares no code with the engine's threat search
     assert not referee_forced_win(after, max_threats=12)
     assert find_forced_win(after) is None
     if result.proven and result.outcome == "loss":  # only where the strategy proves it
-        assert result.plies == proven_replies(position)[result.move]
+        assert result.plies == proven_replies(position, shipped_strategy())[result.move]
 
 
 @pytest.mark.parametrize("board", DEFENCES[:3])
@@ -107,7 +108,7 @@ def test_never_misses_a_win_in_one_nor_a_single_block(moves: list[int]) -> None:
     position = random_position(moves)
     mover = position.to_move
     opponent = "O" if mover == "X" else "X"
-    result = anytime_move(position, nodes=300, seed=0)
+    result = choose_move(position, nodes=300, seed=0)
     assert result.move in position.legal_moves
     mine = threats(position, mover)
     if mine:
@@ -123,15 +124,17 @@ edge cell), so the engine searches it instead of reading its move from the book.
 
 
 def test_the_off_book_position_is_off_the_book() -> None:
-    assert strategy_move(OFF_BOOK) is None and not proven_replies(OFF_BOOK)  # X to move
+    strategy = shipped_strategy()
+    assert strategy_move(OFF_BOOK, strategy) is None  # X to move
+    assert not proven_replies(OFF_BOOK, strategy)
 
 
 def test_move_comes_back_by_the_deadline() -> None:
     position = OFF_BOOK
-    anytime_move(position, time_limit=0.05)  # warm the per-board tables
+    choose_move(position, time_limit=0.05)  # warm the per-board tables
     for limit in (0.1, 0.3):
         start = time.perf_counter()
-        result = anytime_move(position, time_limit=limit)
+        result = choose_move(position, time_limit=limit)
         wall = time.perf_counter() - start
         assert wall < limit + 0.25  # generous: the machine is shared
         assert result.elapsed_ms < (limit + 0.25) * 1000
@@ -141,8 +144,8 @@ def test_move_comes_back_by_the_deadline() -> None:
 
 def test_node_budget_bounds_the_search() -> None:
     position = OFF_BOOK
-    small = anytime_move(position, nodes=500)
-    large = anytime_move(position, nodes=20_000)
+    small = choose_move(position, nodes=500)
+    large = choose_move(position, nodes=20_000)
     assert small.nodes < large.nodes
     assert small.nodes <= 500 + 200  # one check interval of slack
 
@@ -151,12 +154,12 @@ def test_a_search_that_runs_out_counts_no_node_past_its_limit() -> None:
     position = Position("", "qubic")
     for move in (48, 37, 0, 21, 3, 5, 53, 17, 12):  # O's screening ends on the limit
         position = position.play(move)
-    assert anytime_move(position, nodes=100_000).nodes <= 100_000  # (it said 100,001)
+    assert choose_move(position, nodes=100_000).nodes <= 100_000  # (it said 100,001)
 
 
 def test_result_fields_for_a_heuristic_move() -> None:
     position = OFF_BOOK
-    result = anytime_move(position, time_limit=0.3)
+    result = choose_move(position, time_limit=0.3)
     assert not result.proven and result.outcome is None and result.plies is None
     assert isinstance(result.score, float)
     assert result.pv[0] == result.move and len(result.pv) >= 1
@@ -166,12 +169,12 @@ def test_result_fields_for_a_heuristic_move() -> None:
 def test_immediate_threat_is_blocked_and_double_threat_is_a_proven_loss() -> None:
     position = Position("XXX./OO../..../....|" + "|".join(["..../..../..../...."] * 3), "qubic")
     position = Position.from_bitboards(position.x, position.o | (1 << 16), "qubic")
-    result = anytime_move(position, time_limit=0.2)
+    result = choose_move(position, time_limit=0.2)
     assert result.move == 3
     double = Position.from_bitboards(
         0b111 | 0b111 << 16, 1 << 8 | 0b11 << 32 | 1 << 44 | 1 << 60, "qubic"
     )
-    result = anytime_move(double, time_limit=0.2)
+    result = choose_move(double, time_limit=0.2)
     assert (result.proven, result.outcome, result.plies) == (True, "loss", 2)
     assert result.move in (3, 19)
     assert describe(result) == "loss in 2" and result.to_json()["plies_exact"] is True
@@ -179,9 +182,9 @@ def test_immediate_threat_is_blocked_and_double_threat_is_a_proven_loss() -> Non
 
 def test_the_empty_board_is_answered_from_the_strategy_as_a_proven_win() -> None:
     empty = Position("", "qubic")
-    found = strategy_move(empty)
+    found = strategy_move(empty, shipped_strategy())
     assert found is not None and found.proven
-    result = anytime_move(empty, seed=3, time_limit=0.2)
+    result = choose_move(empty, seed=3, time_limit=0.2)
     assert (result.move, result.proven, result.outcome, result.plies) == (
         found.move, True, "win", found.plies)
     # the strategy bounds the game's length; it does not claim the fastest win
@@ -191,21 +194,21 @@ def test_the_empty_board_is_answered_from_the_strategy_as_a_proven_win() -> None
 
 def test_opening_is_seeded_and_strong_where_no_strategy_serves() -> None:
     empty = Position("", "qubic", first="O")  # the strategy serves the games X starts
-    assert strategy_move(empty) is None
-    moves = {anytime_move(empty, seed=s, time_limit=0.2).move for s in range(12)}
+    assert SHIPPED.strategy_for(empty) is None
+    moves = {choose_move(empty, seed=s, time_limit=0.2).move for s in range(12)}
     strong = {0, 3, 12, 15, 21, 22, 25, 26, 37, 38, 41, 42, 48, 51, 60, 63}
     assert moves <= strong and len(moves) > 1
-    assert anytime_move(empty, seed=5).move == anytime_move(empty, seed=5).move
+    assert choose_move(empty, seed=5).move == choose_move(empty, seed=5).move
 
 
 def test_evaluate_values_every_move() -> None:
     position = Position("XXX.OOO." + "." * 56, "qubic")
-    evals = anytime_evaluate(position, time_limit=0.3)
+    evals = evaluate_moves(position, time_limit=0.3)
     assert [e.move for e in evals] == list(position.legal_moves)
     by_move = {e.move: e for e in evals}
     assert (by_move[3].proven, by_move[3].outcome, by_move[3].plies) == (True, "win", 1)
     assert (by_move[8].outcome, by_move[8].plies) == ("loss", 2)
-    quiet = anytime_evaluate(OFF_BOOK, time_limit=0.3)
+    quiet = evaluate_moves(OFF_BOOK, time_limit=0.3)
     assert len(quiet) == 62 and all(not e.proven and e.score is not None for e in quiet)
 
 
@@ -224,22 +227,22 @@ def test_gomoku_four_is_finished_and_open_three_answered() -> None:
     rows[8] = "....OOO........"
     rows[9] = "......O........"
     position = Position("/".join(rows), "15x15k5", first="X")
-    assert anytime_move(position, time_limit=0.2).move in (7 * 15 + 3, 7 * 15 + 8)
+    assert choose_move(position, time_limit=0.2).move in (7 * 15 + 3, 7 * 15 + 8)
 
 
 def test_bad_budgets_and_finished_games_are_errors() -> None:
     position = Position("X" + "." * 62 + "O", "qubic")
     with pytest.raises(NoughtsError, match="time limit"):
-        anytime_move(position, time_limit=0)
+        choose_move(position, time_limit=0)
     with pytest.raises(NoughtsError, match="node budget"):
-        anytime_move(position, nodes=-5)
+        choose_move(position, nodes=-5)
     won = Position("XXXX/OOO./..../....|" + "|".join(["..../..../..../...."] * 3), "qubic")
     with pytest.raises(GameOverError):
-        anytime_move(won)
+        choose_move(won)
     with pytest.raises(GameOverError):
-        anytime_evaluate(won)
+        evaluate_moves(won)
 
 
 def test_lines_too_long_for_the_heuristic_are_a_clear_error() -> None:
     with pytest.raises(TooLargeError, match="too large for the heuristic search"):
-        anytime_move(Position("", Geometry((1, 70), 70)), time_limit=0.2)
+        choose_move(Position("", Geometry((1, 70), 70)), time_limit=0.2)

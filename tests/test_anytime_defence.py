@@ -4,17 +4,15 @@ refute."""
 
 from __future__ import annotations
 
-from collections.abc import Iterator
-
 import pytest
 
-import noughts.knowledge.strategy as strategy_module
+import noughts.knowledge.shipped as shipped_module
 import noughts.search.anytime as search_module
 from noughts.budget import Limit
-from noughts.knowledge.learned import hand_written_evaluation
-from noughts.knowledge.strategy import Strategy, proven_replies
+from noughts.engine import choose_move
+from noughts.knowledge.shipped import Knowledge
+from noughts.knowledge.strategy import Strategy, proven_replies, shipped_strategy, strategy_move
 from noughts.position import Position
-from noughts.search.anytime import anytime_move
 from noughts.search.defence import CHECK_NODES, ProofDefence
 from noughts.search.proof import find_win
 
@@ -22,13 +20,10 @@ from noughts.search.proof import find_win
 GAME = [48, 37, 0, 21, 3, 5, 53, 17, 12]
 
 
-@pytest.fixture(autouse=True)
-def _hand_written() -> Iterator[None]:
-    """The games here were found with O's hand-written weights: with the learned tempo
-    on top, O's search at 100,000 nodes ends on the losing reply 25 after ``GAME`` with
-    or without the defence (it finds the escaping 36 at 300,000)."""
-    with hand_written_evaluation():
-        yield
+HAND_WRITTEN = Knowledge(learned=False)
+"""The games here were found with O's hand-written weights: with the learned tempo on
+top, O's search at 100,000 nodes ends on the losing reply 25 after ``GAME`` with or
+without the defence (it finds the escaping 36 at 300,000)."""
 
 
 def _after(moves: list[int]) -> Position:
@@ -39,18 +34,18 @@ def _after(moves: list[int]) -> Position:
 
 
 def _x_wins_after(position: Position, move: int) -> bool:
-    return find_win(position.play(move), budget=Limit(node_limit=CHECK_NODES)) is not None
+    return find_win(position.play(move), limit=Limit(node_limit=CHECK_NODES)) is not None
 
 
 def test_the_defence_avoids_the_reply_after_which_x_has_a_proven_win(
         monkeypatch: pytest.MonkeyPatch) -> None:
     position = _after(GAME)  # O's fifth move; some replies still escape a quick proof
-    assert not proven_replies(position)  # the shipped strategy is no help here
+    assert not proven_replies(position, shipped_strategy())  # the strategy is no help here
     monkeypatch.setattr(search_module, "_DEFENCE_SHARE", 0.0)
-    naive = anytime_move(position, nodes=100_000)
+    naive = choose_move(position, nodes=100_000, knowledge=HAND_WRITTEN)
     assert _x_wins_after(position, naive.move)  # the search's own best lets X win
     monkeypatch.undo()
-    defended = anytime_move(position, nodes=100_000)
+    defended = choose_move(position, nodes=100_000, knowledge=HAND_WRITTEN)
     assert defended.move != naive.move and not defended.proven
     assert not _x_wins_after(position, defended.move)
     assert defended.nodes <= 100_000  # the checks share the move's budget
@@ -73,8 +68,8 @@ def test_lost_against_perfect_play_o_picks_the_reply_hardest_to_refute(
     for move in position.legal_moves:  # a made-up strategy: every reply proven lost
         after = position.play(move)
         book.add(after, next(iter(after.legal_moves)), proven=True, plies=40)
-    monkeypatch.setattr(strategy_module, "shipped_strategy", lambda: book)
-    lost = proven_replies(position)
+    monkeypatch.setattr(shipped_module, "shipped_strategy", lambda: book)
+    lost = proven_replies(position, book)
     assert len(lost) == len(position.legal_moves)
     defence = ProofDefence(position, Limit(node_limit=100_000_000))
     quick = [move for move in sorted(position.legal_moves) if not defence.check(move)]
@@ -89,7 +84,7 @@ def test_lost_against_perfect_play_o_picks_the_reply_hardest_to_refute(
         quick[:5], key=lambda m: (refuted.effort[m], refuted.refuted[m]))
     assert len({refuted.effort[m] for m in quick[:5]}) > 1
     # the engine's answer: a reply not refuted quickly, reported as the strategy's loss
-    choice = anytime_move(position, nodes=300_000)
+    choice = choose_move(position, nodes=300_000, knowledge=HAND_WRITTEN)
     assert choice.move in hard
     assert (choice.proven, choice.outcome, choice.plies) == (True, "loss", lost[choice.move])
 
@@ -104,8 +99,8 @@ def test_only_the_second_player_defends_by_proof(monkeypatch: pytest.MonkeyPatch
 
     monkeypatch.setattr(search_module, "ProofDefence", Recording)
     off_strategy = Position("", "qubic").play(1).play(0)  # X opened on an edge: no book
-    assert search_module.strategy_move(off_strategy) is None
-    anytime_move(off_strategy, nodes=50_000)
+    assert strategy_move(off_strategy, shipped_strategy()) is None
+    choose_move(off_strategy, nodes=50_000, knowledge=HAND_WRITTEN)
     assert checked == []
-    anytime_move(_after(GAME), nodes=100_000)
+    choose_move(_after(GAME), nodes=100_000, knowledge=HAND_WRITTEN)
     assert checked and set(checked) == {"O"}

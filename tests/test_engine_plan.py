@@ -9,7 +9,6 @@ import pytest
 
 from noughts.budget import BudgetExhausted, Limit
 from noughts.engine import answers_exactly, choose_move, evaluate_moves, evaluation, reserve_s
-from noughts.errors import NoughtsError
 from noughts.players.protocol import LevelPlayer, parse_player
 from noughts.position import Position
 
@@ -29,11 +28,6 @@ def test_the_limit_and_the_keywords_give_the_same_search() -> None:
     assert 0 < by_limit.nodes <= 3_000 + 200  # the node limit reached the search
     narrower = choose_move(QUBIC, Limit.within(nodes=50_000), nodes=3_000, seed=1)
     assert narrower.nodes == by_limit.nodes  # keywords narrow the limit
-
-
-def test_a_limit_or_a_budget_not_both() -> None:
-    with pytest.raises(NoughtsError, match="not both"):
-        choose_move(QUBIC, Limit(), budget=Limit())
 
 
 def test_which_boards_the_plan_solves_exactly() -> None:
@@ -64,9 +58,12 @@ def test_a_cancelled_limit_stops_the_exact_solve() -> None:
         evaluate_moves(SLOW, limit)
 
 
-def test_a_node_limit_bounds_the_anytime_search_not_an_exact_solve() -> None:
-    exact = choose_move(Position("", "4x4k3"), Limit.within(nodes=1))
-    assert exact.method == "exact" and exact.proven
+def test_a_node_limit_bounds_every_search_the_exact_one_included() -> None:
+    assert choose_move(Position(), Limit.within(nodes=1)).method == "exact"  # the table
+    few = choose_move(SLOW, Limit.within(nodes=1_000))
+    assert few.method == "anytime" and 0 < few.nodes <= 1_000 + 200
+    enough = choose_move(Position("XX.O/.O../..X./....", "4x4k3"), Limit.within(nodes=100_000))
+    assert enough.method == "exact" and enough.proven
 
 
 def test_levels_are_answered_by_the_engine_within_the_limit() -> None:

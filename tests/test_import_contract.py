@@ -134,6 +134,41 @@ def test_the_searches_import_nothing_above_them() -> None:
     assert "noughts.search.evaluate" in graph["noughts.teaching.trace"]  # the graph sees it
 
 
+def test_the_searches_take_the_shipped_knowledge_as_arguments() -> None:
+    # The search that plays reads no shipped data and builds nothing: the engine's plan
+    # hands it what it may consult. The knowledge is read without any search.
+    graph = _graph()
+    bad = sorted(
+        f"{name} imports {target}"
+        for name, targets in graph.items()
+        if _within(name, ("noughts.search",))
+        for target in targets
+        if _within(target, ("noughts.knowledge", "noughts.builders", "noughts.exact"))
+    ) + sorted(
+        f"{name} imports {target}"
+        for name, targets in graph.items()
+        if _within(name, ("noughts.knowledge",))
+        for target in targets
+        if _within(target, ("noughts.search", "noughts.builders", "noughts.exact"))
+    )
+    assert bad == []
+    assert "noughts.knowledge.strategy" in graph["noughts.engine"]  # the graph sees it
+
+
+def test_the_offline_builders_sit_above_what_plays() -> None:
+    # Only the command line (build-book, verify-book) reaches the builders.
+    graph = _graph()
+    assert _importers(graph, "noughts.builders") <= {
+        name for name in graph if _within(name, ("noughts.cli",))}
+    assert "noughts.search.proof" in graph["noughts.builders.strategy_build"]
+
+
+def test_the_levels_ask_the_engine_for_their_deep_look() -> None:
+    graph = _graph()
+    assert not {t for t in graph["noughts.levels"]
+                if _within(t, ("noughts.exact", "noughts.search", "noughts.engine"))}
+
+
 ENGINE = ("noughts.engine", "noughts.levels")
 """The engine's front door and its levels: the one plan that answers a move."""
 

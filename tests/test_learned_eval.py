@@ -13,10 +13,10 @@ from noughts.errors import NoughtsError
 from noughts.knowledge.learned import (
     FEATURES,
     features,
-    hand_written_evaluation,
     learned_eval,
     parse_learned,
 )
+from noughts.knowledge.shipped import SHIPPED, Knowledge
 from noughts.position import Position
 from noughts.search.board import SearchBoard
 from noughts.search.evaluate import LineWeights, line_weights, search_weights
@@ -60,14 +60,14 @@ def test_a_badly_shaped_record_is_refused(broken: object) -> None:
         parse_learned(broken, 4)
 
 
-def test_the_second_player_searches_with_the_learned_tempo_unless_switched_off() -> None:
+def test_the_second_player_searches_with_the_learned_tempo_unless_left_out() -> None:
     """O keeps the hand-written line and fork weights on average and gains the learned
     share of each line by whose move it is; X's weights are unchanged."""
     weights = learned_eval("qubic")
     assert weights is not None
     after_x = Position("X" + "." * 63, "qubic")
     hand = line_weights(4, "strong", second=False)
-    used = search_weights(after_x)
+    used = search_weights(after_x, learned=weights)
     assert (used.own, used.opp, used.fork, used.their_fork) == (
         hand.own, hand.opp, hand.fork, hand.their_fork)
     share = (weights.o_move[2] - weights.o_wait[2]) / (weights.o_move[2] + weights.o_wait[2])
@@ -77,10 +77,11 @@ def test_the_second_player_searches_with_the_learned_tempo_unless_switched_off()
     assert used.tempo[3] == used.tempo[4] == 0  # lines of three were not learned apart
     assert used.to_move > 0
     assert search_weights(Position("", "qubic")) == line_weights(4, "balanced")  # X: even
-    with hand_written_evaluation():
-        assert search_weights(after_x) == hand
-    assert search_weights(after_x, "balanced") == line_weights(4, "balanced")
+    assert search_weights(after_x) == hand  # without a learned evaluation
+    assert search_weights(after_x, "balanced", weights) == line_weights(4, "balanced")
     assert search_weights(Position("X" + "." * 8, "3x3")).tempo is None
+    assert SHIPPED.learned_for(after_x.game) == weights
+    assert Knowledge(learned=False).learned_for(after_x.game) is None
 
 
 def test_the_features_count_lines_and_forks() -> None:

@@ -12,13 +12,19 @@ from noughts.engine import choose_move
 from noughts.errors import NoughtsError
 from noughts.levels import PRESETS, level_move, move_heuristics, preset_level, profile
 from noughts.position import Position
+from noughts.results import MoveEval
 
 TRAP = Position("X../.O./..X")  # O to move: a corner loses to a fork (loss in 4), an edge holds
 THREAT = Position("XX./.O./...")  # O to move: anything but cell 2 loses at once
 
 
+def _no_look(*args: object) -> list[MoveEval] | int:
+    raise AssertionError("a level refused its move before looking ahead")
+
+
 def mistakes(position: Position, level: int, good: set[int], seeds: int = 200) -> int:
-    return sum(level_move(position, level, seed=seed).move not in good for seed in range(seeds))
+    return sum(choose_move(position, level=level, seed=seed).move not in good
+               for seed in range(seeds))
 
 
 def test_level_ten_never_loses_at_3x3_against_any_replies() -> None:
@@ -38,7 +44,7 @@ def test_level_ten_never_loses_at_3x3_against_any_replies() -> None:
 
 
 def test_level_zero_is_uniformly_random() -> None:
-    counts = Counter(level_move(Position(), 0, seed=seed).move for seed in range(900))
+    counts = Counter(choose_move(Position(), level=0, seed=seed).move for seed in range(900))
     assert set(counts) == set(range(9))
     assert all(60 <= count <= 140 for count in counts.values())  # 100 expected each
     assert mistakes(THREAT, 0, {2}) > 140  # blocks only by chance (1 in 7)
@@ -59,17 +65,17 @@ def test_late_blocks_become_rarer_with_level() -> None:
 def test_a_player_who_notices_a_fork_plays_it() -> None:
     # X to move with X on 0 and 8, O on 4 and 1: cell 6 makes two threats (3 and 7).
     position = Position("XO./.O./..X")
-    chosen = Counter(level_move(position, 9, seed=seed).move for seed in range(100))
+    chosen = Counter(choose_move(position, level=9, seed=seed).move for seed in range(100))
     assert chosen[7] > 50  # 7 blocks O's column and must come first: a win-now is not there
-    result = level_move(Position("X.X/.O./O.."), 9, seed=3)
+    result = choose_move(Position("X.X/.O./O.."), level=9, seed=3)
     assert (result.move, result.outcome, result.plies, result.method) == (1, "win", 1, "level")
 
 
 def test_same_seed_same_move_and_reported_fields() -> None:
-    first = [level_move(Position(), 4, seed=seed).move for seed in range(20)]
-    again = [level_move(Position(), 4, seed=seed).move for seed in range(20)]
+    first = [choose_move(Position(), level=4, seed=seed).move for seed in range(20)]
+    again = [choose_move(Position(), level=4, seed=seed).move for seed in range(20)]
     assert first == again and len(set(first)) > 2
-    result = level_move(THREAT, 7, seed=1)
+    result = choose_move(THREAT, level=7, seed=1)
     assert result.level == 7 and result.method == "level"
     assert result.coords == THREAT.geometry.coords(result.move)
 
@@ -78,10 +84,10 @@ def test_levels_work_on_bigger_boards() -> None:
     qubic = Position.from_bitboards(0b111, 0b111 << 16, "qubic")  # three in a row each
     # X to move; X wins on the spot at cell 3, which level 9 nearly always sees.
     few = Limit.within(nodes=200)
-    wins = sum(level_move(qubic, 9, few, seed=seed).move == 3 for seed in range(20))
+    wins = sum(choose_move(qubic, few, level=9, seed=seed).move == 3 for seed in range(20))
     assert wins >= 17
     board = Position("", "4x4k3")
-    assert level_move(board, 6, seed=1).move in range(16)
+    assert choose_move(board, level=6, seed=1).move in range(16)
 
 
 def test_presets_and_bad_levels() -> None:
@@ -89,11 +95,11 @@ def test_presets_and_bad_levels() -> None:
     assert preset_level("HARD") == 8
     assert profile(9).notice[3] > profile(5).notice[3] > profile(1).notice[3]
     with pytest.raises(NoughtsError, match="levels 0 to 9"):
-        level_move(Position(), 10)
+        level_move(Position(), 10, look=_no_look)
     with pytest.raises(NoughtsError, match="unknown preset"):
         preset_level("nightmare")
     with pytest.raises(NoughtsError, match="the game is over"):
-        level_move(Position("XXX/OO./..."), 3)
+        level_move(Position("XXX/OO./..."), 3, look=_no_look)
 
 
 def test_heuristic_prefers_centre_and_blocks() -> None:

@@ -13,7 +13,7 @@ from noughts.engine import choose_move, evaluate_moves
 from noughts.exact.solver import solver_for, to_value
 from noughts.position import Position
 from noughts.results import Value
-from noughts.search.anytime import anytime_evaluate, anytime_move
+from noughts.search.anytime import evaluate_all, search_limit, search_move
 
 
 def _random_position(name: str, marks: int, rng: random.Random) -> Position:
@@ -55,9 +55,10 @@ def test_4x4k3_misere_proven_values_hold_against_the_referee() -> None:
     for marks in [*range(2, 10)] * 4:
         position = _random_position("4x4k3-misere", marks, rng)
         limit = Limit.within(nodes=30_000)
-        evaluated = [*evaluate_moves(position, limit), *anytime_evaluate(position, limit)]
+        evaluated = [*evaluate_moves(position, limit),
+                     *evaluate_all(position, search_limit(limit))]
         chosen = [choose_move(position, Limit.within(nodes=30_000)),
-                  anytime_move(position, Limit.within(nodes=30_000))]
+                  search_move(position, search_limit(Limit.within(nodes=30_000)))]
         for move, value in [(e.move, e.value) for e in evaluated] + [
                 (c.move, c.value) for c in chosen]:
             if value is None:
@@ -76,8 +77,8 @@ def test_proven_values_above_twelve_empty_cells_hold_against_the_exact_solver() 
         position = _random_position(name, marks, rng)
         assert position.empty.bit_count() > 12
         limit = Limit.within(nodes=30_000)
-        claims = [(e.move, e.value) for e in anytime_evaluate(position, limit)]
-        choice = anytime_move(position, Limit.within(nodes=30_000))
+        claims = [(e.move, e.value) for e in evaluate_all(position, search_limit(limit))]
+        choice = search_move(position, search_limit(Limit.within(nodes=30_000)))
         claims.append((choice.move, choice.value))
         for move, value in claims:
             if value is not None:

@@ -11,20 +11,32 @@ from pathlib import Path
 
 import pytest
 
-import noughts.knowledge.obook as obook
+import noughts.knowledge.shipped as shipped_module
 from noughts.cli import main
+from noughts.engine import choose_move
 from noughts.errors import NoughtsError
 from noughts.geometry import scan_forward
-from noughts.knowledge.obook import OBook, book_move, shipped_o_book, without_o_book
+from noughts.knowledge.obook import BookMove, OBook, shipped_o_book
+from noughts.knowledge.shipped import SHIPPED, Knowledge
 from noughts.position import Position
 from noughts.results import MoveChoice
-from noughts.search.anytime import BOOK_CHECK_NODES, anytime_move
+from noughts.search.anytime import BOOK_CHECK_NODES
 from noughts.search.defence import PROOF_NODE_COST
 
 BUILT = Path(__file__).resolve().parent.parent / "checkpoints" / "qubic-o-book.json.gz"
 """The first book ``scripts/build_o_book.py`` built, against the engine's own X only (not
 shipped: see docs/qubic-o.md)."""
 BENCHMARKS = BUILT.parent.parent / "benchmarks"
+
+
+
+NO_BOOK = Knowledge(o_book=False)
+
+
+def book_move(position: Position) -> BookMove | None:
+    """The shipped book's reply where it serves ``position``."""
+    book = SHIPPED.o_book_for(position)
+    return None if book is None else book.lookup(position)
 
 
 def _after_x(cell: int) -> Position:
@@ -35,7 +47,7 @@ def _after_x(cell: int) -> Position:
 def built_book(monkeypatch: pytest.MonkeyPatch) -> OBook:
     """The built book, served to the engine as a shipped one would be."""
     book = OBook.load(BUILT)
-    monkeypatch.setattr(obook, "shipped_o_book",
+    monkeypatch.setattr(shipped_module, "shipped_o_book",
                         lambda name: book if name == "4x4x4" else None)
     return book
 
@@ -142,48 +154,46 @@ def test_the_engine_answers_o_from_the_book_and_says_so(built_book: OBook) -> No
     position = _after_x(5)  # a cell of the second kind, in an orientation of its own
     booked = book_move(position)
     assert booked is not None
-    choice = anytime_move(position, nodes=50_000)
-    assert choice.move == booked.move and choice.nodes <= BOOK_CHECK_NODES * PROOF_NODE_COST
+    choice = choose_move(position, nodes=50_000)
+    assert choice.move == booked.move  # after the book check and the threat search's few
+    assert choice.nodes <= BOOK_CHECK_NODES * PROOF_NODE_COST + 500
     assert choice.note.startswith("From O's opening book") and choice.method == "anytime"
     assert choice.outcome is None  # X left the strategy's first move: nothing is proven
-    corner = anytime_move(_after_x(63), nodes=50_000)  # the strategy's own first move
+    corner = choose_move(_after_x(63), nodes=50_000)  # the strategy's own first move
     assert corner.note.startswith("From O's opening book")
     assert corner.outcome == "loss"  # the strategy still proves the reply lost
     record = choice.to_record()
     assert record["note"] == choice.note and MoveChoice.from_record(record, position.game) == choice
-    with without_o_book():
-        assert book_move(position) is None
-        assert anytime_move(position, nodes=20_000).note != choice.note
+    assert NO_BOOK.o_book_for(position) is None
+    assert choose_move(position, nodes=20_000, knowledge=NO_BOOK).note != choice.note
 
 
 def test_a_book_move_that_leaves_x_a_forced_win_is_not_played(
     monkeypatch: pytest.MonkeyPatch,
 ) -> None:
-    # X has two lines of two crossing on cell 2 (0, 1 and 6, 10): O must take it
-    position = Position.from_bitboards(sum(1 << c for c in (0, 1, 6, 10)),
-                                       sum(1 << c for c in (12, 15, 60)), "qubic")
+    position = _fork_on_2(o_marks=(12, 47, 60))  # (O has no forced win of its own here)
     book = OBook("4x4x4")
     book.add(position, 63, games=12, score=12.0)  # games that never found X's win
-    monkeypatch.setattr(obook, "shipped_o_book", lambda name: book)
+    monkeypatch.setattr(shipped_module, "shipped_o_book", lambda name: book)
     assert book_move(position) is not None
-    choice = anytime_move(position, nodes=100_000)
+    choice = choose_move(position, nodes=100_000)
     assert choice.move != 63 and not choice.note.startswith("From O's opening book")
     book.add(position, 2, games=12, score=12.0)  # a sound book move is played
-    assert anytime_move(position, nodes=100_000).note.startswith("From O's opening book")
+    assert choose_move(position, nodes=100_000).note.startswith("From O's opening book")
 
 
-def _fork_on_2() -> Position:
+def _fork_on_2(o_marks: tuple[int, ...] = (12, 15, 60)) -> Position:
     """X has two lines of two crossing on cell 2 (0, 1 and 6, 10): O must take it."""
     return Position.from_bitboards(sum(1 << c for c in (0, 1, 6, 10)),
-                                   sum(1 << c for c in (12, 15, 60)), "qubic")
+                                   sum(1 << c for c in o_marks), "qubic")
 
 
 def test_a_book_move_chosen_by_proof_says_so(monkeypatch: pytest.MonkeyPatch) -> None:
-    position = _fork_on_2()
+    position = _fork_on_2(o_marks=(12, 47, 60))  # (O has no forced win of its own here)
     book = OBook("4x4x4")
     book.add(position, 2, games=0, score=0.0)  # no games: chosen by a proof search
-    monkeypatch.setattr(obook, "shipped_o_book", lambda name: book)
-    choice = anytime_move(position, nodes=100_000)
+    monkeypatch.setattr(shipped_module, "shipped_o_book", lambda name: book)
+    choice = choose_move(position, nodes=100_000)
     assert choice.move == 2
     assert choice.note == ("From O's opening book: a reply after which a deep proof "
                            "search, run offline, found no forced win for X.")
@@ -307,15 +317,15 @@ def test_the_book_serves_o_only(built_book: OBook) -> None:
 
 
 def test_every_reply_lost_o_says_it_plays_the_hardest_to_refute() -> None:
-    with without_o_book():  # the strategy proves every reply lost
-        choice = anytime_move(_after_x(0), nodes=60_000)
+    # without the book, the strategy proves every reply lost
+    choice = choose_move(_after_x(0), nodes=60_000, knowledge=NO_BOOK)
     assert choice.outcome == "loss"
     assert choice.note.startswith("Every move is proven lost (the shipped strategy wins")
     assert "hardest to refute" in choice.note or "best try" in choice.note
 
 
 def test_the_cli_prints_where_the_move_came_from(
-    built_book: OBook, capsys: pytest.CaptureFixture[str]
+    built_book: OBook, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
 ) -> None:
     board = "|".join(["X..." + "." * 12] + ["." * 16] * 3)
     assert main(["move", board, "--nodes", "20000"]) == 0
@@ -323,6 +333,7 @@ def test_the_cli_prints_where_the_move_came_from(
     assert "From O's opening book" in out
     assert main(["move", board, "--nodes", "20000", "--json"]) == 0
     assert json.loads(capsys.readouterr().out)["note"].startswith("From O's opening book")
-    with without_o_book():  # every reply is proven lost: the note says which and why
-        assert main(["move", board, "--nodes", "60000"]) == 0
+    monkeypatch.setattr(shipped_module, "shipped_o_book", lambda name: None)
+    assert main(["move", board, "--nodes", "60000"]) == 0  # no book: every reply is lost
+    # (the note says which and why)
     assert "Every move is proven lost" in capsys.readouterr().out

@@ -83,7 +83,7 @@ def test_the_quiet_win_s_proof_passes_the_plain_checker() -> None:
 
 def test_after_the_winning_move_the_defender_is_proven_lost() -> None:
     position = Position(QUIET_WIN, "qubic")
-    win = find_win(position, budget=Limit.within(nodes=200_000))
+    win = find_win(position, limit=Limit.within(nodes=200_000))
     assert win is not None
     after = position.play(win[0])
     result = prove(after, nodes=400_000)
@@ -151,7 +151,7 @@ def test_a_node_limit_is_kept_by_the_threat_chains_at_the_leaves_too() -> None:
 def test_a_cancelled_search_stops() -> None:
     budget = Limit()
     budget.cancel()
-    result = prove(Position("", "4x4x4"), budget=budget)
+    result = prove(Position("", "4x4x4"), limit=budget)
     assert result.status == "unknown"
 
 

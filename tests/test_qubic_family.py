@@ -17,7 +17,8 @@ import pytest
 
 from noughts.budget import Limit
 from noughts.errors import NoughtsError
-from noughts.knowledge.strategy import proven_replies, strategy_move, without_strategy
+from noughts.knowledge.shipped import Knowledge
+from noughts.knowledge.strategy import proven_replies, shipped_strategy, strategy_move
 from noughts.players.protocol import LevelPlayer, parse_player
 from noughts.players.reference import SeedQubicBot
 from noughts.players.threats import ThreatPlayer
@@ -77,17 +78,17 @@ def test_the_threat_player_is_an_arena_player() -> None:
 
 def test_without_the_strategy_the_engine_searches_as_x() -> None:
     after = Position("", "qubic").play(0).play(21)  # X on a corner, O on a centre
-    known = strategy_move(after)
+    known = strategy_move(after, shipped_strategy())
     assert known is not None
     with_book = LevelPlayer(10, 1, nodes=3_000).move(after, Limit())
-    assert with_book.nodes == 0 and with_book.move == known.move  # from the strategy
+    assert with_book.move == known.move and with_book.note.startswith("From the shipped strategy")
     alone = LevelPlayer(10, 1, nodes=3_000, strategy=False)
-    assert alone.name == "level:10:no-strategy"
-    assert alone.move(after, Limit()).nodes > 0  # searched: the book did not answer
-    assert strategy_move(after) is not None  # switched off only within the move
-    with without_strategy():
-        assert strategy_move(after) is None
-        assert proven_replies(Position("", "qubic").play(0)) == {}
+    assert alone.name == "level:10:no-strategy" and not alone.strategy
+    searched = alone.move(after, Limit())
+    assert searched.nodes > 0 and not searched.note  # searched: the strategy did not answer
+    no_strategy = Knowledge(strategy=False)
+    assert no_strategy.strategy_for(after) is None
+    assert proven_replies(Position("", "qubic").play(0), no_strategy.strategy_for(after)) == {}
 
 
 def _benchmarks(monkeypatch: pytest.MonkeyPatch, name: str) -> ModuleType:

@@ -399,9 +399,9 @@ def test_a_fallback_answer_is_not_served_again(monkeypatch: pytest.MonkeyPatch) 
     import noughts.exact.solver as solver_module
     from noughts.budget import Limit
 
-    def spin(position: Position, *, budget: Limit, **kwargs: Any) -> Any:
+    def spin(position: Position, *, limit: Limit, **kwargs: Any) -> Any:
         while True:  # a solve that never ends by itself: only its limit stops it
-            budget.check()
+            limit.check()
 
     real = solver_module.best_move
     monkeypatch.setattr(solver_module, "best_move", spin)  # the engine's exact stage

@@ -13,17 +13,16 @@ from pathlib import Path
 
 import pytest
 
-import noughts.knowledge.strategy as strategy_module
+import noughts.knowledge.shipped as shipped_module
 from noughts.builders.proof_tree import ProofTree
 from noughts.builders.strategy_build import BuildReport, build_strategy, checkpoint_path
 from noughts.builders.strategy_check import check_entries, verify_strategy
 from noughts.cli import main
-from noughts.engine import choose_move
+from noughts.engine import choose_move, evaluate_moves
 from noughts.errors import NoughtsError
-from noughts.knowledge.obook import without_o_book
+from noughts.knowledge.shipped import Knowledge
 from noughts.knowledge.strategy import Strategy, proven_replies, shipped_strategy, strategy_move
 from noughts.position import Position
-from noughts.search.anytime import anytime_evaluate
 
 
 def test_the_file_round_trips_and_damage_is_named() -> None:
@@ -128,7 +127,7 @@ def test_the_engine_answers_a_stored_proven_position_from_the_strategy() -> None
     for x, o in rng.sample(proven, min(5, len(proven))):
         position = Position.from_bitboards(x, o, "4x4x4")
         image = position.transform(rng.randrange(192))
-        stored = strategy_move(image)
+        stored = strategy_move(image, strategy)
         assert stored is not None
         result = choose_move(image, time_limit=0.5)
         assert result.move == stored.move
@@ -212,9 +211,9 @@ def test_the_analysis_shows_the_strategys_winning_moves_as_proven_wins() -> None
     proven = [key for key, entry in strategy.entries.items() if entry.proven]
     for x, o in rng.sample(proven, 3):
         position = Position.from_bitboards(x, o, "4x4x4").transform(rng.randrange(192))
-        stored = strategy_move(position)
+        stored = strategy_move(position, strategy)
         assert stored is not None
-        values = {e.move: e for e in anytime_evaluate(position, nodes=5_000)}
+        values = {e.move: e for e in evaluate_moves(position, nodes=5_000)}
         wins = {m for m, e in values.items() if e.outcome == "win"}
         assert stored.move in wins and values[stored.move].plies == stored.plies
         # every other proven win is the stored move seen through a symmetry (or wins at once)
@@ -228,26 +227,26 @@ def test_the_defender_leaves_out_the_replies_a_strategy_wins(
         monkeypatch: pytest.MonkeyPatch) -> None:
     position = Position("X" + "." * 20 + "O" + "." * 10 + "X" + "." * 31, "4x4x4")
     book = Strategy("4x4x4")
-    favourites = [e.move for e in sorted(anytime_evaluate(position, nodes=20_000),
+    favourites = [e.move for e in sorted(evaluate_moves(position, nodes=20_000),
                                          key=lambda e: -(e.score or 0))[:3]]
     for move in favourites:  # a made-up strategy proving the search's favourites lost
         after = position.play(move)
         book.add(after, next(iter(after.legal_moves)), proven=True, plies=20)
-    monkeypatch.setattr(strategy_module, "shipped_strategy", lambda: book)
-    lost = proven_replies(position)
+    monkeypatch.setattr(shipped_module, "shipped_strategy", lambda: book)
+    lost = proven_replies(position, book)
     assert set(lost) >= set(favourites) and set(lost.values()) == {21}
     choice = choose_move(position, nodes=200_000)
     assert choice.move not in lost and not choice.proven
-    values = {e.move: e for e in anytime_evaluate(position, nodes=20_000)}
+    values = {e.move: e for e in evaluate_moves(position, nodes=20_000)}
     assert all((values[m].outcome, values[m].plies) == ("loss", 21) for m in lost)
 
 
 def test_against_the_shipped_strategy_every_reply_to_the_corner_is_a_proven_loss() -> None:
     corner = Position("", "4x4x4").play(0)
-    lost = proven_replies(corner)
+    lost = proven_replies(corner, shipped_strategy())
     assert len(lost) == len(corner.legal_moves)  # the strategy is whole: every reply loses
     for move, plies in lost.items():
-        found = strategy_move(corner.play(move))
+        found = strategy_move(corner.play(move), shipped_strategy())
         assert found is not None and found.proven and plies == 1 + found.plies
     choice = choose_move(corner, nodes=200_000)
     assert (choice.proven, choice.outcome, choice.plies) == (True, "loss", lost[choice.move])
@@ -261,11 +260,11 @@ def test_a_defender_with_every_reply_proven_lost_plays_its_best_try_as_a_proven_
     for move in position.legal_moves:  # a made-up strategy: every reply proven lost
         book.add(position.play(move), next(iter(position.play(move).legal_moves)),
                  proven=True, plies=30 + (move == 40))
-    monkeypatch.setattr(strategy_module, "shipped_strategy", lambda: book)
-    lost = proven_replies(position)
+    monkeypatch.setattr(shipped_module, "shipped_strategy", lambda: book)
+    lost = proven_replies(position, book)
     assert len(lost) == len(position.legal_moves)
-    with without_o_book():  # (O's book answers this opening; the search is tested here)
-        choice = choose_move(position, nodes=50_000)
+    # (O's book answers this opening; the search is tested here)
+    choice = choose_move(position, nodes=50_000, knowledge=Knowledge(o_book=False))
     # the search picks the move (the best try against a fallible opponent), the strategy
     # gives the value: a proven loss within that reply's bound
     assert choice.nodes > 0 and choice.depth is not None and choice.depth >= 1

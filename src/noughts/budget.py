@@ -6,7 +6,7 @@ every search (the exact solver, the threat search, the anytime search, the level
 which polls it every so many nodes: :meth:`Limit.check` raises :class:`BudgetExhausted`
 once the deadline has passed, the node limit is reached, or someone called
 :meth:`Limit.cancel` (from any thread). So the caller owns the clock, and a search is
-stopped by cancelling its limit, never from outside. ``Budget`` is its earlier name.
+stopped by cancelling its limit, never from outside.
 
 Deadlines are :func:`time.perf_counter` values. A limit's :meth:`~Limit.share` is a
 part of it (an earlier deadline, fewer nodes) that a cancel of the whole still stops.
@@ -35,7 +35,7 @@ from typing import TypeVar
 
 from noughts.errors import NoughtsError
 
-__all__ = ["Limit", "Budget", "BudgetExhausted", "one_limit", "check_seconds", "check_nodes"]
+__all__ = ["Limit", "BudgetExhausted", "one_limit", "check_seconds", "check_nodes"]
 
 _T = TypeVar("_T", int, float)
 
@@ -223,34 +223,21 @@ class Limit:
         return f"<Limit deadline={self.deadline} node_limit={self.node_limit}{state}>"
 
 
-Budget = Limit
-"""The earlier name of :class:`Limit` (the searches and the players' protocol speak it)."""
-
-
 def one_limit(
-    limit: Limit | None,
-    seconds: float | None = None,
-    nodes: int | None = None,
-    *,
-    budget: Limit | None = None,
+    limit: Limit | None, seconds: float | None = None, nodes: int | None = None
 ) -> Limit | None:
     """A call's one limit from the keywords the engine's functions also take: ``limit``
-    (or its older name ``budget``) narrowed to ``seconds`` from now and ``nodes``
-    (``None`` when nothing limits the call).
+    narrowed to ``seconds`` from now and ``nodes`` (``None`` when nothing limits the
+    call).
 
     >>> one_limit(None) is None, one_limit(None, nodes=5).node_limit
     (True, 5)
-    >>> one_limit(Limit(), budget=Limit())
-    Traceback (most recent call last):
-    ...
-    noughts.errors.NoughtsError: give a limit or a budget, not both
+    >>> one_limit(Limit.within(nodes=50), nodes=5).node_limit
+    5
     """
-    if limit is not None and budget is not None:
-        raise NoughtsError("give a limit or a budget, not both")
-    outer = limit if limit is not None else budget
     if seconds is None and nodes is None:
-        return outer
-    return Limit.within(seconds, nodes) if outer is None else outer.inner(seconds, nodes)
+        return limit
+    return Limit.within(seconds, nodes) if limit is None else limit.inner(seconds, nodes)
 
 
 def _earlier(a: _T | None, b: _T | None) -> _T | None:

@@ -17,17 +17,19 @@ Moves whose outcome it notices are taken (wins, fastest first) or avoided (losse
 among the rest it prefers the move its line-count heuristic likes, blurred
 by noise that shrinks with the level. Up to four plies the outcomes come from exact
 tactics (immediate wins, blocks, forks) on every board; beyond that from the exact
-solver where the board is solvable, or from a node-limited anytime search elsewhere.
+solver where the board is solvable, or from a node-limited anytime search elsewhere:
+the engine's own step (:class:`DeepLook`), which the engine hands in.
 
 Randomness comes only from ``seed``: the same seed gives the same move.
 
+>>> from noughts.engine import choose_move
 >>> from noughts.position import Position
 >>> trap = Position("X../.O./..X")    # O to move: a corner loses to a fork, an edge holds
 >>> def corners(level):
-...     return sum(level_move(trap, level, seed=s).move in (2, 6) for s in range(200))
+...     return sum(choose_move(trap, level=level, seed=s).move in (2, 6) for s in range(200))
 >>> corners(2) > 1.5 * corners(9)  # level 2 walks into the fork about twice as often
 True
->>> level_move(Position("XX./OO./..."), 9, seed=1).move   # wins on the spot
+>>> choose_move(Position("XX./OO./..."), level=9, seed=1).move   # wins on the spot
 2
 >>> PRESETS["impossible"], preset_level("Medium")
 (10, 5)
@@ -38,13 +40,13 @@ from __future__ import annotations
 import random
 import time
 from dataclasses import dataclass
+from typing import Protocol
 
 from noughts.budget import Limit
 from noughts.errors import NoughtsError
-from noughts.exact import solver
 from noughts.geometry import Bitboard, Geometry, scan_forward
 from noughts.position import Position, check_playable
-from noughts.results import MAX_LEVEL, Estimate, MoveChoice, Outcome, Scale, Value
+from noughts.results import MAX_LEVEL, Estimate, MoveChoice, MoveEval, Outcome, Scale, Value
 from noughts.variants import Variant
 from noughts.variants import variant as parse_variant
 
@@ -56,6 +58,7 @@ __all__ = [
     "parse_level",
     "level_move",
     "move_heuristics",
+    "DeepLook",
 ]
 
 PRESETS: dict[str, int] = {"easy": 2, "medium": 5, "hard": 8, "impossible": 10}
@@ -164,14 +167,26 @@ def preset_level(name: str) -> int:
     return PRESETS[key]
 
 
+class DeepLook(Protocol):
+    """How a level looks past four plies: given the position, the limit, the level's
+    node limit for a search and the level's random generator (a search draws its seed
+    from it), every move's exact value where the board can be solved within the limit,
+    else a searched move (the engine's plan hands its own in)."""
+
+    def __call__(self, position: Position, limit: Limit | None, nodes: int,
+                 rng: random.Random) -> list[MoveEval] | int: ...
+
+
 def level_move(
-    position: Position, level: int, limit: Limit | None = None, *, seed: int | None = None
+    position: Position, level: int, limit: Limit | None = None, *, seed: int | None = None,
+    look: DeepLook,
 ) -> MoveChoice:
     """The move a player of ``level`` (0-9) makes; ``depth`` is how far it looked.
 
     ``outcome``/``plies`` are set (and ``proven``) when the player saw the chosen move's
-    outcome; ``score`` is the perceived score. ``limit`` bounds its searches (its node
-    limit the deep look on boards too large to solve, within the level's own).
+    outcome; ``score`` is the perceived score. ``limit`` bounds its searches; ``look``
+    looks past four plies (the engine's :func:`~noughts.engine.choose_move` hands in its
+    own step, with the level's node limit for a search).
     """
     if isinstance(level, bool) or not isinstance(level, int) or not 0 <= level < MAX_LEVEL:
         raise NoughtsError(f"level_move plays levels 0 to {MAX_LEVEL - 1}, not {level!r}")
@@ -183,7 +198,7 @@ def level_move(
         return _result(position, move, level, start, 0, None, 0)
     prof = profile(level, position.variant)
     sight = _draw_sight(prof, rng, position.empty.bit_count())
-    return _play(position, prof, sight, rng, start, limit)
+    return _play(position, prof, sight, rng, start, limit, look)
 
 
 @dataclass(frozen=True)
@@ -215,26 +230,26 @@ def _play(
     rng: random.Random,
     start: float,
     limit: Limit | None,
+    look: DeepLook,
 ) -> MoveChoice:
     geometry = position.geometry
     me, opp = (position.x, position.o) if position.to_move == "X" else (position.o, position.x)
     depth = sight.horizon or sum(sight.stages)
-    if sight.horizon and not solver.can_solve(position):
-        deep = _deep_move(position, prof, rng, limit)
-        return _result(position, deep, prof.level, start, depth, None, 0)
+    looked = look(position, limit, prof.deep_nodes, rng) if sight.horizon else []
+    if isinstance(looked, int):  # a searched move: the board is beyond the exact solver
+        return _result(position, looked, prof.level, start, depth, None, 0)
     heuristics = move_heuristics(me, opp, geometry)
     sign = position.game.rules.line_sign  # (misère: a line of ours is a liability)
     top = max(heuristics.values()) or 1.0
     perceived: dict[int, tuple[float, str | None, int | None]] = {}
-    if sight.horizon and solver.can_solve(position):
-        exact = None if limit is None else limit.limited(deadline=limit.deadline, node_limit=None)
-        for entry in solver.analyze(position, budget=exact):
+    if sight.horizon:
+        for entry in looked:
             value = entry.value
             assert value is not None  # the solver's values are exact
             outcome = value.outcome.value
             if outcome != "draw" and sight.sees(value.plies):
-                sign = 1 if outcome == "win" else -1
-                perceived[entry.move] = (sign * (_WIN - value.plies), outcome, value.plies)
+                sense = 1 if outcome == "win" else -1
+                perceived[entry.move] = (sense * (_WIN - value.plies), outcome, value.plies)
     elif any(sight.stages):
         perceived = _tactics(me, opp, position.game, sight)
     best_move, best_score = -1, -2 * _WIN
@@ -257,17 +272,6 @@ def _play(
         outcome=seen[1] if seen else None,
         plies=seen[2] if seen else None,
     )
-
-
-def _deep_move(
-    position: Position, prof: LevelProfile, rng: random.Random, limit: Limit | None
-) -> int:
-    """The anytime search's move under the level's node limit (within ``limit``)."""
-    from noughts.search.anytime import anytime_move
-
-    seed = rng.getrandbits(32)
-    deep = (limit or Limit()).narrowed(deadline=None, node_limit=prof.deep_nodes)
-    return anytime_move(position, deep, seed=seed).move
 
 
 # -- tactics: exact outcomes up to four plies, on any board --------------------------------

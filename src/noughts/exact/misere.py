@@ -1,7 +1,7 @@
 """The exact search of misère games: whoever completes a line loses.
 
 The negamax of :class:`~noughts.exact.negamax.ExactSearch` (absolute scores, the
-lasting table, symmetric keys near the root, the budget), by the misère terminal rule:
+lasting table, symmetric keys near the root, the limit), by the misère terminal rule:
 the cells that would complete a line of the side to move are cells it must not play
 (they lose in 1 ply); a side left with no other cell loses now. The winner of a misère
 game is the player who did *not* complete a line, so the earliest win is the

@@ -46,10 +46,11 @@ _OFFSET = 4096  # packed score = (score + _OFFSET) << 12 | (move + 1) << 2 | fla
 _MOVE_MASK = 1023
 
 _POLL_NODES = 1024
-"""The budget is polled every this many nodes."""
+"""The limit is polled every this many nodes."""
 
-_BUDGET: ContextVar[Limit | None] = ContextVar("exact_search_budget", default=None)
-"""The budget of the search running in this thread (one search object serves them all)."""
+_LIMIT: ContextVar[tuple[Limit, int] | None] = ContextVar("exact_search_limit", default=None)
+"""The limit of the search running in this thread and the node count it started at (one
+search object serves them all)."""
 
 
 class ExactSearch:
@@ -110,21 +111,26 @@ class ExactSearch:
 
     # -- public -----------------------------------------------------------------------
     @contextmanager
-    def polling(self, budget: Limit | None) -> Iterator[None]:
-        """Searches in this thread poll ``budget`` (raising
-        :class:`~noughts.budget.BudgetExhausted` when it runs out) until the block ends.
-        The table keeps whatever a stopped search had finished."""
-        token = _BUDGET.set(budget)
+    def polling(self, limit: Limit | None) -> Iterator[None]:
+        """Searches in this thread poll ``limit`` (raising
+        :class:`~noughts.budget.BudgetExhausted` when it runs out; its node limit counts
+        the nodes searched from now) until the block ends. The table keeps whatever a
+        stopped search had finished."""
+        token = _LIMIT.set(None if limit is None else (limit, self.nodes))
+        self._next_poll = self.nodes + 1
         try:
             yield
         finally:
-            _BUDGET.reset(token)
+            _LIMIT.reset(token)
 
     def _poll(self) -> None:
         self._next_poll = self.nodes + _POLL_NODES
-        budget = _BUDGET.get()
-        if budget is not None:
-            budget.check()
+        polled = _LIMIT.get()
+        if polled is not None:
+            limit, start = polled
+            limit.check(self.nodes - start)
+            if limit.node_limit is not None:
+                self._next_poll = min(self._next_poll, start + limit.node_limit)
 
     def value(self, me: Bitboard, opp: Bitboard) -> int:
         """Exact absolute score for the side to move owning ``me``.

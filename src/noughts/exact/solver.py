@@ -366,7 +366,7 @@ def _sides(position: Position) -> tuple[Bitboard, Bitboard]:
     return (position.x, position.o) if position.to_move == "X" else (position.o, position.x)
 
 
-def solve(position: Position, *, budget: Limit | None = None) -> Value:
+def solve(position: Position, *, limit: Limit | None = None) -> Value:
     """The exact value of ``position`` for the side to move.
 
     A finished game is a loss in 0 for the side to move (if someone won) or a draw in 0.
@@ -382,12 +382,12 @@ def solve(position: Position, *, budget: Limit | None = None) -> Value:
     _require_solvable(position)
     me, opp = _sides(position)
     solver = solver_for(position.game)
-    with solver.search.polling(budget):
+    with solver.search.polling(limit):
         score = solver.score(me, opp)
     return to_value(score, position.ply, position.geometry.cells)
 
 
-def analyze(position: Position, *, budget: Limit | None = None) -> list[MoveEval]:
+def analyze(position: Position, *, limit: Limit | None = None) -> list[MoveEval]:
     """Every legal move with its exact value for the player who makes it, lowest cell first.
 
     >>> [str(m.value) for m in analyze(Position("XX./OO./..."))][:2]
@@ -398,7 +398,7 @@ def analyze(position: Position, *, budget: Limit | None = None) -> list[MoveEval
     me, opp = _sides(position)
     marks, cells = position.ply, position.geometry.cells
     solver = solver_for(position.game)
-    with solver.search.polling(budget):
+    with solver.search.polling(limit):
         scores = solver.move_scores(me, opp)
     game = position.game
     return [MoveEval(cell, game, to_value(score, marks, cells)) for cell, score in scores]
@@ -408,14 +408,15 @@ _ANSWERS_3X3: dict[int, MoveChoice] = {}
 
 
 def best_move(
-    position: Position, *, seed: int | None = None, pv: bool = True, budget: Limit | None = None
+    position: Position, *, seed: int | None = None, pv: bool = True, limit: Limit | None = None
 ) -> MoveChoice:
     """A move of best value; among equals the one leaving the most losing replies.
 
     Remaining ties go to the lowest cell, or, given a ``seed``, to a seeded random pick
     among them. ``pv=False`` skips the principal variation (``pv`` is the move). The
-    search polls ``budget`` and raises :class:`~noughts.budget.BudgetExhausted` when it
-    runs out (as :func:`solve` and :func:`analyze` do).
+    search polls ``limit`` (its deadline, its node limit counted from the call, its
+    cancel switch) and raises :class:`~noughts.budget.BudgetExhausted` when it runs out
+    (as :func:`solve` and :func:`analyze` do).
 
     >>> best_move(Position("", "4x4k3")).pv[:1]
     (5,)
@@ -438,7 +439,7 @@ def best_move(
     _require_solvable(position)
     start_nodes = solver.nodes
     me, opp = _sides(position)
-    with solver.search.polling(budget):
+    with solver.search.polling(limit):
         move, score, scores, traps = solver.choose(me, opp, seed)
         line = tuple(solver.principal_variation(me, opp, move)) if pv else (move,)
     choice = _choice(position.game, move, score, scores, position.ply, line, traps, 0)

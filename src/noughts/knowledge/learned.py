@@ -27,21 +27,19 @@ strongest X players.
 >>> weights = learned_eval("4x4x4")
 >>> weights is not None and len(weights.x_move) == 5
 True
->>> with hand_written_evaluation():
-...     learned_eval("4x4x4") is None
+>>> learned_eval("3x3") is None
 True
 """
 
 from __future__ import annotations
 
 import json
-from contextlib import AbstractContextManager
 from dataclasses import dataclass
 from functools import lru_cache
 from typing import Any
 
 from noughts.errors import NoughtsError
-from noughts.knowledge.data import Switch, shipped_bytes
+from noughts.knowledge.data import shipped_bytes
 from noughts.position import Position
 from noughts.variants import Variant, variant
 
@@ -51,7 +49,6 @@ __all__ = [
     "features",
     "parse_learned",
     "learned_eval",
-    "hand_written_evaluation",
 ]
 
 FEATURES = ("x1", "x2", "x3", "o1", "o2", "o3", "x_forks", "o_forks")
@@ -160,19 +157,10 @@ def _load(file: str, k: int) -> LearnedEval:
     return parse_learned(data.get("weights") if isinstance(data, dict) else None, k)
 
 
-_SERVING = Switch("noughts_learned_eval_enabled")
-
-
-def hand_written_evaluation() -> AbstractContextManager[None]:
-    """Within the block (in this thread or task only), searches use the hand-written
-    weights where a learned evaluation is shipped (to measure one against the other)."""
-    return _SERVING.off()
-
-
 def learned_eval(game: Variant | str) -> LearnedEval | None:
     """The learned evaluation shipped for the variant ``game`` (a record or a name), if
-    any and not switched off by :func:`hand_written_evaluation`."""
+    its record names one."""
     record = variant(game) if isinstance(game, str) else game
-    if record.learned_eval is None or not _SERVING.on:
+    if record.learned_eval is None:
         return None
     return _load(record.learned_eval, record.k)

@@ -3,8 +3,8 @@
 Qubic is lost for O against perfect play (:mod:`noughts.knowledge.strategy` holds X's
 proof), so no reply can be proven good: the book holds the replies that did best in
 games against fallible X players, built by ``scripts/build_o_book.py`` (never against
-the players O is measured on). The anytime search consults it for O before searching
-(:func:`book_move`), as it consults the strategy for X.
+the players O is measured on). The engine's plan consults it for O before searching
+(:class:`~noughts.knowledge.shipped.Knowledge`), as it consults the strategy for X.
 
 Positions are stored up to symmetry (a :class:`~noughts.knowledge.canonical.CanonicalTable`),
 so a position reached in any orientation is found, and answered alike. A shipped book
@@ -45,18 +45,17 @@ from __future__ import annotations
 import functools
 import gzip
 import json
-from contextlib import AbstractContextManager
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
 from noughts.errors import NoughtsError
 from noughts.knowledge.canonical import CanonicalTable
-from noughts.knowledge.data import Switch, shipped_bytes
+from noughts.knowledge.data import shipped_bytes
 from noughts.position import Position
 from noughts.variants import variant
 
-__all__ = ["BookEntry", "BookMove", "OBook", "shipped_o_book", "book_move", "without_o_book"]
+__all__ = ["BookEntry", "BookMove", "OBook", "shipped_o_book"]
 
 FORMAT = 1
 """The file's format number."""
@@ -165,31 +164,3 @@ def shipped_o_book(variant_name: str) -> OBook | None:
         return None
     data = shipped_bytes(name)
     return None if data is None else OBook.from_bytes(data)
-
-
-_SERVING = Switch("noughts_o_book_enabled")
-
-
-def without_o_book() -> AbstractContextManager[None]:
-    """Within the block, the O book serves no position (in this thread or task only):
-    the engine's O plays on its search alone (the book's builder plays so).
-
-    >>> p = Position("X" + "." * 63, "qubic")
-    >>> with without_o_book():
-    ...     book_move(p) is None
-    True
-    """
-    return _SERVING.off()
-
-
-def book_move(position: Position) -> BookMove | None:
-    """The shipped O book's reply for ``position`` (O to move after X opened), or
-    ``None`` when the book does not hold it or is switched off.
-
-    >>> book_move(Position("X../.O./...")) is None  # no O book for 3x3
-    True
-    """
-    if position.first != "X" or position.to_move != "O" or not _SERVING.on:
-        return None
-    book = shipped_o_book(position.game.name)
-    return None if book is None else book.lookup(position)

@@ -33,13 +33,12 @@ from __future__ import annotations
 import functools
 import struct
 import zlib
-from contextlib import AbstractContextManager
 from dataclasses import dataclass
 from pathlib import Path
 
 from noughts.errors import NoughtsError
 from noughts.knowledge.canonical import CanonicalTable
-from noughts.knowledge.data import Switch, shipped_bytes
+from noughts.knowledge.data import shipped_bytes
 from noughts.position import Position
 
 __all__ = [
@@ -50,7 +49,6 @@ __all__ = [
     "strategy_move",
     "proven_moves",
     "proven_replies",
-    "without_strategy",
     "STRATEGY_FILE",
     "write_if_changed",
 ]
@@ -184,58 +182,33 @@ def shipped_strategy() -> Strategy | None:
     return None if data is None else Strategy.from_bytes(data)
 
 
-_SERVING = Switch("noughts_strategy_enabled")
+def strategy_move(position: Position, strategy: Strategy | None) -> Found | None:
+    """``strategy``'s proven move for ``position`` (any orientation, any route), or
+    ``None`` when the position is not a proven entry of it (or there is no strategy).
 
-
-def without_strategy() -> AbstractContextManager[None]:
-    """Within the block, the shipped strategy serves no position (in this thread or
-    task only): the engine plays on its search alone, as a player without the book.
-
-    >>> with without_strategy():
-    ...     proven_moves(Position("", "4x4x4"))
-    {}
-    >>> len(proven_moves(Position("", "4x4x4")))
-    16
+    >>> empty = Position("", "4x4x4")
+    >>> strategy_move(empty, shipped_strategy()).plies, strategy_move(empty, None)
+    (57, None)
     """
-    return _SERVING.off()
-
-
-def _serving(position: Position) -> Strategy | None:
-    """The shipped strategy if it serves ``position``'s game (the record names one, and
-    the game starts with X) and is not switched off (:func:`without_strategy`)."""
-    if position.game.strategy is None or position.first != "X" or not _SERVING.on:
-        return None
-    return shipped_strategy()
-
-
-def strategy_move(position: Position) -> Found | None:
-    """The shipped strategy's proven move for ``position`` (any orientation, any
-    route), or ``None`` when the position is not a proven entry of it.
-
-    >>> strategy_move(Position("X../.O./...")) is None  # no strategy for 3x3
-    True
-    """
-    strategy = _serving(position)
     if strategy is None:
         return None
     found = strategy.lookup(position)
     return found if found is not None and found.proven else None
 
 
-def proven_moves(position: Position) -> dict[int, int]:
-    """The first player's moves in ``position`` that the shipped strategy proves
-    winning: its stored move and every move a symmetry of the position maps onto it,
-    each with the strategy's plies bound (see :func:`strategy_move`).
+def proven_moves(position: Position, strategy: Strategy | None) -> dict[int, int]:
+    """The first player's moves in ``position`` that ``strategy`` proves winning: its
+    stored move and every move a symmetry of the position maps onto it, each with the
+    strategy's plies bound (see :func:`strategy_move`).
 
     >>> from noughts.notation import square_name
-    >>> empty = Position("", "4x4x4")
-    >>> sorted(square_name(empty.geometry, m) for m in proven_moves(empty))[:4]  # corners...
+    >>> empty, shipped = Position("", "4x4x4"), shipped_strategy()
+    >>> sorted(square_name(empty.geometry, m) for m in proven_moves(empty, shipped))[:4]
     ['1a1', '1a4', '1d1', '1d4']
-    >>> len(proven_moves(empty))  # ... and centres: the symmetries map them all onto one
+    >>> len(proven_moves(empty, shipped))  # corners and centres: one class under symmetry
     16
     """
-    found = strategy_move(position)
-    strategy = _serving(position)
+    found = strategy_move(position, strategy)
     if found is None or strategy is None:
         return {}
     target = strategy.key(position.play(found.move))[0]
@@ -243,23 +216,23 @@ def proven_moves(position: Position) -> dict[int, int]:
             if strategy.key(position.play(move))[0] == target}
 
 
-def proven_replies(position: Position) -> dict[int, int]:
-    """The second player's moves in ``position`` after which the shipped strategy
-    proves the first player's win, each with the most plies the strategy lets the game
-    last from the reply on (the reply included): the replies a defender avoids while it
-    has another.
+def proven_replies(position: Position, strategy: Strategy | None) -> dict[int, int]:
+    """The second player's moves in ``position`` after which ``strategy`` proves the
+    first player's win, each with the most plies the strategy lets the game last from
+    the reply on (the reply included): the replies a defender avoids while it has
+    another.
 
-    >>> proven_replies(Position("X../.O./..."))  # no strategy for 3x3
-    {}
+    >>> corner = Position("X" + "." * 63, "qubic")
+    >>> len(proven_replies(corner, shipped_strategy())), proven_replies(corner, None)
+    (63, {})
     """
-    strategy = _serving(position)
     if (strategy is None or position.to_move == position.first or position.is_over
             or position.ply + 1 > strategy.most_marks):
         return {}
     replies = {}
     for move in position.legal_moves:
         after = position.play(move)
-        found = None if after.is_over else strategy_move(after)
+        found = None if after.is_over else strategy_move(after, strategy)
         if found is not None:
             replies[move] = 1 + found.plies
     return replies

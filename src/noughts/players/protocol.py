@@ -68,14 +68,13 @@ import inspect
 import random
 import time
 from collections.abc import Callable
-from contextlib import nullcontext
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import Any, Protocol, cast, runtime_checkable
 
 from noughts.budget import Limit
 from noughts.engine import choose_move
 from noughts.errors import NoughtsError
-from noughts.knowledge.strategy import without_strategy
+from noughts.knowledge.shipped import SHIPPED, Knowledge
 from noughts.levels import PRESETS, parse_level
 from noughts.players.choice import choice_of
 from noughts.position import Position
@@ -117,7 +116,8 @@ class LevelPlayer:
 
     A ``seed`` seeds every move's choices (so the same seed plays the same game);
     without one the engine's own defaults apply (at level 10: the lowest of equally good
-    cells). ``strategy=False`` plays without the shipped Qubic strategy (the search
+    cells). ``knowledge`` says which of the shipped knowledge it consults (all of it by
+    default); ``strategy=False`` leaves the shipped Qubic strategy out of it (the search
     alone; name ``level:N:no-strategy``).
     """
 
@@ -129,19 +129,25 @@ class LevelPlayer:
         time_limit: float | None = None,
         nodes: int | None = None,
         strategy: bool = True,
+        knowledge: Knowledge = SHIPPED,
     ) -> None:
-        self.name = f"level:{level}" + ("" if strategy else ":no-strategy")
+        self.knowledge = knowledge if strategy else replace(knowledge, strategy=False)
+        self.name = f"level:{level}" + ("" if self.knowledge.strategy else ":no-strategy")
         self.level = level
         self.time_limit = time_limit
         self.nodes = nodes
-        self.strategy = strategy
         self._rng = None if seed is None else random.Random(seed)
+
+    @property
+    def strategy(self) -> bool:
+        """Whether it plays the shipped strategy where it serves."""
+        return self.knowledge.strategy
 
     def move(self, position: Position, budget: Limit) -> MoveChoice:
         seed = None if self._rng is None else self._rng.getrandbits(63)
         mine = budget.inner(self.time_limit, self.nodes)  # this move's allowance in it
-        with nullcontext() if self.strategy else without_strategy():
-            return choose_move(position, mine, level=self.level, seed=seed)
+        return choose_move(position, mine, level=self.level, seed=seed,
+                           knowledge=self.knowledge)
 
 
 class CallablePlayer:

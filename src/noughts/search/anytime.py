@@ -1,58 +1,69 @@
-"""Anytime play for boards too large to solve on the spot (Qubic, big m x n boards).
+"""The anytime search's answers, for boards too large to solve on the spot.
 
-:func:`anytime_move` answers within a time and/or node budget: rules first (win now,
-block the opponent's only threat), then O's opening book (a book move after which a
-short proof search finds X a forced win is dropped), then the opening move (a random
-strong cell on an empty board), a forced win by continuous threats
-(:mod:`noughts.search.threats`), iterative deepening of the principal-variation
-search (:mod:`noughts.search.pvs`) and, with the last part of the budget, a check that
-the chosen move leaves the opponent no forced win by continuous threats. The second
-player's moves after which the shipped Qubic strategy proves the first player's win
-(:func:`noughts.knowledge.strategy.proven_replies`) count as refuted by that check while
-another move is not known to lose. The second player then checks its choice, and the
-next best moves in turn, with the proof-number search from the opponent's side
-(:mod:`noughts.search.defence`, a quarter of the budget), and plays the first after
-which no forced win is found; when every move is refuted (against the whole strategy,
-O's first replies all are), it plays the one hardest to refute, and the answer is a
-proven loss.
-:func:`anytime_evaluate` values every legal move. Proven outcomes are exact; their plies
-are exact for a win next move or a loss to a double threat, and otherwise a
-:class:`~noughts.results.Bound` (the most the game can last, from the proof).
+The engine's plan (:mod:`noughts.engine`) asks here for what only a search can give:
+
+* :func:`shortest_win` -- the shortest forced win by continuous threats
+  (:mod:`noughts.search.threats`), deepened one threat at a time;
+* :func:`proof_win` -- a forced win that needs quiet moves, by the proof-number search
+  (:mod:`noughts.search.proof`);
+* :func:`book_check` -- whether a move from a book leaves the opponent a short forced win;
+* :func:`search_move` -- the move of the iterative deepening of the principal-variation
+  search (:mod:`noughts.search.pvs`), guarded: after each depth of
+  :data:`_SCREEN_DEPTH` plies the root moves are screened, best first, for the
+  opponent's forced wins by continuous threats, and the last part of the limit checks the
+  final choice the same way. The second player then checks its choice, and the next
+  best moves in turn, with the proof-number search from the opponent's side
+  (:mod:`noughts.search.defence`, a quarter of the limit), and plays the first after
+  which no forced win is found; when every move is refuted it plays the one hardest to
+  refute, and the answer is a proven loss. Misère games deepen the same search by the
+  misère rule (:mod:`noughts.search.misere`), where threats force nothing;
+* :func:`evaluate_all` -- every legal move's value.
+
+Proven outcomes are exact for a win next move or a loss to a double threat, and
+otherwise a :class:`~noughts.results.Bound` (the most the game can last, from the proof).
+Moves known to lose before the search starts (a stored strategy's wins against them, a
+book move a check refuted) come in as ``lost``; the search keeps to the other moves while
+there are any.
 
 >>> from noughts.position import Position
->>> result = anytime_move(Position("XXX./OOO./..../....|" + "|".join(["..../..../..../...."] * 3),
-...                                 "qubic"), time_limit=0.2)
->>> result.move, result.proven, result.outcome, result.plies, result.method
-(3, True, 'win', 1, 'anytime')
+>>> won = Position("XXX./OOO./..../....|" + "|".join(["..../..../..../...."] * 3), "qubic")
+>>> shortest_win(won, Limit.within(nodes=100))
+([3], 0)
+>>> choice = search_move(Position("X" + "." * 63, "qubic"), Limit.within(nodes=3_000))
+>>> choice.method, choice.proven, 0 < choice.nodes <= 3_000
+('anytime', False, True)
 """
 
 from __future__ import annotations
 
 import functools
 import gc
-import random
 import time
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
-from typing import ParamSpec, TypeVar
+from typing import TYPE_CHECKING, ParamSpec, TypeVar
 
-from noughts.budget import BudgetExhausted, Limit, one_limit
-from noughts.knowledge.obook import BookMove, book_move
-from noughts.knowledge.strategy import proven_moves, proven_replies, strategy_move
+from noughts.budget import BudgetExhausted, Limit
 from noughts.position import Position, check_playable
 from noughts.results import Bound, Estimate, MoveChoice, MoveEval, Outcome, Scale, Value
 from noughts.search.defence import ProofDefence
 from noughts.search.evaluate import Style
 from noughts.search.misere import MisereSearch
-from noughts.search.openings import opening_move
 from noughts.search.proof import find_win
 from noughts.search.pvs import INF, MATE, MATE_BOUND, AnytimeSearch
 from noughts.search.threats import ThreatSearch
 
+if TYPE_CHECKING:
+    from noughts.knowledge.learned import LearnedEval
+
 __all__ = [
-    "anytime_move",
-    "anytime_evaluate",
-    "AnytimeSearch",
+    "search_limit",
+    "shortest_win",
+    "proof_win",
+    "book_check",
+    "search_move",
+    "evaluate_all",
+    "choice",
     "DEFAULT_TIME_LIMIT",
     "BOOK_CHECK_NODES",
     "MATE",
@@ -60,58 +71,51 @@ __all__ = [
 ]
 
 DEFAULT_TIME_LIMIT = 1.0
-"""Seconds a move when neither a time limit nor a node budget is given."""
+"""Seconds a move when the limit bounds neither time nor nodes."""
 
 _SAFETY = 0.03
 _SAFETY_SHARE = 0.05
-"""Kept back from the time budget for unwinding and building the result: the larger of
-``_SAFETY`` seconds and ``_SAFETY_SHARE`` of the budget (a busy machine wakes us late)."""
+"""Kept back from the time limit for unwinding and building the result: the larger of
+``_SAFETY`` seconds and ``_SAFETY_SHARE`` of the limit (a busy machine wakes us late)."""
+
+_SEARCH_SHARE = 0.93
+"""The deepening stops at this share of the limit; the rest checks the final choice
+(a check usually takes a few milliseconds: the screening has done most of the work)."""
+_SCREEN_DEPTH = 4
+"""The iteration after which the root moves are screened for the opponent's forced wins."""
+_SCREEN_SHARE = 0.6
+"""The screening after that iteration stops at this share of the limit."""
+_REFUTE_THREATS = 12
+"""How many forcing moves the opponent's chains may have in the screening."""
+_DEFENCE_SHARE = 0.25
+"""The share of the limit kept from the deepening for the proof checks of the chosen
+move and the next best (:class:`~noughts.search.defence.ProofDefence`); they end at
+:data:`_SEARCH_SHARE` of the limit."""
+_WIN_SHARE = 0.25
+"""The share of the limit the threat search gets to find a forced win."""
+_PROOF_SHARE = 0.1
+"""The share of the limit the proof-number search gets to prove a win by quiet moves
+(after the threat search found none)."""
+
+BOOK_CHECK_NODES = 2_000
+"""The proof positions the check of a book move may take before it is played. A book
+kept by games can hold a move after which the opponent has a short forced win that the
+games' players missed; the proof search finds those in a few dozen positions, and 2,000
+take about 30 ms."""
 
 
-# -- results ---------------------------------------------------------------------------------
-def _proven(score: int, root_marks: int) -> Value | None:
-    """The proven outcome (for the root's side to move) a mate score gives, if it is
-    one; its plies bound the game (the search proves, it does not find the fastest)."""
-    if score >= MATE_BOUND:
-        return Bound(Outcome.WIN, MATE - score - root_marks)
-    if score <= -MATE_BOUND:
-        return Bound(Outcome.LOSS, MATE + score - root_marks)
-    return None
+# -- the limit and the answer ------------------------------------------------------------------
+def search_limit(limit: Limit | None) -> Limit:
+    """The anytime stages' limit: ``limit`` (whose cancel switch it shares) less a
+    safety margin on its time left, its node limit kept; :data:`DEFAULT_TIME_LIMIT`
+    seconds when it bounds neither time nor nodes.
 
-
-def _result(
-    position: Position,
-    move: int,
-    *,
-    value: Value | None,
-    score: int | None,
-    depth: int,
-    pv: tuple[int, ...],
-    nodes: int,
-    start: float,
-    note: str = "",
-) -> MoveChoice:
-    return MoveChoice(
-        move=move,
-        game=position.game,
-        value=value,
-        estimate=None if value is not None or score is None else _estimate(score),
-        depth=depth,
-        pv=pv or (move,),
-        nodes=nodes,
-        elapsed_ms=(time.perf_counter() - start) * 1000,
-        method="anytime",
-        note=note,
-    )
-
-
-def _estimate(score: int) -> Estimate:
-    return Estimate(float(score), Scale.SEARCH)
-
-
-def _search_limit(limit: Limit | None) -> Limit:
-    """The search's limit: ``limit`` (whose cancel switch it shares) less a safety
-    margin on its time left; 1 s when nothing bounds it."""
+    >>> round(search_limit(None).seconds, 2)
+    0.95
+    >>> by_nodes = search_limit(Limit.within(nodes=10))
+    >>> by_nodes.node_limit, by_nodes.deadline
+    (10, None)
+    """
     start = time.perf_counter()
     outer = limit if limit is not None else Limit(start=start)
     left = outer.seconds_left()
@@ -121,7 +125,40 @@ def _search_limit(limit: Limit | None) -> Limit:
     if left is not None:
         margin = max(_SAFETY, left * _SAFETY_SHARE)  # the scheduler may wake us late
         deadline = start + max(left - margin, left / 2)
-    return outer.narrowed(deadline=deadline, node_limit=None, start=start)
+    return outer.narrowed(deadline=deadline, node_limit=outer.node_limit, start=start)
+
+
+def choice(position: Position, move: int, limit: Limit, *, value: Value | None = None,
+           score: int | None = None, depth: int = 0, pv: tuple[int, ...] = (),
+           nodes: int = 0, note: str = "") -> MoveChoice:
+    """An anytime answer: ``move`` with its proven ``value`` or its search ``score``,
+    timed from ``limit``'s start."""
+    return MoveChoice(
+        move=move,
+        game=position.game,
+        value=value,
+        estimate=None if value is not None or score is None else _estimate(score),
+        depth=depth,
+        pv=pv or (move,),
+        nodes=nodes,
+        elapsed_ms=(time.perf_counter() - limit.start) * 1000,
+        method="anytime",
+        note=note,
+    )
+
+
+def _estimate(score: int) -> Estimate:
+    return Estimate(float(score), Scale.SEARCH)
+
+
+def _proven(score: int, root_marks: int) -> Value | None:
+    """The proven outcome (for the root's side to move) a mate score gives, if it is
+    one; its plies bound the game (the search proves, it does not find the fastest)."""
+    if score >= MATE_BOUND:
+        return Bound(Outcome.WIN, MATE - score - root_marks)
+    if score <= -MATE_BOUND:
+        return Bound(Outcome.LOSS, MATE + score - root_marks)
+    return None
 
 
 _P = ParamSpec("_P")
@@ -150,88 +187,87 @@ def _timed(function: Callable[_P, _R]) -> Callable[_P, _R]:
     return wrapper
 
 
-@_timed
-def anytime_move(
-    position: Position,
-    limit: Limit | None = None,
-    *,
-    time_limit: float | None = None,
-    nodes: int | None = None,
-    seed: int | None = None,
-    style: Style = "strong",
-    budget: Limit | None = None,
-) -> MoveChoice:
-    """The anytime engine's move: proven where it can prove, else its best heuristic try.
+def _sides(position: Position) -> tuple[int, int]:
+    """The side to move's marks and the other side's."""
+    return (position.x, position.o) if position.to_move == "X" else (position.o, position.x)
 
-    ``limit`` bounds the search (1 s when it bounds neither time nor nodes); the move
-    comes back within its deadline plus a few milliseconds, and cancelling it stops the
-    search, which still answers with its best move so far. ``time_limit`` (seconds from
-    now) and ``nodes`` narrow it (``budget`` is its older name). ``seed`` makes the
-    opening choice reproducible. ``style`` picks the evaluation (see
-    :mod:`noughts.search.evaluate`).
-    """
-    check_playable(position)
-    whole = _search_limit(one_limit(limit, time_limit, nodes, budget=budget))
+
+# -- proven wins ------------------------------------------------------------------------------
+def shortest_win(position: Position, limit: Limit) -> tuple[list[int] | None, int]:
+    """The shortest forced win by continuous threats for the side to move (both sides'
+    moves, the winning one last) within :data:`_WIN_SHARE` of ``limit``, or ``None``;
+    and the threat search's positions. Normal play only (in misère a threat forces
+    nothing)."""
     if not position.game.rules.threat_search:
-        return _misere_move(position, style, whole)
-    start = whole.start
-    search = AnytimeSearch(position, style=style, budget=whole)
+        return None, 0
+    threats = ThreatSearch(position.game, limit=limit.share(_WIN_SHARE))
+    line = threats.find(*_sides(position))
+    return line, threats.nodes
+
+
+def proof_win(position: Position, limit: Limit) -> tuple[int, int] | None:
+    """A proven winning move for the side to move that needs quiet moves, and the most
+    plies its proof lets the game last, within :data:`_PROOF_SHARE` of ``limit`` from
+    now; ``None`` when none is proven."""
+    share = limit.share(_PROOF_SHARE)
+    if share.deadline is not None:  # the share's length, counted from now
+        share = share.limited(deadline=time.perf_counter() + share.deadline - share.start,
+                              node_limit=share.node_limit)
+    return find_win(position, limit=share)
+
+
+def book_check(position: Position, move: int, limit: Limit) -> ProofDefence:
+    """The proof check of a book's ``move`` (:data:`BOOK_CHECK_NODES` positions): the
+    opponent's forced win after it, if one is found, is in its ``refuted``."""
+    check = ProofDefence(position, limit, check_nodes=BOOK_CHECK_NODES)
+    check.check(move)
+    return check
+
+
+# -- the deepening search -----------------------------------------------------------------------
+@_timed
+def search_move(
+    position: Position,
+    limit: Limit,
+    *,
+    lost: dict[int, int] | None = None,
+    spent: int = 0,
+    style: Style = "strong",
+    learned: LearnedEval | None = None,
+) -> MoveChoice:
+    """The deepening search's move (see the module) within ``limit`` (the stages' limit,
+    :func:`search_limit`): the move comes back within its deadline plus a few
+    milliseconds, and cancelling it stops the search, which still answers with its best
+    move so far. ``lost`` maps moves known to lose to the plies of the opponent's win;
+    ``spent`` counts the nodes earlier stages spent (the node limit covers them too);
+    ``style`` and ``learned`` pick the evaluation
+    (:func:`~noughts.search.evaluate.search_weights`)."""
+    check_playable(position)
+    if not position.game.rules.threat_search:
+        return _misere_move(position, limit, style, learned)
+    search = AnytimeSearch(position, style=style, limit=limit, learned=learned)
+    search.nodes = spent
     board = search.board
-    side = board.stm
-    mine, theirs = board.threats[side], board.threats[1 - side]
-    if mine:
-        move = min(mine)
-        return _result(position, move, value=Value(Outcome.WIN, 1), score=None, depth=1,
-                       pv=(move,), nodes=0, start=start)
-    known = strategy_move(position)
-    if known is not None:  # the shipped strategy's proven move
-        return _result(position, known.move, value=Bound(Outcome.WIN, known.plies),
-                       score=None, depth=known.plies, pv=(known.move,), nodes=0, start=start)
+    theirs = board.threats[1 - board.stm]
     if len(theirs) >= 2:
         first, second = sorted(theirs)[:2]
-        return _result(position, first, value=Value(Outcome.LOSS, 2), score=None, depth=2,
-                       pv=(first, second), nodes=0, start=start)
-    lost: dict[int, int] = {}
+        return choice(position, first, limit, value=Value(Outcome.LOSS, 2), depth=2,
+                      pv=(first, second), nodes=search.nodes)
     doomed: dict[int, int] = {}
-    book_refuted: dict[int, int] = {}
+    known = dict(lost or {})
     if theirs:
         moves = [next(iter(theirs))]  # the block is forced; search it only to value it
+        known = {}
     else:
-        booked = book_move(position)
-        if booked is not None:  # O's opening book (its first few moves), unless refuted
-            check = ProofDefence(position, whole, check_nodes=BOOK_CHECK_NODES)
-            stands = check.check(booked.move)
-            search.nodes += check.nodes
-            if stands:
-                return _booked(position, booked, start, search.nodes)
-            book_refuted = check.refuted  # searched like any other position, without it
-        opening = opening_move(position, random.Random(seed))
-        if opening is not None:
-            return _result(position, opening, value=None, score=None, depth=0, pv=(opening,),
-                           nodes=0, start=start)
-        line = _forced_win(search, whole)
-        if line is not None:
-            return _result(position, line[0], value=Bound(Outcome.WIN, len(line)), score=None,
-                           depth=len(line), pv=tuple(line), nodes=search.nodes, start=start)
-        win = _proof_win(position, search, whole)
-        if win is not None:
-            move, plies = win
-            return _result(position, move, value=Bound(Outcome.WIN, plies), score=None,
-                           depth=plies, pv=(move,), nodes=search.nodes, start=start)
         moves = search.ordered_moves(-1, 0)
-        lost = {**proven_replies(position), **book_refuted}  # known to lose
-        if lost and all(move in lost for move in moves):
-            doomed, lost = lost, {}  # every move loses: the search picks the best try
-    # Deepen until _SEARCH_SHARE of the budget. Once an iteration of _SCREEN_DEPTH plies is done,
-    # the root moves are screened, best first, for the opponent's forced wins by
-    # continuous threats until one passes (the losing ones are dropped from the
-    # search); the last part of the budget checks the final choice the same way.
+        if known and all(move in known for move in moves):
+            doomed, known = known, {}  # every move loses: the search picks the best try
     # the second player defends by proof too (measured in Qubic, where it is lost)
     defend = (_DEFENCE_SHARE > 0 and not theirs and len(moves) > 1
               and position.to_move != position.first)
-    search.budget = whole.share(_SEARCH_SHARE - (_DEFENCE_SHARE if defend else 0.0))
-    guard = _Guard(search, whole)
-    guard.refuted.update(lost)  # known losses: the guard keeps to the other moves
+    search.limit = limit.share(_SEARCH_SHARE - (_DEFENCE_SHARE if defend else 0.0))
+    guard = _Guard(search, limit)
+    guard.refuted.update(known)  # known losses: the guard keeps to the other moves
     root_moves = len(moves)
     best_move, best_score, depth_done = moves[0], None, 0
     scores: dict[int, int] = {}
@@ -240,7 +276,7 @@ def anytime_move(
         if abs(score) >= MATE_BOUND or (len(moves) == 1 and depth >= 4):
             break
         if depth == _SCREEN_DEPTH and len(moves) > 1 and not theirs:
-            guard.screen(moves, whole.share(_SCREEN_SHARE).deadline)
+            guard.screen(moves, limit.share(_SCREEN_SHARE).deadline)
             if guard.safe:  # the refuted moves need no deeper search
                 moves[:] = [m for m in moves if m not in guard.refuted]
                 if best_move in guard.refuted:
@@ -249,10 +285,10 @@ def anytime_move(
     note = ""
     if value is None and len(moves) > 1 and not theirs:
         if best_move not in guard.safe and best_move not in guard.refuted:
-            guard.check(best_move, whole.deadline)
+            guard.check(best_move, limit.deadline)
         while best_move in guard.refuted and not guard.safe:  # look for a safe move
             unchecked = [m for m in moves if m not in guard.refuted]
-            if not unchecked or not guard.check(unchecked[0], whole.deadline):
+            if not unchecked or not guard.check(unchecked[0], limit.deadline):
                 break
         if best_move in guard.refuted:
             if guard.safe:
@@ -266,35 +302,20 @@ def anytime_move(
     defence = None
     if defend and value is None and len(moves) > 1:
         best_move, best_score, value, defence = _defended(
-            position, moves, best_move, best_score, scores, guard, search, whole, root_moves)
+            position, moves, best_move, best_score, scores, guard, search, limit, root_moves)
         if value is not None and value.outcome is Outcome.LOSS:
             note = _hardest_note(position, best_move, defence, "the proof search refutes each")
     if doomed and (value is None or value.outcome is not Outcome.LOSS):
         value = Bound(Outcome.LOSS, doomed[best_move])  # the strategy's bound
-        note = _hardest_note(position, best_move, defence, "the shipped strategy wins "
-                             "against each")
+        note = _hardest_note(position, best_move, defence,
+                             "the shipped strategy wins against each")
     # big boards search the cells near the marks only (a forced block excepted)
     partial = not theirs and root_moves < len(position.legal_moves)
     if value is not None and value.outcome is Outcome.LOSS and partial:
         value = None  # a far move was not searched: no proof of a loss
     pv = search.principal_variation(best_move, max(depth_done, 1))
-    return _result(position, best_move, value=value, score=best_score, depth=depth_done,
-                   pv=pv, nodes=search.nodes, start=start, note=note if value else "")
-
-
-def _booked(position: Position, booked: BookMove, start: float, nodes: int) -> MoveChoice:
-    """The O book's reply, with the strategy's proof of the loss where it has one
-    (``nodes``: what its check took)."""
-    move = booked.move
-    after = position.play(move)
-    found = None if after.is_over else strategy_move(after)
-    value = None if found is None else Bound(Outcome.LOSS, 1 + found.plies)
-    why = (f"the reply that did best in the games it was built from ({booked.score:g} "
-           f"points in {booked.games} games)" if booked.games else
-           "a reply after which a deep proof search, run offline, found no forced win for X")
-    note = f"From O's opening book: {why}."
-    return _result(position, move, value=value, score=None, depth=0, pv=(move,), nodes=nodes,
-                   start=start, note=note)
+    return choice(position, best_move, limit, value=value, score=best_score, depth=depth_done,
+                  pv=pv, nodes=search.nodes, note=note if value else "")
 
 
 def _hardest_note(position: Position, move: int, defence: ProofDefence | None,
@@ -311,19 +332,19 @@ def _hardest_note(position: Position, move: int, defence: ProofDefence | None,
                 f"win of {them} after it within its {defence.check_nodes:,} positions.")
     if defence is not None and defence.refuted:
         return (head + "this one is the search's best try of those the proof search did "
-                "not refute within the move's budget.")
+                "not refute within the move's limit.")
     return head + "this one is the search's best try."
 
 
-def _misere_move(position: Position, style: Style, whole: Limit) -> MoveChoice:
+def _misere_move(position: Position, limit: Limit, style: Style,
+                 learned: LearnedEval | None) -> MoveChoice:
     """The misère game's move (:mod:`noughts.search.misere`): no threats to exploit,
     no proof-number stage; iterative deepening by the misère terminal rule."""
-    search = MisereSearch(position, style=style, budget=whole)
+    search = MisereSearch(position, style=style, limit=limit, learned=learned)
     moves = search.safe_moves()
     if not moves:  # every cell completes a line of ours
         move = min(position.legal_moves)
-        return _result(position, move, value=Value(Outcome.LOSS, 1), score=None, depth=1,
-                       pv=(move,), nodes=0, start=whole.start)
+        return choice(position, move, limit, value=Value(Outcome.LOSS, 1), depth=1)
     best_move, best_score, depth_done = moves[0], None, 0
     for depth, score, move, _ in _deepening(search, moves):
         best_move, best_score, depth_done = move, score, depth
@@ -333,44 +354,19 @@ def _misere_move(position: Position, style: Style, whole: Limit) -> MoveChoice:
     if value is not None and value.outcome is Outcome.LOSS and search.restricted:
         value = None  # far moves were not searched: no proof of a loss
     pv = search.principal_variation(best_move, max(depth_done, 1))
-    return _result(position, best_move, value=value, score=best_score, depth=depth_done,
-                   pv=pv, nodes=search.nodes, start=whole.start)
-
-
-_SEARCH_SHARE = 0.93
-"""The deepening stops at this share of the budget; the rest checks the final choice
-(a check usually takes a few milliseconds: the screening has done most of the work)."""
-_SCREEN_DEPTH = 4
-"""The iteration after which the root moves are screened for the opponent's forced wins."""
-_SCREEN_SHARE = 0.6
-"""The screening after that iteration stops at this share of the budget."""
-_REFUTE_THREATS = 12
-"""How many forcing moves the opponent's chains may have in the screening."""
-
-
-BOOK_CHECK_NODES = 2_000
-"""The proof positions the check of a move from O's book may take before it is played.
-A book kept by games can hold a move after which X has a short forced win that the
-games' players missed; the proof search finds those in a few dozen positions (7 to 56
-for the ones the family benchmark's games met), and 2,000 take about 30 ms. A refuted
-book move is dropped and the position searched as any other."""
-
-
-_DEFENCE_SHARE = 0.25
-"""The share of the budget kept from the deepening for the proof checks of the chosen
-move and the next best (:class:`~noughts.search.defence.ProofDefence`); they end at
-:data:`_SEARCH_SHARE` of the budget."""
+    return choice(position, best_move, limit, value=value, score=best_score, depth=depth_done,
+                  pv=pv, nodes=search.nodes)
 
 
 def _defended(position: Position, moves: list[int], best_move: int, best_score: int | None,
-              scores: dict[int, int], guard: _Guard, search: AnytimeSearch, whole: Limit,
+              scores: dict[int, int], guard: _Guard, search: AnytimeSearch, limit: Limit,
               root_moves: int
               ) -> tuple[int, int | None, Value | None, ProofDefence]:
     """The best move, best first, after which the proof search finds no forced win for
-    the opponent within the defence's budget; when it proves a win after every move
+    the opponent within the defence's limit; when it proves a win after every move
     checked, the hardest to refute (see :meth:`ProofDefence.choose`), a proven loss if
     every legal move was refuted."""
-    defence = ProofDefence(position, whole.share(_SEARCH_SHARE))
+    defence = ProofDefence(position, limit.share(_SEARCH_SHARE))
     order = [best_move] + [m for m in moves if m != best_move and m not in guard.refuted]
     move = defence.choose(order, search.nodes)
     search.nodes += defence.nodes
@@ -385,7 +381,7 @@ def _deepening(search: AnytimeSearch, moves: list[int]
                ) -> Iterator[tuple[int, int, int, dict[int, int]]]:
     """Iterative deepening over ``moves``: after each depth searched whole, ``moves`` is
     sorted best first and ``(depth, score, best move, every move's score)`` is yielded;
-    the generator ends when the budget runs out or no depth is left (the caller stops
+    the generator ends when the limit runs out or no depth is left (the caller stops
     earlier by leaving the loop)."""
     for depth in range(1, search.board.empty.bit_count() + 1):
         try:
@@ -407,16 +403,16 @@ class _Guard:
     threats (``refuted``: move -> plies to the loss) and which do not (``safe``). One
     threat search serves every check, so its table of failed positions is shared."""
 
-    def __init__(self, search: AnytimeSearch, budget: Limit) -> None:
+    def __init__(self, search: AnytimeSearch, limit: Limit) -> None:
         self.search = search
-        self.budget = budget
-        self.threats = ThreatSearch(search.board.tables.geometry, budget=budget)
+        self.limit = limit
+        self.threats = ThreatSearch(search.board.tables.geometry, limit=limit)
         self.safe: set[int] = set()
         self.refuted: dict[int, int] = {}
 
     def screen(self, moves: list[int], deadline: float | None) -> None:
-        """Check each of ``moves`` not checked yet, in order, until the budget
-        (``deadline``; the search's node budget) runs out."""
+        """Check each of ``moves`` not checked yet, in order, until the limit
+        (``deadline``; the search's node limit) runs out."""
         for cell in moves:
             if cell not in self.safe and cell not in self.refuted and not self.check(
                 cell, deadline
@@ -424,17 +420,17 @@ class _Guard:
                 return
 
     def check(self, cell: int, deadline: float | None) -> bool:
-        """Check one move; ``False`` when the budget ran out first."""
+        """Check one move; ``False`` when the limit ran out first."""
         search = self.search
         board = search.board
         threats = self.threats
-        node_limit = self.budget.node_limit
+        node_limit = self.limit.node_limit
         remaining = None if node_limit is None else node_limit - search.nodes
         if remaining is not None and remaining <= 0:
             return False
-        if self.budget.cancelled or (deadline is not None and time.perf_counter() >= deadline):
+        if self.limit.cancelled or (deadline is not None and time.perf_counter() >= deadline):
             return False  # (a check that ends within 128 nodes never looks at the clock)
-        threats.budget = self.budget.limited(
+        threats.limit = self.limit.limited(
             deadline=deadline, node_limit=None if remaining is None else threats.nodes + remaining
         )
         before = threats.nodes
@@ -454,57 +450,33 @@ class _Guard:
         return True
 
 
-def _forced_win(search: AnytimeSearch, budget: Limit) -> list[int] | None:
-    """A continuous-threat win for the side to move, spending at most a quarter of the
-    budget."""
-    board = search.board
-    threats = ThreatSearch(board.tables.geometry, budget=budget.share(0.25))
-    line = threats.find(board.bits[board.stm], board.bits[1 - board.stm])
-    search.nodes += threats.nodes
-    return line
-
-
-_PROOF_SHARE = 0.1
-"""The share of the budget the proof-number search gets to prove a win by quiet moves
-(after the threat search found none)."""
-
-
-def _proof_win(position: Position, search: AnytimeSearch, budget: Limit
-               ) -> tuple[int, int] | None:
-    """A proven win for the side to move that needs quiet moves, within a share of the
-    budget (from now)."""
-    share = budget.share(_PROOF_SHARE)
-    if share.deadline is not None:
-        share = share.limited(deadline=time.perf_counter() + share.deadline - share.start,
-                              node_limit=share.node_limit)
-    win = find_win(position, budget=share)
-    return win
-
-
+# -- every move's value -------------------------------------------------------------------------
 @_timed
-def anytime_evaluate(
+def evaluate_all(
     position: Position,
-    limit: Limit | None = None,
+    limit: Limit,
     *,
-    time_limit: float | None = None,
-    nodes: int | None = None,
+    wins: dict[int, int] | None = None,
+    lost: dict[int, int] | None = None,
     style: Style = "strong",
-    budget: Limit | None = None,
+    learned: LearnedEval | None = None,
 ) -> list[MoveEval]:
-    """Every legal move's value for the player who makes it, proven or heuristic.
+    """Every legal move's value for the player who makes it, proven or heuristic,
+    within ``limit`` (the stages' limit, :func:`search_limit`). ``wins`` and ``lost``
+    map moves already known to win or to lose (a stored strategy's) to their plies bound.
 
     Each move gets a full-window search, deepened one ply at a time over all moves
-    until the budget runs out (so the values of one call come from at most two depths).
+    until the limit runs out (so the values of one call come from at most two depths).
 
-    >>> from noughts.position import Position
-    >>> evals = anytime_evaluate(Position("XXX.OOO." + "." * 56, "qubic"), time_limit=0.2)
+    >>> a_fifth = search_limit(Limit.within(seconds=0.2))
+    >>> evals = evaluate_all(Position("XXX.OOO." + "." * 56, "qubic"), a_fifth)
     >>> [(e.move, e.outcome, e.plies) for e in evals if e.proven][:3]
     [(3, 'win', 1), (8, 'loss', 2), (9, 'loss', 2)]
     """
     check_playable(position)
-    whole = _search_limit(one_limit(limit, time_limit, nodes, budget=budget))
     misere = not position.game.rules.threat_search
-    search = (MisereSearch if misere else AnytimeSearch)(position, style=style, budget=whole)
+    kind = MisereSearch if misere else AnytimeSearch
+    search = kind(position, style=style, limit=limit, learned=learned)
     board = search.board
     side = board.stm
     marks = board.marks
@@ -513,11 +485,10 @@ def anytime_evaluate(
     done = Value(Outcome.LOSS, 1) if misere else Value(Outcome.WIN, 1)
     for cell in board.threats[side]:
         values[cell] = done
-    if not values and not misere:  # the strategy's winning moves, and its wins against these
-        for cell, plies in proven_moves(position).items():
-            values[cell] = Bound(Outcome.WIN, plies)
+    if not values and not misere:
+        values.update((cell, Bound(Outcome.WIN, plies)) for cell, plies in (wins or {}).items())
     blocks = {} if misere else board.threats[1 - side]  # (misère: a threat forces nothing)
-    lost = {} if values or misere else proven_replies(position)
+    known_lost = {} if values or misere else (lost or {})
     pending: list[int] = []
     static: dict[int, int] = {}
     for cell in position.legal_moves:
@@ -526,11 +497,11 @@ def anytime_evaluate(
         if blocks and (len(blocks) >= 2 or cell not in blocks):
             values[cell] = Value(Outcome.LOSS, 2)  # the opponent wins next move
             continue
-        if cell in lost:
-            values[cell] = Bound(Outcome.LOSS, lost[cell])
+        if cell in known_lost:
+            values[cell] = Bound(Outcome.LOSS, known_lost[cell])
             continue
-        board.play(cell)
-        values[cell] = static[cell] = -board.evaluation()
+        board.play(cell)  # (misère: a line of the waiting side is its liability)
+        values[cell] = static[cell] = board.evaluation() if misere else -board.evaluation()
         board.undo(cell)
         pending.append(cell)
     pending.sort(key=lambda c: -static[c])

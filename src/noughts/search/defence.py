@@ -1,5 +1,5 @@
 """Defence by proof: drop a candidate move after which the opponent has a forced win
-that the proof-number search finds within a slice of the move's budget.
+that the proof-number search finds within a slice of the move's limit.
 
 The anytime search (:mod:`noughts.search.anytime`) uses it for the second player (O in
 Qubic, lost against perfect play, must leave a fallible first player no win it can
@@ -14,7 +14,7 @@ positions a move or two before the bot played it.
 :class:`ProofDefence` checks the candidates best first, from the opponent's side on the
 position after each, with one table for every check (sibling positions share most of
 their proofs), and counts its positions into the search's node count at
-:data:`PROOF_NODE_COST` search nodes each, so that the move's node budget (and its
+:data:`PROOF_NODE_COST` search nodes each, so that the move's node limit (and its
 clock) cover both searches.
 
 >>> from noughts.position import Position
@@ -54,15 +54,15 @@ class ProofDefence:
     ``effort`` to the proof positions it took to find that win (how hard the move is to
     refute);
     ``unrefuted`` holds the moves checked with no win found. A check takes at most
-    ``check_nodes`` proof positions (:data:`CHECK_NODES` by default). ``budget`` counts search
+    ``check_nodes`` proof positions (:data:`CHECK_NODES` by default). ``limit`` counts search
     nodes (a check stops at its node limit or deadline); :attr:`nodes` is what the
     checks spent, in search nodes.
     """
 
-    def __init__(self, position: Position, budget: Limit, *,
+    def __init__(self, position: Position, limit: Limit, *,
                  check_nodes: int | None = None) -> None:
         self.position = position
-        self.budget = budget
+        self.limit = limit
         self.check_nodes = CHECK_NODES if check_nodes is None else check_nodes
         self.opponent = 1 if position.to_move == "X" else 0
         self.table: dict[int, list[Any]] = {}
@@ -72,13 +72,13 @@ class ProofDefence:
         self.nodes = 0
 
     def exhausted(self, spent: int = 0) -> bool:
-        """True once the budget is spent (``spent``: search nodes outside the checks)."""
-        return self.budget.expired(spent + self.nodes)
+        """True once the limit is spent (``spent``: search nodes outside the checks)."""
+        return self.limit.expired(spent + self.nodes)
 
     def check(self, move: int, spent: int = 0) -> bool:
         """Whether ``move`` survives: ``False`` when the opponent's win after it is
         proven (then it is in :attr:`refuted`), ``True`` when none was found within the
-        check's share of the budget (``spent``: the search nodes counted so far)."""
+        check's share of the limit (``spent``: the search nodes counted so far)."""
         if move in self.refuted:
             return False
         if move in self.unrefuted:
@@ -88,28 +88,28 @@ class ProofDefence:
             self.unrefuted.add(move)
             return True
         limit = self.check_nodes
-        if self.budget.node_limit is not None:
-            left = (self.budget.node_limit - spent - self.nodes) // PROOF_NODE_COST
+        if self.limit.node_limit is not None:
+            left = (self.limit.node_limit - spent - self.nodes) // PROOF_NODE_COST
             limit = max(0, min(limit, left))
-        if limit <= 0 or self.budget.expired(spent + self.nodes):
-            return True  # no budget left: nothing was proven
+        if limit <= 0 or self.limit.expired(spent + self.nodes):
+            return True  # no limit left: nothing was proven
         search = ProofSearch(after, self.opponent, table=self.table)
-        proof, disproof = search.run(self.budget.limited(deadline=self.budget.deadline,
+        proof, disproof = search.run(self.limit.limited(deadline=self.limit.deadline,
                                                          node_limit=None), nodes=limit)
         self.nodes += search.nodes * PROOF_NODE_COST
         if proof == 0:
             self.refuted[move] = 1 + search.plies()
             self.effort[move] = search.nodes
             return False
-        whole = limit == self.check_nodes and not self.budget.expired(spent + self.nodes)
+        whole = limit == self.check_nodes and not self.limit.expired(spent + self.nodes)
         if disproof == 0 or whole:
             self.unrefuted.add(move)  # (a check cut short may be tried again)
         return True
 
     def choose(self, moves: list[int], spent: int = 0) -> int:
         """The first of ``moves`` (best first) that survives its check, checked in turn
-        while the budget lasts (``spent``: search nodes counted outside the checks); the
-        first not refuted when the budget runs out; when every one is refuted, the
+        while the limit lasts (``spent``: search nodes counted outside the checks); the
+        first not refuted when the limit runs out; when every one is refuted, the
         hardest to refute: the one whose refutation took the largest proof search, then
         the slowest loss.
         """

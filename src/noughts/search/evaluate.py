@@ -26,13 +26,15 @@ from __future__ import annotations
 
 from dataclasses import dataclass, replace
 from functools import lru_cache
-from typing import Literal
+from typing import TYPE_CHECKING, Literal
 
 from noughts.errors import NoughtsError
 from noughts.geometry import Bitboard, Geometry
-from noughts.knowledge.learned import LearnedEval, learned_eval
 from noughts.position import Mark, Position
 from noughts.search.openings import strong_cells
+
+if TYPE_CHECKING:
+    from noughts.knowledge.learned import LearnedEval
 
 __all__ = [
     "Style",
@@ -150,35 +152,31 @@ def line_weights(k: int, style: Style = "strong", *, second: bool = False) -> Li
     return LineWeights(steep, opponent, FORK_WEIGHT * threat // 2 if k >= 3 else 0)
 
 
-def search_weights(position: Position, style: Style = "strong") -> LineWeights:
+def search_weights(position: Position, style: Style = "strong",
+                   learned: LearnedEval | None = None) -> LineWeights:
     """The weights the anytime search of the side to move uses in ``style``: the
     style's, with the second player's tilt when it defends (:func:`defends`), and on the
     boards whose record says so (:attr:`Variant.even_first_player`) the even weights
-    for the first player; the second player's get the learned tempo on top
-    (:func:`with_tempo`) where the record names a learned evaluation
-    (:mod:`noughts.knowledge.learned`).
+    for the first player; the second player's get the tempo of the ``learned``
+    evaluation on top (:func:`with_tempo`), where one is given.
 
+    >>> from noughts.knowledge.learned import learned_eval
     >>> from noughts.position import Position
     >>> search_weights(Position("", "qubic")).own
     (0, 4, 16, 64, 256)
-    >>> search_weights(Position("X" + "." * 63, "qubic")).tempo is not None  # learned
+    >>> o_to_move = Position("X" + "." * 63, "qubic")
+    >>> search_weights(o_to_move, learned=learned_eval("qubic")).tempo is not None
     True
-    >>> search_weights(Position("X" + "." * 63, "qubic")).own[1]  # hand-written
-    24
-    >>> from noughts.knowledge.learned import hand_written_evaluation
-    >>> with hand_written_evaluation():
-    ...     search_weights(Position("X" + "." * 63, "qubic")).tempo is None
-    True
+    >>> search_weights(o_to_move).tempo is None, search_weights(o_to_move).own[1]
+    (True, 24)
     """
     player = position.to_move
     if style == "strong" and player == position.first and (
             position.game.even_first_player):
         return line_weights(position.geometry.k, "balanced")
     hand = line_weights(position.geometry.k, style, second=defends(position, player))
-    if style == "strong" and player != position.first:
-        learned = learned_eval(position.game)
-        if learned is not None:  # its x_ weights are the first player's
-            return with_tempo(hand, learned)
+    if style == "strong" and player != position.first and learned is not None:
+        return with_tempo(hand, learned)  # (its x_ weights are the first player's)
     return hand
 
 

@@ -60,7 +60,6 @@ from noughts.search.threats import DEFAULT_MAX_THREATS, ThreatSearch, defences
 
 __all__ = [
     "widen",
-    "CHAIN_NODES",
     "INFINITY",
     "ProofResult",
     "ProofSearch",
@@ -79,11 +78,6 @@ child's by this share, so the search does not switch back and forth between sibl
 LEAF_THREAT_NODES = 2_000
 """Positions the threat-space search may visit when a new attacker node is first met
 (and when a defender's node is expanded, to narrow its replies)."""
-
-CHAIN_NODES = 5_000
-"""A threat chain the depth-first threat search finds within this many positions ends
-a stored strategy (the position is a leaf, not stored). The anytime search's own threat
-search, a quarter of its budget, finds such chains (the shortest first) and plays them."""
 
 OPEN_PROOF = 10
 """The proof number of a new attacker position without threat potential; each two pot
@@ -120,7 +114,7 @@ _PN, _DN, _MOVE, _CHAIN, _MOVES, _KEYS = 0, 1, 2, 3, 4, 5
 class ProofResult:
     """What the proof search settled, for the side to move.
 
-    ``status`` is ``win``/``loss``/``draw`` when proven, ``unknown`` when the budget ran
+    ``status`` is ``win``/``loss``/``draw`` when proven, ``unknown`` when the limit ran
     out first. ``move`` is a winning move (``win``), or the move that resists longest
     in the search's view otherwise (``None`` if the game is over). ``proof_size``
     counts the positions in the proof (``None`` unless proven win or loss), ``plies``
@@ -314,20 +308,20 @@ class ProofSearch:
         self.leaf_threat_nodes = leaf_threat_nodes
         self.max_threats = max_threats
         self.nodes = 0
-        self.budget = Limit()
+        self.limit = Limit()
 
     # -- driving -----------------------------------------------------------------------
-    def run(self, budget: Limit | None = None, *, nodes: int | None = None,
+    def run(self, limit: Limit | None = None, *, nodes: int | None = None,
             thresholds: tuple[int, int] = (INFINITY, INFINITY)) -> tuple[int, int]:
         """Search until the root is proven or disproven, its proof number reaches the
-        first of ``thresholds`` or its disproof number the second, the ``budget`` runs
+        first of ``thresholds`` or its disproof number the second, the ``limit`` runs
         out, or ``nodes`` more positions are searched; return the root's ``(proof
         number, disproof number)``. Can be called again to go on where it stopped."""
-        budget = budget if budget is not None else Limit()
-        limit = None if nodes is None else self.nodes + nodes
-        if budget.node_limit is not None:  # the budget counts this search's positions
-            limit = budget.node_limit if limit is None else min(limit, budget.node_limit)
-        self.budget = budget.limited(deadline=budget.deadline, node_limit=limit)
+        outer = limit if limit is not None else Limit()
+        most = None if nodes is None else self.nodes + nodes
+        if outer.node_limit is not None:  # the limit counts this search's positions
+            most = outer.node_limit if most is None else min(most, outer.node_limit)
+        self.limit = outer.limited(deadline=outer.deadline, node_limit=most)
         try:
             entry = self._entry()
         except BudgetExhausted:
@@ -348,21 +342,21 @@ class ProofSearch:
     def _chain(self, block: Bitboard) -> list[int] | None:
         """The attacker's threat chain from the board (as if it were to move), within
         :attr:`leaf_threat_nodes` positions. Raises :class:`BudgetExhausted` when the
-        search's own budget ran out meanwhile (a chain cut short proves nothing, and
+        search's own limit ran out meanwhile (a chain cut short proves nothing, and
         its failure must not be stored as the position's)."""
         board = self.board
         threats = self.threats
         before = threats.nodes
         cap = before + self.leaf_threat_nodes
-        if self.budget.node_limit is not None:  # nor past the search's own node limit
-            cap = min(cap, before + max(0, self.budget.node_limit - self.nodes))
-        threats.budget = self.budget.limited(deadline=self.budget.deadline, node_limit=cap)
+        if self.limit.node_limit is not None:  # nor past the search's own node limit
+            cap = min(cap, before + max(0, self.limit.node_limit - self.nodes))
+        threats.limit = self.limit.limited(deadline=self.limit.deadline, node_limit=cap)
         attacker = self.attacker
         line = threats.chain(board.bits[attacker], board.bits[1 - attacker], board.twos,
                              block.bit_length() - 1, self.max_threats)
         self.nodes += threats.nodes - before
         if line is None:
-            self.budget.check(self.nodes)
+            self.limit.check(self.nodes)
         return line
 
     # -- the rules of a node -------------------------------------------------------------
@@ -437,7 +431,7 @@ class ProofSearch:
         if entry[_PN] >= th_pn or entry[_DN] >= th_dn or not entry[_PN] or not entry[_DN]:
             return
         self.nodes += 1
-        self.budget.check(self.nodes)
+        self.limit.check(self.nodes)
         board = self.board
         table = self.table
         attacking = board.attacking
@@ -545,7 +539,7 @@ class ProofSearch:
         rest of the way is forced, and ``plies`` the most plies the strategy lets the
         game last from there. ``seen`` (keys already walked) lets several walks skip
         each other's positions."""
-        self.budget = Limit()  # reading the table: the search's budget is spent
+        self.limit = Limit()  # reading the table: the search's limit is spent
         memo: dict[int, int] = {}
         yield from self._walk(set() if seen is None else seen, memo)
 
@@ -584,7 +578,7 @@ class ProofSearch:
     def plies(self) -> int:
         """The most plies the proven strategy lets the game last (a bound on the
         distance to the win, not its exact value)."""
-        self.budget = Limit()  # reading the table: the search's budget is spent
+        self.limit = Limit()  # reading the table: the search's limit is spent
         memo: dict[int, int] = {}
         return self._plies(memo)
 
@@ -639,12 +633,12 @@ def prove(
     *,
     time_limit: float | None = None,
     nodes: int | None = None,
-    budget: Limit | None = None,
+    limit: Limit | None = None,
 ) -> ProofResult:
-    """Prove a win, a loss or a draw for the side to move within the budget.
+    """Prove a win, a loss or a draw for the side to move within the limit.
 
     ``time_limit`` is in seconds, ``nodes`` counts searched positions (both checked),
-    ``budget`` bounds the search too (cancelling it stops the search); with none of
+    ``limit`` bounds the search too (cancelling it stops the search); with none of
     them the search runs until it settles. Two searches take turns, each keeping its
     table: one for a win of the side to move, one for a win of its opponent (a loss),
     each turn twice as long as the last. Both failing proves a draw.
@@ -657,7 +651,7 @@ def prove(
             "(its exact values come from the solver, forced results from the anytime search)"
         )
     own = Limit.within(time_limit, nodes)
-    whole = own if budget is None else budget.narrowed(
+    whole = own if limit is None else limit.narrowed(
         deadline=own.deadline, node_limit=own.node_limit, start=own.start)
     start = whole.start
     player = 0 if position.to_move == "X" else 1
@@ -671,7 +665,7 @@ def prove(
             spent = sum(s.nodes for s in searches)
             left = turn if whole.node_limit is None else min(turn, whole.node_limit - spent)
             if left > 0:
-                # the whole budget's deadline and cancel switch; this turn's nodes
+                # the whole limit's deadline and cancel switch; this turn's nodes
                 numbers[index] = search.run(whole.limited(deadline=whole.deadline,
                                                           node_limit=None), nodes=left)
             if not numbers[index][0]:
@@ -701,7 +695,7 @@ def _proven(searches: list[ProofSearch], index: int, start: float) -> ProofResul
 def _resisting_move(search: ProofSearch) -> int | None:
     """In a proven loss, the defender's move whose proof lets the game last longest."""
     board = search.board
-    search.budget = Limit()  # reading the table: the search's budget is spent
+    search.limit = Limit()  # reading the table: the search's limit is spent
     best: tuple[int, int] | None = None
     memo: dict[int, int] = {}  # shared: the replies' proofs overlap
     for cell in search.moves():  # the replies left out lose to a chain at once
@@ -715,9 +709,9 @@ def _resisting_move(search: ProofSearch) -> int | None:
     return None if best is None else best[1]
 
 
-def find_win(position: Position, *, budget: Limit | None = None) -> tuple[int, int] | None:
+def find_win(position: Position, *, limit: Limit | None = None) -> tuple[int, int] | None:
     """A proven winning move for the side to move and the most plies its proof lets
-    the game last, if the search proves a win within ``budget``; else ``None``.
+    the game last, if the search proves a win within ``limit``; else ``None``.
 
     >>> find_win(Position("XX./OO./..."))
     (2, 1)
@@ -726,7 +720,7 @@ def find_win(position: Position, *, budget: Limit | None = None) -> tuple[int, i
         return None  # (misère: no threats to search; see noughts.search.misere)
     player = 0 if position.to_move == "X" else 1
     search = ProofSearch(position, player)
-    pn, _ = search.run(budget)
+    pn, _ = search.run(limit)
     move = search.best_move()
     if pn or move is None:
         return None

@@ -6,7 +6,7 @@ children, where symmetric positions are common; plain deeper, where a canonical 
 costs more than it saves), move ordering (table move, killers, history, evaluation
 gain), forced replies searched without spending depth, fork points recognised as wins
 in 3, late-move reductions, and frontier nodes valued from the board's per-cell
-evaluation gains instead of being played. The budget is checked every 64 nodes;
+evaluation gains instead of being played. The limit is checked every 64 nodes;
 running out raises :class:`~noughts.budget.BudgetExhausted`, which unwinds to the
 caller with the board restored.
 
@@ -17,10 +17,15 @@ a proof, whatever the depth of the search that found it.
 
 from __future__ import annotations
 
-from noughts.budget import Budget, BudgetExhausted
+from typing import TYPE_CHECKING
+
+from noughts.budget import BudgetExhausted, Limit
 from noughts.position import Position
 from noughts.search.board import SearchBoard
 from noughts.search.evaluate import Style, search_weights
+
+if TYPE_CHECKING:
+    from noughts.knowledge.learned import LearnedEval
 
 __all__ = ["AnytimeSearch", "MATE", "MATE_BOUND", "INF"]
 
@@ -40,27 +45,26 @@ _LMR_AFTER = 4
 
 
 class AnytimeSearch:
-    """One search over ``position`` with its own table; see :func:`anytime_move`."""
+    """One search over ``position`` with its own table, bounded by ``limit`` (none by
+    default), evaluating in ``style`` with the tempo of a ``learned`` evaluation where
+    one is given (see :func:`~noughts.search.evaluate.search_weights`)."""
 
     def __init__(
         self,
         position: Position,
         *,
         style: Style = "strong",
-        budget: Budget | None = None,
-        deadline: float | None = None,
-        node_limit: int | None = None,
+        limit: Limit | None = None,
+        learned: LearnedEval | None = None,
     ) -> None:
-        """``budget`` bounds the search (or ``deadline`` and ``node_limit`` make one)."""
         self.position = position
         self.player = 0 if position.to_move == "X" else 1
-        self.board = SearchBoard(position, search_weights(position, style), self.player)
+        weights = search_weights(position, style, learned)
+        self.board = SearchBoard(position, weights, self.player)
         self.tables = self.board.tables
         self.nodes = 0
         self.next_check = 0
-        self._budget = budget if budget is not None else Budget(
-            deadline=deadline, node_limit=node_limit
-        )
+        self._limit = limit if limit is not None else Limit()
         self.table: dict[int, tuple[int, int, int, int]] = {}
         cells = position.geometry.cells
         self.history = [0] * cells
@@ -71,26 +75,26 @@ class AnytimeSearch:
         self.misere = False
         """True in a misère game (:class:`noughts.search.misere.MisereSearch`)."""
 
-    # -- budget ---------------------------------------------------------------------------
+    # -- the limit --------------------------------------------------------------------------
     @property
-    def budget(self) -> Budget:
+    def limit(self) -> Limit:
         """What bounds the search from now on (polled at the next node once set)."""
-        return self._budget
+        return self._limit
 
-    @budget.setter
-    def budget(self, budget: Budget) -> None:
-        self._budget = budget
+    @limit.setter
+    def limit(self, limit: Limit) -> None:
+        self._limit = limit
         self.next_check = self.nodes + 1
 
     def _tick(self) -> None:
-        """Poll the budget (every 64 nodes, and at its node limit): once it has run out,
+        """Poll the limit (every 64 nodes, and at its node limit): once it has run out,
         the node being entered is neither searched nor counted."""
-        budget = self._budget
-        if budget.expired(self.nodes - 1):
+        limit = self._limit
+        if limit.expired(self.nodes - 1):
             self.nodes -= 1
             raise BudgetExhausted
-        limit = budget.node_limit
-        self.next_check = self.nodes + 64 if limit is None else min(self.nodes + 64, limit + 1)
+        nodes = limit.node_limit
+        self.next_check = self.nodes + 64 if nodes is None else min(self.nodes + 64, nodes + 1)
 
     # -- move generation -------------------------------------------------------------------
     def candidates(self) -> int:

@@ -60,14 +60,14 @@ class ForcedWin:
 class ThreatSearch:
     """Continuous-threat search for one game (its board and rules), on bitboards.
 
-    ``budget`` bounds every call (its node limit counts this search's positions,
+    ``limit`` bounds every call (its node limit counts this search's positions,
     :attr:`nodes`; it may be replaced between calls). Positions shown not to win are
     remembered (with the number of threats tried) across calls, and the attacker's
     moves of the last chain found are tried first (:attr:`hint`): sibling positions
     are often won by the same chain.
     """
 
-    def __init__(self, game: Variant | Geometry, *, budget: Limit | None = None) -> None:
+    def __init__(self, game: Variant | Geometry, *, limit: Limit | None = None) -> None:
         game = variant(game)  # (a geometry names its normal-play game)
         self.k = game.rules.k
         self.lines = game.lines
@@ -75,18 +75,17 @@ class ThreatSearch:
             tuple(lines) for lines in game.lines_through
         )
         self.shift = game.cells
-        self.budget = budget if budget is not None else Limit()
+        self.limit = limit if limit is not None else Limit()
         self.nodes = 0
         self.failed: dict[int, int] = {}
         self.hint: Bitboard = 0
-        self._limit = 0
-        self._deadline: float | None = None
+        self._most_nodes = 0
 
     def find(self, attacker: Bitboard, defender: Bitboard,
              max_threats: int = DEFAULT_MAX_THREATS) -> list[int] | None:
         """The shortest forced line for ``attacker`` (to move) against ``defender``
         (deepening one threat at a time), or ``None`` if there is none within
-        ``max_threats`` forcing moves or the budget ran out. The line holds both
+        ``max_threats`` forcing moves or the limit ran out. The line holds both
         sides' moves, the winning one last."""
         for depth in range(max_threats + 1):
             line = self.refute(attacker, defender, depth)
@@ -98,7 +97,7 @@ class ThreatSearch:
                max_threats: int = DEFAULT_MAX_THREATS) -> list[int] | None:
         """Any forced line of at most ``max_threats`` forcing moves (depth first, not
         necessarily the shortest): the cheap way to check many sibling positions.
-        ``None`` if there is none or the budget ran out (see :meth:`exhausted`)."""
+        ``None`` if there is none or the limit ran out (see :meth:`exhausted`)."""
         win, block, twos = self._setup(attacker, defender)
         if win >= 0:
             return [win]
@@ -112,10 +111,9 @@ class ThreatSearch:
         (``twos``: lines holding ``k-2`` of its marks and none of the defender's) and
         knows it cannot complete a line now; ``block`` is the defender's one cell that
         would complete a line (the attacker must take it), or -1."""
-        budget = self.budget
-        self._limit = budget.node_limit if budget.node_limit is not None else 1 << 62
-        self._deadline = budget.deadline
-        if budget.cancelled:
+        limit = self.limit
+        self._most_nodes = limit.node_limit if limit.node_limit is not None else 1 << 62
+        if limit.cancelled:
             return None
         try:
             line = self._search(attacker, defender, twos, block, max_threats)
@@ -129,8 +127,8 @@ class ThreatSearch:
         return line
 
     def exhausted(self) -> bool:
-        """True once the budget has run out (or was cancelled)."""
-        return self.budget.expired(self.nodes)
+        """True once the limit has run out (or was cancelled)."""
+        return self.limit.expired(self.nodes)
 
     def _setup(self, attacker: Bitboard, defender: Bitboard) -> tuple[int, int, list[Bitboard]]:
         """``(win, block, twos)``: a cell completing the attacker's line or -1; the
@@ -160,9 +158,9 @@ class ThreatSearch:
         short; ``block`` the defender's one such cell or -1) of at most ``depth``
         single threats and then a double threat."""
         self.nodes += 1
-        if self.nodes >= self._limit:
+        if self.nodes >= self._most_nodes:
             raise BudgetExhausted
-        if self.nodes & 127 == 0 and self.budget.expired(self.nodes):
+        if self.nodes & 127 == 0 and self.limit.expired(self.nodes):
             raise BudgetExhausted
         free = ~(att | dfn)
         options: list[tuple[Bitboard, Bitboard]]  # (the threat, the forced reply)
@@ -316,12 +314,12 @@ def find_forced_win(
     max_threats: int = DEFAULT_MAX_THREATS,
     time_limit: float | None = None,
     nodes: int | None = None,
-    budget: Limit | None = None,
+    limit: Limit | None = None,
 ) -> ForcedWin | None:
     """A forced win by continuous threats for the side to move, or ``None``.
 
     ``None`` means none was found within ``max_threats`` forcing moves and the budget
-    (``time_limit`` seconds, ``nodes`` positions, or a ``budget``); the position may
+    (``time_limit`` seconds, ``nodes`` positions, or a ``limit``); the position may
     still be won.
 
     >>> find_forced_win(Position("XX./OO./...")).moves
@@ -331,9 +329,9 @@ def find_forced_win(
     """
     if position.is_over or not position.game.rules.threat_search:
         return None  # (misère: a threat forces nothing; see noughts.search.misere)
-    if budget is None:
-        budget = Limit.within(time_limit, nodes)
+    if limit is None:
+        limit = Limit.within(time_limit, nodes)
     mine, theirs = (position.x, position.o) if position.to_move == "X" else (position.o,
                                                                             position.x)
-    line = ThreatSearch(position.game, budget=budget).find(mine, theirs, max_threats)
+    line = ThreatSearch(position.game, limit=limit).find(mine, theirs, max_threats)
     return None if line is None else ForcedWin(tuple(line))
