@@ -9,12 +9,11 @@ import json
 import random
 from pathlib import Path
 
-from threat_referee import forced_win
-
 from noughts.budget import Limit
 from noughts.engine import choose_move
 from noughts.knowledge.strategy import shipped_strategy, strategy_move
 from noughts.position import Position
+from threat_referee import forced_win
 
 DATA = Path(__file__).parent / "data" / "strategy_shorter_threat_wins.json"
 
