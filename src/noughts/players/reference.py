@@ -206,10 +206,10 @@ class SeedQubicBot(Bot):
         _check(position)
         me = 0 if position.to_move == "X" else 1
         board = SearchBoard(position, line_weights(position.geometry.k, self.style), me)
-        if board.threats[me]:
-            return min(board.threats[me])
-        if board.threats[1 - me]:
-            return min(board.threats[1 - me])
+        for side in (me, 1 - me):  # win now, else block (the lowest such cell)
+            cells = board.threat_cells[side]
+            if cells:
+                return (cells & -cells).bit_length() - 1
         if position.ply == 0:
             return self._first_move(position)
         return self._root(board, me)
@@ -247,7 +247,7 @@ class SeedQubicBot(Bot):
     ) -> int:
         """Value (for ``me``) of the side to move playing ``cell``, ``depth`` plies left."""
         mover = board.stm
-        if cell in board.threats[mover]:
+        if board.threat_cells[mover] >> cell & 1:
             return SEED_WIN + depth if mover == me else -SEED_WIN - depth
         board.play(cell)
         try:
@@ -284,7 +284,7 @@ class SeedQubicBot(Bot):
         (the seed's styles have no fork weight, so the board's gains are exact)."""
         mover = board.stm
         self.nodes += board.empty.bit_count()
-        if board.threats[mover]:
+        if board.threat_cells[mover]:
             return SEED_WIN if mover == me else -SEED_WIN
         gains = board.gain[mover]
         best_gain = max(gains[cell] for cell in scan_forward(board.empty))
@@ -330,8 +330,8 @@ def _ordered(board: SearchBoard) -> list[int]:
     """Empty cells, likeliest best first (the seed's "future work": the value found is
     the same as in board order, only faster)."""
     side = board.stm
-    mine, theirs = board.pot[side], board.pot[1 - side]
-    threats = board.threats[side]
+    mine, theirs = board.pot_count[side], board.pot_count[1 - side]
+    threats = board.threat_cells[side]
     through = board.through
     scored = []
     empty = board.empty
@@ -339,8 +339,8 @@ def _ordered(board: SearchBoard) -> list[int]:
         low = empty & -empty
         empty ^= low
         cell = low.bit_length() - 1
-        value = len(through[cell]) + 16 * mine.get(cell, 0) + 12 * theirs.get(cell, 0)
-        if cell in threats:
+        value = len(through[cell]) + 16 * mine[cell] + 12 * theirs[cell]
+        if threats >> cell & 1:
             value += 1000
         scored.append((-value, cell))
     scored.sort()

@@ -2,8 +2,8 @@
 
 * :mod:`noughts.search.board` -- the incremental search board (line counts, threats, hashes).
 * :mod:`noughts.search.evaluate` -- line-count evaluations (the seed's styles and ours).
-* :mod:`noughts.search.pvs` -- the principal-variation search.
-* :mod:`noughts.search.misere` -- the same search by the misère rule.
+* :mod:`noughts.search.pvs` -- the principal-variation search (misère too).
+* :mod:`noughts.search.core` -- which core runs them: compiled, or the Python reference.
 * :mod:`noughts.search.threats` -- threat-space search for forced wins.
 * :mod:`noughts.search.proof` -- proof-number search: forced wins, losses and draws.
 * :mod:`noughts.search.defence` -- proof checks of the second player's candidate moves.

@@ -16,7 +16,7 @@ The engine's plan (:mod:`noughts.engine`) asks here for what only a search can g
   (:mod:`noughts.search.defence`, a quarter of the limit), and plays the first after
   which no forced win is found; when every move is refuted it plays the one hardest to
   refute, and the answer is a proven loss. Misère games deepen the same search by the
-  misère rule (:mod:`noughts.search.misere`), where threats force nothing;
+  misère rule (:mod:`noughts.search.pvs`), where threats force nothing;
 * :func:`evaluate_all` -- every legal move's value.
 
 Proven outcomes are exact for a win next move or a loss to a double threat, and
@@ -44,13 +44,14 @@ from contextlib import contextmanager
 from typing import TYPE_CHECKING, ParamSpec, TypeVar
 
 from noughts.budget import BudgetExhausted, Limit
+from noughts.geometry import scan_forward
 from noughts.position import Position, check_playable
 from noughts.results import Bound, Estimate, MoveChoice, MoveEval, Outcome, Scale, Value
+from noughts.search.core import Searcher, anytime_search
 from noughts.search.defence import ProofDefence
 from noughts.search.evaluate import Style
-from noughts.search.misere import MisereSearch
 from noughts.search.proof import find_win
-from noughts.search.pvs import INF, MATE, MATE_BOUND, AnytimeSearch
+from noughts.search.pvs import MATE, MATE_BOUND
 from noughts.search.threats import ThreatSearch
 
 if TYPE_CHECKING:
@@ -245,18 +246,17 @@ def search_move(
     check_playable(position)
     if not position.game.rules.threat_search:
         return _misere_move(position, limit, style, learned)
-    search = AnytimeSearch(position, style=style, limit=limit, learned=learned)
+    search = anytime_search(position, style=style, limit=limit, learned=learned)
     search.nodes = spent
-    board = search.board
-    theirs = board.threats[1 - board.stm]
-    if len(theirs) >= 2:
-        first, second = sorted(theirs)[:2]
+    theirs = search.threat_cells(1 if position.to_move == "X" else 0)
+    if theirs & (theirs - 1):  # two threats: one stays open
+        first, second = list(scan_forward(theirs))[:2]
         return choice(position, first, limit, value=Value(Outcome.LOSS, 2), depth=2,
                       pv=(first, second), nodes=search.nodes)
     doomed: dict[int, int] = {}
     known = dict(lost or {})
     if theirs:
-        moves = [next(iter(theirs))]  # the block is forced; search it only to value it
+        moves = [theirs.bit_length() - 1]  # the block is forced; search it only to value it
         known = {}
     else:
         moves = search.ordered_moves(-1, 0)
@@ -266,7 +266,7 @@ def search_move(
     defend = (_DEFENCE_SHARE > 0 and not theirs and len(moves) > 1
               and position.to_move != position.first)
     search.limit = limit.share(_SEARCH_SHARE - (_DEFENCE_SHARE if defend else 0.0))
-    guard = _Guard(search, limit)
+    guard = _Guard(position, search, limit)
     guard.refuted.update(known)  # known losses: the guard keeps to the other moves
     root_moves = len(moves)
     best_move, best_score, depth_done = moves[0], None, 0
@@ -338,9 +338,9 @@ def _hardest_note(position: Position, move: int, defence: ProofDefence | None,
 
 def _misere_move(position: Position, limit: Limit, style: Style,
                  learned: LearnedEval | None) -> MoveChoice:
-    """The misère game's move (:mod:`noughts.search.misere`): no threats to exploit,
+    """The misère game's move (:mod:`noughts.search.pvs`): no threats to exploit,
     no proof-number stage; iterative deepening by the misère terminal rule."""
-    search = MisereSearch(position, style=style, limit=limit, learned=learned)
+    search = anytime_search(position, style=style, limit=limit, learned=learned, misere=True)
     moves = search.safe_moves()
     if not moves:  # every cell completes a line of ours
         move = min(position.legal_moves)
@@ -359,7 +359,7 @@ def _misere_move(position: Position, limit: Limit, style: Style,
 
 
 def _defended(position: Position, moves: list[int], best_move: int, best_score: int | None,
-              scores: dict[int, int], guard: _Guard, search: AnytimeSearch, limit: Limit,
+              scores: dict[int, int], guard: _Guard, search: Searcher, limit: Limit,
               root_moves: int
               ) -> tuple[int, int | None, Value | None, ProofDefence]:
     """The best move, best first, after which the proof search finds no forced win for
@@ -377,13 +377,13 @@ def _defended(position: Position, moves: list[int], best_move: int, best_score: 
     return move, None, value, defence
 
 
-def _deepening(search: AnytimeSearch, moves: list[int]
+def _deepening(search: Searcher, moves: list[int]
                ) -> Iterator[tuple[int, int, int, dict[int, int]]]:
     """Iterative deepening over ``moves``: after each depth searched whole, ``moves`` is
     sorted best first and ``(depth, score, best move, every move's score)`` is yielded;
     the generator ends when the limit runs out or no depth is left (the caller stops
     earlier by leaving the loop)."""
-    for depth in range(1, search.board.empty.bit_count() + 1):
+    for depth in range(1, search.empty_count() + 1):
         try:
             score, move, scores = search.root(depth, moves)
         except BudgetExhausted:
@@ -403,10 +403,11 @@ class _Guard:
     threats (``refuted``: move -> plies to the loss) and which do not (``safe``). One
     threat search serves every check, so its table of failed positions is shared."""
 
-    def __init__(self, search: AnytimeSearch, limit: Limit) -> None:
+    def __init__(self, position: Position, search: Searcher, limit: Limit) -> None:
         self.search = search
         self.limit = limit
-        self.threats = ThreatSearch(search.board.tables.geometry, limit=limit)
+        self.threats = ThreatSearch(position.game, limit=limit)
+        self.mover, self.waiting = _sides(position)
         self.safe: set[int] = set()
         self.refuted: dict[int, int] = {}
 
@@ -422,7 +423,6 @@ class _Guard:
     def check(self, cell: int, deadline: float | None) -> bool:
         """Check one move; ``False`` when the limit ran out first."""
         search = self.search
-        board = search.board
         threats = self.threats
         node_limit = self.limit.node_limit
         remaining = None if node_limit is None else node_limit - search.nodes
@@ -433,13 +433,8 @@ class _Guard:
         threats.limit = self.limit.limited(
             deadline=deadline, node_limit=None if remaining is None else threats.nodes + remaining
         )
-        before = threats.nodes
-        board.play(cell)
-        try:
-            line = threats.refute(board.bits[board.stm], board.bits[1 - board.stm],
-                                  _REFUTE_THREATS)
-        finally:
-            board.undo(cell)
+        before = threats.nodes  # the opponent attacks the position after our move
+        line = threats.refute(self.waiting, self.mover | 1 << cell, _REFUTE_THREATS)
         search.nodes += threats.nodes - before
         if line is not None:
             self.refuted[cell] = len(line) + 1
@@ -475,44 +470,37 @@ def evaluate_all(
     """
     check_playable(position)
     misere = not position.game.rules.threat_search
-    kind = MisereSearch if misere else AnytimeSearch
-    search = kind(position, style=style, limit=limit, learned=learned)
-    board = search.board
-    side = board.stm
-    marks = board.marks
+    search = anytime_search(position, style=style, limit=limit, learned=learned,
+                            misere=misere)
+    side = 0 if position.to_move == "X" else 1
+    marks = position.ply
     values: dict[int, Value | int] = {}
     # a completing cell wins at once, or loses at once by the misère rule
     done = Value(Outcome.LOSS, 1) if misere else Value(Outcome.WIN, 1)
-    for cell in board.threats[side]:
+    for cell in scan_forward(search.threat_cells(side)):
         values[cell] = done
     if not values and not misere:
         values.update((cell, Bound(Outcome.WIN, plies)) for cell, plies in (wins or {}).items())
-    blocks = {} if misere else board.threats[1 - side]  # (misère: a threat forces nothing)
+    blocks = 0 if misere else search.threat_cells(1 - side)  # (misère: nothing forced)
     known_lost = {} if values or misere else (lost or {})
     pending: list[int] = []
     static: dict[int, int] = {}
     for cell in position.legal_moves:
         if cell in values:
             continue
-        if blocks and (len(blocks) >= 2 or cell not in blocks):
+        if blocks and (blocks & (blocks - 1) or not blocks >> cell & 1):
             values[cell] = Value(Outcome.LOSS, 2)  # the opponent wins next move
             continue
         if cell in known_lost:
             values[cell] = Bound(Outcome.LOSS, known_lost[cell])
             continue
-        board.play(cell)  # (misère: a line of the waiting side is its liability)
-        values[cell] = static[cell] = board.evaluation() if misere else -board.evaluation()
-        board.undo(cell)
+        values[cell] = static[cell] = search.move_value(cell, 0)
         pending.append(cell)
     pending.sort(key=lambda c: -static[c])
     try:
-        for depth in range(1, board.empty.bit_count()):
+        for depth in range(1, search.empty_count()):
             for cell in list(pending):
-                board.play(cell)
-                try:
-                    score = -search.negamax(depth - 1, -INF, INF, 1)
-                finally:
-                    board.undo(cell)
+                score = search.move_value(cell, depth)
                 proven = _proven(score, marks)
                 values[cell] = proven if proven is not None else score
                 if proven is not None:

@@ -3,10 +3,12 @@ kept up to date move by move (play/undo), so a node costs a few line updates, no
 
 Sides are numbers: ``0`` is X, ``1`` is O. For each side the board knows
 
-* ``threats[side]``: empty cells that would complete a line now (cell -> lines);
-* ``pot[side]``: empty cells on lines holding ``k-2`` of the side's marks and none of
-  the other's (cell -> lines); a cell on two such lines is a *fork point*: playing it
-  makes two threats at once (``forks[side]`` counts them);
+* ``threat_cells[side]``: the empty cells that would complete a line now, as a bitboard
+  (``threat_count[side][cell]``: through how many lines);
+* ``pot_cells[side]``: the empty cells on lines holding ``k-2`` of the side's marks and
+  none of the other's (``pot_count[side][cell]``: how many such lines); a cell on two
+  such lines is a *fork point*: playing it makes two threats at once (``forks[side]``
+  counts them);
 * ``score``: the line-weight evaluation from X's point of view, and ``tempo`` what a
   learned evaluation adds to it for the side to move (see :meth:`SearchBoard.evaluation`);
 * ``hashes``: one 64-bit Zobrist hash per board symmetry, packed into one ``int`` (a
@@ -16,12 +18,12 @@ Sides are numbers: ``0`` is X, ``1`` is O. For each side the board knows
 >>> from noughts.position import Position
 >>> from noughts.search.evaluate import line_weights
 >>> b = SearchBoard(Position("XX./.O./...", "3x3"), line_weights(3, "balanced"), 0)
->>> b.stm, dict(b.threats[0]), dict(b.threats[1])
-(1, {2: 1}, {})
->>> b.play(2); b.stm, dict(b.threats[1])
-(0, {6: 1})
->>> b.undo(2); dict(b.threats[0]), b.score
-({2: 1}, 12)
+>>> b.stm, bin(b.threat_cells[0]), b.threat_cells[1]
+(1, '0b100', 0)
+>>> b.play(2); b.stm, bin(b.threat_cells[1])
+(0, '0b1000000')
+>>> b.undo(2); bin(b.threat_cells[0]), b.score
+('0b100', 12)
 >>> a = SearchBoard(Position("X" + "." * 63, "qubic"), line_weights(4), 0)
 >>> b = SearchBoard(Position("." * 63 + "X", "qubic"), line_weights(4), 0)
 >>> a.canonical_key()[0] == b.canonical_key()[0], a.key() == b.key()
@@ -34,6 +36,7 @@ import random
 import sys
 from array import array
 from functools import lru_cache
+from typing import NamedTuple
 
 from noughts.errors import TooLargeError
 from noughts.geometry import Bitboard, Geometry, scan_forward
@@ -42,7 +45,7 @@ from noughts.search.evaluate import HEURISTIC_LIMIT, LineWeights
 from noughts.symmetries import box_symmetries, invert
 from noughts.variants import variant
 
-__all__ = ["SearchBoard", "Tables", "tables_for"]
+__all__ = ["SearchBoard", "Tables", "tables_for", "LineValues", "line_values"]
 
 _MASK64 = (1 << 64) - 1
 
@@ -68,6 +71,8 @@ class Tables:
         self.inverse: tuple[tuple[int, ...], ...] = tuple(invert(p) for p in self.perms)
         rng = random.Random(0x5EED ^ self.cells ^ (self.k << 16))
         base = [[rng.getrandbits(63) for _ in range(self.cells)] for _ in range(2)]
+        self.base: tuple[tuple[int, ...], tuple[int, ...]] = (tuple(base[0]), tuple(base[1]))
+        """Each side's key by cell (the identity's; the compiled core builds the rest)."""
         # zobrist[side][cell]: the keys of ``side`` on the image of ``cell`` under every
         # symmetry s, packed 64 bits apiece (s = 0, the identity, in the low bits).
         self.zobrist: tuple[tuple[int, ...], ...] = tuple(
@@ -121,6 +126,65 @@ def tables_for(geometry: Geometry) -> Tables:
     return Tables(geometry)
 
 
+class LineValues(NamedTuple):
+    """A search's line weights as the board uses them, by side (0 = X, 1 = O).
+
+    ``value[side][m]``: a line holding ``m`` marks of ``side`` only, from X's point of
+    view (O's negative); ``fork_value[side]``: one of its fork points, the same way;
+    ``tempo_value[side][m]``: what such a line adds to the evaluation of the side to
+    move; ``to_move``: what the move itself is worth; ``contrib[side][mine][theirs]``:
+    one line's share of a cell's evaluation gain for ``side`` (zero without gains).
+    """
+
+    value: tuple[tuple[int, ...], tuple[int, ...]]
+    fork_value: tuple[int, int]
+    tempo_value: tuple[tuple[int, ...], tuple[int, ...]]
+    to_move: int
+    contrib: tuple[tuple[tuple[int, ...], ...], tuple[tuple[int, ...], ...]]
+
+
+@lru_cache(maxsize=64)
+def line_values(tables: Tables, weights: LineWeights, player: int, *,
+                track_gains: bool = True) -> LineValues:
+    """``weights`` (seen from ``player``: ``weights.own`` scores that side's lines) as the
+    board of ``tables`` uses them; :class:`TooLargeError` where a heuristic sum over
+    every line could reach a proven result's score."""
+    k = tables.k
+    own, opp = weights.own, weights.opp
+    # lines still open hold fewer than k marks (a line of k ends the game)
+    live = max(own[:k] + opp[:k])
+    most = live * len(tables.lines) + max(weights.fork, weights.their_fork) * tables.cells
+    if most >= HEURISTIC_LIMIT:
+        raise TooLargeError(
+            f"{k} in a row on a board of {tables.cells} cells is too large for the "
+            "heuristic search"
+        )
+    x_weights, o_weights = (own, opp) if player == 0 else (opp, own)
+    value = (tuple(x_weights), tuple(-w for w in o_weights))
+    x_fork, o_fork = ((weights.fork, weights.their_fork) if player == 0
+                      else (weights.their_fork, weights.fork))
+    size = k + 1
+    own_tempo = weights.tempo or (0,) * size
+    opp_tempo = weights.opp_tempo or (0,) * size
+    tempo_value = (own_tempo, opp_tempo) if player == 0 else (opp_tempo, own_tempo)
+
+    def contribution(side: int, mine: int, theirs: int) -> int:
+        # valued as after side's move: its lines waiting, the other's to move
+        if not track_gains or mine >= k or theirs > k:
+            return 0
+        if theirs == 0:
+            return (abs(value[side][mine + 1]) - tempo_value[side][mine + 1]
+                    - abs(value[side][mine]) + tempo_value[side][mine])
+        if mine == 0:
+            return abs(value[1 - side][theirs]) + tempo_value[1 - side][theirs]
+        return 0
+
+    contrib = tuple(tuple(tuple(contribution(side, a, b) for b in range(k + 2))
+                          for a in range(k + 2)) for side in range(2))
+    return LineValues(value, (x_fork, -o_fork), tempo_value, weights.to_move,
+                      (contrib[0], contrib[1]))
+
+
 class SearchBoard:
     """The position under search, updated in place by :meth:`play` and :meth:`undo`.
 
@@ -146,61 +210,25 @@ class SearchBoard:
         self.empty = tables.full & ~self.occupied
         self.marks = self.occupied.bit_count()
         self.stm = 0 if position.to_move == "X" else 1
-        own, opp = weights.own, weights.opp
-        # lines still open hold fewer than k marks (a line of k ends the game)
-        live = max(own[: tables.k] + opp[: tables.k])
-        most = live * len(tables.lines) + max(weights.fork, weights.their_fork) * tables.cells
-        if most >= HEURISTIC_LIMIT:
-            raise TooLargeError(
-                f"{position.geometry.k} in a row on a board of {tables.cells} cells is too "
-                "large for the heuristic search"
-            )
-        # value[side][m]: signed (X's view) value of a line with m marks of side only.
-        x_weights, o_weights = (own, opp) if player == 0 else (opp, own)
-        self.value = (tuple(x_weights), tuple(-w for w in o_weights))
-        # fork points (X's view: +X's, -O's)
-        x_fork, o_fork = ((weights.fork, weights.their_fork) if player == 0
-                          else (weights.their_fork, weights.fork))
-        self.fork_value = (x_fork, -o_fork)
-        # tempo_value[side][m]: what a line of m marks of side only adds to the side to
-        # move's evaluation (whoever that is: more to its owner moving, less waiting)
-        size = tables.k + 1
-        own_tempo = weights.tempo or (0,) * size
-        opp_tempo = weights.opp_tempo or (0,) * size
-        self.tempo_value = (own_tempo, opp_tempo) if player == 0 else (opp_tempo, own_tempo)
-        self.tempo = weights.to_move
+        values = line_values(tables, weights, player, track_gains=track_gains)
+        self.value = values.value
+        self.fork_value = values.fork_value
+        self.tempo_value = values.tempo_value
+        self.tempo = values.to_move
+        self.contrib = values.contrib
         n_lines = len(self.lines)
+        cells = tables.cells
         self.counts = [[0] * n_lines, [0] * n_lines]
-        self.threats: tuple[dict[int, int], dict[int, int]] = ({}, {})
-        self.pot: tuple[dict[int, int], dict[int, int]] = ({}, {})
+        self.threat_cells = [0, 0]
+        self.threat_count = ([0] * cells, [0] * cells)
+        self.pot_cells = [0, 0]
+        self.pot_count = ([0] * cells, [0] * cells)
         self.forks = [0, 0]
-        # gain[side][cell]: how much the evaluation (side's view) rises if side plays
-        # cell, fork points aside; contrib[side][mine][theirs] is one line's share.
-        size = tables.k + 2
-        self.contrib = tuple(
-            [[self._contribution(side, a, b) if track_gains else 0 for b in range(size)]
-             for a in range(size)]
-            for side in range(2)
-        )
-        self.gain = [[0] * tables.cells, [0] * tables.cells]
+        self.gain = [[0] * cells, [0] * cells]
         self.line_cells = tables.line_cells
         self.score = 0
         self.hashes = 0
         self._build(position)
-
-    def _contribution(self, side: int, mine: int, theirs: int) -> int:
-        # valued as after side's move: its lines waiting, the other's to move
-        k = self.k
-        own = [abs(v) - t for v, t in zip(self.value[side], self.tempo_value[side], strict=True)]
-        other = [abs(v) + t for v, t in
-                 zip(self.value[1 - side], self.tempo_value[1 - side], strict=True)]
-        if mine >= k or theirs > k:
-            return 0
-        if theirs == 0:
-            return own[mine + 1] - own[mine]
-        if mine == 0:
-            return other[theirs]
-        return 0
 
     def _build(self, position: Position) -> None:
         k = self.k
@@ -226,39 +254,40 @@ class SearchBoard:
                     self.tempo += self.tempo_value[side][mine]
                 if mine == k - 1:
                     for cell in scan_forward(empty):
-                        self._add(self.threats[side], cell)
+                        self._add_threat(side, cell)
                 elif k >= 3 and mine == k - 2:
                     for cell in scan_forward(empty):
                         self._add_pot(side, cell)
 
-    @staticmethod
-    def _add(table: dict[int, int], cell: int) -> None:
-        table[cell] = table.get(cell, 0) + 1
+    def _add_threat(self, side: int, cell: int) -> None:
+        counts = self.threat_count[side]
+        counts[cell] += 1
+        if counts[cell] == 1:
+            self.threat_cells[side] |= 1 << cell
 
-    @staticmethod
-    def _remove(table: dict[int, int], cell: int) -> None:
-        count = table[cell] - 1
-        if count:
-            table[cell] = count
-        else:
-            del table[cell]
+    def _remove_threat(self, side: int, cell: int) -> None:
+        counts = self.threat_count[side]
+        counts[cell] -= 1
+        if not counts[cell]:
+            self.threat_cells[side] &= ~(1 << cell)
 
     def _add_pot(self, side: int, cell: int) -> None:
-        table = self.pot[side]
-        count = table.get(cell, 0) + 1
-        table[cell] = count
-        if count == 2:
+        counts = self.pot_count[side]
+        count = counts[cell] + 1
+        counts[cell] = count
+        if count == 1:
+            self.pot_cells[side] |= 1 << cell
+        elif count == 2:
             self.forks[side] += 1
             self.score += self.fork_value[side]
 
     def _remove_pot(self, side: int, cell: int) -> None:
-        table = self.pot[side]
-        count = table[cell] - 1
-        if count:
-            table[cell] = count
-        else:
-            del table[cell]
-        if count == 1:
+        counts = self.pot_count[side]
+        count = counts[cell] - 1
+        counts[cell] = count
+        if not count:
+            self.pot_cells[side] &= ~(1 << cell)
+        elif count == 1:
             self.forks[side] -= 1
             self.score -= self.fork_value[side]
 
@@ -304,9 +333,9 @@ class SearchBoard:
                 delta += my_value[a + 1] - my_value[a]
                 tempo += my_tempo[a + 1] - my_tempo[a]
                 if a == k - 1:
-                    self._remove(self.threats[side], cell)
+                    self._remove_threat(side, cell)
                 elif a == k - 2:
-                    self._add(self.threats[side], (lines[i] & ~occupied).bit_length() - 1)
+                    self._add_threat(side, (lines[i] & ~occupied).bit_length() - 1)
                     if k >= 3:
                         rest = (lines[i] & ~occupied) | bit
                         while rest:
@@ -323,7 +352,7 @@ class SearchBoard:
                 delta -= their_value[b]
                 tempo -= their_tempo[b]
                 if b == k - 1:
-                    self._remove(self.threats[other], cell)
+                    self._remove_threat(other, cell)
                 elif b == k - 2:
                     rest = (lines[i] & ~occupied) | bit
                     while rest:
@@ -369,9 +398,9 @@ class SearchBoard:
                 delta -= my_value[a + 1] - my_value[a]
                 tempo -= my_tempo[a + 1] - my_tempo[a]
                 if a == k - 1:
-                    self._add(self.threats[side], cell)
+                    self._add_threat(side, cell)
                 elif a == k - 2:
-                    self._remove(self.threats[side], (lines[i] & ~occupied).bit_length() - 1)
+                    self._remove_threat(side, (lines[i] & ~occupied).bit_length() - 1)
                     if k >= 3:
                         rest = (lines[i] & ~occupied) | bit
                         while rest:
@@ -388,7 +417,7 @@ class SearchBoard:
                 delta += their_value[b]
                 tempo += their_tempo[b]
                 if b == k - 1:
-                    self._add(self.threats[other], cell)
+                    self._add_threat(other, cell)
                 elif b == k - 2:
                     rest = (lines[i] & ~occupied) | bit
                     while rest:

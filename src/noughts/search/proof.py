@@ -717,7 +717,7 @@ def find_win(position: Position, *, limit: Limit | None = None) -> tuple[int, in
     (2, 1)
     """
     if position.is_over or not position.game.rules.threat_search:
-        return None  # (misère: no threats to search; see noughts.search.misere)
+        return None  # (misère: no threats to search; see noughts.search.pvs)
     player = 0 if position.to_move == "X" else 1
     search = ProofSearch(position, player)
     pn, _ = search.run(limit)

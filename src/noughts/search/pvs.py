@@ -6,13 +6,36 @@ children, where symmetric positions are common; plain deeper, where a canonical 
 costs more than it saves), move ordering (table move, killers, history, evaluation
 gain), forced replies searched without spending depth, fork points recognised as wins
 in 3, late-move reductions, and frontier nodes valued from the board's per-cell
-evaluation gains instead of being played. The limit is checked every 64 nodes;
-running out raises :class:`~noughts.budget.BudgetExhausted`, which unwinds to the
-caller with the board restored.
+evaluation gains instead of being played. The limit is checked every 64 nodes; running
+out raises :class:`~noughts.budget.BudgetExhausted`, which unwinds to the caller with
+the board restored.
+
+**Misère games** (``misere=True``: whoever completes a line loses) change three things.
+The board's threats (cells that would complete a line of a side) are the cells that side
+must not play: playing one loses in 1 ply, and a side with no other empty cell loses now.
+So no threat forces a reply and no fork wins (the threat and proof-number searches,
+built on forcing threats, do not apply: this search finds forced results by the misère
+terminal rule, a forced loss as surely as a forced win). The evaluation is the normal
+one with its sign turned: the lines a side has built are its liabilities. Moves are
+tried quietest first: the cells that add least to the mover's own lines.
 
 Scores are absolute like the solver's: a win for the side to move that ends the game
 with ``N`` marks on the board scores ``MATE - N``, so a score beyond ``MATE_BOUND`` is
 a proof, whatever the depth of the search that found it.
+
+This is the reference the compiled core (``noughts.search._core.Search``) ports move for
+move: a search's answers and node counts are the same with either (the tests check it).
+Where a choice could depend on the order of a hash table, it follows the cells' order.
+
+>>> from noughts.position import Position
+>>> search = AnytimeSearch(Position("X.../.O../..../....", "4x4k3"))  # X to move: it wins
+>>> score, move, _ = search.root(3, search.ordered_moves(-1, 0))
+>>> score >= MATE_BOUND, MATE - score - 2, move, search.nodes  # proven: 9 plies at most
+(True, 9, 4, 34)
+>>> bin(AnytimeSearch(Position("XX./OO./...", "3x3")).threat_cells(0))
+'0b100'
+>>> sorted(AnytimeSearch(Position("XX./OO./...", "3x3-misere"), misere=True).safe_moves())
+[5, 6, 7, 8]
 """
 
 from __future__ import annotations
@@ -20,6 +43,7 @@ from __future__ import annotations
 from typing import TYPE_CHECKING
 
 from noughts.budget import BudgetExhausted, Limit
+from noughts.geometry import scan_forward
 from noughts.position import Position
 from noughts.search.board import SearchBoard
 from noughts.search.evaluate import Style, search_weights
@@ -41,13 +65,15 @@ _MAX_TABLE = 400_000
 _KILLER_BONUS = 1 << 40
 _LMR_AFTER = 4
 """Moves after this many are searched one ply shallower first (late move reduction)."""
-
+_FORCED_PLY = 99
+"""The ply a frontier node's forcing moves are searched at (past any killer)."""
 
 
 class AnytimeSearch:
     """One search over ``position`` with its own table, bounded by ``limit`` (none by
     default), evaluating in ``style`` with the tempo of a ``learned`` evaluation where
-    one is given (see :func:`~noughts.search.evaluate.search_weights`)."""
+    one is given (see :func:`~noughts.search.evaluate.search_weights`), by the misère
+    rule when ``misere``."""
 
     def __init__(
         self,
@@ -56,6 +82,7 @@ class AnytimeSearch:
         style: Style = "strong",
         limit: Limit | None = None,
         learned: LearnedEval | None = None,
+        misere: bool = False,
     ) -> None:
         self.position = position
         self.player = 0 if position.to_move == "X" else 1
@@ -72,8 +99,7 @@ class AnytimeSearch:
         self.cell_weight = [len(t) for t in self.tables.through]
         self.root_marks = self.board.marks
         self.restricted = bool(self.tables.near)
-        self.misere = False
-        """True in a misère game (:class:`noughts.search.misere.MisereSearch`)."""
+        self.misere = misere
 
     # -- the limit --------------------------------------------------------------------------
     @property
@@ -95,6 +121,16 @@ class AnytimeSearch:
             raise BudgetExhausted
         nodes = limit.node_limit
         self.next_check = self.nodes + 64 if nodes is None else min(self.nodes + 64, nodes + 1)
+
+    # -- the position -------------------------------------------------------------------------
+    def threat_cells(self, side: int) -> int:
+        """The empty cells that would complete a line of ``side`` (0 = X, 1 = O), as a
+        bitboard: its wins in normal play, the cells it must not play in misère."""
+        return self.board.threat_cells[side]
+
+    def empty_count(self) -> int:
+        """How many cells are empty."""
+        return self.board.empty.bit_count()
 
     # -- move generation -------------------------------------------------------------------
     def candidates(self) -> int:
@@ -118,15 +154,7 @@ class AnytimeSearch:
         top = max(weights)
         return sum(1 << c for c, w in enumerate(weights) if w == top)
 
-    def poison(self, side: int) -> int:
-        """The cells that would complete a line of ``side`` (0 = X, 1 = O): in a misère
-        game, the cells it must not play."""
-        mask = 0
-        for cell in self.board.threats[side]:
-            mask |= 1 << cell
-        return mask
-
-    def quiet_gains(self) -> list[int]:
+    def _quiet_gains(self) -> list[int]:
         """The misère move order by cell: least added to the mover's own lines first."""
         return [-gain for gain in self.board.gain[self.board.stm]]
 
@@ -134,7 +162,7 @@ class AnytimeSearch:
         self, first: int, ply: int, cells: int = 0, gains: list[int] | None = None
     ) -> list[int]:
         """Candidate moves (or ``cells``): table move, killers, then by evaluation gain
-        (or ``gains``, cell by cell) and history."""
+        (or ``gains``, cell by cell) and history; equal values, the higher cell first."""
         board = self.board
         history = self.history
         killers = self.killers[ply]
@@ -155,32 +183,38 @@ class AnytimeSearch:
         scored.sort(reverse=True)
         return [cell for _, cell in scored]
 
+    def safe_moves(self) -> list[int]:
+        """Misère: the side to move's cells that do not complete a line of its own,
+        quietest first (least added to its own lines), near the marks on big boards."""
+        board = self.board
+        safe = board.empty & ~board.threat_cells[board.stm]
+        if not safe:
+            return []
+        near = self.candidates() & safe
+        return self.ordered_moves(-1, 0, near or safe, self._quiet_gains())
+
     def frontier(self, alpha: int, beta: int) -> int:
         """A node one ply above the leaves with no threat or fork on the board: quiet
         moves are valued by their evaluation gain without playing them; the moves that
-        make a threat are played, as their forced replies may still matter."""
+        make a threat are played (lowest cell first), as their forced replies may still
+        matter."""
         board = self.board
-        pot = board.pot[board.stm]
+        pot = board.pot_cells[board.stm]
         stand = board.waiting_evaluation()  # gains value a move from the waiting side's view
         gains = board.gain[board.stm]
         top = -INF
-        mask = self.candidates()
-        while mask:
-            low = mask & -mask
-            mask ^= low
-            cell = low.bit_length() - 1
-            if gains[cell] > top and cell not in pot:
+        for cell in scan_forward(self.candidates() & ~pot):
+            if gains[cell] > top:
                 top = gains[cell]
         best = stand + top if top > -INF else -INF
-        forcing = list(pot)
         if best >= beta:
             return best
         if best > alpha:
             alpha = best
-        for cell in forcing:
+        for cell in scan_forward(pot):
             board.play(cell)
             try:
-                score = -self.negamax(0, -beta, -alpha, 99)
+                score = -self.negamax(0, -beta, -alpha, _FORCED_PLY)
             finally:
                 board.undo(cell)
             if score > best:
@@ -195,8 +229,8 @@ class AnytimeSearch:
     def negamax(self, depth: int, alpha: int, beta: int, ply: int) -> int:
         """The score for the side to move if inside ``(alpha, beta)``, else a bound.
 
-        In a misère game (:mod:`noughts.search.misere`) a side's threats are the cells
-        it must not play, and none forces a reply."""
+        In a misère game a side's threats are the cells it must not play, and none
+        forces a reply."""
         self.nodes += 1
         if self.nodes >= self.next_check:
             self._tick()
@@ -207,7 +241,7 @@ class AnytimeSearch:
         if misere:
             if not board.empty:
                 return 0
-            safe = board.empty & ~self.poison(side)
+            safe = board.empty & ~board.threat_cells[side]
             if not safe:
                 return marks + 1 - MATE  # every cell completes a line of ours
             top = MATE - marks - 2  # no win before their move
@@ -224,15 +258,15 @@ class AnytimeSearch:
                 return -board.evaluation()
             key, symmetry = board.key(), 0
         else:
-            if board.threats[side]:
+            if board.threat_cells[side]:
                 return MATE - marks - 1
             if not board.empty:
                 return 0
-            theirs = board.threats[1 - side]
+            theirs = board.threat_cells[1 - side]
             if theirs:
-                if len(theirs) >= 2:
+                if theirs & (theirs - 1):
                     return marks + 2 - MATE
-                block = next(iter(theirs))
+                block = theirs.bit_length() - 1
                 board.play(block)
                 try:
                     return -self.negamax(depth, -beta, -alpha, ply + 1)
@@ -274,7 +308,7 @@ class AnytimeSearch:
                     first = -1
         if misere:  # the quietest safe cells first, near the marks if that leaves any
             near = self.candidates() & safe
-            moves = self.ordered_moves(first, ply, near or safe, self.quiet_gains())
+            moves = self.ordered_moves(first, ply, near or safe, self._quiet_gains())
             unsearched = near != safe and near != 0
         else:
             moves = self.ordered_moves(first, ply)
@@ -283,10 +317,10 @@ class AnytimeSearch:
         best = -INF
         best_move = -1
         searched_first = False
-        pot = board.pot[side]
+        pot = board.pot_cells[side]
         for index, cell in enumerate(moves):
             # Late quiet moves are searched shallower first (re-searched if they rise).
-            reduce = depth >= 3 and index >= _LMR_AFTER and not misere and cell not in pot
+            reduce = depth >= 3 and index >= _LMR_AFTER and not misere and not pot >> cell & 1
             board.play(cell)
             try:
                 if not searched_first:
@@ -346,6 +380,19 @@ class AnytimeSearch:
                 alpha = max(alpha, score)
         return best, best_move, scores
 
+    def move_value(self, cell: int, depth: int) -> int:
+        """The value of playing ``cell`` for the side to move: its evaluation after the
+        move at ``depth`` 0 (misère: its lines a liability), else a full-window search of
+        ``depth - 1`` plies after it."""
+        board = self.board
+        board.play(cell)
+        try:
+            if depth == 0:
+                return board.evaluation() if self.misere else -board.evaluation()
+            return -self.negamax(depth - 1, -INF, INF, 1)
+        finally:
+            board.undo(cell)
+
     def principal_variation(self, first: int, length: int) -> tuple[int, ...]:
         """The table's line from the root, starting with ``first``."""
         board = self.board
@@ -356,10 +403,11 @@ class AnytimeSearch:
         try:
             while len(line) < length and board.empty:
                 if not misere:
-                    if board.threats[1 - board.stm]:
+                    if board.threat_cells[1 - board.stm]:
                         break
-                    if board.threats[board.stm]:
-                        line.append(next(iter(board.threats[board.stm])))
+                    mine = board.threat_cells[board.stm]
+                    if mine:
+                        line.append((mine & -mine).bit_length() - 1)
                         break
                 key, symmetry = board.key(), 0
                 entry = self.table.get(key)

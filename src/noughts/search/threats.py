@@ -328,7 +328,7 @@ def find_forced_win(
     True
     """
     if position.is_over or not position.game.rules.threat_search:
-        return None  # (misère: a threat forces nothing; see noughts.search.misere)
+        return None  # (misère: a threat forces nothing; see noughts.search.pvs)
     if limit is None:
         limit = Limit.within(time_limit, nodes)
     mine, theirs = (position.x, position.o) if position.to_move == "X" else (position.o,

@@ -1,0 +1,48 @@
+"""The compiled search core's interface (a C extension; see noughts.search.core)."""
+
+from noughts.budget import Limit
+
+class Tables:
+    """A board's constant tables for the compiled searches."""
+
+    cells: int
+    symmetries: int
+    def __init__(
+        self,
+        cells: int,
+        k: int,
+        lines: tuple[int, ...],
+        through: tuple[tuple[int, ...], ...],
+        perms: tuple[tuple[int, ...], ...],
+        base_x: tuple[int, ...],
+        base_o: tuple[int, ...],
+        /,
+    ) -> None: ...
+
+class Search:
+    """The anytime search (board and principal-variation search), compiled."""
+
+    nodes: int
+    limit: Limit | None
+    root_marks: int
+    restricted: bool
+    misere: bool
+    table_entries: int
+    def __init__(
+        self,
+        tables: Tables,
+        x: int,
+        o: int,
+        to_move: int,
+        values: object,
+        misere: bool,
+        limit: Limit | None,
+        /,
+    ) -> None: ...
+    def threat_cells(self, side: int, /) -> int: ...
+    def empty_count(self) -> int: ...
+    def ordered_moves(self, first: int, ply: int, /) -> list[int]: ...
+    def safe_moves(self) -> list[int]: ...
+    def root(self, depth: int, moves: list[int], /) -> tuple[int, int, dict[int, int]]: ...
+    def move_value(self, cell: int, depth: int, /) -> int: ...
+    def principal_variation(self, first: int, length: int, /) -> tuple[int, ...]: ...

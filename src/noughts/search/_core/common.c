@@ -1,0 +1,406 @@
+/* What the parts of the compiled core share: the board's tables, the limit, hash maps
+ * and conversions (see core.h). */
+#include "core.h"
+
+#include <math.h>
+#include <stdlib.h>
+#include <time.h>
+
+/* -- the board's tables -------------------------------------------------------------- */
+PyTypeObject *TablesType = NULL;
+
+static void tables_dealloc(PyObject *self) {
+    Tables *tables = (Tables *)self;
+    PyMem_Free(tables->zobrist);
+    PyTypeObject *type = Py_TYPE(self);
+    freefunc tp_free = (freefunc)PyType_GetSlot(type, Py_tp_free);
+    tp_free(self);
+    Py_DECREF(type);
+}
+
+/* Fill out[count] from a sequence of small non-negative ints below limit. */
+static int small_ints(PyObject *sequence, uint8_t *out, Py_ssize_t count, long limit,
+                      const char *what) {
+    PyObject *fast = PySequence_List(sequence);
+    if (fast == NULL) return -1;
+    if (SIZE(fast) != count) {
+        PyErr_Format(PyExc_ValueError, "%s: expected %zd items", what, count);
+        Py_DECREF(fast);
+        return -1;
+    }
+    for (Py_ssize_t i = 0; i < count; i++) {
+        long value = PyLong_AsLong(ITEM(fast, i));
+        if (value == -1 && PyErr_Occurred()) { Py_DECREF(fast); return -1; }
+        if (value < 0 || value >= limit) {
+            PyErr_Format(PyExc_ValueError, "%s: %ld out of range", what, value);
+            Py_DECREF(fast);
+            return -1;
+        }
+        out[i] = (uint8_t)value;
+    }
+    Py_DECREF(fast);
+    return 0;
+}
+
+/* Tables(cells, k, lines, through, perms, base_x, base_o): the geometry's lines (as
+ * bitmasks), the lines through each cell (indices, in the reference's order), the
+ * symmetries to hash (cell permutations) and each side's 64-bit keys by cell. */
+static PyObject *tables_new(PyTypeObject *type, PyObject *args, PyObject *kwargs) {
+    int cells, k;
+    PyObject *lines, *through, *perms, *base_x, *base_o;
+    if (!PyArg_ParseTuple(args, "iiOOOOO", &cells, &k, &lines, &through, &perms, &base_x,
+                          &base_o))
+        return NULL;
+    if (cells < 1 || cells > MAX_CELLS || k < 1 || k > MAX_K) {
+        PyErr_SetString(PyExc_ValueError, "the compiled core takes boards of 1 to 64 cells");
+        return NULL;
+    }
+    allocfunc tp_alloc = (allocfunc)PyType_GetSlot(type, Py_tp_alloc);
+    Tables *self = (Tables *)tp_alloc(type, 0);
+    if (self == NULL) return NULL;
+    self->cells = cells;
+    self->k = k;
+    self->full = cells == 64 ? ~(bb_t)0 : (((bb_t)1 << cells) - 1);
+    self->zobrist = NULL;
+    PyObject *line_list = PySequence_List(lines);
+    if (line_list == NULL) goto fail;
+    Py_ssize_t nlines = SIZE(line_list);
+    if (nlines > MAX_LINES) {
+        PyErr_SetString(PyExc_ValueError, "too many lines for the compiled core");
+        Py_DECREF(line_list);
+        goto fail;
+    }
+    self->nlines = (int)nlines;
+    for (Py_ssize_t i = 0; i < nlines; i++) {
+        bb_t line;
+        if (as_bitboard(ITEM(line_list, i), &line) < 0) {
+            Py_DECREF(line_list);
+            goto fail;
+        }
+        if (popcount(line) != k) {
+            PyErr_SetString(PyExc_ValueError, "a line of another length than k");
+            Py_DECREF(line_list);
+            goto fail;
+        }
+        self->lines[i] = line;
+        int n = 0;
+        for (bb_t rest = line; rest; rest &= rest - 1) self->line_cells[i][n++] = (uint8_t)lowest(rest);
+    }
+    Py_DECREF(line_list);
+    PyObject *through_list = PySequence_List(through);
+    if (through_list == NULL) goto fail;
+    if (SIZE(through_list) != cells) {
+        PyErr_SetString(PyExc_ValueError, "through: one entry per cell");
+        Py_DECREF(through_list);
+        goto fail;
+    }
+    for (int cell = 0; cell < cells; cell++) {
+        PyObject *row = PySequence_List(ITEM(through_list, cell));
+        if (row == NULL) { Py_DECREF(through_list); goto fail; }
+        Py_ssize_t count = SIZE(row);
+        if (count > MAX_THROUGH) {
+            PyErr_SetString(PyExc_ValueError, "too many lines through a cell");
+            Py_DECREF(row);
+            Py_DECREF(through_list);
+            goto fail;
+        }
+        self->through_count[cell] = (uint8_t)count;
+        for (Py_ssize_t i = 0; i < count; i++) {
+            long index = PyLong_AsLong(ITEM(row, i));
+            if ((index == -1 && PyErr_Occurred()) || index < 0 || index >= nlines) {
+                if (!PyErr_Occurred()) PyErr_SetString(PyExc_ValueError, "through: bad line");
+                Py_DECREF(row);
+                Py_DECREF(through_list);
+                goto fail;
+            }
+            self->through[cell][i] = (uint16_t)index;
+        }
+        Py_DECREF(row);
+    }
+    Py_DECREF(through_list);
+    PyObject *perm_list = PySequence_List(perms);
+    if (perm_list == NULL) goto fail;
+    Py_ssize_t nsym = SIZE(perm_list);
+    if (nsym < 1 || nsym > MAX_SYMMETRIES) {
+        PyErr_SetString(PyExc_ValueError, "perms: 1 to 192 symmetries");
+        Py_DECREF(perm_list);
+        goto fail;
+    }
+    self->nsym = (int)nsym;
+    for (Py_ssize_t s = 0; s < nsym; s++) {
+        if (small_ints(ITEM(perm_list, s), self->perms[s], cells, cells,
+                       "perms") < 0) {
+            Py_DECREF(perm_list);
+            goto fail;
+        }
+        for (int cell = 0; cell < cells; cell++) self->inverse[s][self->perms[s][cell]] = (uint8_t)cell;
+    }
+    Py_DECREF(perm_list);
+    self->zobrist = PyMem_Calloc(2, sizeof(*self->zobrist));
+    if (self->zobrist == NULL) { PyErr_NoMemory(); goto fail; }
+    PyObject *bases[2] = {base_x, base_o};
+    for (int side = 0; side < 2; side++) {
+        PyObject *keys = PySequence_List(bases[side]);
+        if (keys == NULL) goto fail;
+        if (SIZE(keys) != cells) {
+            PyErr_SetString(PyExc_ValueError, "base keys: one per cell");
+            Py_DECREF(keys);
+            goto fail;
+        }
+        uint64_t base[MAX_CELLS];
+        for (int cell = 0; cell < cells; cell++) {
+            if (as_bitboard(ITEM(keys, cell), &base[cell]) < 0) {
+                Py_DECREF(keys);
+                goto fail;
+            }
+        }
+        Py_DECREF(keys);
+        for (int cell = 0; cell < cells; cell++)
+            for (int s = 0; s < self->nsym; s++)
+                self->zobrist[side][cell][s] = base[self->perms[s][cell]];
+    }
+    return (PyObject *)self;
+fail:
+    Py_DECREF(self);
+    return NULL;
+}
+
+static PyObject *tables_get_cells(PyObject *self, void *closure) {
+    (void)closure;
+    return PyLong_FromLong(((Tables *)self)->cells);
+}
+
+static PyObject *tables_get_symmetries(PyObject *self, void *closure) {
+    (void)closure;
+    return PyLong_FromLong(((Tables *)self)->nsym);
+}
+
+static PyGetSetDef tables_getset[] = {
+    {"cells", tables_get_cells, NULL, "The board's cells.", NULL},
+    {"symmetries", tables_get_symmetries, NULL, "The symmetries hashed.", NULL},
+    {NULL, NULL, NULL, NULL, NULL},
+};
+
+static PyType_Slot tables_slots[] = {
+    {Py_tp_new, tables_new},
+    {Py_tp_dealloc, tables_dealloc},
+    {Py_tp_getset, tables_getset},
+    {Py_tp_doc, "A board's constant tables for the compiled searches."},
+    {0, NULL},
+};
+
+static PyType_Spec tables_spec = {
+    "noughts.search._core.Tables", sizeof(Tables), 0, Py_TPFLAGS_DEFAULT, tables_slots,
+};
+
+int tables_add_type(PyObject *module) {
+    TablesType = (PyTypeObject *)PyType_FromSpec(&tables_spec);
+    if (TablesType == NULL) return -1;
+    Py_INCREF((PyObject *)TablesType);
+    if (PyModule_AddObject(module, "Tables", (PyObject *)TablesType) < 0) {
+        Py_DECREF(TablesType);
+        return -1;
+    }
+    return 0;
+}
+
+/* -- the limit ---------------------------------------------------------------------- */
+double now_seconds(void) {
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);  /* the clock of time.perf_counter() */
+    return (double)ts.tv_sec + (double)ts.tv_nsec * 1e-9;
+}
+
+void poll_clear(Poll *poll) {
+    Py_CLEAR(poll->limit);
+    poll->has_deadline = poll->has_nodes = 0;
+}
+
+int poll_set(Poll *poll, PyObject *limit) {
+    poll_clear(poll);
+    if (limit == NULL || limit == Py_None) return 0;
+    PyObject *deadline = PyObject_GetAttrString(limit, "deadline");
+    if (deadline == NULL) return -1;
+    if (deadline != Py_None) {
+        poll->deadline = PyFloat_AsDouble(deadline);
+        if (poll->deadline == -1.0 && PyErr_Occurred()) { Py_DECREF(deadline); return -1; }
+        poll->has_deadline = 1;
+    }
+    Py_DECREF(deadline);
+    PyObject *nodes = PyObject_GetAttrString(limit, "node_limit");
+    if (nodes == NULL) return -1;
+    if (nodes != Py_None) {
+        poll->node_limit = PyLong_AsLongLong(nodes);
+        if (poll->node_limit == -1 && PyErr_Occurred()) { Py_DECREF(nodes); return -1; }
+        poll->has_nodes = 1;
+    }
+    Py_DECREF(nodes);
+    Py_INCREF(limit);
+    poll->limit = limit;
+    return 0;
+}
+
+int poll_expired(Poll *poll, int64_t nodes) {
+    if (poll->limit == NULL) return 0;
+    PyObject *cancelled = PyObject_GetAttrString(poll->limit, "cancelled");
+    if (cancelled == NULL) return -1;
+    int off = PyObject_IsTrue(cancelled);
+    Py_DECREF(cancelled);
+    if (off) return off;  /* 1, or -1 on an error */
+    if (poll->has_nodes && nodes >= poll->node_limit) return 1;
+    return poll->has_deadline && now_seconds() >= poll->deadline;
+}
+
+PyObject *poll_get(Poll *poll) {
+    PyObject *limit = poll->limit != NULL ? poll->limit : Py_None;
+    Py_INCREF(limit);
+    return limit;
+}
+
+void raise_exhausted(void) {
+    PyObject *budget = PyImport_ImportModule("noughts.budget");
+    if (budget == NULL) return;
+    PyObject *kind = PyObject_GetAttrString(budget, "BudgetExhausted");
+    Py_DECREF(budget);
+    if (kind == NULL) return;
+    PyErr_SetNone(kind);
+    Py_DECREF(kind);
+}
+
+/* -- hash maps ------------------------------------------------------------------------ */
+static inline size_t word_hash(word_t key) {
+    uint64_t low = (uint64_t)key, high = (uint64_t)(key >> 64);
+    uint64_t h = low ^ (high * 0x9E3779B97F4A7C15ULL);
+    h ^= h >> 33;
+    h *= 0xFF51AFD7ED558CCDULL;
+    h ^= h >> 33;
+    return (size_t)h;
+}
+
+int map_init(Map *map, size_t capacity) {
+    size_t size = 16;
+    while (size < capacity) size <<= 1;
+    map->keys = PyMem_Malloc(size * sizeof(word_t));
+    map->values = PyMem_Malloc(size * sizeof(int64_t));
+    map->used = PyMem_Calloc(size, 1);
+    map->capacity = size;
+    map->count = 0;
+    if (map->keys == NULL || map->values == NULL || map->used == NULL) {
+        map_free(map);
+        PyErr_NoMemory();
+        return -1;
+    }
+    return 0;
+}
+
+void map_free(Map *map) {
+    PyMem_Free(map->keys);
+    PyMem_Free(map->values);
+    PyMem_Free(map->used);
+    map->keys = NULL;
+    map->values = NULL;
+    map->used = NULL;
+    map->capacity = map->count = 0;
+}
+
+void map_clear(Map *map) {
+    if (map->count) memset(map->used, 0, map->capacity);
+    map->count = 0;
+}
+
+ptrdiff_t map_find(const Map *map, word_t key) {
+    size_t mask = map->capacity - 1;
+    for (size_t slot = word_hash(key) & mask;; slot = (slot + 1) & mask) {
+        if (!map->used[slot]) return -1;
+        if (map->keys[slot] == key) return (ptrdiff_t)slot;
+    }
+}
+
+static int map_grow(Map *map) {
+    Map bigger;
+    if (map_init(&bigger, map->capacity * 2) < 0) return -1;
+    for (size_t slot = 0; slot < map->capacity; slot++)
+        if (map->used[slot]) map_put(&bigger, map->keys[slot], map->values[slot]);
+    map_free(map);
+    *map = bigger;
+    return 0;
+}
+
+int map_put(Map *map, word_t key, int64_t value) {
+    if (2 * (map->count + 1) > map->capacity && map_grow(map) < 0) return -1;
+    size_t mask = map->capacity - 1;
+    size_t slot = word_hash(key) & mask;
+    while (map->used[slot] && map->keys[slot] != key) slot = (slot + 1) & mask;
+    if (!map->used[slot]) {
+        map->used[slot] = 1;
+        map->keys[slot] = key;
+        map->count++;
+    }
+    map->values[slot] = value;
+    return 0;
+}
+
+/* -- conversions ----------------------------------------------------------------------- */
+int as_bitboard(PyObject *value, bb_t *out) {
+    unsigned long long bits = PyLong_AsUnsignedLongLong(value);
+    if (bits == (unsigned long long)-1 && PyErr_Occurred()) return -1;
+    *out = (bb_t)bits;
+    return 0;
+}
+
+PyObject *from_bitboard(bb_t value) { return PyLong_FromUnsignedLongLong(value); }
+
+int as_word(PyObject *value, word_t *out) {
+    PyObject *sixty_four = PyLong_FromLong(64);
+    PyObject *mask = PyLong_FromUnsignedLongLong(~0ULL);
+    if (sixty_four == NULL || mask == NULL) {
+        Py_XDECREF(sixty_four);
+        Py_XDECREF(mask);
+        return -1;
+    }
+    PyObject *low = PyNumber_And(value, mask);
+    PyObject *high = PyNumber_Rshift(value, sixty_four);
+    Py_DECREF(sixty_four);
+    Py_DECREF(mask);
+    int result = -1;
+    if (low != NULL && high != NULL) {
+        unsigned long long lo = PyLong_AsUnsignedLongLong(low);
+        unsigned long long hi = PyErr_Occurred() ? 0 : PyLong_AsUnsignedLongLong(high);
+        if (!PyErr_Occurred()) {
+            *out = ((word_t)hi << 64) | lo;
+            result = 0;
+        }
+    }
+    Py_XDECREF(low);
+    Py_XDECREF(high);
+    return result;
+}
+
+PyObject *from_word(word_t value) {
+    PyObject *low = PyLong_FromUnsignedLongLong((uint64_t)value);
+    PyObject *high = PyLong_FromUnsignedLongLong((uint64_t)(value >> 64));
+    PyObject *sixty_four = PyLong_FromLong(64);
+    PyObject *result = NULL;
+    if (low != NULL && high != NULL && sixty_four != NULL) {
+        PyObject *shifted = PyNumber_Lshift(high, sixty_four);
+        if (shifted != NULL) {
+            result = PyNumber_Or(shifted, low);
+            Py_DECREF(shifted);
+        }
+    }
+    Py_XDECREF(low);
+    Py_XDECREF(high);
+    Py_XDECREF(sixty_four);
+    return result;
+}
+
+PyObject *cells_list(const int *cells, int count) {
+    PyObject *list = PyList_New(count);
+    if (list == NULL) return NULL;
+    for (int i = 0; i < count; i++) {
+        PyObject *cell = PyLong_FromLong(cells[i]);
+        if (cell == NULL) { Py_DECREF(list); return NULL; }
+        PyList_SetItem(list, i, cell);
+    }
+    return list;
+}

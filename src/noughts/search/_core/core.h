@@ -1,0 +1,109 @@
+/* The compiled search core of noughts: what its parts share.
+ *
+ * Every search here is a faithful port of its pure-Python reference in
+ * noughts.search (board, pvs, misere, threats, proof) and noughts.exact (negamax):
+ * the same move order, the same table semantics, the same node counts. Boards of up
+ * to 64 cells: a bitboard is one uint64_t, bit i is cell i.
+ *
+ * Built against the CPython stable ABI (Py_LIMITED_API 3.11), so one wheel serves
+ * every Python from 3.11 on.
+ */
+#ifndef NOUGHTS_CORE_H
+#define NOUGHTS_CORE_H
+
+#define Py_LIMITED_API 0x030B0000
+#define PY_SSIZE_T_CLEAN
+#include <Python.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <string.h>
+
+typedef uint64_t bb_t;        /* a bitboard of up to 64 cells */
+typedef unsigned __int128 word_t; /* two bitboards side by side: a position's word */
+
+#define MAX_CELLS 64
+#define MAX_LINES 256
+#define MAX_K 16
+#define MAX_SYMMETRIES 192
+#define MAX_THROUGH 64
+
+static inline int popcount(bb_t b) { return __builtin_popcountll(b); }
+static inline int lowest(bb_t b) { return __builtin_ctzll(b); }       /* b != 0 */
+static inline int highest(bb_t b) { return 63 - __builtin_clzll(b); } /* b != 0 */
+
+/* -- the board's constant tables (noughts.search.board.Tables) -------------------- */
+typedef struct {
+    PyObject_HEAD
+    int cells, k, nlines, nsym;
+    bb_t full;
+    bb_t lines[MAX_LINES];
+    uint8_t line_cells[MAX_LINES][MAX_K];   /* each line's cells, lowest first */
+    uint8_t through_count[MAX_CELLS];
+    uint16_t through[MAX_CELLS][MAX_THROUGH]; /* lines through each cell, in line order */
+    uint8_t perms[MAX_SYMMETRIES][MAX_CELLS];
+    uint8_t inverse[MAX_SYMMETRIES][MAX_CELLS];
+    /* zobrist[side][cell][s]: the key of side on the image of cell under symmetry s */
+    uint64_t (*zobrist)[MAX_CELLS][MAX_SYMMETRIES];
+} Tables;
+
+extern PyTypeObject *TablesType;
+int tables_add_type(PyObject *module);
+
+/* -- a search's limit (noughts.budget.Limit), polled ------------------------------ */
+typedef struct {
+    PyObject *limit;     /* the Limit (a new reference), or NULL for none */
+    int has_deadline, has_nodes;
+    double deadline;     /* time.perf_counter() seconds: CLOCK_MONOTONIC */
+    int64_t node_limit;
+} Poll;
+
+double now_seconds(void);
+/* Read a Limit's deadline and node limit (None for no limit at all); -1 on error. */
+int poll_set(Poll *poll, PyObject *limit);
+void poll_clear(Poll *poll);
+/* Limit.expired(nodes): cancelled, nodes >= its node limit, or past its deadline.
+ * 1 expired, 0 not, -1 on a Python error. */
+int poll_expired(Poll *poll, int64_t nodes);
+/* The Limit as a Python object (None for none), a new reference. */
+PyObject *poll_get(Poll *poll);
+
+/* Raise noughts.budget.BudgetExhausted. */
+void raise_exhausted(void);
+
+/* -- hash maps with full keys (the reference's dicts) ----------------------------- */
+/* Keys are unsigned 128-bit words (a 64-bit key is a word with a zero high half).
+ * Values are int64. Open addressing, linear probing, a power-of-two capacity that
+ * doubles at half load; clear() empties it, as dict.clear(). */
+typedef struct {
+    word_t *keys;
+    int64_t *values;
+    uint8_t *used;
+    size_t capacity, count;
+} Map;
+
+int map_init(Map *map, size_t capacity);
+void map_free(Map *map);
+void map_clear(Map *map);
+/* The slot of key, or -1. */
+ptrdiff_t map_find(const Map *map, word_t key);
+/* Set key to value (insert or replace); -1 on memory error. */
+int map_put(Map *map, word_t key, int64_t value);
+
+/* -- Python conversions ------------------------------------------------------------ */
+/* The stable ABI has no fast sequence macros: a sequence is read as a new list, its
+ * items borrowed with ITEM(list, i). */
+#define ITEM(list, i) PyList_GetItem((list), (i))
+#define SIZE(list) PyList_Size(list)
+int as_bitboard(PyObject *value, bb_t *out);   /* a non-negative int below 2**64 */
+PyObject *from_bitboard(bb_t value);
+int as_word(PyObject *value, word_t *out);     /* a non-negative int below 2**128 */
+PyObject *from_word(word_t value);
+PyObject *cells_list(const int *cells, int count); /* [cell, ...] */
+
+/* -- the parts, each adding its types to the module -------------------------------- */
+int search_add_type(PyObject *module);   /* pvs.c: the board and the anytime search */
+int threats_add_type(PyObject *module);  /* threats.c */
+int proof_add_types(PyObject *module);   /* proof.c */
+int exact_add_type(PyObject *module);    /* exact.c */
+
+#endif

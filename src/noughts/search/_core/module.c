@@ -1,0 +1,20 @@
+/* The module noughts.search._core: the compiled searches (see core.h). */
+#include "core.h"
+
+static PyModuleDef core_module = {
+    PyModuleDef_HEAD_INIT,
+    "noughts.search._core",
+    "The compiled search core: ports of the pure-Python searches, node for node.",
+    -1,
+    NULL, NULL, NULL, NULL, NULL,
+};
+
+PyMODINIT_FUNC PyInit__core(void) {
+    PyObject *module = PyModule_Create(&core_module);
+    if (module == NULL) return NULL;
+    if (tables_add_type(module) < 0 || search_add_type(module) < 0) {
+        Py_DECREF(module);
+        return NULL;
+    }
+    return module;
+}

@@ -1,0 +1,922 @@
+/* The anytime search in C: the search board and the principal-variation search, a
+ * faithful port of noughts/search/board.py and noughts/search/pvs.py (normal play and
+ * misère). Every branch, move order, table rule and node count is the reference's;
+ * read those modules for the why of each step. */
+#include "core.h"
+
+#define MATE ((int64_t)1 << 50)
+#define MATE_BOUND (MATE - 100000)
+#define INF (MATE + 1)
+#define KILLER_BONUS ((int64_t)1 << 40)
+#define LMR_AFTER 4
+#define CANONICAL_PLIES 1
+#define MAX_TABLE 400000
+#define FORCED_PLY 99
+#define EXACT 0
+#define LOWER 1
+#define UPPER 2
+#define MAX_PLY (MAX_CELLS + 2)
+
+/* -- the transposition table (a dict of 64-bit keys, emptied at MAX_TABLE) ------------ */
+typedef struct {
+    uint64_t *keys;
+    int64_t *scores;
+    int32_t *depths;
+    int8_t *flags, *moves;
+    uint8_t *used;
+    size_t capacity, count;
+} Table;
+
+static int table_alloc(Table *table, size_t capacity) {
+    table->keys = PyMem_Malloc(capacity * sizeof(uint64_t));
+    table->scores = PyMem_Malloc(capacity * sizeof(int64_t));
+    table->depths = PyMem_Malloc(capacity * sizeof(int32_t));
+    table->flags = PyMem_Malloc(capacity);
+    table->moves = PyMem_Malloc(capacity);
+    table->used = PyMem_Calloc(capacity, 1);
+    table->capacity = capacity;
+    table->count = 0;
+    if (!table->keys || !table->scores || !table->depths || !table->flags || !table->moves ||
+        !table->used) {
+        PyErr_NoMemory();
+        return -1;
+    }
+    return 0;
+}
+
+static void table_free(Table *table) {
+    PyMem_Free(table->keys);
+    PyMem_Free(table->scores);
+    PyMem_Free(table->depths);
+    PyMem_Free(table->flags);
+    PyMem_Free(table->moves);
+    PyMem_Free(table->used);
+    memset(table, 0, sizeof(*table));
+}
+
+static inline size_t table_slot(uint64_t key, size_t capacity) {
+    uint64_t h = key * 0x9E3779B97F4A7C15ULL;
+    return (size_t)(h >> 20) & (capacity - 1);
+}
+
+static ptrdiff_t table_find(const Table *table, uint64_t key) {
+    size_t mask = table->capacity - 1;
+    for (size_t slot = table_slot(key, table->capacity);; slot = (slot + 1) & mask) {
+        if (!table->used[slot]) return -1;
+        if (table->keys[slot] == key) return (ptrdiff_t)slot;
+    }
+}
+
+static int table_store(Table *table, uint64_t key, int depth, int flag, int64_t score,
+                       int move);
+
+static int table_grow(Table *table) {
+    Table bigger;
+    if (table_alloc(&bigger, table->capacity * 2) < 0) return -1;
+    for (size_t slot = 0; slot < table->capacity; slot++)
+        if (table->used[slot])
+            table_store(&bigger, table->keys[slot], table->depths[slot], table->flags[slot],
+                        table->scores[slot], table->moves[slot]);
+    table_free(table);
+    *table = bigger;
+    return 0;
+}
+
+static int table_store(Table *table, uint64_t key, int depth, int flag, int64_t score,
+                       int move) {
+    if (2 * (table->count + 1) > table->capacity && table_grow(table) < 0) return -1;
+    size_t mask = table->capacity - 1;
+    size_t slot = table_slot(key, table->capacity);
+    while (table->used[slot] && table->keys[slot] != key) slot = (slot + 1) & mask;
+    if (!table->used[slot]) {
+        table->used[slot] = 1;
+        table->keys[slot] = key;
+        table->count++;
+    }
+    table->depths[slot] = depth;
+    table->flags[slot] = (int8_t)flag;
+    table->scores[slot] = score;
+    table->moves[slot] = (int8_t)move;
+    return 0;
+}
+
+static void table_clear(Table *table) {
+    memset(table->used, 0, table->capacity);
+    table->count = 0;
+}
+
+/* -- the search ------------------------------------------------------------------------ */
+typedef struct {
+    PyObject_HEAD
+    Tables *tables;
+    int k, cells, nlines, nsym;
+    /* the board (noughts.search.board.SearchBoard) */
+    bb_t bits[2], occupied, empty;
+    int marks, stm;
+    int64_t value[2][MAX_K + 2], tempo_value[2][MAX_K + 2], fork_value[2];
+    int64_t contrib[2][MAX_K + 2][MAX_K + 2];
+    uint8_t counts[2][MAX_LINES];
+    bb_t threat_cells[2], pot_cells[2];
+    uint8_t threat_count[2][MAX_CELLS], pot_count[2][MAX_CELLS];
+    int forks[2];
+    int64_t gain[2][MAX_CELLS];
+    int64_t score, tempo;
+    uint64_t hashes[MAX_SYMMETRIES];
+    /* the search (noughts.search.pvs.AnytimeSearch) */
+    int misere, root_marks;
+    int64_t nodes, next_check;
+    Poll poll;
+    Table table;
+    int64_t history[MAX_CELLS];
+    int killers[MAX_PLY][2];
+    int stop; /* 1: the limit ran out, 2: a Python error; unwind */
+} Search;
+
+static PyTypeObject *SearchType = NULL;
+
+/* -- the board ---------------------------------------------------------------------- */
+static inline void add_threat(Search *s, int side, int cell) {
+    if (++s->threat_count[side][cell] == 1) s->threat_cells[side] |= (bb_t)1 << cell;
+}
+
+static inline void remove_threat(Search *s, int side, int cell) {
+    if (--s->threat_count[side][cell] == 0) s->threat_cells[side] &= ~((bb_t)1 << cell);
+}
+
+static inline void add_pot(Search *s, int side, int cell) {
+    int count = ++s->pot_count[side][cell];
+    if (count == 1) {
+        s->pot_cells[side] |= (bb_t)1 << cell;
+    } else if (count == 2) {
+        s->forks[side]++;
+        s->score += s->fork_value[side];
+    }
+}
+
+static inline void remove_pot(Search *s, int side, int cell) {
+    int count = --s->pot_count[side][cell];
+    if (count == 0) {
+        s->pot_cells[side] &= ~((bb_t)1 << cell);
+    } else if (count == 1) {
+        s->forks[side]--;
+        s->score -= s->fork_value[side];
+    }
+}
+
+static void build(Search *s) {
+    const Tables *t = s->tables;
+    int k = s->k;
+    for (int side = 0; side < 2; side++)
+        for (bb_t rest = s->bits[side]; rest; rest &= rest - 1) {
+            int cell = lowest(rest);
+            for (int sym = 0; sym < s->nsym; sym++) s->hashes[sym] ^= t->zobrist[side][cell][sym];
+        }
+    for (int i = 0; i < s->nlines; i++) {
+        bb_t line = t->lines[i];
+        int x = popcount(line & s->bits[0]), o = popcount(line & s->bits[1]);
+        s->counts[0][i] = (uint8_t)x;
+        s->counts[1][i] = (uint8_t)o;
+        int64_t share_x = s->contrib[0][x][o], share_o = s->contrib[1][o][x];
+        for (int j = 0; j < k; j++) {
+            int cell = t->line_cells[i][j];
+            s->gain[0][cell] += share_x;
+            s->gain[1][cell] += share_o;
+        }
+        bb_t empty = line & ~s->occupied;
+        for (int side = 0; side < 2; side++) {
+            int mine = side == 0 ? x : o, theirs = side == 0 ? o : x;
+            if (theirs) continue;
+            if (mine) {
+                s->score += s->value[side][mine];
+                s->tempo += s->tempo_value[side][mine];
+            }
+            if (mine == k - 1) {
+                for (bb_t rest = empty; rest; rest &= rest - 1) add_threat(s, side, lowest(rest));
+            } else if (k >= 3 && mine == k - 2) {
+                for (bb_t rest = empty; rest; rest &= rest - 1) add_pot(s, side, lowest(rest));
+            }
+        }
+    }
+}
+
+static void play(Search *s, int cell) {
+    const Tables *t = s->tables;
+    int side = s->stm, other = 1 - side, k = s->k;
+    bb_t bit = (bb_t)1 << cell;
+    s->bits[side] |= bit;
+    bb_t occupied = s->occupied | bit;
+    s->occupied = occupied;
+    s->empty ^= bit;
+    s->marks++;
+    s->stm = other;
+    const uint64_t *keys = t->zobrist[side][cell];
+    for (int sym = 0; sym < s->nsym; sym++) s->hashes[sym] ^= keys[sym];
+    uint8_t *mine = s->counts[side], *theirs = s->counts[other];
+    const int64_t *my_value = s->value[side], *their_value = s->value[other];
+    const int64_t *my_tempo = s->tempo_value[side], *their_tempo = s->tempo_value[other];
+    int64_t (*my_contrib)[MAX_K + 2] = s->contrib[side];
+    int64_t (*their_contrib)[MAX_K + 2] = s->contrib[other];
+    int64_t *my_gain = s->gain[side], *their_gain = s->gain[other];
+    int64_t delta = 0, tempo = s->tempo;
+    for (int j = 0; j < t->through_count[cell]; j++) {
+        int i = t->through[cell][j];
+        int a = mine[i], b = theirs[i];
+        mine[i] = (uint8_t)(a + 1);
+        int64_t d_mine = my_contrib[a + 1][b] - my_contrib[a][b];
+        int64_t d_theirs = their_contrib[b][a + 1] - their_contrib[b][a];
+        if (d_mine || d_theirs) {
+            for (int c = 0; c < k; c++) {
+                int line_cell = t->line_cells[i][c];
+                my_gain[line_cell] += d_mine;
+                their_gain[line_cell] += d_theirs;
+            }
+        }
+        bb_t line = t->lines[i];
+        if (b == 0) {
+            delta += my_value[a + 1] - my_value[a];
+            tempo += my_tempo[a + 1] - my_tempo[a];
+            if (a == k - 1) {
+                remove_threat(s, side, cell);
+            } else if (a == k - 2) {
+                add_threat(s, side, highest(line & ~occupied));
+                if (k >= 3)
+                    for (bb_t rest = (line & ~occupied) | bit; rest; rest &= rest - 1)
+                        remove_pot(s, side, lowest(rest));
+            } else if (a == k - 3) {
+                for (bb_t rest = line & ~occupied; rest; rest &= rest - 1)
+                    add_pot(s, side, lowest(rest));
+            }
+        } else if (a == 0) {
+            delta -= their_value[b];
+            tempo -= their_tempo[b];
+            if (b == k - 1) {
+                remove_threat(s, other, cell);
+            } else if (b == k - 2) {
+                for (bb_t rest = (line & ~occupied) | bit; rest; rest &= rest - 1)
+                    remove_pot(s, other, lowest(rest));
+            }
+        }
+    }
+    s->score += delta;
+    s->tempo = tempo;
+}
+
+static void undo(Search *s, int cell) {
+    const Tables *t = s->tables;
+    int other = s->stm, side = 1 - other, k = s->k;
+    bb_t bit = (bb_t)1 << cell;
+    bb_t occupied = s->occupied;
+    const uint64_t *keys = t->zobrist[side][cell];
+    for (int sym = 0; sym < s->nsym; sym++) s->hashes[sym] ^= keys[sym];
+    uint8_t *mine = s->counts[side], *theirs = s->counts[other];
+    const int64_t *my_value = s->value[side], *their_value = s->value[other];
+    const int64_t *my_tempo = s->tempo_value[side], *their_tempo = s->tempo_value[other];
+    int64_t (*my_contrib)[MAX_K + 2] = s->contrib[side];
+    int64_t (*their_contrib)[MAX_K + 2] = s->contrib[other];
+    int64_t *my_gain = s->gain[side], *their_gain = s->gain[other];
+    int64_t delta = 0, tempo = s->tempo;
+    for (int j = 0; j < t->through_count[cell]; j++) {
+        int i = t->through[cell][j];
+        int a = mine[i] - 1, b = theirs[i];
+        mine[i] = (uint8_t)a;
+        int64_t d_mine = my_contrib[a][b] - my_contrib[a + 1][b];
+        int64_t d_theirs = their_contrib[b][a] - their_contrib[b][a + 1];
+        if (d_mine || d_theirs) {
+            for (int c = 0; c < k; c++) {
+                int line_cell = t->line_cells[i][c];
+                my_gain[line_cell] += d_mine;
+                their_gain[line_cell] += d_theirs;
+            }
+        }
+        bb_t line = t->lines[i];
+        if (b == 0) {
+            delta -= my_value[a + 1] - my_value[a];
+            tempo -= my_tempo[a + 1] - my_tempo[a];
+            if (a == k - 1) {
+                add_threat(s, side, cell);
+            } else if (a == k - 2) {
+                remove_threat(s, side, highest(line & ~occupied));
+                if (k >= 3)
+                    for (bb_t rest = (line & ~occupied) | bit; rest; rest &= rest - 1)
+                        add_pot(s, side, lowest(rest));
+            } else if (a == k - 3) {
+                for (bb_t rest = line & ~occupied; rest; rest &= rest - 1)
+                    remove_pot(s, side, lowest(rest));
+            }
+        } else if (a == 0) {
+            delta += their_value[b];
+            tempo += their_tempo[b];
+            if (b == k - 1) {
+                add_threat(s, other, cell);
+            } else if (b == k - 2) {
+                for (bb_t rest = (line & ~occupied) | bit; rest; rest &= rest - 1)
+                    add_pot(s, other, lowest(rest));
+            }
+        }
+    }
+    s->bits[side] ^= bit;
+    s->occupied = occupied ^ bit;
+    s->empty |= bit;
+    s->marks--;
+    s->stm = side;
+    s->score += delta;
+    s->tempo = tempo;
+}
+
+static inline int64_t evaluation(const Search *s) {
+    return (s->stm == 0 ? s->score : -s->score) + s->tempo;
+}
+
+static inline int64_t waiting_evaluation(const Search *s) {
+    return (s->stm == 0 ? s->score : -s->score) - s->tempo;
+}
+
+static inline uint64_t plain_key(const Search *s) { return s->hashes[0]; }
+
+static inline uint64_t canonical_key(const Search *s, int *symmetry) {
+    uint64_t best = s->hashes[0];
+    int index = 0;
+    for (int sym = 1; sym < s->nsym; sym++)
+        if (s->hashes[sym] < best) {
+            best = s->hashes[sym];
+            index = sym;
+        }
+    *symmetry = index;
+    return best;
+}
+
+/* -- the limit ------------------------------------------------------------------------- */
+/* Poll the limit at the node being entered: 0 to go on, else the search stops (that
+ * node neither searched nor counted). */
+static int tick(Search *s) {
+    int expired = poll_expired(&s->poll, s->nodes - 1);
+    if (expired) {
+        s->nodes -= 1;
+        s->stop = expired < 0 ? 2 : 1;
+        return 1;
+    }
+    int64_t next = s->nodes + 64;
+    if (s->poll.has_nodes && s->poll.node_limit + 1 < next) next = s->poll.node_limit + 1;
+    s->next_check = next;
+    return 0;
+}
+
+/* -- move ordering --------------------------------------------------------------------- */
+/* Moves of cells (the candidates when 0) by value, then the higher cell first; gains
+ * negated in misère (the quietest first). Returns the count. */
+static int ordered_moves(Search *s, int first, int ply, bb_t cells, int quiet, int *out) {
+    int64_t values[MAX_CELLS];
+    int n = 0;
+    const int64_t *gains = s->gain[s->stm];
+    const int *killers = s->killers[ply];
+    bb_t mask = cells ? cells : s->empty;
+    for (; mask; mask &= mask - 1) {
+        int cell = lowest(mask);
+        int64_t value = (quiet ? -gains[cell] : gains[cell]) + s->history[cell];
+        if (cell == killers[0] || cell == killers[1]) value += KILLER_BONUS;
+        if (cell == first) value += 2 * KILLER_BONUS;
+        /* insert: descending value, then descending cell (cells come ascending) */
+        int j = n++;
+        while (j > 0 && values[j - 1] <= value) {
+            values[j] = values[j - 1];
+            out[j] = out[j - 1];
+            j--;
+        }
+        values[j] = value;
+        out[j] = cell;
+    }
+    return n;
+}
+
+static int64_t negamax(Search *s, int depth, int64_t alpha, int64_t beta, int ply);
+
+static int64_t frontier(Search *s, int64_t alpha, int64_t beta) {
+    bb_t pot = s->pot_cells[s->stm];
+    int64_t stand = waiting_evaluation(s);
+    const int64_t *gains = s->gain[s->stm];
+    int64_t top = -INF;
+    for (bb_t rest = s->empty & ~pot; rest; rest &= rest - 1) {
+        int cell = lowest(rest);
+        if (gains[cell] > top) top = gains[cell];
+    }
+    int64_t best = top > -INF ? stand + top : -INF;
+    if (best >= beta) return best;
+    if (best > alpha) alpha = best;
+    for (bb_t rest = pot; rest; rest &= rest - 1) {
+        int cell = lowest(rest);
+        play(s, cell);
+        int64_t score = -negamax(s, 0, -beta, -alpha, FORCED_PLY);
+        undo(s, cell);
+        if (s->stop) return 0;
+        if (score > best) {
+            best = score;
+            if (score > alpha) {
+                alpha = score;
+                if (alpha >= beta) break;
+            }
+        }
+    }
+    return best;
+}
+
+static int64_t negamax(Search *s, int depth, int64_t alpha, int64_t beta, int ply) {
+    s->nodes++;
+    if (s->nodes >= s->next_check && tick(s)) return 0;
+    int side = s->stm, marks = s->marks;
+    bb_t safe = 0;
+    uint64_t key;
+    int symmetry = 0;
+    if (s->misere) {
+        if (!s->empty) return 0;
+        safe = s->empty & ~s->threat_cells[side];
+        if (!safe) return marks + 1 - MATE;
+        int64_t top = MATE - marks - 2;
+        if (beta > top) {
+            beta = top;
+            if (alpha >= beta) return top;
+        }
+        int64_t bottom = marks + 3 - MATE;
+        if (alpha < bottom) {
+            alpha = bottom;
+            if (alpha >= beta) return bottom;
+        }
+        if (depth <= 0) return -evaluation(s);
+        key = plain_key(s);
+    } else {
+        if (s->threat_cells[side]) return MATE - marks - 1;
+        if (!s->empty) return 0;
+        bb_t theirs = s->threat_cells[1 - side];
+        if (theirs) {
+            if (theirs & (theirs - 1)) return marks + 2 - MATE;
+            int block = highest(theirs);
+            play(s, block);
+            int64_t score = -negamax(s, depth, -beta, -alpha, ply + 1);
+            undo(s, block);
+            return s->stop ? 0 : score;
+        }
+        if (s->forks[side]) return MATE - marks - 3;
+        int64_t top = MATE - marks - 5;
+        if (beta > top) {
+            beta = top;
+            if (alpha >= beta) return top;
+        }
+        if (depth <= 0) return evaluation(s);
+        if (depth == 1 && !s->forks[1 - side]) {
+            s->nodes += popcount(s->empty);
+            return frontier(s, alpha, beta);
+        }
+        key = ply <= CANONICAL_PLIES ? canonical_key(s, &symmetry) : plain_key(s);
+    }
+    Table *table = &s->table;
+    ptrdiff_t slot = table_find(table, key);
+    int first = -1;
+    if (slot >= 0) {
+        int stored_depth = table->depths[slot], flag = table->flags[slot];
+        int64_t stored = table->scores[slot];
+        if (stored_depth >= depth || stored >= MATE_BOUND || stored <= -MATE_BOUND) {
+            if (flag == EXACT) return stored;
+            if (flag == LOWER && stored >= beta) return stored;
+            if (flag == UPPER && stored <= alpha) return stored;
+        }
+        int move = table->moves[slot];
+        if (move >= 0) {
+            first = s->tables->inverse[symmetry][move];
+            if (!((s->empty >> first) & 1)) first = -1;
+        }
+    }
+    int moves[MAX_CELLS];
+    int count = s->misere ? ordered_moves(s, first, ply, safe, 1, moves)
+                          : ordered_moves(s, first, ply, 0, 0, moves);
+    int64_t original_alpha = alpha, best = -INF;
+    int best_move = -1;
+    bb_t pot = s->pot_cells[side];
+    for (int index = 0; index < count; index++) {
+        int cell = moves[index];
+        int reduce = depth >= 3 && index >= LMR_AFTER && !s->misere && !((pot >> cell) & 1);
+        int64_t score;
+        play(s, cell);
+        if (index == 0) {
+            score = -negamax(s, depth - 1, -beta, -alpha, ply + 1);
+        } else {
+            score = alpha + 1;
+            if (reduce) score = -negamax(s, depth - 2, -alpha - 1, -alpha, ply + 1);
+            if (!s->stop && score > alpha)
+                score = -negamax(s, depth - 1, -alpha - 1, -alpha, ply + 1);
+            if (!s->stop && alpha < score && score < beta)
+                score = -negamax(s, depth - 1, -beta, -alpha, ply + 1);
+        }
+        undo(s, cell);
+        if (s->stop) return 0;
+        if (score > best) {
+            best = score;
+            best_move = cell;
+            if (score > alpha) {
+                alpha = score;
+                if (alpha >= beta) {
+                    int *killers = s->killers[ply];
+                    if (killers[0] != cell) {
+                        killers[1] = killers[0];
+                        killers[0] = cell;
+                    }
+                    s->history[cell] += (int64_t)depth * depth;
+                    break;
+                }
+            }
+        }
+    }
+    if (table->count >= MAX_TABLE) table_clear(table);
+    int flag = best <= original_alpha ? UPPER : best >= beta ? LOWER : EXACT;
+    int stored_move = best_move >= 0 ? s->tables->perms[symmetry][best_move] : -1;
+    if (table_store(table, key, depth, flag, best, stored_move) < 0) {
+        s->stop = 2;
+        return 0;
+    }
+    return best;
+}
+
+/* -- Python -------------------------------------------------------------------------- */
+static PyObject *stopped(Search *s) {
+    int kind = s->stop;
+    s->stop = 0;
+    if (kind == 1) raise_exhausted();
+    return NULL;  /* kind 2: the Python error is set already */
+}
+
+static int int64_row(PyObject *sequence, int64_t *out, int count, const char *what) {
+    PyObject *fast = PySequence_List(sequence);
+    if (fast == NULL) return -1;
+    if (SIZE(fast) < count) {
+        PyErr_Format(PyExc_ValueError, "%s: too short", what);
+        Py_DECREF(fast);
+        return -1;
+    }
+    for (int i = 0; i < count; i++) {
+        out[i] = PyLong_AsLongLong(ITEM(fast, i));
+        if (out[i] == -1 && PyErr_Occurred()) { Py_DECREF(fast); return -1; }
+    }
+    Py_DECREF(fast);
+    return 0;
+}
+
+static int pair_rows(PyObject *pair, int64_t out[2][MAX_K + 2], int count, const char *what) {
+    PyObject *fast = PySequence_List(pair);
+    if (fast == NULL) return -1;
+    int result = SIZE(fast) == 2 &&
+                 int64_row(ITEM(fast, 0), out[0], count, what) == 0 &&
+                 int64_row(ITEM(fast, 1), out[1], count, what) == 0 ? 0 : -1;
+    if (result < 0 && !PyErr_Occurred()) PyErr_Format(PyExc_ValueError, "%s: two rows", what);
+    Py_DECREF(fast);
+    return result;
+}
+
+/* Search(tables, x, o, to_move, values, misere, limit): values is the board's
+ * LineValues (value, fork_value, tempo_value, to_move, contrib). */
+static PyObject *search_new(PyTypeObject *type, PyObject *args, PyObject *kwargs) {
+    PyObject *tables, *x_obj, *o_obj, *values, *limit;
+    int to_move, misere;
+    if (!PyArg_ParseTuple(args, "OOOiOpO", &tables, &x_obj, &o_obj, &to_move, &values,
+                          &misere, &limit))
+        return NULL;
+    if (!PyObject_TypeCheck(tables, TablesType)) {
+        PyErr_SetString(PyExc_TypeError, "Search needs the board's Tables");
+        return NULL;
+    }
+    allocfunc tp_alloc = (allocfunc)PyType_GetSlot(type, Py_tp_alloc);
+    Search *s = (Search *)tp_alloc(type, 0);
+    if (s == NULL) return NULL;
+    memset((char *)s + sizeof(PyObject), 0, sizeof(Search) - sizeof(PyObject));
+    Py_INCREF(tables);
+    s->tables = (Tables *)tables;
+    const Tables *t = s->tables;
+    s->k = t->k;
+    s->cells = t->cells;
+    s->nlines = t->nlines;
+    s->nsym = t->nsym;
+    for (int i = 0; i < MAX_PLY; i++) s->killers[i][0] = s->killers[i][1] = -1;
+    if (as_bitboard(x_obj, &s->bits[0]) < 0 || as_bitboard(o_obj, &s->bits[1]) < 0) goto fail;
+    s->occupied = s->bits[0] | s->bits[1];
+    s->empty = t->full & ~s->occupied;
+    s->marks = popcount(s->occupied);
+    s->stm = to_move;
+    s->misere = misere;
+    s->root_marks = s->marks;
+    int k = s->k;
+    PyObject *parts = PySequence_List(values);
+    if (parts == NULL) goto fail;
+    if (SIZE(parts) != 5) {
+        PyErr_SetString(PyExc_ValueError, "values: the board's LineValues");
+        Py_DECREF(parts);
+        goto fail;
+    }
+    int64_t forks[2][MAX_K + 2];
+    int ok = pair_rows(ITEM(parts, 0), s->value, k + 1, "value") == 0 &&
+             int64_row(ITEM(parts, 1), forks[0], 2, "fork_value") == 0 &&
+             pair_rows(ITEM(parts, 2), s->tempo_value, k + 1,
+                       "tempo_value") == 0;
+    if (ok) {
+        s->fork_value[0] = forks[0][0];
+        s->fork_value[1] = forks[0][1];
+        s->tempo = PyLong_AsLongLong(ITEM(parts, 3));
+        ok = !(s->tempo == -1 && PyErr_Occurred());
+    }
+    if (ok) {
+        PyObject *contrib = PySequence_List(ITEM(parts, 4));
+        ok = contrib != NULL && SIZE(contrib) == 2;
+        for (int side = 0; ok && side < 2; side++) {
+            PyObject *rows = PySequence_List(ITEM(contrib, side));
+            ok = rows != NULL && SIZE(rows) == k + 2;
+            for (int a = 0; ok && a < k + 2; a++)
+                ok = int64_row(ITEM(rows, a), s->contrib[side][a], k + 2,
+                               "contrib") == 0;
+            Py_XDECREF(rows);
+        }
+        Py_XDECREF(contrib);
+        if (!ok && !PyErr_Occurred()) PyErr_SetString(PyExc_ValueError, "contrib: bad shape");
+    }
+    Py_DECREF(parts);
+    if (!ok) goto fail;
+    build(s);
+    if (table_alloc(&s->table, 1 << 16) < 0 || poll_set(&s->poll, limit) < 0) goto fail;
+    return (PyObject *)s;
+fail:
+    Py_DECREF(s);
+    return NULL;
+}
+
+static void search_dealloc(PyObject *self) {
+    Search *s = (Search *)self;
+    table_free(&s->table);
+    poll_clear(&s->poll);
+    Py_XDECREF((PyObject *)s->tables);
+    PyTypeObject *type = Py_TYPE(self);
+    freefunc tp_free = (freefunc)PyType_GetSlot(type, Py_tp_free);
+    tp_free(self);
+    Py_DECREF(type);
+}
+
+static PyObject *search_threat_cells(PyObject *self, PyObject *arg) {
+    long side = PyLong_AsLong(arg);
+    if (side == -1 && PyErr_Occurred()) return NULL;
+    if (side != 0 && side != 1) {
+        PyErr_SetString(PyExc_ValueError, "side is 0 (X) or 1 (O)");
+        return NULL;
+    }
+    return from_bitboard(((Search *)self)->threat_cells[side]);
+}
+
+static PyObject *search_empty_count(PyObject *self, PyObject *unused) {
+    (void)unused;
+    return PyLong_FromLong(popcount(((Search *)self)->empty));
+}
+
+static PyObject *search_ordered_moves(PyObject *self, PyObject *args) {
+    Search *s = (Search *)self;
+    int first, ply;
+    if (!PyArg_ParseTuple(args, "ii", &first, &ply)) return NULL;
+    if (ply < 0 || ply >= MAX_PLY) {
+        PyErr_SetString(PyExc_ValueError, "ply out of range");
+        return NULL;
+    }
+    int moves[MAX_CELLS];
+    int count = ordered_moves(s, first, ply, 0, 0, moves);
+    return cells_list(moves, count);
+}
+
+static PyObject *search_safe_moves(PyObject *self, PyObject *unused) {
+    (void)unused;
+    Search *s = (Search *)self;
+    int moves[MAX_CELLS];
+    bb_t safe = s->empty & ~s->threat_cells[s->stm];
+    int count = safe ? ordered_moves(s, -1, 0, safe, 1, moves) : 0;
+    return cells_list(moves, count);
+}
+
+/* The cells of a Python list of moves; -1 on error. */
+static int move_cells(Search *s, PyObject *moves, int *out) {
+    PyObject *fast = PySequence_List(moves);
+    if (fast == NULL) return -1;
+    Py_ssize_t count = SIZE(fast);
+    if (count < 1 || count > MAX_CELLS) {
+        PyErr_SetString(PyExc_ValueError, "moves: 1 to 64 cells");
+        Py_DECREF(fast);
+        return -1;
+    }
+    for (Py_ssize_t i = 0; i < count; i++) {
+        long cell = PyLong_AsLong(ITEM(fast, i));
+        if (cell == -1 && PyErr_Occurred()) { Py_DECREF(fast); return -1; }
+        if (cell < 0 || cell >= s->cells || !((s->empty >> cell) & 1)) {
+            PyErr_Format(PyExc_ValueError, "move %ld is not an empty cell", cell);
+            Py_DECREF(fast);
+            return -1;
+        }
+        out[i] = (int)cell;
+    }
+    Py_DECREF(fast);
+    return (int)count;
+}
+
+static PyObject *search_root(PyObject *self, PyObject *args) {
+    Search *s = (Search *)self;
+    int depth;
+    PyObject *move_list;
+    if (!PyArg_ParseTuple(args, "iO", &depth, &move_list)) return NULL;
+    int moves[MAX_CELLS];
+    int count = move_cells(s, move_list, moves);
+    if (count < 0) return NULL;
+    int64_t alpha = -INF, beta = INF, best = -INF, scores[MAX_CELLS];
+    int best_move = moves[0];
+    for (int index = 0; index < count; index++) {
+        int cell = moves[index];
+        int64_t score;
+        play(s, cell);
+        if (index == 0) {
+            score = -negamax(s, depth - 1, -beta, -alpha, 1);
+        } else {
+            score = -negamax(s, depth - 1, -alpha - 1, -alpha, 1);
+            if (!s->stop && score > alpha) score = -negamax(s, depth - 1, -beta, -alpha, 1);
+        }
+        undo(s, cell);
+        if (s->stop) return stopped(s);
+        scores[index] = score;
+        if (score > best) {
+            best = score;
+            best_move = cell;
+            if (score > alpha) alpha = score;
+        }
+    }
+    PyObject *by_move = PyDict_New();
+    if (by_move == NULL) return NULL;
+    for (int index = 0; index < count; index++) {
+        PyObject *cell = PyLong_FromLong(moves[index]);
+        PyObject *score = PyLong_FromLongLong(scores[index]);
+        int failed = cell == NULL || score == NULL || PyDict_SetItem(by_move, cell, score) < 0;
+        Py_XDECREF(cell);
+        Py_XDECREF(score);
+        if (failed) { Py_DECREF(by_move); return NULL; }
+    }
+    return Py_BuildValue("LiN", (long long)best, best_move, by_move);
+}
+
+static PyObject *search_move_value(PyObject *self, PyObject *args) {
+    Search *s = (Search *)self;
+    int cell, depth;
+    if (!PyArg_ParseTuple(args, "ii", &cell, &depth)) return NULL;
+    if (cell < 0 || cell >= s->cells || !((s->empty >> cell) & 1)) {
+        PyErr_Format(PyExc_ValueError, "move %d is not an empty cell", cell);
+        return NULL;
+    }
+    int64_t value;
+    play(s, cell);
+    if (depth == 0)
+        value = s->misere ? evaluation(s) : -evaluation(s);
+    else
+        value = -negamax(s, depth - 1, -INF, INF, 1);
+    undo(s, cell);
+    if (s->stop) return stopped(s);
+    return PyLong_FromLongLong(value);
+}
+
+static PyObject *search_principal_variation(PyObject *self, PyObject *args) {
+    Search *s = (Search *)self;
+    int first, length;
+    if (!PyArg_ParseTuple(args, "ii", &first, &length)) return NULL;
+    if (first < 0 || first >= s->cells || !((s->empty >> first) & 1)) {
+        PyErr_Format(PyExc_ValueError, "move %d is not an empty cell", first);
+        return NULL;
+    }
+    int line[MAX_CELLS + 1], played[MAX_CELLS + 1];
+    int count = 0, made = 0;
+    line[count++] = first;
+    play(s, first);
+    played[made++] = first;
+    while (count < length && s->empty) {
+        if (!s->misere) {
+            if (s->threat_cells[1 - s->stm]) break;
+            bb_t mine = s->threat_cells[s->stm];
+            if (mine) {
+                line[count++] = lowest(mine);
+                break;
+            }
+        }
+        int symmetry = 0;
+        uint64_t key = plain_key(s);
+        ptrdiff_t slot = table_find(&s->table, key);
+        if (slot < 0 && !s->misere) {
+            key = canonical_key(s, &symmetry);
+            slot = table_find(&s->table, key);
+        }
+        if (slot < 0 || s->table.moves[slot] < 0) break;
+        int cell = s->tables->inverse[symmetry][(int)s->table.moves[slot]];
+        if (!((s->empty >> cell) & 1)) break;
+        line[count++] = cell;
+        play(s, cell);
+        played[made++] = cell;
+    }
+    while (made) undo(s, played[--made]);
+    PyObject *cells = cells_list(line, count);
+    if (cells == NULL) return NULL;
+    PyObject *result = PyList_AsTuple(cells);
+    Py_DECREF(cells);
+    return result;
+}
+
+static PyObject *search_get_nodes(PyObject *self, void *closure) {
+    (void)closure;
+    return PyLong_FromLongLong(((Search *)self)->nodes);
+}
+
+static int search_set_nodes(PyObject *self, PyObject *value, void *closure) {
+    (void)closure;
+    if (value == NULL) {
+        PyErr_SetString(PyExc_AttributeError, "nodes cannot be deleted");
+        return -1;
+    }
+    long long nodes = PyLong_AsLongLong(value);
+    if (nodes == -1 && PyErr_Occurred()) return -1;
+    ((Search *)self)->nodes = nodes;
+    return 0;
+}
+
+static PyObject *search_get_limit(PyObject *self, void *closure) {
+    (void)closure;
+    return poll_get(&((Search *)self)->poll);
+}
+
+static int search_set_limit(PyObject *self, PyObject *value, void *closure) {
+    (void)closure;
+    Search *s = (Search *)self;
+    if (value == NULL) {
+        PyErr_SetString(PyExc_AttributeError, "limit cannot be deleted");
+        return -1;
+    }
+    if (poll_set(&s->poll, value) < 0) return -1;
+    s->next_check = s->nodes + 1;
+    return 0;
+}
+
+static PyObject *search_get_root_marks(PyObject *self, void *closure) {
+    (void)closure;
+    return PyLong_FromLong(((Search *)self)->root_marks);
+}
+
+static PyObject *search_get_false(PyObject *self, void *closure) {
+    (void)self;
+    (void)closure;
+    Py_RETURN_FALSE;
+}
+
+static PyObject *search_get_misere(PyObject *self, void *closure) {
+    (void)closure;
+    return PyBool_FromLong(((Search *)self)->misere);
+}
+
+static PyObject *search_get_table_entries(PyObject *self, void *closure) {
+    (void)closure;
+    return PyLong_FromSize_t(((Search *)self)->table.count);
+}
+
+static PyGetSetDef search_getset[] = {
+    {"nodes", search_get_nodes, search_set_nodes, "Nodes searched so far.", NULL},
+    {"limit", search_get_limit, search_set_limit, "What bounds the search from now on.", NULL},
+    {"root_marks", search_get_root_marks, NULL, "Marks on the board at the root.", NULL},
+    {"restricted", search_get_false, NULL, "False: every empty cell is a candidate.", NULL},
+    {"misere", search_get_misere, NULL, "True in a misère game.", NULL},
+    {"table_entries", search_get_table_entries, NULL, "Entries in the table.", NULL},
+    {NULL, NULL, NULL, NULL, NULL},
+};
+
+static PyMethodDef search_methods[] = {
+    {"threat_cells", search_threat_cells, METH_O, "The cells completing a line of a side."},
+    {"empty_count", search_empty_count, METH_NOARGS, "How many cells are empty."},
+    {"ordered_moves", search_ordered_moves, METH_VARARGS, "ordered_moves(first, ply)."},
+    {"safe_moves", search_safe_moves, METH_NOARGS, "Misère: the safe cells, quietest first."},
+    {"root", search_root, METH_VARARGS, "root(depth, moves): one iteration at the root."},
+    {"move_value", search_move_value, METH_VARARGS, "move_value(cell, depth)."},
+    {"principal_variation", search_principal_variation, METH_VARARGS,
+     "principal_variation(first, length)."},
+    {NULL, NULL, 0, NULL},
+};
+
+static PyType_Slot search_slots[] = {
+    {Py_tp_new, search_new},
+    {Py_tp_dealloc, search_dealloc},
+    {Py_tp_methods, search_methods},
+    {Py_tp_getset, search_getset},
+    {Py_tp_doc, "The anytime search (board and principal-variation search), compiled."},
+    {0, NULL},
+};
+
+static PyType_Spec search_spec = {
+    "noughts.search._core.Search", sizeof(Search), 0, Py_TPFLAGS_DEFAULT, search_slots,
+};
+
+int search_add_type(PyObject *module) {
+    SearchType = (PyTypeObject *)PyType_FromSpec(&search_spec);
+    if (SearchType == NULL) return -1;
+    Py_INCREF((PyObject *)SearchType);
+    if (PyModule_AddObject(module, "Search", (PyObject *)SearchType) < 0) {
+        Py_DECREF(SearchType);
+        return -1;
+    }
+    return 0;
+}
