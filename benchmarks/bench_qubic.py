@@ -20,7 +20,7 @@ one game loop, :func:`noughts.players.game.play_game`, the engine as level 10):
 * ``family``: the engine as O against a family of fallible X players (the seed's bot
   at look-ahead 1-3 with lowest-cell and with random ties, the engine's own search
   without the strategy, the threat player), X's first mark placed by the harness on
-  each of ``--cells``; ``--members`` picks members (see ``qubic_family.py``);
+  each of ``--cells``; ``--members`` picks members (see :mod:`noughts.arena.family`);
 * ``cold``: the wall time of a cold ``noughts move --time`` as O (a new process each
   run, ``--cold-runs`` runs in two positions past O's book, one after X opened on a
   corner and one on a cell of the other kind), beside a bare interpreter's start:
@@ -52,6 +52,7 @@ import sys
 import time
 from pathlib import Path
 
+from noughts.arena.family import DEFAULT_MEMBERS, member_player, parse_members
 from noughts.errors import NoughtsError
 from noughts.knowledge.obook import book_move
 from noughts.players.game import GameOutcome, play_game
@@ -63,15 +64,7 @@ from noughts.search.anytime import anytime_move
 from noughts.search.openings import strong_cells
 from noughts.search.threats import find_forced_win
 from noughts.variants import variant
-from qubic_family import (
-    DEFAULT_MEMBERS,
-    bench_family,
-    in_workers,
-    member_player,
-    parse_cells,
-    parse_members,
-    tasks_for,
-)
+from qubic_family import bench_family, in_workers, parse_cells, tasks_for
 
 RESULTS = Path(__file__).parent / "results"
 

@@ -101,6 +101,7 @@ import zlib
 from pathlib import Path
 from typing import Any
 
+from noughts.arena.family import DEFAULT_MEMBERS, OUTSIDE_MEMBERS, member_player
 from noughts.budget import Budget, Limit
 from noughts.knowledge.obook import OBook, without_o_book
 from noughts.knowledge.strategy import without_strategy, write_if_changed
@@ -112,8 +113,6 @@ from noughts.search.anytime import anytime_evaluate, anytime_move
 from noughts.search.proof import find_win
 
 ROOT = Path(__file__).resolve().parent.parent
-sys.path.insert(0, str(ROOT / "benchmarks"))
-from qubic_family import DEFAULT_MEMBERS, OUTSIDE_MEMBERS, member_player  # noqa: E402
 
 BOOK = ROOT / "checkpoints" / "qubic-o-book.json.gz"
 CHECKPOINT = ROOT / "checkpoints" / "qubic-o-book-games.json"

@@ -79,6 +79,7 @@ import time
 from pathlib import Path
 from typing import Any, NamedTuple
 
+from noughts.arena.family import member_player
 from noughts.budget import Limit
 from noughts.geometry import scan_forward
 from noughts.knowledge.obook import OBook, without_o_book
@@ -99,7 +100,6 @@ from build_o_book import (  # noqa: E402
     refuse_measured,
 )
 from build_o_book import parser as builder_parser  # noqa: E402
-from qubic_family import member_player  # noqa: E402 (build_o_book put benchmarks on the path)
 
 BOOK = ROOT / "src" / "noughts" / "data" / "qubic-o-book.json.gz"
 CHECKPOINT = ROOT / "checkpoints" / "qubic-o-book-deep.json"
