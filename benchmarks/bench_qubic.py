@@ -26,9 +26,9 @@ one game loop, :func:`noughts.players.game.play_game`, the engine as level 10):
   corner and one on a cell of the other kind), beside a bare interpreter's start:
   the target is 1.3 s at ``--time 1``.
 
-Results are printed as a table and written to ``benchmarks/results/qubic.json``
-(``qubic_family.json`` when the family is the only part, ``qubic_cold.json`` for the
-cold moves alone).
+Results are printed as a table and written to ``qubic.json`` in ``--out-dir``
+(``benchmarks/out/``; ``qubic_family.json`` when the family is the only part,
+``qubic_cold.json`` for the cold moves alone), or to ``--out``.
 
     nice -n 10 python benchmarks/bench_qubic.py --parts family --nodes 1000000 \
         --cells sample:16 --jobs 2
@@ -64,9 +64,8 @@ from noughts.search.anytime import anytime_move
 from noughts.search.openings import strong_cells
 from noughts.search.threats import find_forced_win
 from noughts.variants import variant
+from outputs import add_out_dir, write_json
 from qubic_family import bench_family, in_workers, parse_cells, tasks_for
-
-RESULTS = Path(__file__).parent / "results"
 
 
 def middle_games(count: int, seed: int = 7) -> list[Position]:
@@ -383,11 +382,6 @@ def bench_self(
     return {"games": games, **record, "score": points / games if games else 0.0, "jobs": jobs}
 
 
-def _write(out: Path, report: dict[str, object]) -> None:
-    out.parent.mkdir(parents=True, exist_ok=True)
-    out.write_text(json.dumps(report, indent=2) + "\n")
-
-
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--games", type=int, default=20, help="games per side / self-play")
@@ -421,8 +415,9 @@ def main(argv: list[str] | None = None) -> int:
                         help="family: X's first cells: all, a list with ranges (0-15,21) or "
                              "sample:N (N cells spread over the 64)")
     parser.add_argument("--out", default=None,
-                        help="results file (default benchmarks/results/qubic.json, "
+                        help="results file (default qubic.json in --out-dir, "
                              "qubic_family.json for the family alone)")
+    add_out_dir(parser)
     args = parser.parse_args(argv)
     parts = set(args.parts.split(","))
     unknown = parts - {"speed", "seed", "own", "self", "family", "cold"}
@@ -439,7 +434,7 @@ def main(argv: list[str] | None = None) -> int:
         except (ValueError, NoughtsError) as error:
             parser.error(f"--members: {error}")
     alone = {"family": "qubic_family.json", "cold": "qubic_cold.json"}
-    out = Path(args.out or RESULTS / (alone.get(next(iter(parts)), "qubic.json")
+    out = Path(args.out or args.out_dir / (alone.get(next(iter(parts)), "qubic.json")
                                       if len(parts) == 1 else "qubic.json"))
     report: dict[str, object] = {
         "machine": f"{platform.machine()} {platform.system()}, Python {platform.python_version()}",
@@ -474,7 +469,7 @@ def main(argv: list[str] | None = None) -> int:
         report["jobs"] = args.jobs
 
         def save(so_far: dict[str, object]) -> None:  # a run cut short keeps its games
-            _write(out, {**report, "family": so_far, "finished": False})
+            write_json(out, {**report, "family": so_far, "finished": False})
 
         report["family"] = bench_family(
             tasks, lambda work, todo: in_workers(work, todo, args.jobs), save)
@@ -482,7 +477,7 @@ def main(argv: list[str] | None = None) -> int:
         print(f"cold: noughts move --time {args.time} as O in a new process", flush=True)
         report["cold"] = bench_cold(args.cold_runs, args.time)
     report["load_average_at_end"] = os.getloadavg()[0]
-    _write(out, report)
+    write_json(out, report)
     shown = {k: v for k, v in report.items() if k not in ("speed", "family", "cold")}
     print(json.dumps(shown, indent=2))
     if "speed" in report:
