@@ -10,10 +10,9 @@ Not a test: it takes minutes. Two steps:
   position is kept when the proof search proves the win within ``--label-nodes``.
   They are written to ``benchmarks/data/qubic_quiet_wins.json``.
 * the benchmark (default) runs, on every stored position and for each time budget,
-  the threat search (``find_forced_win``, the anytime engine's tactic before this
-  round) and the proof search (``prove``), and prints how many each proves and the
-  median time of a proof, written to ``proof.json`` in ``--out-dir``
-  (``benchmarks/out/``).
+  the threat search (``find_forced_win``: continuous threats only) and the proof
+  search (``prove``), and prints how many each proves and the median time of a proof,
+  written to ``proof.json`` in ``--out-dir`` (``benchmarks/out/``).
 
     nice -n 10 python benchmarks/bench_proof.py --make 20
     nice -n 10 python benchmarks/bench_proof.py --budgets 0.05,0.2,1

@@ -9,9 +9,9 @@ one game loop, :func:`noughts.players.game.play_game`, the engine as level 10):
   (``seed-qubic:3``: its ``AI_DEPTH = 3``, four plies, lowest-cell ties), the engine as
   X and as O; as X the bot opens on a random cell among 0-15, as the seed's code does
   (``--seed-opening first16``, the default), ``strong`` on a random corner or centre,
-  as the seed intends, ``any`` for any of the 64 cells, as this benchmark did before the
-  faithful copy, ``each`` for the 16 strong cells in turn in the O games: with
-  ``--nodes`` instead of a clock, the same games every run (the family part, below, with
+  as the seed intends, ``any`` for any of the 64 cells, ``each`` for the 16 strong
+  cells in turn in the O games: with ``--nodes`` instead of a clock, the same games
+  every run (the family part, below, with
   ``--members seed-qubic:3 --cells 0-15`` plays the real openings in turn);
   counting games we lost after proving a forced win and games where every engine move
   was a proven win, and the O games by the bot's first cell;
@@ -400,7 +400,7 @@ def main(argv: list[str] | None = None) -> int:
                         help="the seed bot's first move: first16 (a random cell among 0-15, "
                              "as the seed's code does; default), strong (a random corner or "
                              "centre, as the seed intends), "
-                             "any (any cell, as before the faithful copy) or each (as O, "
+                             "any (any of the 64 cells) or each (as O, "
                              "game i opens on the i-th of the 16 strong cells: with --nodes, "
                              "the same games every run)")
     parser.add_argument("--parts", default="speed,seed,self",

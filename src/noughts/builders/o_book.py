@@ -189,8 +189,8 @@ class Builder:
 
     # -- the steps ---------------------------------------------------------------------
     def check_key(self, after: Position) -> str:
-        """The cache key of the check after O's reply (a check of another size than the
-        first builds' is cached apart)."""
+        """The cache key of the check after O's reply (a check of another size than
+        :data:`FIRST_CHECK` is kept apart)."""
         key = key_text(after)
         return key if self.args.check == FIRST_CHECK else f"{key}@{self.args.check}"
 
