@@ -464,69 +464,76 @@ def drop_unreachable(book: OBook) -> int:
 
 
 def parser() -> argparse.ArgumentParser:
-    """The deep step's command line."""
+    """The deep step's command line, its options in groups: the files, the checks, the
+    scope, the lines of games and the lost positions."""
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    parser.add_argument("--book", default=str(BOOK),
-                        help=f"the builder's book to start from (default {BOOK})")
-    parser.add_argument("--out", default=str(BOOK), help=f"the book written (default {BOOK})")
-    parser.add_argument("--checkpoint", default=str(CHECKPOINT),
-                        help=f"the records, read and added to (default {CHECKPOINT})")
-    parser.add_argument("--check", type=int, default=2_000_000,
-                        help="proof positions of a candidate's check (default 2000000)")
-    parser.add_argument("--replace-within", type=int, default=500_000,
-                        help="a book move or engine's move is replaced only if its "
-                             "refutation took at most this many proof positions "
-                             "(default 500000)")
-    parser.add_argument("--max-checks", type=int, default=12,
-                        help="candidates checked at most in a position (default 12)")
-    parser.add_argument("--from-marks", type=int, default=5,
-                        help="book positions with this many marks on are checked (default 5)")
-    parser.add_argument("--lost-checks", type=int, default=0,
-                        help="where the --max-checks candidates are all refuted, check the "
-                             "rest too, up to this many in all, for a reply no proof refutes "
-                             "(default 0: none)")
-    parser.add_argument("--x-moves", type=int, default=0,
-                        help="also answer X's K likeliest third moves in each line (default 0)")
-    parser.add_argument("--firsts", type=numbers, default=[0, 1],
-                        help="X's first cells (0: a corner or centre, 1: another) whose "
-                             "lines --x-moves extends (default 0,1)")
-    parser.add_argument("--x-nodes", type=int, default=300_000,
-                        help="nodes of X's short search that ranks its moves (default 300000)")
-    parser.add_argument("--o-nodes", type=int, default=300_000,
-                        help="nodes of O's short search that orders its candidates "
-                             "(default 300000)")
-    parser.add_argument("--own-nodes", type=int, default=1_000_000,
-                        help="nodes of the engine's own move, the first candidate where the "
-                             "book has none (default 1000000, about a second)")
-    parser.add_argument("--line-players", default="",
-                        help="X players (player specs, @N for N nodes a move) whose games "
-                             "against the book's O are followed, each O move decided "
-                             "(default none)")
-    parser.add_argument("--line-cells", type=numbers, default=list(range(64)),
-                        help="X's first cells in those games (default all 64)")
-    parser.add_argument("--line-plies", type=int, default=14,
-                        help="the games are followed up to this ply (default 14)")
-    parser.add_argument("--line-branch", type=int, default=1,
-                        help="X's moves followed in a position of the lines: its player's, "
-                             "then X's likeliest others by its short search (--x-nodes) "
-                             "(default 1: the player's only)")
-    parser.add_argument("--line-branch-from", type=int, default=6,
-                        help="the lines branch from this ply on (default 6)")
-    parser.add_argument("--line-unrefuted", action="store_true",
-                        help="store a decision on the lines only where its move was not "
-                             "refuted or games chose it (elsewhere the engine's own search "
-                             "plays)")
-    parser.add_argument("--lost-games", type=int, default=0,
-                        help="where every reply checked is lost, rank the likeliest by this "
-                             "many games each, against the X players the builder's book was "
-                             "built against, by the builder's rule (default 0: the hardest "
-                             "to refute is kept)")
-    parser.add_argument("--lost-candidates", type=int, default=4,
-                        help="the replies those games rank: the first candidate and the "
-                             "hardest others to refute (default 4)")
-    parser.add_argument("--lost-checkpoint", default=None,
-                        help="the checkpoint of those games (default --checkpoint's file)")
-    parser.add_argument("--workers", type=int, default=1)
+    files = parser.add_argument_group("the book and its records")
+    files.add_argument("--book", default=str(BOOK),
+                       help="the builder's book to start from (default %(default)s)")
+    files.add_argument("--out", default=str(BOOK), help="the book written (default %(default)s)")
+    files.add_argument("--checkpoint", default=str(CHECKPOINT),
+                       help="the records, read and added to (default %(default)s)")
+    files.add_argument("--workers", type=int, default=1,
+                       help="processes that decide positions at once (default 1)")
+
+    checks = parser.add_argument_group("the checks by proof")
+    checks.add_argument("--check", type=int, default=2_000_000,
+                        help="proof positions of a candidate's check (default %(default)s)")
+    checks.add_argument("--replace-within", type=int, default=500_000,
+                        help="a book move or engine's move is replaced only if its refutation "
+                             "took at most this many proof positions (default %(default)s)")
+    checks.add_argument("--max-checks", type=int, default=12,
+                        help="candidates checked at most in a position (default %(default)s)")
+    checks.add_argument("--lost-checks", type=int, default=0, help=(
+        "where the --max-checks candidates are all refuted, check the rest too, up to this "
+        "many in all, for a reply no proof refutes (default 0: none)"))
+    checks.add_argument("--o-nodes", type=int, default=300_000, help=(
+        "nodes of O's short search that orders its candidates (default %(default)s)"))
+    checks.add_argument("--own-nodes", type=int, default=1_000_000, help=(
+        "nodes of the engine's own move, the first candidate where the book has none "
+        "(default %(default)s, about a second)"))
+
+    scope = parser.add_argument_group("the positions decided")
+    scope.add_argument("--from-marks", type=int, default=5,
+                       help="book positions with this many marks on (default %(default)s)")
+    scope.add_argument("--x-moves", type=int, default=0,
+                       help="also X's K likeliest third moves in each line (default 0)")
+    scope.add_argument("--firsts", type=numbers, default=[0, 1],
+                       help="X's first cells (0: a corner or centre, 1: another) whose lines "
+                            "--x-moves extends (default 0,1)")
+    scope.add_argument("--x-nodes", type=int, default=300_000,
+                       help="nodes of X's short search that ranks its moves (default "
+                            "%(default)s)")
+
+    lines = parser.add_argument_group("the lines of games")
+    lines.add_argument("--line-players", default="",
+                       help="X players (player specs, @N for N nodes a move) whose games "
+                            "against the book's O are followed, each O move decided "
+                            "(default none)")
+    lines.add_argument("--line-cells", type=numbers, default=list(range(64)),
+                       help="X's first cells in those games (default all 64)")
+    lines.add_argument("--line-plies", type=int, default=14,
+                       help="the games are followed up to this ply (default %(default)s)")
+    lines.add_argument("--line-branch", type=int, default=1, help=(
+        "X's moves followed in a position of the lines: its player's, then X's likeliest "
+        "others by its short search (--x-nodes) (default 1: the player's only)"))
+    lines.add_argument("--line-branch-from", type=int, default=6,
+                       help="the lines branch from this ply on (default %(default)s)")
+    lines.add_argument("--line-unrefuted", action="store_true",
+                       help="store a decision on the lines only where its move was not "
+                            "refuted or games chose it (elsewhere the engine's own search "
+                            "plays)")
+
+    lost = parser.add_argument_group("where every reply checked is lost")
+    lost.add_argument("--lost-games", type=int, default=0, help=(
+        "rank the likeliest replies by this many games each, against the X players the "
+        "builder's book was built against, by the builder's rule (default 0: the hardest to "
+        "refute is kept)"))
+    lost.add_argument("--lost-candidates", type=int, default=4,
+                      help="the replies those games rank: the first candidate and the "
+                           "hardest others to refute (default %(default)s)")
+    lost.add_argument("--lost-checkpoint", default=None,
+                      help="the checkpoint of those games (default --checkpoint's file)")
     return parser
 
 
