@@ -1,7 +1,7 @@
 """Past one machine, measured on one: Ray against local processes, Redis against none.
 
 Three measurements (each a subcommand; ``all`` runs them in turn), printed as tables
-and written to ``benchmarks/results/cluster.json``:
+and written to ``cluster.json`` in ``--out-dir`` (``benchmarks/out/``):
 
 - ``arena``: the same node-budgeted games on the arena's local worker pool and as jobs
   on a local Ray with as many CPUs; games per second and Ray's overhead as a ratio
@@ -32,15 +32,13 @@ import urllib.error
 import urllib.request
 from concurrent.futures import FIRST_COMPLETED, Executor, wait
 from dataclasses import dataclass
-from pathlib import Path
 from typing import Any
 
 from bench_service import free_port, game_positions, stop, wait_ready, wait_warm
 from noughts.arena.match import run_match
 from noughts.cluster import executor_for
 from noughts.position import Position
-
-RESULTS = Path(__file__).parent / "results"
+from outputs import add_out_dir, read_json, write_json
 
 
 # -- arena ----------------------------------------------------------------------------------
@@ -248,6 +246,7 @@ def main() -> None:
     )
     parser.add_argument("--jobs", type=int, default=12, help="proof-build-shaped jobs")
     parser.add_argument("--job-seconds", type=float, default=0.5, help="seconds a job")
+    add_out_dir(parser)
     args = parser.parse_args()
     command = " ".join(sys.argv)
     results: dict[str, Any] = {}
@@ -263,11 +262,10 @@ def main() -> None:
         results["jobs"] = bench_jobs(args.jobs, args.job_seconds, args.cpus)
     for row in results.values():
         row["command"] = command
-    RESULTS.mkdir(exist_ok=True)
-    out = RESULTS / "cluster.json"
-    previous = json.loads(out.read_text()) if out.exists() else {}
+    out = args.out_dir / "cluster.json"
+    previous = read_json(out)  # the other measurements of an earlier run stay
     previous.pop("command", None)
-    out.write_text(json.dumps({**previous, **results}, indent=2) + "\n")
+    write_json(out, {**previous, **results})
     print(f"wrote {out}")
 
 

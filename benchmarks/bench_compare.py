@@ -35,15 +35,10 @@ import sys
 from pathlib import Path
 from typing import Any
 
-HERE = Path(__file__).resolve().parent
+import bench_service
+from bench_qubic import middle_games
 
-_SOLVER = """
-import json, sys
-sys.path.insert(0, {here!r})
-import bench_solver
-r = bench_solver.SCENARIOS[{name!r}]()
-print(json.dumps(r))
-"""
+HERE = Path(__file__).resolve().parent
 
 _QUBIC = """
 import json, time
@@ -61,18 +56,16 @@ print(json.dumps({{"nps": nodes / cpu}}))
 """
 
 
-def _run(source: str, script: str) -> dict[str, Any]:
+def _run(source: str, arguments: list[str]) -> dict[str, Any]:
+    """The JSON that ``python ARGUMENTS`` prints last, run on ``source``'s package."""
     env = {**os.environ, "PYTHONPATH": str(Path(source) / "src")}
-    output = subprocess.run([sys.executable, "-c", script], check=True, capture_output=True,
+    output = subprocess.run([sys.executable, *arguments], check=True, capture_output=True,
                             text=True, env=env).stdout
     result: dict[str, Any] = json.loads(output.strip().splitlines()[-1])
     return result
 
 
 def _service(source: str, seconds: float, clients: int) -> dict[str, Any]:
-    sys.path.insert(0, str(HERE))
-    import bench_service
-
     env = {**os.environ, "PYTHONPATH": str(Path(source) / "src"), "NOUGHTS_CACHE_SIZE": "0"}
     port = bench_service.free_port()
     server = subprocess.Popen(
@@ -107,8 +100,9 @@ def measure(source: str, which: str, args: argparse.Namespace,
     if which == "service":
         return _service(source, args.seconds, args.clients)
     if which == "qubic":
-        return _run(source, _QUBIC.format(positions=positions, seconds=args.qubic_seconds))
-    return _run(source, _SOLVER.format(here=str(HERE), name=which))
+        return _run(source, ["-c", _QUBIC.format(positions=positions,
+                                                 seconds=args.qubic_seconds)])
+    return _run(source, [str(HERE / "bench_solver.py"), "--scenario", which])
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -124,9 +118,6 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--only", nargs="*", choices=sorted({f[1] for f in FIGURES}),
                         help="only these measurements")
     args = parser.parse_args(argv)
-    sys.path.insert(0, str(HERE))
-    from bench_qubic import middle_games
-
     positions = [(p.x, p.o) for p in middle_games(args.positions)]
     samples: dict[tuple[str, str], list[dict[str, Any]]] = {}
     for round_number in range(args.rounds):

@@ -4,7 +4,7 @@ Not a test: 4x4k3 and 4x4 take seconds to tens of seconds. For each variant it r
 command ``--runs`` times with every count, and again without ``games_up_to_symmetry``
 (the only count that walks the positions), and reports the median CPU time, wall time
 and peak memory (each child's own ``wait4`` resource usage). Results are printed
-as a table and written to ``benchmarks/results/counts.json``.
+as a table and written to ``counts.json`` in ``--out-dir`` (``benchmarks/out/``).
 
     nice -n 10 python benchmarks/bench_counts.py --runs 3 4x4k3 4x4
 """
@@ -19,9 +19,9 @@ import statistics
 import subprocess
 import sys
 import time
-from pathlib import Path
 
-RESULTS = Path(__file__).parent / "results"
+from outputs import add_out_dir, write_json
+
 WITHOUT_WALK = "positions,positions_up_to_symmetry,terminal_positions,games"
 
 
@@ -51,6 +51,7 @@ def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("variants", nargs="*", default=["3x3", "4x4k3", "4x4"])
     parser.add_argument("--runs", type=int, default=3)
+    add_out_dir(parser)
     args = parser.parse_args()
     rows = []
     for variant in args.variants:
@@ -72,14 +73,13 @@ def main() -> int:
                 f"wall {row['wall_s']:7.2f} s   peak {row['peak_mb']:6.1f} MB",
                 flush=True,
             )
-    RESULTS.mkdir(exist_ok=True)
     report = {
         "machine": f"{platform.machine()}, {os.cpu_count()} cores, Python "
         f"{platform.python_version()}",
         "note": "medians of whole-process runs (CPU and wall); peak memory is the largest run",
         "rows": rows,
     }
-    (RESULTS / "counts.json").write_text(json.dumps(report, indent=2) + "\n")
+    write_json(args.out_dir / "counts.json", report)
     return 0
 
 

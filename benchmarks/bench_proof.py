@@ -10,9 +10,9 @@ Not a test: it takes minutes. Two steps:
   position is kept when the proof search proves the win within ``--label-nodes``.
   They are written to ``benchmarks/data/qubic_quiet_wins.json``.
 * the benchmark (default) runs, on every stored position and for each time budget,
-  the threat search (``find_forced_win``, the anytime engine's tactic before this
-  round) and the proof search (``prove``), and prints how many each proves and the
-  median time of a proof.
+  the threat search (``find_forced_win``: continuous threats only) and the proof
+  search (``prove``), and prints how many each proves and the median time of a proof,
+  written to ``proof.json`` in ``--out-dir`` (``benchmarks/out/``).
 
     nice -n 10 python benchmarks/bench_proof.py --make 20
     nice -n 10 python benchmarks/bench_proof.py --budgets 0.05,0.2,1
@@ -34,9 +34,9 @@ from noughts.players.protocol import Player, parse_player
 from noughts.position import Position
 from noughts.search.proof import prove
 from noughts.search.threats import find_forced_win
+from outputs import add_out_dir, write_json
 
 DATA = Path(__file__).parent / "data" / "qubic_quiet_wins.json"
-RESULTS = Path(__file__).parent / "results" / "proof.json"
 
 
 def _move(player: Player, position: Position) -> int:
@@ -104,16 +104,17 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--seed", type=int, default=1)
     parser.add_argument("--label-nodes", type=int, default=400_000)
     parser.add_argument("--budgets", default="0.05,0.2,1,5")
-    parser.add_argument("--out", default=str(RESULTS))
+    parser.add_argument("--out", default=None,
+                        help="the results file (default proof.json in --out-dir)")
+    add_out_dir(parser)
     args = parser.parse_args(argv)
     if args.make:
         found = make(args.make, args.seed, args.label_nodes)
-        DATA.parent.mkdir(exist_ok=True)
-        DATA.write_text(json.dumps({
+        write_json(DATA, {
             "about": "Qubic positions from games of the 4x4x4 seed's bot (seed-qubic:3) "
                      "against noisy engine levels: the side to move wins by force, but no "
                      "continuous-threat chain of the threat search (50,000 positions) wins.",
-            "positions": found}, indent=1) + "\n")
+            "positions": found})
     stored = json.loads(DATA.read_text())["positions"]
     positions = [Position(p["board"], "qubic") for p in stored]
     budgets = [float(b) for b in args.budgets.split(",")]
@@ -121,9 +122,9 @@ def main(argv: list[str] | None = None) -> int:
           f"load {os.getloadavg()[0]:.1f}")
     print(f"{'budget':>10}  {'search':<14} proven  {'median':>8}")
     rows = bench(positions, budgets)
-    Path(args.out).write_text(json.dumps({
+    write_json(Path(args.out) if args.out else args.out_dir / "proof.json", {
         "python": platform.python_version(), "cores": os.cpu_count(),
-        "load": round(os.getloadavg()[0], 1), "rows": rows}, indent=1) + "\n")
+        "load": round(os.getloadavg()[0], 1), "rows": rows})
     return 0
 
 

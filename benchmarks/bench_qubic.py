@@ -9,9 +9,9 @@ one game loop, :func:`noughts.players.game.play_game`, the engine as level 10):
   (``seed-qubic:3``: its ``AI_DEPTH = 3``, four plies, lowest-cell ties), the engine as
   X and as O; as X the bot opens on a random cell among 0-15, as the seed's code does
   (``--seed-opening first16``, the default), ``strong`` on a random corner or centre,
-  as the seed intends, ``any`` for any of the 64 cells, as this benchmark did before the
-  faithful copy, ``each`` for the 16 strong cells in turn in the O games: with
-  ``--nodes`` instead of a clock, the same games every run (the family part, below, with
+  as the seed intends, ``any`` for any of the 64 cells, ``each`` for the 16 strong
+  cells in turn in the O games: with ``--nodes`` instead of a clock, the same games
+  every run (the family part, below, with
   ``--members seed-qubic:3 --cells 0-15`` plays the real openings in turn);
   counting games we lost after proving a forced win and games where every engine move
   was a proven win, and the O games by the bot's first cell;
@@ -20,15 +20,15 @@ one game loop, :func:`noughts.players.game.play_game`, the engine as level 10):
 * ``family``: the engine as O against a family of fallible X players (the seed's bot
   at look-ahead 1-3 with lowest-cell and with random ties, the engine's own search
   without the strategy, the threat player), X's first mark placed by the harness on
-  each of ``--cells``; ``--members`` picks members (see ``qubic_family.py``);
+  each of ``--cells``; ``--members`` picks members (see :mod:`noughts.arena.family`);
 * ``cold``: the wall time of a cold ``noughts move --time`` as O (a new process each
   run, ``--cold-runs`` runs in two positions past O's book, one after X opened on a
   corner and one on a cell of the other kind), beside a bare interpreter's start:
   the target is 1.3 s at ``--time 1``.
 
-Results are printed as a table and written to ``benchmarks/results/qubic.json``
-(``qubic_family.json`` when the family is the only part, ``qubic_cold.json`` for the
-cold moves alone).
+Results are printed as a table and written to ``qubic.json`` in ``--out-dir``
+(``benchmarks/out/``; ``qubic_family.json`` when the family is the only part,
+``qubic_cold.json`` for the cold moves alone), or to ``--out``.
 
     nice -n 10 python benchmarks/bench_qubic.py --parts family --nodes 1000000 \
         --cells sample:16 --jobs 2
@@ -52,6 +52,7 @@ import sys
 import time
 from pathlib import Path
 
+from noughts.arena.family import DEFAULT_MEMBERS, member_player, parse_members
 from noughts.engine import choose_move
 from noughts.errors import NoughtsError
 from noughts.knowledge.shipped import SHIPPED
@@ -63,17 +64,8 @@ from noughts.results import Mark
 from noughts.search.openings import strong_cells
 from noughts.search.threats import find_forced_win
 from noughts.variants import variant
-from qubic_family import (
-    DEFAULT_MEMBERS,
-    bench_family,
-    in_workers,
-    member_player,
-    parse_cells,
-    parse_members,
-    tasks_for,
-)
-
-RESULTS = Path(__file__).parent / "results"
+from outputs import add_out_dir, write_json
+from qubic_family import bench_family, in_workers, parse_cells, tasks_for
 
 
 def middle_games(count: int, seed: int = 7) -> list[Position]:
@@ -391,11 +383,6 @@ def bench_self(
     return {"games": games, **record, "score": points / games if games else 0.0, "jobs": jobs}
 
 
-def _write(out: Path, report: dict[str, object]) -> None:
-    out.parent.mkdir(parents=True, exist_ok=True)
-    out.write_text(json.dumps(report, indent=2) + "\n")
-
-
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--games", type=int, default=20, help="games per side / self-play")
@@ -414,7 +401,7 @@ def main(argv: list[str] | None = None) -> int:
                         help="the seed bot's first move: first16 (a random cell among 0-15, "
                              "as the seed's code does; default), strong (a random corner or "
                              "centre, as the seed intends), "
-                             "any (any cell, as before the faithful copy) or each (as O, "
+                             "any (any of the 64 cells) or each (as O, "
                              "game i opens on the i-th of the 16 strong cells: with --nodes, "
                              "the same games every run)")
     parser.add_argument("--parts", default="speed,seed,self",
@@ -429,8 +416,9 @@ def main(argv: list[str] | None = None) -> int:
                         help="family: X's first cells: all, a list with ranges (0-15,21) or "
                              "sample:N (N cells spread over the 64)")
     parser.add_argument("--out", default=None,
-                        help="results file (default benchmarks/results/qubic.json, "
+                        help="results file (default qubic.json in --out-dir, "
                              "qubic_family.json for the family alone)")
+    add_out_dir(parser)
     args = parser.parse_args(argv)
     parts = set(args.parts.split(","))
     unknown = parts - {"speed", "seed", "own", "self", "family", "cold"}
@@ -447,7 +435,7 @@ def main(argv: list[str] | None = None) -> int:
         except (ValueError, NoughtsError) as error:
             parser.error(f"--members: {error}")
     alone = {"family": "qubic_family.json", "cold": "qubic_cold.json"}
-    out = Path(args.out or RESULTS / (alone.get(next(iter(parts)), "qubic.json")
+    out = Path(args.out or args.out_dir / (alone.get(next(iter(parts)), "qubic.json")
                                       if len(parts) == 1 else "qubic.json"))
     report: dict[str, object] = {
         "machine": f"{platform.machine()} {platform.system()}, Python {platform.python_version()}",
@@ -482,7 +470,7 @@ def main(argv: list[str] | None = None) -> int:
         report["jobs"] = args.jobs
 
         def save(so_far: dict[str, object]) -> None:  # a run cut short keeps its games
-            _write(out, {**report, "family": so_far, "finished": False})
+            write_json(out, {**report, "family": so_far, "finished": False})
 
         report["family"] = bench_family(
             tasks, lambda work, todo: in_workers(work, todo, args.jobs), save)
@@ -490,7 +478,7 @@ def main(argv: list[str] | None = None) -> int:
         print(f"cold: noughts move --time {args.time} as O in a new process", flush=True)
         report["cold"] = bench_cold(args.cold_runs, args.time)
     report["load_average_at_end"] = os.getloadavg()[0]
-    _write(out, report)
+    write_json(out, report)
     shown = {k: v for k, v in report.items() if k not in ("speed", "family", "cold")}
     print(json.dumps(shown, indent=2))
     if "speed" in report:

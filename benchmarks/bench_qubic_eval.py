@@ -11,22 +11,23 @@ The table gives O's wins, draws and losses with each evaluation, and the games w
 only one of them won. Nothing of the family's members is used here: X is the
 engine's own search, at budgets of its own.
 
+The results, with every game, go to ``qubic_eval.json`` in ``--out-dir``
+(``benchmarks/out/``), or to ``--out``.
+
     python benchmarks/bench_qubic_eval.py --x-nodes 5000,50000 --nodes 100000 --cells sample:32
 """
 
 from __future__ import annotations
 
 import argparse
-import json
 import sys
 import time
 from pathlib import Path
 
 from noughts.knowledge.learned import learned_eval
 from noughts.knowledge.shipped import SHIPPED, Knowledge
+from outputs import add_out_dir, write_json
 from qubic_family import FamilyTask, family_game, parse_cells
-
-RESULTS = Path(__file__).parent / "results"
 
 
 def play(member: str, cell: int, seed: int, nodes: int, learned: bool) -> dict[str, object]:
@@ -42,8 +43,11 @@ def main(argv: list[str] | None = None) -> None:
     parser.add_argument("--nodes", type=int, default=100_000, help="O's node budget a move")
     parser.add_argument("--cells", default="sample:32", help="X's first cells (as the family)")
     parser.add_argument("--seed", type=int, default=7)
-    parser.add_argument("--out", default=str(RESULTS / "qubic_eval.json"))
+    parser.add_argument("--out", default=None,
+                        help="the results file (default qubic_eval.json in --out-dir)")
+    add_out_dir(parser)
     args = parser.parse_args(argv)
+    out = Path(args.out) if args.out else args.out_dir / "qubic_eval.json"
     try:
         budgets = [int(n) for n in args.x_nodes.split(",")]
         cells = parse_cells(args.cells)
@@ -72,9 +76,8 @@ def main(argv: list[str] | None = None) -> None:
             print(f"  {member} cell {cell:2d}: learned {new['winner'] or 'draw'}, hand "
                   f"{old['winner'] or 'draw'} ({time.perf_counter() - started:.0f} s)",
                   flush=True)
-            Path(args.out).write_text(json.dumps(
-                {"nodes": args.nodes, "cells": cells, "seed": args.seed, "rows": rows,
-                 "games": games}, indent=1) + "\n")
+            write_json(out, {"nodes": args.nodes, "cells": cells, "seed": args.seed,
+                             "rows": rows, "games": games})
     print(f"\nO at {args.nodes} nodes a move, X's first cells {args.cells}:")
     print("| X | games | O wins, learned | O wins, hand-written | won by learned only | "
           "won by hand-written only |")

@@ -27,27 +27,24 @@ Each row gives the steps, the wall and CPU seconds and steps per CPU second (on 
 machine the CPU time is what the work costs an idle one). With ``--runs N`` every row is
 measured N times (the whole set over again each round, so a change of load touches every
 row alike) and the run of median steps per CPU second is kept. Results go to
-``benchmarks/results/rl.json``.
+``rl.json`` in ``--out-dir`` (``benchmarks/out/``).
 """
 
 from __future__ import annotations
 
 import argparse
-import json
 import os
 import platform
 import random
 import time
 import warnings
 from collections.abc import Callable
-from pathlib import Path
 from typing import Any
 
 import numpy as np
 
 from noughts.rl import NoughtsAECEnv, NoughtsEnv, NoughtsVectorEnv, aec_env
-
-RESULTS = Path(__file__).resolve().parent / "results" / "rl.json"
+from outputs import add_out_dir, write_json
 
 
 def run_aec(make: Callable[[], Any], seconds: float, seed: int, *,
@@ -159,6 +156,7 @@ def main() -> None:
     parser.add_argument("--seed", type=int, default=0)
     parser.add_argument("--boards", type=int, default=4096, help="batched boards (4096)")
     parser.add_argument("--no-write", action="store_true", help="print only")
+    add_out_dir(parser)
     args = parser.parse_args()
     seconds, seed = args.seconds, args.seed
     rounds = []
@@ -175,22 +173,20 @@ def main() -> None:
             )
     targets = print_targets(rounds)
     if not args.no_write:
-        RESULTS.write_text(
-            json.dumps(
-                {
-                    "machine": f"{platform.machine()}, {os.cpu_count()} cores, Python "
-                    f"{platform.python_version()}",
-                    "load_average_after": os.getloadavg(),
-                    "seconds_per_row": seconds,
-                    "runs": args.runs,
-                    "rows": rows,
-                    "targets": targets,
-                },
-                indent=2,
-            )
-            + "\n"
+        out = args.out_dir / "rl.json"
+        write_json(
+            out,
+            {
+                "machine": f"{platform.machine()}, {os.cpu_count()} cores, Python "
+                f"{platform.python_version()}",
+                "load_average_after": os.getloadavg(),
+                "seconds_per_row": seconds,
+                "runs": args.runs,
+                "rows": rows,
+                "targets": targets,
+            },
         )
-        print(f"written to {RESULTS}")
+        print(f"written to {out}")
 
 
 TARGETS = [

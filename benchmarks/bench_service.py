@@ -21,7 +21,8 @@ Measures, on one uvicorn worker with concurrent keep-alive clients on 127.0.0.1:
 
 Servers run one at a time, in rounds that alternate, and figures are medians over the
 rounds. The load generator is a minimal asyncio HTTP/1.1 client, so the client costs
-far less than the server. Results go to ``benchmarks/results/service.json``.
+far less than the server. Results go to ``service.json`` in ``--out-dir``
+(``benchmarks/out/``); ``--burst`` and ``--cold-start-only`` update their part of it.
 """
 
 from __future__ import annotations
@@ -48,9 +49,9 @@ from typing import Any
 
 from noughts.position import Position
 from noughts.service.memory import resident_mb
+from outputs import add_out_dir, read_json, write_json
 
 ROOT = Path(__file__).resolve().parent.parent
-RESULTS = ROOT / "benchmarks" / "results" / "service.json"
 
 BASELINE_APP = """
 from typing import Any
@@ -530,23 +531,21 @@ def main() -> None:
                         help="measure only the Lambda cold start; update it in the results")
     parser.add_argument("--cold-runs", type=int, default=9,
                         help="runs of each cold-start process (default 9)")
+    add_out_dir(parser)
     args = parser.parse_args()
+    out = args.out_dir / "service.json"
     if args.burst:
         burst = bursts(args.rounds)
         burst["machine"] = (f"{platform.machine()}, {os.cpu_count()} cores, Python "
                             f"{platform.python_version()}")
-        results = json.loads(RESULTS.read_text()) if RESULTS.exists() else {}
-        results["burst"] = burst
-        RESULTS.write_text(json.dumps(results, indent=2) + "\n")
+        write_json(out, {**read_json(out), "burst": burst})
         return
     if args.cold_start_only:
         cold = lambda_cold_start(args.cold_runs)
         print_cold_start(cold)
         cold["machine"] = (f"{platform.machine()}, {os.cpu_count()} cores, Python "
                            f"{platform.python_version()}")
-        results = json.loads(RESULTS.read_text()) if RESULTS.exists() else {}
-        results["lambda_cold_start"] = cold
-        RESULTS.write_text(json.dumps(results, indent=2) + "\n")
+        write_json(out, {**read_json(out), "lambda_cold_start": cold})
         return
     rng = random.Random(2024)
     trivial = [http_request("/trivial", {"numX": 1, "numO": 2, "isX": True})]
@@ -616,8 +615,7 @@ def main() -> None:
           f"(median of {len(idle_rss)}; target < 100 MB); with its search workers "
           f"{statistics.median(idle_total):.1f} MB")
     print(f"move cache hit rate over a round (cache on): {statistics.median(hit_rates):.1%}")
-    RESULTS.parent.mkdir(parents=True, exist_ok=True)
-    RESULTS.write_text(json.dumps({
+    write_json(out, {
         "machine": f"{platform.machine()}, {os.cpu_count()} cores, Python "
                    f"{platform.python_version()}",
         "load_average_at_end": os.getloadavg(),
@@ -627,8 +625,8 @@ def main() -> None:
         "idle_rss_with_workers_mb": statistics.median(idle_total),
         "idle_rss_all_mb": idle_rss, "cache_hit_rate": statistics.median(hit_rates),
         "raw": {label: [asdict(r) for r in results] for label, results in runs.items()},
-    }, indent=2) + "\n")
-    print(f"\nwritten to {RESULTS.relative_to(ROOT)}")
+    })
+    print(f"\nwritten to {out}")
 
 
 if __name__ == "__main__":

@@ -15,7 +15,7 @@ time and number of requests (loopback only):
 It reports requests and errors by status, p50/p99 latency per endpoint, deadline misses
 (an engine answer, 200 or 429, later than its budget + 100 ms) and the resident memory
 of the server and its search workers over time. Results go to
-``benchmarks/results/soak.json`` and a Markdown table to stdout.
+``soak.json`` in ``--out-dir`` (``benchmarks/out/``) and a Markdown table to stdout.
 
     python benchmarks/bench_soak.py --seconds 45 --clients 16
 """
@@ -41,9 +41,9 @@ from pathlib import Path
 from typing import Any
 
 from noughts.service.memory import resident_mb as resident_tree_mb
+from outputs import add_out_dir, write_json
 
 ROOT = Path(__file__).resolve().parent.parent
-RESULTS = ROOT / "benchmarks" / "results" / "soak.json"
 GRACE_S = 0.1
 
 MOVE_VARIANTS = ["3x3", "4x4k3", "4x4", "qubic", "5x5k4", "7x7k5", "15x15k5", "3x3x3"]
@@ -377,6 +377,7 @@ def main() -> None:
                         help="the server's NOUGHTS_REQUEST_TIMEOUT_S (default 2)")
     parser.add_argument("--seed", type=int, default=1)
     parser.add_argument("--no-save", action="store_true", help="do not write soak.json")
+    add_out_dir(parser)
     args = parser.parse_args()
     port = free_port()
     process = start_server(port, args.request_timeout)
@@ -395,8 +396,8 @@ def main() -> None:
     data["server_alive_at_the_end"] = alive
     print(markdown(data))
     if not args.no_save:
-        RESULTS.write_text(json.dumps(data, indent=2) + "\n")
-        print(f"\nwritten to {RESULTS.relative_to(ROOT)}")
+        write_json(args.out_dir / "soak.json", data)
+        print(f"\nwritten to {args.out_dir / 'soak.json'}")
 
 
 if __name__ == "__main__":

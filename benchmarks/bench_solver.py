@@ -24,7 +24,7 @@ bytecode caching on (``PYTHONPYCACHEPREFIX`` in a temporary directory, warmed by
 untimed run) as in an installed package; a bare ``python -c pass`` is timed alongside,
 since interpreter start-up (and any site hooks of the machine) is part of every figure.
 Random positions: random play for a uniformly random number of plies, redrawn if the
-game ended. Results go to ``benchmarks/results/solver.json``.
+game ended. Results go to ``solver.json`` in ``--out-dir`` (``benchmarks/out/``).
 """
 
 from __future__ import annotations
@@ -45,8 +45,9 @@ from functools import partial
 from pathlib import Path
 from typing import Any
 
+from outputs import add_out_dir, write_json
+
 ROOT = Path(__file__).resolve().parent.parent
-RESULTS = ROOT / "benchmarks" / "results" / "solver.json"
 SOLVED_VARIANTS = ("3x3", "4x3k3", "3x5k3", "4x5k3", "4x4k3", "4x4", "5x4k4", "3x3x3")
 
 
@@ -289,6 +290,7 @@ def main() -> int:
         action="store_true",
         help="only the 3x3 new-process figure against a bare interpreter (no results file)",
     )
+    add_out_dir(parser)
     args = parser.parse_args()
     if args.scenario:
         print(json.dumps(SCENARIOS[args.scenario]()))
@@ -332,8 +334,7 @@ def main() -> int:
         "load_average_after": os.getloadavg(),
         "date": time.strftime("%Y-%m-%d %H:%M UTC", time.gmtime()),
     }
-    RESULTS.parent.mkdir(parents=True, exist_ok=True)
-    RESULTS.write_text(json.dumps(results, indent=2) + "\n")
+    write_json(args.out_dir / "solver.json", results)
     _print_table(results)
     return 0
 

@@ -6,7 +6,7 @@ entered, the nodes kept, the size of the trace as JSON, the median time, and, fr
 more run under ``tracemalloc``, the peak memory the trace took. Plain minimax enters
 549,946 positions on the empty board, but only the kept nodes are stored, so its memory
 stays that of ``--keep`` nodes. Results are printed as a table and written to
-``benchmarks/results/trace.json``.
+``trace.json`` in ``--out-dir`` (``benchmarks/out/``).
 
     nice -n 10 python benchmarks/bench_trace.py --runs 3
     python benchmarks/bench_trace.py --board X../.O./... --keep 100 --runs 1
@@ -21,12 +21,10 @@ import platform
 import statistics
 import time
 import tracemalloc
-from pathlib import Path
 
 from noughts.position import Position
 from noughts.teaching.trace import ALGORITHMS, DEFAULT_MAX_STORED, Algorithm, trace
-
-RESULTS = Path(__file__).parent / "results"
+from outputs import add_out_dir, write_json
 
 
 def measure(position: Position, algorithm: Algorithm, keep: int, runs: int) -> dict[str, object]:
@@ -60,6 +58,7 @@ def main() -> int:
     parser.add_argument("--keep", type=int, default=DEFAULT_MAX_STORED, help="nodes kept")
     parser.add_argument("--runs", type=int, default=3)
     parser.add_argument("algorithms", nargs="*", default=list(ALGORITHMS))
+    add_out_dir(parser)
     args = parser.parse_args()
     position = Position(args.board, args.variant)
     rows = []
@@ -76,7 +75,6 @@ def main() -> int:
             f"{row['peak_kb']:>9}  {row['value']}",
             flush=True,
         )
-    RESULTS.mkdir(exist_ok=True)
     report = {
         "machine": f"{platform.machine()}, {os.cpu_count()} cores, Python "
         f"{platform.python_version()}",
@@ -87,7 +85,7 @@ def main() -> int:
         "tracemalloc (the trace's own allocations)",
         "rows": rows,
     }
-    (RESULTS / "trace.json").write_text(json.dumps(report, indent=2) + "\n")
+    write_json(args.out_dir / "trace.json", report)
     return 0
 
 

@@ -2,7 +2,8 @@
 
 Prints a table per variant (wins/draws/losses of the higher level, score with its 95%
 interval, Elo difference with its interval, and the ladder's cumulative Elo with level 0
-at 0) and writes ``benchmarks/results/levels_<variant>.json``.
+at 0) and writes ``levels_<variant>.json`` in ``--out-dir`` (``benchmarks/out/``), or
+``--out``.
 
     nice -n 10 python benchmarks/calibrate_levels.py --variant 3x3 --games 2000
     nice -n 10 python benchmarks/calibrate_levels.py --variant qubic --games 200 --time 0.2
@@ -23,8 +24,7 @@ from typing import Any
 from noughts.arena.match import run_match
 from noughts.arena.ratings import EloRow, elo_table
 from noughts.cluster import LOCAL, executor_for, parse_cluster
-
-RESULTS = Path(__file__).parent / "results"
+from outputs import add_out_dir, write_json
 
 
 def _fmt(value: float | None, pattern: str = "{:+.0f}") -> str:
@@ -144,7 +144,9 @@ def main() -> None:
     parser.add_argument("--seed", type=int, default=2026)
     parser.add_argument("--openings", type=int, default=0)
     parser.add_argument("--levels", default="1-10", help="higher levels to test, e.g. 1-10 or 9,10")
-    parser.add_argument("--out", default=None, help="result file (default under results/)")
+    parser.add_argument("--out", default=None,
+                        help="result file (default levels_<variant>.json in --out-dir)")
+    add_out_dir(parser)
     parser.add_argument("--markdown", metavar="FILE", help="print a results file as Markdown")
     args = parser.parse_args()
     if args.markdown:
@@ -166,9 +168,8 @@ def main() -> None:
         if executor is not None:
             executor.shutdown(wait=False, cancel_futures=True)
     data["cluster"] = cluster
-    RESULTS.mkdir(exist_ok=True)
-    out = Path(args.out) if args.out else RESULTS / f"levels_{args.variant}.json"
-    out.write_text(json.dumps(data, indent=2) + "\n")
+    out = Path(args.out) if args.out else args.out_dir / f"levels_{args.variant}.json"
+    write_json(out, data)
     print(f"wrote {out}")
 
 

@@ -1,7 +1,8 @@
 """The arena experiments of docs/experiments.md, each one an exact ``noughts arena`` command.
 
-Each experiment runs its command (niced), keeps the JSON summary and the games under
-``benchmarks/results/``, and the script prints one table of the results with the
+Each experiment runs its command (niced), keeps the JSON summary and the games in
+``--out-dir`` (``benchmarks/out/``; the runs the page quotes are in
+``benchmarks/results/``), and the script prints one table of the results with the
 commands that made them.
 
     python benchmarks/experiments.py --list
@@ -20,7 +21,7 @@ import sys
 import time
 from pathlib import Path
 
-RESULTS = Path(__file__).parent / "results"
+from outputs import add_out_dir, read_json, write_json
 
 EXPERIMENTS: dict[str, list[str]] = {
     # The 4x4x4 seed's three experiments, with our first copy of its bots (named
@@ -65,27 +66,28 @@ EXPERIMENTS: dict[str, list[str]] = {
 }
 
 
-def command_for(name: str, extra: list[str]) -> list[str]:
-    """The full ``noughts arena`` command line of experiment ``name``."""
+def command_for(name: str, extra: list[str], out_dir: Path) -> list[str]:
+    """The full ``noughts arena`` command line of experiment ``name``, its summary and
+    games written to ``out_dir``."""
     return [
         "noughts", "arena", *EXPERIMENTS[name], *extra, "--quiet",
-        "--json", str(RESULTS / f"exp_{name}.json"),
-        "--games-out", str(RESULTS / f"exp_{name}.jsonl"),
+        "--json", str(out_dir / f"exp_{name}.json"),
+        "--games-out", str(out_dir / f"exp_{name}.jsonl"),
     ]
 
 
-def run(name: str, extra: list[str]) -> dict[str, object]:
+def run(name: str, extra: list[str], out_dir: Path) -> dict[str, object]:
     """Run one experiment (niced) and return its JSON summary plus command and time."""
-    command = command_for(name, extra)
+    command = command_for(name, extra, out_dir)
     shown = "nice -n 10 " + shlex.join(command)
     print(f"$ {shown}", flush=True)
     started = time.perf_counter()
     niced = [] if os.nice(0) >= 10 else ["nice", "-n", "10"]  # already niced: keep it
     subprocess.run([*niced, *command], check=True)
-    data: dict[str, object] = json.loads((RESULTS / f"exp_{name}.json").read_text())
+    data = read_json(out_dir / f"exp_{name}.json")
     data["command"] = shown
     data["seconds"] = round(time.perf_counter() - started, 1)
-    (RESULTS / f"exp_{name}.json").write_text(json.dumps(data, indent=2) + "\n")
+    write_json(out_dir / f"exp_{name}.json", data)
     return data
 
 
@@ -108,28 +110,32 @@ def main() -> None:
     parser.add_argument("--list", action="store_true", help="list the experiments")
     parser.add_argument("--extra", default="", help="extra arena options, e.g. '--time 0.5'")
     parser.add_argument(
-        "--summarize", action="store_true", help="print the table of the results already saved"
+        "--summarize", action="store_true",
+        help="print the table of the results already saved in --out-dir",
     )
+    add_out_dir(parser)
     args = parser.parse_args()
     if args.summarize:
         for name in EXPERIMENTS:
-            path = RESULTS / f"exp_{name}.json"
+            path = args.out_dir / f"exp_{name}.json"
             if path.exists():
                 data = json.loads(path.read_text())
                 data.setdefault("seconds", "?")
                 print(row(name, data))
-                print(f"    {data.get('command') or shlex.join(command_for(name, []))}")
+                command = command_for(name, [], args.out_dir)
+                print(f"    {data.get('command') or shlex.join(command)}")
         return
     if args.list:
         for name in EXPERIMENTS:
-            print(f"{name:34} {shlex.join(command_for(name, shlex.split(args.extra)))}")
+            command = command_for(name, shlex.split(args.extra), args.out_dir)
+            print(f"{name:34} {shlex.join(command)}")
         return
     names = list(EXPERIMENTS) if args.all else args.names
     unknown = [n for n in names if n not in EXPERIMENTS]
     if unknown or not names:
         sys.exit(f"unknown or no experiments: {unknown}; see --list")
-    RESULTS.mkdir(exist_ok=True)
-    rows = [row(name, run(name, shlex.split(args.extra))) for name in names]
+    args.out_dir.mkdir(parents=True, exist_ok=True)
+    rows = [row(name, run(name, shlex.split(args.extra), args.out_dir)) for name in names]
     print("\n".join(rows))
 
 

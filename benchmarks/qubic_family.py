@@ -1,23 +1,23 @@
 """The Qubic family benchmark: the engine as O against a family of fallible X players.
 
 Part ``family`` of ``bench_qubic.py``. noughts plays O (level 10, the engine, at
-``--time`` seconds or ``--nodes`` nodes a move) against each member of the family:
-
-* ``seed-qubic:1``, ``:2``, ``:3``: the 4x4x4 seed's bot at look-ahead 1, 2 and 3 (2, 3
-  and 4 plies), lowest-cell ties, as its code plays;
-* ``seed-qubic:1:random`` .. ``seed-qubic:3:random``: the same with seeded random ties;
-* ``level:10:no-strategy@N``: the engine's own search as X without the shipped strategy
-  (nothing of the book helps it), at ``N`` nodes a move;
-* ``threats``: :class:`noughts.players.threats.ThreatPlayer` (forced wins by successive
-  threats, then line weights, seeded random ties).
+``--time`` seconds or ``--nodes`` nodes a move) against each member of the family
+(:data:`noughts.arena.family.DEFAULT_MEMBERS`: the 4x4x4 seed's bot at look-ahead 1 to
+3 with lowest-cell and random ties, the engine's own search as X without the shipped
+strategy at 2,000, 20,000 and 100,000 nodes, and the threat player).
 
 The harness places X's first mark on each cell asked for (``--cells``, default all 64)
 in turn, then the game goes on normally: one game per member and cell, the member
 seeded per game (``seed``, member, cell), so under ``--nodes`` every game replays the
 same. A member is any player spec, with ``@N`` for a node budget a move
-(:func:`noughts.players.protocol.parse_player`), so ``--members`` may name others;
-``--members outside`` names :data:`OUTSIDE_MEMBERS`, players of the family's kinds and
-one more (Monte Carlo tree search) that neither the family nor the O book's builds use.
+(:func:`noughts.arena.family.member_player`), so ``--members`` may name others;
+``--members outside`` names the players outside the family.
+
+Run as a script, it reads family results and prints the games by line, the wins O
+missed (``--missed-wins``), where the lost games were lost (``--escapes``) or the games
+another O book would change (``--book-changes``)::
+
+    python benchmarks/qubic_family.py benchmarks/out/qubic_family.json --escapes --jobs 2
 """
 
 from __future__ import annotations
@@ -33,66 +33,17 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import TypeVar
 
+from noughts.arena.family import member_player
 from noughts.budget import Limit
 from noughts.errors import NoughtsError
 from noughts.knowledge.obook import OBook
 from noughts.knowledge.shipped import SHIPPED, Knowledge
 from noughts.players.game import play_game
-from noughts.players.protocol import LevelPlayer, Player, parse_player
+from noughts.players.protocol import LevelPlayer, Player
 from noughts.position import Position
 from noughts.results import Mark
 from noughts.search.defence import CHECK_NODES
 from noughts.search.proof import find_win
-
-DEFAULT_MEMBERS = (
-    "seed-qubic:1",
-    "seed-qubic:2",
-    "seed-qubic:3",
-    "seed-qubic:1:random",
-    "seed-qubic:2:random",
-    "seed-qubic:3:random",
-    "level:10:no-strategy@2000",
-    "level:10:no-strategy@20000",
-    "level:10:no-strategy@100000",
-    "threats",
-)
-"""The family, in table order."""
-
-OUTSIDE_MEMBERS = (
-    "seed-qubic:4",
-    "seed-qubic:4:random",
-    "seed-qubic:3:defensive:random",
-    "seed-qubic:2:defensive",
-    "level:10:no-strategy@40000",
-    "level:10:no-strategy@300000",
-    "threats:100000",
-    "mcts:10000",
-    "mcts:30000",
-)
-"""X players outside the family and outside every O book build's ``--x-players``
-(``scripts/build_o_book.py`` refuses them): a check of what the family's figure says
-about players O was never measured or built against. Three of them search deeper than
-any member (the seed's bot at look-ahead 4, with either tie rule, and the engine's X
-at 300,000 nodes); the last two are of a kind no member is, Monte Carlo tree search
-(:class:`noughts.players.mcts.MctsPlayer`) at 10,000 and 30,000 random games a move."""
-
-MEMBER_SETS = {"family": DEFAULT_MEMBERS, "outside": OUTSIDE_MEMBERS}
-"""Names ``--members`` takes for a whole set."""
-
-
-def parse_members(text: str) -> list[str]:
-    """The members a comma-separated ``--members`` names (a set's name stands for it).
-
-    >>> parse_members("outside,threats")[-2:]
-    ['mcts:30000', 'threats']
-    >>> len(parse_members("family"))
-    10
-    """
-    members: list[str] = []
-    for name in (part.strip() for part in text.split(",")):
-        if name:
-            members.extend(MEMBER_SETS.get(name, (name,)))
-    return members
 
 CELLS = 64
 
@@ -109,21 +60,6 @@ class FamilyTask:
     seed: int
     time_limit: float | None
     nodes: int | None
-
-
-def member_player(member: str, seed: int) -> Player:
-    """The X player named by ``member``: a player spec, ``@N`` for N nodes a move.
-
-    >>> member_player("level:10:no-strategy@500", 1).name
-    'level:10:no-strategy'
-    >>> member_player("seed-qubic:2:random", 1).name
-    'seed-qubic:2:random'
-    """
-    spec, _, nodes = member.partition("@")
-    if nodes and (not nodes.isdigit() or int(nodes) < 1):
-        raise ValueError(f"bad member {member!r}: after @ comes a node budget")
-    allowance = Limit.within(nodes=int(nodes)) if nodes else Limit()
-    return parse_player(spec).create(seed=seed, allowance=allowance)
 
 
 def game_seed(seed: int, member: str, cell: int) -> int:

@@ -36,6 +36,7 @@ from pathlib import Path
 from noughts.budget import Limit
 from noughts.knowledge.learned import FEATURES, features, parse_learned
 from noughts.knowledge.shipped import SHIPPED, Knowledge
+from noughts.knowledge.strategy import write_if_changed
 from noughts.players.choice import choice_of
 from noughts.players.game import play_game
 from noughts.players.protocol import LevelPlayer, Player
@@ -230,7 +231,7 @@ def fit(args: argparse.Namespace) -> None:
         "weights": weights,
         "fit": report,
     }
-    Path(args.out).write_text(json.dumps(record, indent=1) + "\n")
+    write_if_changed(Path(args.out), (json.dumps(record, indent=1) + "\n").encode())
     print(f"wrote {args.out}: {weights}")
 
 

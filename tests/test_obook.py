@@ -5,13 +5,16 @@ from __future__ import annotations
 
 import argparse
 import gzip
-import importlib
 import json
 from pathlib import Path
 
 import pytest
 
+import noughts.builders.o_book as builder_module
+import noughts.builders.o_book_deepen as deepen
 import noughts.knowledge.shipped as shipped_module
+from noughts.arena.family import DEFAULT_MEMBERS, OUTSIDE_MEMBERS
+from noughts.builders.checkpoint import Checkpoint
 from noughts.cli import main
 from noughts.engine import choose_move
 from noughts.errors import NoughtsError
@@ -23,10 +26,9 @@ from noughts.results import MoveChoice
 from noughts.search.anytime import BOOK_CHECK_NODES
 from noughts.search.defence import PROOF_NODE_COST
 
-BUILT = Path(__file__).resolve().parent.parent / "checkpoints" / "qubic-o-book.json.gz"
-"""The first book ``scripts/build_o_book.py`` built, against the engine's own X only (not
-shipped: see docs/qubic-o.md)."""
-BENCHMARKS = BUILT.parent.parent / "benchmarks"
+BUILT = Path(__file__).resolve().parent / "data" / "qubic-o-book-first.json.gz"
+"""The first book the builder built, against the engine's own X only (not shipped: it
+made O weaker, docs/qubic-o-results.md)."""
 
 
 
@@ -65,11 +67,8 @@ def test_the_built_book_loads_and_has_its_shape() -> None:
     assert shipped is not None and shipped.entries != book.entries  # (it made O weaker)
 
 
-def test_the_shipped_book_loads_has_its_shape_and_was_built_off_the_family(
-        monkeypatch: pytest.MonkeyPatch) -> None:
-    monkeypatch.syspath_prepend(str(BENCHMARKS))
-    members = importlib.import_module("qubic_family")
-    family = set(members.DEFAULT_MEMBERS) | set(members.OUTSIDE_MEMBERS)
+def test_the_shipped_book_loads_has_its_shape_and_was_built_off_the_family() -> None:
+    family = set(DEFAULT_MEMBERS) | set(OUTSIDE_MEMBERS)
     book = shipped_o_book("4x4x4")
     assert book is not None and shipped_o_book("3x3") is None
     assert book.variant == "4x4x4"
@@ -199,10 +198,7 @@ def test_a_book_move_chosen_by_proof_says_so(monkeypatch: pytest.MonkeyPatch) ->
                            "search, run offline, found no forced win for X.")
 
 
-def test_the_deep_check_keeps_the_first_reply_no_proof_refutes(
-        monkeypatch: pytest.MonkeyPatch) -> None:
-    monkeypatch.syspath_prepend(str(BUILT.parent.parent / "scripts"))
-    deepen = importlib.import_module("deepen_o_book")
+def test_the_deep_check_keeps_the_first_reply_no_proof_refutes() -> None:
     settings = argparse.Namespace(check=100_000, max_checks=64, o_nodes=20_000,
                                   own_nodes=20_000, lost_checks=0)
     record = deepen.decide(_fork_on_2(), 63, settings)  # the book's move loses
@@ -243,10 +239,7 @@ def test_the_deep_check_keeps_the_first_reply_no_proof_refutes(
     assert again["checks"][0] == [unbooked["own"], 9, 1234] and again["move"] is not None
 
 
-def test_the_deep_checks_lines_play_the_book_then_the_decisions(
-        monkeypatch: pytest.MonkeyPatch) -> None:
-    monkeypatch.syspath_prepend(str(BUILT.parent.parent / "scripts"))
-    deepen = importlib.import_module("deepen_o_book")
+def test_the_deep_checks_lines_play_the_book_then_the_decisions() -> None:
     spec = "level:10:no-strategy@500"
     settings = argparse.Namespace(line_players=spec, line_cells=[0], line_plies=6,
                                   from_marks=3, replace_within=500_000, line_branch=1,
@@ -285,14 +278,11 @@ def test_the_deep_checks_lines_play_the_book_then_the_decisions(
         deepen.main(["--line-players", "level:10:no-strategy@100000"])
 
 
-def test_where_every_reply_is_lost_games_rank_the_hardest_to_refute(
-        monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> None:
-    monkeypatch.syspath_prepend(str(BUILT.parent.parent / "scripts"))
-    deepen = importlib.import_module("deepen_o_book")
-    builder_module = importlib.import_module("build_o_book")
+def test_where_every_reply_is_lost_games_rank_the_hardest_to_refute(tmp_path: Path) -> None:
+    checkpoint = Checkpoint(tmp_path / "g.json")
     builder = builder_module.Builder(builder_module.parser().parse_args([
         "--x-players", "level:10:no-strategy@500", "--o-nodes", "2000", "--games", "1",
-        "--deep-games", "1", "--finalists", "2", "--checkpoint", str(tmp_path / "g.json")]))
+        "--deep-games", "1", "--finalists", "2"]), checkpoint, "lost")
     position = _fork_on_2()  # made-up checks: 63 (the book's), 5 and 9 all refuted
     record = {"book": 63, "own": None, "move": 5,
               "checks": [[63, 7, 10], [9, 5, 300], [5, 7, 900]]}
@@ -302,6 +292,7 @@ def test_where_every_reply_is_lost_games_rank_the_hardest_to_refute(
     assert deepen.chosen(record, 500_000, games=True) == record["games"]["move"] in {63, 5}
     assert deepen.chosen(record, 500_000) == 5  # without --lost-games: the checks' move
     assert len(builder.games) == 4  # two rounds of a game each, both candidates
+    assert Checkpoint(tmp_path / "g.json").part("lost")["games"] == builder.games  # saved
     assert deepen.games_current(position, record, 2)
     assert not deepen.games_current(position, record, 3)  # 9 too: ranked again
     again = deepen.by_games(builder, position, record, 3)

@@ -7,14 +7,13 @@ benchmark, not here).
 
 from __future__ import annotations
 
-import importlib
 import json
-import sys
 from pathlib import Path
-from types import ModuleType
 
 import pytest
 
+import bench_qubic
+import qubic_family as family
 from noughts.budget import Limit
 from noughts.errors import NoughtsError
 from noughts.knowledge.shipped import Knowledge
@@ -24,8 +23,6 @@ from noughts.players.reference import SeedQubicBot
 from noughts.players.threats import ThreatPlayer
 from noughts.position import Position
 from noughts.search.threats import find_forced_win
-
-BENCHMARKS = Path(__file__).parent.parent / "benchmarks"
 
 # X to move; X has a forced win by successive threats in 9 plies, and the line-weight
 # heuristic alone (cell 42 first) does not find it.
@@ -91,14 +88,7 @@ def test_without_the_strategy_the_engine_searches_as_x() -> None:
     assert proven_replies(Position("", "qubic").play(0), no_strategy.strategy_for(after)) == {}
 
 
-def _benchmarks(monkeypatch: pytest.MonkeyPatch, name: str) -> ModuleType:
-    monkeypatch.syspath_prepend(str(BENCHMARKS))
-    sys.modules.pop(name, None)
-    return importlib.import_module(name)
-
-
-def test_a_family_game_from_a_near_finished_position(monkeypatch: pytest.MonkeyPatch) -> None:
-    family = _benchmarks(monkeypatch, "qubic_family")
+def test_a_family_game_from_a_near_finished_position() -> None:
     # O to move, a row one move from complete (and X too): the harness plays it out
     start = Position("XX.X/OOO./X.../....|" + "|".join(["..../..../..../...."] * 3), "qubic")
     assert start.to_move == "O"
@@ -110,13 +100,12 @@ def test_a_family_game_from_a_near_finished_position(monkeypatch: pytest.MonkeyP
 
 
 def test_the_family_part_runs_and_writes_its_table(
-    monkeypatch: pytest.MonkeyPatch, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:
-    bench = _benchmarks(monkeypatch, "bench_qubic")
     out = tmp_path / "family.json"
     argv = ["--parts", "family", "--members", "seed-qubic:1,threats:200", "--cells", "21",
             "--nodes", "300", "--out", str(out)]
-    assert bench.main(argv) == 0
+    assert bench_qubic.main(argv) == 0
     report = json.loads(out.read_text())
     rows = report["family"]["members"]
     assert list(rows) == ["seed-qubic:1", "threats:200"]
@@ -124,11 +113,10 @@ def test_the_family_part_runs_and_writes_its_table(
     games = report["family"]["games"]
     assert all(game["start"].startswith(".") and game["cell"] == 21 for game in games)
     assert "| total" in capsys.readouterr().out
-    assert bench.main(argv) == 0
+    assert bench_qubic.main(argv) == 0
     again = json.loads(out.read_text())["family"]["games"]
     assert [game["moves"] for game in again] == [game["moves"] for game in games]  # repeatable
     # the games by line: one line a member here (one first cell each)
-    family = _benchmarks(monkeypatch, "qubic_family")
     assert family.main([str(out), "--plies", "2"]) == 0
     table = capsys.readouterr().out
     assert "| seed-qubic:1 | 1 |" in table and "| threats:200 | 1 |" in table
@@ -144,7 +132,6 @@ def test_the_family_part_runs_and_writes_its_table(
 def test_escapes_finds_where_a_lost_game_was_lost(
     monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
 ) -> None:
-    family = _benchmarks(monkeypatch, "qubic_family")
     monkeypatch.setattr(family, "WALK_NODES", 20_000)
     monkeypatch.setattr(family, "DEEP_NODES", 20_000)
     # X takes a square of four on the first layer, O plays elsewhere; X wins by threats
@@ -165,9 +152,8 @@ def test_escapes_finds_where_a_lost_game_was_lost(
 
 
 def test_book_changes_names_the_games_a_new_book_reaches(
-    monkeypatch: pytest.MonkeyPatch, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:
-    family = _benchmarks(monkeypatch, "qubic_family")
     shipped = tmp_path / "shipped.json.gz"
     shipped.write_bytes((Path(family.__file__).parent.parent / "src" / "noughts" / "data"
                          / "qubic-o-book.json.gz").read_bytes())

@@ -91,13 +91,9 @@ _KNOWN: dict[str, _Known] = {
     # perfect spans about 400 Elo, so the levels are placed at even Elo steps on it.
     "4x4": _Known(featured=True, book_marks=8,
                   skills=(0.35, 1.1, 1.8, 2.85, 3.7, 4.6, 5.5, 6.7, 7.7)),
-    # In Qubic at 500,000 nodes a move, as X against the faithful copy of the 4x4x4
-    # seed's bot (seed-qubic:3), the same ten games (seeds 21001-21010) were won 10
-    # times with the seed's even 4**marks weights and 6 times with the steep ones.
-    # O's opening book (scripts/build_o_book.py): its reply to X's first move, its
-    # second move, its third after X's likeliest third moves and, after a corner or
-    # centre, its fourth after X's likeliest fourth move, kept by games against
-    # X players outside the family benchmark (docs/qubic-o.md).
+    # Qubic: X plays the shipped strategy, and where it searches, the even 4**marks
+    # weights; O plays its opening book first (noughts.builders.o_book builds it), then
+    # searches with the learned tempo on the hand-written weights (docs/qubic-o.md).
     "4x4x4": _Known(featured=True, strategy="qubic-strategy.bin", even_first_player=True,
                     learned_eval="qubic-eval.json", o_book="qubic-o-book.json.gz"),
     "5x4": _Known(listed=False, book_marks=1),

@@ -4,4 +4,8 @@
 * :mod:`noughts.builders.proof_tree` -- the proof-number tree a strategy is grown in.
 * :mod:`noughts.builders.strategy_build` -- growing a strategy offline, in jobs.
 * :mod:`noughts.builders.strategy_check` -- checking a strategy with code of its own.
+* :mod:`noughts.builders.o_book` -- building O's Qubic opening book by games.
+* :mod:`noughts.builders.o_book_deepen` -- checking and extending it by deep proofs.
+* :mod:`noughts.builders.checkpoint` -- a build's records, kept so that it resumes and
+  replays.
 """

@@ -2,33 +2,21 @@
 
 Qubic is lost for O against perfect play (:mod:`noughts.knowledge.strategy` holds X's
 proof), so no reply can be proven good: the book holds the replies that did best in
-games against fallible X players, built by ``scripts/build_o_book.py`` (never against
-the players O is measured on). The engine's plan consults it for O before searching
-(:class:`~noughts.knowledge.shipped.Knowledge`), as it consults the strategy for X.
+games against fallible X players (built offline by :mod:`noughts.builders.o_book`, never
+against the players O is measured on) and, deeper, replies that deep proof searches
+could not refute (:mod:`noughts.builders.o_book_deepen`). The engine's plan consults it
+for O before searching (:class:`~noughts.knowledge.shipped.Knowledge`), and checks each
+book move with a short proof search before it plays it.
 
 Positions are stored up to symmetry (a :class:`~noughts.knowledge.canonical.CanonicalTable`),
 so a position reached in any orientation is found, and answered alike. A shipped book
 is a file in ``noughts/data`` named by the variant record
-(:attr:`~noughts.variants.Variant.o_book`), read the first time it is asked for. Qubic's
-(``qubic-o-book.json.gz``) answers X's two kinds of first move (a corner or centre,
-any other cell) with the engine's own best reply class, kept over its two rivals in
-games against X players of several kinds outside the family benchmark,
-each class of X's second move (18 after a corner or centre, 33 after another cell)
-with the reply that did best against stronger X players outside the family, X's
-two likeliest third moves in each of those 51 lines, and, after a corner or centre, X's
-likeliest fourth move in each line. Then ``scripts/deepen_o_book.py`` checked O's third
-and fourth moves by proof searches far larger than a move can afford: a book move that
-X's win refutes within 500,000 proof positions was replaced by the first reply with no
-win found in 2,000,000, and so was the engine's own move after X's 3rd to 10th likeliest
-third moves (such an entry has no games); where every reply checked was refuted, the
-builder's games ranked the book's or engine's move and the hardest others to refute
-(such an entry keeps those games). It also follows the lines of games against noughts'
-own X at three budgets up to ply 14, storing each move decided there by the same
-checks or games. The first book built,
-against noughts' own X alone (``checkpoints/qubic-o-book.json.gz``), made O weaker and
-is not shipped (docs/qubic-o.md). The file is gzip-compressed JSON: ``{"format": 1, "variant":
-"4x4x4", "built": {...}, "entries": [[x, o, move, games, score], ...]}`` with ``score``
-O's points in the ``games`` the builder played with the kept reply (a win 1, a draw 1/2).
+(:attr:`~noughts.variants.Variant.o_book`), read the first time it is asked for. The file
+is gzip-compressed JSON: ``{"format": 1, "variant": "4x4x4", "built": {...}, "entries":
+[[x, o, move, games, score], ...]}`` with ``score`` O's points in the ``games`` the
+builder played with the kept reply (a win 1, a draw 1/2; no games for a reply kept by
+proof). What the shipped book holds, and how strong O plays with it, is in
+docs/qubic-o.md.
 
 >>> from noughts.position import Position
 >>> book = OBook("4x4x4")

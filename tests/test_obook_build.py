@@ -1,0 +1,78 @@
+"""The O book's build: its checkpoint, and the shipped book rebuilt byte for byte from
+the records kept in git by the two commands its builders' docstrings give."""
+
+from __future__ import annotations
+
+import gzip
+import shlex
+from pathlib import Path
+from typing import NoReturn
+
+import pytest
+
+import noughts.builders.o_book as builder
+import noughts.builders.o_book_deepen as deepen
+from noughts.builders.checkpoint import Checkpoint
+from noughts.errors import NoughtsError
+
+ROOT = Path(__file__).resolve().parent.parent
+RECORDS = ROOT / "checkpoints" / "qubic-o-book-build.json.gz"
+SHIPPED = ROOT / "src" / "noughts" / "data" / "qubic-o-book.json.gz"
+
+
+def _command(docstring: str | None, script: str) -> list[str]:
+    """The arguments of the command for ``script`` in a builder's docstring."""
+    assert docstring is not None
+    text = docstring.replace("\\\n", "")  # the shell's line continuations
+    line = next(line for line in text.splitlines() if f"python {script}" in line)
+    words = shlex.split(line)
+    return words[words.index(script) + 1:]
+
+
+def _no_search(*args: object, **kwargs: object) -> NoReturn:
+    raise AssertionError("the rebuild ran a search: a record is missing")
+
+
+def test_the_shipped_book_rebuilds_byte_for_byte_from_the_kept_records(
+        monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> None:
+    # every game, check, ranking and decision is recalled: no search, no game is played
+    # (the engine's entry points by their names before and after the one-plan engine)
+    searches = ("anytime_evaluate", "anytime_move", "choose_move", "evaluate_moves",
+                "find_win", "member_player", "play_game", "ProofDefence")
+    for module in (builder, deepen):
+        found = [name for name in searches if hasattr(module, name)]
+        assert len(found) >= 3, f"{module.__name__} plays through other names: {found}"
+        for name in found:
+            monkeypatch.setattr(module, name, _no_search)
+    records = tmp_path / "records.json.gz"
+    records.write_bytes(RECORDS.read_bytes())
+    built, shipped = tmp_path / "built.json.gz", tmp_path / "shipped.json.gz"
+    build = _command(builder.__doc__, "scripts/build_o_book.py")
+    assert builder.main([*build, "--checkpoint", str(records), "--out", str(built)]) == 0
+    deep = _command(deepen.__doc__, "scripts/deepen_o_book.py")
+    assert deepen.main([*deep, "--checkpoint", str(records), "--book", str(built),
+                        "--out", str(shipped)]) == 0
+    assert shipped.read_bytes() == SHIPPED.read_bytes()
+    assert records.read_bytes() == RECORDS.read_bytes()  # nothing new was recorded
+
+
+def test_a_checkpoint_keeps_its_parts_and_refuses_what_it_cannot_read(tmp_path: Path) -> None:
+    plain = Checkpoint(tmp_path / "plain.json")
+    plain.part("build")["games"] = {"a/0": {"points": 0.5}}
+    plain.part("deep")
+    plain.save()
+    assert b'"format": 1' in plain.path.read_bytes()  # not compressed: its name says so
+    again = Checkpoint(plain.path)
+    assert again.parts == {"build": {"games": {"a/0": {"points": 0.5}}}, "deep": {}}
+    packed = Checkpoint(tmp_path / "packed.json.gz")
+    packed.parts = again.parts
+    packed.save()
+    first = packed.path.read_bytes()
+    packed.save()
+    assert packed.path.read_bytes() == first and gzip.decompress(first).startswith(b"{")
+    (tmp_path / "bad.json.gz").write_bytes(b"not gzip")
+    with pytest.raises(NoughtsError, match=r"bad\.json\.gz: damaged checkpoint"):
+        Checkpoint(tmp_path / "bad.json.gz")
+    (tmp_path / "old.json").write_text('{"games": {}, "checks": {}}')
+    with pytest.raises(NoughtsError, match=r"old\.json: not a checkpoint of format 1"):
+        Checkpoint(tmp_path / "old.json")
