@@ -38,7 +38,9 @@ from noughts.search.pvs import AnytimeSearch
 if TYPE_CHECKING:
     from noughts.knowledge.learned import LearnedEval
 
-__all__ = ["Core", "compiled", "name", "anytime_search", "Searcher", "PURE_PYTHON_VARIABLE"]
+__all__ = [
+    "Core", "built", "compiled", "name", "anytime_search", "Searcher", "PURE_PYTHON_VARIABLE",
+]
 
 Core = Literal["python", "compiled"]
 PURE_PYTHON_VARIABLE = "NOUGHTS_PURE_PYTHON"
@@ -47,16 +49,23 @@ _MAX_COMPILED_CELLS = 64
 
 
 @cache
-def compiled() -> ModuleType | None:
-    """The compiled core's module, or ``None`` where it is not built or not wanted (the
-    environment's :data:`PURE_PYTHON_VARIABLE`). Loaded at the first call."""
-    if os.environ.get(PURE_PYTHON_VARIABLE, "").strip() not in ("", "0"):
-        return None
+def built() -> ModuleType | None:
+    """The compiled core's module if the installation holds it (loaded at the first
+    call), whatever the environment says."""
     try:
         from noughts.search import _core
     except ImportError:
         return None
     return _core
+
+
+@cache
+def compiled() -> ModuleType | None:
+    """The compiled core's module, or ``None`` where it is not built or not wanted (the
+    environment's :data:`PURE_PYTHON_VARIABLE`)."""
+    if os.environ.get(PURE_PYTHON_VARIABLE, "").strip() not in ("", "0"):
+        return None
+    return built()
 
 
 def name() -> Core:
@@ -65,10 +74,11 @@ def name() -> Core:
 
 
 def _native(core: Core | None, geometry: Geometry) -> ModuleType | None:
-    """The compiled module to use for a search on ``geometry``, or ``None`` for Python."""
+    """The compiled module to use for a search on ``geometry``, or ``None`` for Python
+    (``core`` asks for one; the compiled one takes boards of up to 64 cells)."""
     if core == "python":
         return None
-    module = compiled()
+    module = built() if core == "compiled" else compiled()
     if core == "compiled" and module is None:
         raise NoughtsError("the compiled search core is not built in this installation")
     if module is None or geometry.cells > _MAX_COMPILED_CELLS:
@@ -79,7 +89,7 @@ def _native(core: Core | None, geometry: Geometry) -> ModuleType | None:
 @lru_cache(maxsize=16)
 def _compiled_tables(tables: Tables) -> object:
     """The compiled core's copy of a board's tables (made once per board)."""
-    module = compiled()
+    module = built()
     assert module is not None
     return module.Tables(tables.cells, tables.k, tables.lines, tables.through,
                          tables.perms, *tables.base)
