@@ -207,7 +207,7 @@ class SymmetryKeys:
     images of one another, so they have one value.
     """
 
-    __slots__ = ("cells", "count", "_tables", "_perms", "_inverses")
+    __slots__ = ("cells", "count", "_tables", "_singles", "_perms", "_inverses")
 
     def __init__(self, geometry: Geometry, max_symmetries: int = MAX_KEY_SYMMETRIES) -> None:
         group = geometry.symmetry_group
@@ -217,36 +217,48 @@ class SymmetryKeys:
         self.count = len(perms)
         self._perms = perms
         self._inverses: tuple[tuple[int, ...], ...] = group.inverses[:max_symmetries]
+        # For each byte of a position's word (the bits of ``me``, then those of ``opp``)
+        # and each of its 256 values, the images of those bits under every symmetry: a
+        # table filled as the lookups need it (a cold start reads a few dozen entries).
         width = 2 * cells
-        tables: list[tuple[tuple[int, ...], ...]] = []
-        for base in range(0, width, 8):
-            singles = []
-            for bit in range(min(8, width - base)):
-                index = base + bit
-                cell, shift = (index, 0) if index < cells else (index - cells, cells)
-                singles.append(tuple(1 << (perm[cell] + shift) for perm in perms))
-            table: list[tuple[int, ...]] = [(0,) * len(perms)]
-            for byte in range(1, 1 << len(singles)):
-                low = byte & -byte
-                table.append(
-                    tuple(map(or_, table[byte ^ low], singles[low.bit_length() - 1]))
-                )
-            tables.append(tuple(table))
-        self._tables = tuple(tables)
+        self._tables: list[list[tuple[int, ...] | None]] = [
+            [(0,) * self.count] + [None] * 255 for _ in range(0, width, 8)]
+        self._singles: list[list[tuple[int, ...]] | None] = [None] * len(self._tables)
 
     def word(self, me: Bitboard, opp: Bitboard) -> int:
         """The position's own (unreduced) word."""
         return me | opp << self.cells
 
+    def _entry(self, index: int, byte: int) -> tuple[int, ...]:
+        """The images of ``byte`` at byte ``index`` of a word, under every symmetry."""
+        singles = self._singles[index]
+        if singles is None:
+            singles = []
+            for bit in range(min(8, 2 * self.cells - 8 * index)):
+                at = 8 * index + bit
+                cell, shift = (at, 0) if at < self.cells else (at - self.cells, self.cells)
+                singles.append(tuple(1 << (perm[cell] + shift) for perm in self._perms))
+            self._singles[index] = singles
+        low = byte & -byte
+        rest = byte ^ low
+        single = singles[low.bit_length() - 1]
+        images = single if not rest else tuple(map(or_, self._image(index, rest), single))
+        self._tables[index][byte] = images
+        return images
+
+    def _image(self, index: int, byte: int) -> tuple[int, ...]:
+        images = self._tables[index][byte]
+        return images if images is not None else self._entry(index, byte)
+
     def _images(self, word: int) -> tuple[int, ...] | map[int]:
         tables = self._tables
-        images: tuple[int, ...] | map[int] = tables[0][word & 255]
+        images: tuple[int, ...] | map[int] = tables[0][word & 255] or self._entry(0, word & 255)
         word >>= 8
         index = 1
         while word:
             byte = word & 255
             if byte:
-                images = map(or_, images, tables[index][byte])
+                images = map(or_, images, tables[index][byte] or self._entry(index, byte))
             word >>= 8
             index += 1
         return images

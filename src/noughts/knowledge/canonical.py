@@ -35,11 +35,36 @@ Key = tuple[int, int]
 
 class CanonicalTable(Generic[E]):
     """Entries of type ``E`` keyed by canonical position; a move in an entry is in
-    the key's orientation (:meth:`to_canonical`, :meth:`from_canonical`)."""
+    the key's orientation (:meth:`to_canonical`, :meth:`from_canonical`).
+
+    A table read from a file may keep its entries packed until something asks for them
+    all (:attr:`entries`): :meth:`get` then finds one without unpacking the rest (a
+    subclass gives :meth:`_unpack` and :meth:`_get_packed`), so a move read from a big
+    table costs no parse of it.
+    """
 
     def __init__(self, variant_name: str) -> None:
         self.geometry = variant(variant_name).geometry
-        self.entries: dict[Key, E] = {}
+        self._entries: dict[Key, E] | None = {}
+
+    @property
+    def entries(self) -> dict[Key, E]:
+        """Every entry, by key (unpacked on first use)."""
+        if self._entries is None:
+            self._entries = self._unpack()
+        return self._entries
+
+    def get(self, key: Key) -> E | None:
+        """The entry stored under ``key``, if any."""
+        if self._entries is None:
+            return self._get_packed(key)
+        return self._entries.get(key)
+
+    def _unpack(self) -> dict[Key, E]:
+        return {}
+
+    def _get_packed(self, key: Key) -> E | None:
+        return self.entries.get(key)
 
     def __len__(self) -> int:
         return len(self.entries)

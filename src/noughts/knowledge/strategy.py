@@ -87,9 +87,39 @@ class Found:
 class Strategy(CanonicalTable[Entry]):
     """Moves for the positions a strategy meets, keyed by canonical form."""
 
-    def __init__(self, variant_name: str) -> None:
+    def __init__(self, variant_name: str, packed: bytes = b"") -> None:
         super().__init__(variant_name)
         self.variant = variant_name
+        self._packed = packed
+        if packed:  # records sorted by key, as the file holds them: read on demand
+            self._entries = None
+
+    def _unpack(self) -> dict[tuple[int, int], Entry]:
+        return {(x, o): Entry(move, status == PROVEN, plies, effort)
+                for x, o, move, status, plies, effort in _RECORD.iter_unpack(self._packed)}
+
+    @functools.cached_property
+    def most_marks(self) -> int:
+        """The most marks on any stored position's board (read without unpacking)."""
+        if self._entries is not None:
+            return super().most_marks
+        return max(((x | o).bit_count() for x, o, *_ in _RECORD.iter_unpack(self._packed)),
+                   default=0)
+
+    def _get_packed(self, key: tuple[int, int]) -> Entry | None:
+        """Binary search of the packed records for ``key``."""
+        packed, size = self._packed, _RECORD.size
+        low, high = 0, len(packed) // size
+        while low < high:
+            middle = (low + high) // 2
+            x, o, move, status, plies, effort = _RECORD.unpack_from(packed, middle * size)
+            if (x, o) == key:
+                return Entry(move, status == PROVEN, plies, effort)
+            if (x, o) < key:
+                low = middle + 1
+            else:
+                high = middle
+        return None
 
     @property
     def proven_count(self) -> int:
@@ -109,7 +139,7 @@ class Strategy(CanonicalTable[Entry]):
 
     def found_at(self, key: tuple[int, int], symmetry: int) -> Found | None:
         """:meth:`lookup` for a position whose :meth:`key` is already known."""
-        entry = self.entries.get(key)
+        entry = self.get(key)
         if entry is None:
             return None
         return Found(self.from_canonical(symmetry, entry.move), entry.proven, entry.plies)
@@ -140,10 +170,7 @@ class Strategy(CanonicalTable[Entry]):
             raise NoughtsError(f"damaged strategy file: {error}") from None
         if len(body) % _RECORD.size:
             raise NoughtsError("damaged strategy file: truncated record")
-        strategy = cls(name)
-        for x, o, move, status, plies, effort in _RECORD.iter_unpack(body):
-            strategy.entries[(x, o)] = Entry(move, status == PROVEN, plies, effort)
-        return strategy
+        return cls(name, body)
 
     def save(self, path: Path) -> bool:
         """Write the file atomically, unless it already holds these bytes; True if it
