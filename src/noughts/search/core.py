@@ -56,7 +56,7 @@ def built() -> ModuleType | None:
         from noughts.search import _core
     except ImportError:
         return None
-    return _core
+    return _core if hasattr(_core, "Search") else None  # (not a stray folder of that name)
 
 
 @cache
