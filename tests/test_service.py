@@ -237,6 +237,15 @@ def test_stats_count_hits_and_misses(client: TestClient) -> None:
     assert after["engine"]["started"] == 1 and after["engine"]["running"] == 0
 
 
+def test_stats_say_which_search_core_runs(client: TestClient,
+                                          monkeypatch: pytest.MonkeyPatch) -> None:
+    from noughts.search import core
+
+    assert client.get("/api/v1/stats").json()["engine"]["core"] == core.name()
+    monkeypatch.setattr(core, "name", lambda: "python")
+    assert client.get("/api/v1/stats").json()["engine"]["core"] == "python"
+
+
 def test_answers_say_how_long_they_were_in_the_app(client: TestClient) -> None:
     response = client.post("/api/v1/move", json={"board": "XX./OO./..."})
     timing = response.headers["server-timing"]

@@ -7,6 +7,7 @@ from typing import Any
 
 import yaml
 
+from noughts.search.core import PURE_PYTHON_VARIABLE
 from noughts.service.settings import Settings
 
 TEMPLATE = Path(__file__).resolve().parent.parent / "template.yaml"
@@ -40,7 +41,12 @@ def test_every_variable_is_a_setting() -> None:
     function = load()["Resources"]["MoveFunction"]["Properties"]
     variables = function["Environment"]["Variables"]
     fields = {f"NOUGHTS_{name.upper()}" for name in Settings.model_fields}
-    assert set(variables) <= fields
+    assert set(variables) <= fields | {PURE_PYTHON_VARIABLE}
+
+
+def test_the_lambda_runs_the_python_core_and_says_so() -> None:
+    variables = load()["Resources"]["MoveFunction"]["Properties"]["Environment"]["Variables"]
+    assert variables[PURE_PYTHON_VARIABLE] == "1"
 
 
 def test_the_cache_url_and_its_network_are_parameters() -> None:

@@ -5,7 +5,7 @@ from __future__ import annotations
 import asyncio
 from functools import lru_cache
 from pathlib import Path
-from typing import Any
+from typing import Any, Literal
 
 from fastapi import APIRouter, Request
 from fastapi.responses import FileResponse, Response
@@ -197,7 +197,15 @@ def _engine_stats(service: MoveService) -> EngineStats:
         processes=0 if pool is None else pool.processes,
         processes_ready=0 if pool is None else pool.ready,
         processes_replaced=0 if pool is None else pool.replaced,
+        core=_core_name(),
     )
+
+
+def _core_name() -> Literal["compiled", "python"]:
+    """Which search core runs (the module is loaded here, not at the app's start)."""
+    from noughts.search import core
+
+    return core.name()
 
 
 @site.get("/healthz", response_model=HealthResponse, tags=["service"], summary="Liveness")

@@ -221,6 +221,10 @@ class EngineStats(BaseModel):
     processes_replaced: int = Field(
         0, description="Worker processes replaced because they died or hung."
     )
+    core: Literal["compiled", "python"] = Field(
+        "python", description="The search core that runs: compiled (the C extension) or "
+        "python (its pure-Python reference; NOUGHTS_PURE_PYTHON=1, or no compiler at install)."
+    )
 
 
 class SharedCacheStats(BaseModel):
