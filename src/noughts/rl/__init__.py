@@ -1,6 +1,6 @@
 """Environments for learning agents, with exact opponents and an exact judge.
 
-Needs the ``rl`` extra (``pip install 'noughts[rl]'``: PettingZoo and Gymnasium);
+Needs the ``rl`` extra (``pip install '.[rl]'`` in a clone: PettingZoo and Gymnasium);
 ``import noughts`` never imports it.
 
 - :func:`aec_env`: a PettingZoo AEC environment for any variant (two agents, X and O);
@@ -26,7 +26,7 @@ try:
     import pettingzoo  # noqa: F401
 except ImportError as error:  # pragma: no cover - the extra is installed for the tests
     raise ImportError(
-        f"noughts.rl needs the rl extra: pip install 'noughts[rl]' ({error})"
+        f"noughts.rl needs the rl extra: pip install '.[rl]' in a clone of noughts ({error})"
     ) from error
 
 from noughts.rl.aec import AGENT_OF, AGENTS, NoughtsAECEnv, aec_env, render_text
