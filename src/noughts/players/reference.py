@@ -39,7 +39,8 @@ Each bot has a ``name`` and ``choose(position) -> cell``; randomness comes from
 2
 >>> RandomBot(seed=3).choose(Position("XO./.../...")) in range(2, 9)
 True
->>> RulesBot(seed=1).choose(Position("XX./OO./...")), RulesBot(seed=1).choose(Position("XX./O../..."))
+>>> rules = RulesBot(seed=1)
+>>> rules.choose(Position("XX./OO./...")), rules.choose(Position("XX./O../..."))  # win, block
 (2, 2)
 """
 
