@@ -265,7 +265,9 @@ def test_move_starts_without_the_web_stack() -> None:
 
 
 def test_move_on_3x3_imports_only_what_it_needs() -> None:
-    """The cold start's guard: what ``noughts move`` on 3x3 leaves unimported.
+    """The cold start's guard: what ``noughts move`` on 3x3 leaves unimported (its
+    bound, a ``noughts.budget.Limit`` of the default time, is made; the table answers
+    within it without a search).
 
     Run under ``-S`` (no site hooks: a machine's ``.pth`` files import what they like).
     """
@@ -289,7 +291,7 @@ def test_move_on_3x3_imports_only_what_it_needs() -> None:
     assert status == 0
     assert "noughts.exact.table3x3" in modules  # it did answer from the table
     unneeded = {"threading", "dataclasses", "shutil", "inspect", "noughts.exact.negamax",
-                "noughts.exact.book", "noughts.budget", "noughts.search", "noughts.players",
+                "noughts.exact.book", "noughts.search", "noughts.players",
                 "noughts.teaching"}
     assert unneeded & set(modules) == set()
 
@@ -339,3 +341,107 @@ def test_move_time_counts_from_the_commands_start(
     (limit,) = seen
     assert before <= limit.start <= before + 0.1  # the command's start, not the search's
     assert limit.deadline == pytest.approx(limit.start + 0.3)
+
+
+# -- every command keeps a bound -----------------------------------------------------------
+@pytest.mark.parametrize("command", ["move", "analyze"])
+def test_move_and_analyze_without_time_get_the_apis_default_limit(
+    command: str, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """No ``--time`` is the API's default time (``noughts.budget.DEFAULT_SECONDS``, the
+    service's ``default_time_ms``), counted from the command's start, and the help says so."""
+    import noughts.engine as engine_module
+    from noughts.budget import DEFAULT_SECONDS, Limit
+    from noughts.service.settings import Settings
+
+    assert Settings().default_time_ms == DEFAULT_SECONDS * 1000
+    seen: list[Limit | None] = []
+    name = {"move": "choose_move", "analyze": "evaluate_moves"}[command]
+    real = getattr(engine_module, name)
+
+    def spy(position: Position, limit: Limit | None = None, **options: object) -> object:
+        seen.append(limit)
+        return real(position, limit, **options)
+
+    monkeypatch.setattr(engine_module, name, spy)
+    run_json([command, "--variant", "4x4k3"], capsys)
+    (limit,) = seen
+    assert limit is not None and limit.seconds == pytest.approx(DEFAULT_SECONDS)
+    with pytest.raises(SystemExit):
+        main([command, "--help"])
+    help_text = " ".join(capsys.readouterr().out.split())
+    assert f"default {DEFAULT_SECONDS:g} s, as the API's" in help_text
+
+
+def test_move_on_a_board_too_slow_to_solve_answers_within_the_default_limit(
+    capsys: pytest.CaptureFixture[str],
+) -> None:
+    """The empty 4x5 board: a full solve took minutes; without ``--time`` the move comes
+    within the default second (and a little start-up)."""
+    import time
+
+    from noughts.budget import DEFAULT_SECONDS
+
+    began = time.perf_counter()
+    record = run_json(["move", "--variant", "4x5"], capsys)
+    assert record["move"] is not None
+    assert time.perf_counter() - began < DEFAULT_SECONDS + 1.5
+
+
+def test_a_long_search_shows_progress_on_a_terminal_and_never_with_json() -> None:
+    """Past a few seconds a search shows a Rich progress line at a terminal (on stderr,
+    gone when the answer comes); ``--json`` at the same terminal prints JSON only."""
+    import pexpect
+
+    env = {**os.environ, "PYTHONPATH": str(Path(noughts.__file__).parent.parent),
+           "COLUMNS": "120"}
+    command = [sys.executable, "-m", "noughts", "analyze", "--variant", "5x5k4", "--time", "3.5"]
+    child = pexpect.spawn(command[0], command[1:], env=env, encoding="utf-8", timeout=60)
+    child.expect(r"X to move on 5x5k4: every move's value.*of 3\.5 s")
+    child.expect(pexpect.EOF)
+    child.close()
+    assert child.exitstatus == 0
+    assert "each move's value for X" in child.before
+    quiet = pexpect.spawn(command[0], [*command[1:], "--json"], env=env, encoding="utf-8",
+                          timeout=60)
+    quiet.expect(pexpect.EOF)
+    quiet.close()
+    assert quiet.exitstatus == 0
+    record = json.loads(quiet.before)  # nothing else on the terminal
+    assert record["variant"] == "5x5k4" and len(record["moves"]) == 25
+
+
+def test_progress_line_shows_what_runs_and_goes_away() -> None:
+    import time
+
+    from rich.console import Console
+
+    from noughts.budget import Limit
+    from noughts.cli.progress import with_progress
+
+    screen = io.StringIO()
+    console = Console(file=screen, force_terminal=True, width=100)
+    answer = with_progress(
+        lambda: time.sleep(0.6) or 42, "solving 4x5", show=True, limit=Limit.within(2.0),
+        nodes=lambda: 1234, quiet_s=0.1, console=console,
+    )  # fmt: skip
+    assert answer == 42
+    assert "solving 4x5" in screen.getvalue() and "1,234 nodes" in screen.getvalue()
+    quiet = io.StringIO()
+    with_progress(lambda: time.sleep(0.3), "quick", show=True, quiet_s=1.0,
+                  console=Console(file=quiet, force_terminal=True))  # fmt: skip
+    assert quiet.getvalue() == ""
+    with pytest.raises(ZeroDivisionError):
+        with_progress(lambda: 1 // 0, "failing", show=True, quiet_s=0.1)
+
+
+def test_version_prints_the_package_version(capsys: pytest.CaptureFixture[str]) -> None:
+    from importlib.metadata import version
+
+    status, out, err = run(["--version"], capsys)
+    assert (status, out, err) == (0, f"noughts {version('noughts')}\n", "")
+    source = str(Path(noughts.__file__).parent.parent)
+    done = subprocess.run([sys.executable, "-m", "noughts", "--version"], capture_output=True,
+                          text=True, timeout=60, check=True,
+                          env={**os.environ, "PYTHONPATH": source})  # fmt: skip
+    assert done.stdout == out

@@ -21,6 +21,18 @@ def test_the_readme_is_short_and_keeps_the_two_set_up_commands() -> None:
     assert commands[:2] == ["pip install . && noughts serve", "bash scripts/test.sh"]
 
 
+def test_the_readme_says_what_a_new_user_needs_before_the_commands() -> None:
+    """Python 3.11, a virtual environment (Debian refuses a system-wide pip install), what
+    the test command installs and how long it takes, and extras named from a clone."""
+    section = README.split("<!-- section: setup -->")[1].split("## A one-minute")[0]
+    setup = " ".join(section.split())
+    for needed in ("Python 3.11 or newer", "virtual environment", "externally-managed-environment",
+                   "python3 -m venv", "apt-get", "as root", "10 to 40 minutes",
+                   "pip install '.[rl]'"):  # fmt: skip
+        assert needed in setup, needed
+    assert "'noughts[rl]'" not in README
+
+
 def test_the_readmes_links_and_images_exist() -> None:
     targets = re.findall(r"\]\(([^)#]+)(?:#[^)]*)?\)", README)
     local = [t for t in targets if "://" not in t]

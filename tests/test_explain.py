@@ -195,3 +195,38 @@ def test_api_bad_requests(client: TestClient) -> None:
     assert answer.status_code == 422 and "depth-limited" in answer.json()["detail"]
     answer = client.post("/api/v1/explain", json={"algorithm": "depth-limited", "depth": 3})
     assert answer.status_code == 200 and answer.json()["depth"] == 3
+
+
+def test_explain_without_a_board_takes_the_empty_board(capsys: pytest.CaptureFixture[str]) -> None:
+    """As ``move`` and ``analyze`` do: no BOARD is the empty board of ``--variant``."""
+    status, out, err = run(["explain", "--variant", "4x4k3", "--depth", "2", "--json"], capsys)
+    assert status == 0, err
+    assert json.loads(out)["board"] == "..../..../..../...."
+    status, out, err = run(["explain", "--algorithm", "symmetry", "--json"], capsys)
+    assert status == 0, err
+    assert json.loads(out)["board"] == ".../.../..."
+    # Qubic's empty board: taken, and refused past the node bound in one line
+    status, out, err = run(["explain", "--variant", "qubic", "--node-limit", "1000"], capsys)
+    assert status == 2 and out == ""
+    assert err.startswith("noughts: error: the trace would enter more than 1,000 positions")
+    assert err.count("\n") == 1
+
+
+def test_explain_keeps_a_time_limit(capsys: pytest.CaptureFixture[str]) -> None:
+    """The API's explain deadline by default (``--help`` says so); past ``--time`` one
+    line and exit 2."""
+    from noughts.budget import EXPLAIN_SECONDS
+    from noughts.service.explain import DEADLINE_S
+
+    assert DEADLINE_S == EXPLAIN_SECONDS
+    status, out, err = run(["explain", "--variant", "4x4", "--algorithm", "minimax",
+                            "--node-limit", "100000000", "--time", "0.3"], capsys)  # fmt: skip
+    assert status == 2 and out == ""
+    assert err.splitlines() == [
+        "noughts: error: the trace and its table took longer than 0.3 s; give more --time, "
+        "a smaller --node-limit, a depth limit or a later position"
+    ]
+    with pytest.raises(SystemExit):
+        main(["explain", "--help"])
+    help_text = " ".join(capsys.readouterr().out.split())
+    assert f"(default {EXPLAIN_SECONDS:g} s, as the API's explain)" in help_text

@@ -156,16 +156,18 @@ def test_watch_level_10_against_itself_draws_3x3() -> None:
     assert summary_line(result.stdout).startswith("Game over: draw after 9 moves")
 
 
-def test_ai_moves_first_with_the_mark_it_is_given() -> None:
-    result = play("--first", "ai", "--mark", "O", stdin="q\n")
-    assert "X: AI level 10, O: you · X moves first" in result.stdout
-    assert result.stdout.index("X (AI level 10) plays") < result.stdout.index("Your move (O)")
-    result = play("--first", "ai", "--mark", "X", stdin="q\n")
-    assert "X: you, O: AI level 10 · O moves first" in result.stdout
-    assert result.stdout.index("O (AI level 10) plays") < result.stdout.index("Your move (X)")
-    result = play("--first", "you", "--mark", "O", stdin="5\nq\n")
-    assert "X: AI level 10, O: you · O moves first" in result.stdout
-    assert played_moves(result.stdout)[0] == "b2"
+def test_x_moves_first_and_o_answers_whichever_flag_says_so() -> None:
+    """X always moves first: ``--mark O`` alone has the AI open as X (it needed
+    ``--first ai`` before), and ``--first ai`` alone gives the human O."""
+    for options in (["--mark", "O"], ["--first", "ai"], ["--first", "ai", "--mark", "O"]):
+        result = play(*options, stdin="q\n")
+        assert result.returncode == 0, result.stderr
+        assert "X: AI level 10, O: you · X moves first" in result.stdout
+        assert result.stdout.index("X (AI level 10) plays") < result.stdout.index("Your move (O)")
+    for options in (["--mark", "X"], ["--first", "you"], []):
+        result = play(*options, stdin="5\nq\n")
+        assert "X: you, O: AI level 10 · X moves first" in result.stdout
+        assert played_moves(result.stdout)[0] == "b2"
 
 
 def test_qubic_accepts_layer_coordinates_and_highlights_the_winning_line() -> None:
@@ -200,6 +202,9 @@ def test_chess_coordinates_on_4x4() -> None:
         (["--variant", "3x3k4"], "unknown variant '3x3k4'"),
         (["--time", "0"], "--time: time limit must be a positive number"),
         (["--first", "maybe"], "argument --first: invalid choice"),
+        (["--mark", "O", "--first", "you"], "--mark O contradicts --first you: X always"),
+        (["--mark", "X", "--first", "ai"], "--mark X contradicts --first ai: X always"),
+        (["--mark", "random", "--first", "you"], "--mark random contradicts --first you"),
         (["--watch", "--two-players"], "not allowed with argument"),
     ],
 )
@@ -223,15 +228,15 @@ def test_terminal_game_against_level_10_ends_without_a_human_win() -> None:
         child.sendline(str(next(cells)))
     verdict = child.match.group(1)
     assert verdict in ("draw", "O wins (the AI)")
-    # a finished game at a terminal offers a new one: the board starts empty again and
-    # the other side moves first (here the AI, O)
+    # a finished game at a terminal offers a new one: the board starts empty again, the
+    # marks change hands and X moves first (here the AI, now X)
     child.expect(r"u undo · n new game · q quit: ")
     child.sendline("n")
-    child.expect(r"New game: O \(AI level 10\) moves first")
-    child.expect(r"O \(AI level 10\) plays [a-c][1-3]")
-    child.expect(r"Your move \(X\): ")
+    child.expect(r"New game: X \(AI level 10\) moves first")
+    child.expect(r"X \(AI level 10\) plays [a-c][1-3]")
+    child.expect(r"Your move \(O\): ")
     child.sendline("q")
-    child.expect(r"Game stopped \(you quit\): X to move \(you\) after 1 move")
+    child.expect(r"Game stopped \(you quit\): O to move \(you\) after 1 move")
     child.expect(r"Games finished: 1 \((AI won|drawn) 1\)")
     child.expect(pexpect.EOF)
     child.close()
@@ -364,11 +369,15 @@ def test_plan_game_honours_first_and_mark() -> None:
 
     assert plan() == ({"X": None, "O": 10}, "X")
     assert plan(first="ai") == ({"O": None, "X": 10}, "X")
-    assert plan(mark="O") == ({"O": None, "X": 10}, "O")
+    assert plan(mark="O") == ({"O": None, "X": 10}, "X")  # X first: the AI opens
     assert plan(first="ai", mark="O", level="4") == ({"O": None, "X": 4}, "X")
+    assert plan(first="you", mark="X") == ({"X": None, "O": 10}, "X")
     assert plan(watch=True, level="3,10") == ({"X": 3, "O": 10}, "X")
-    firsts = {plan(first="random", mark="RANDOM")[1] for _ in range(1)}
-    assert firsts <= {"X", "O"}
+    for options in ({"first": "random", "mark": "RANDOM"}, {"mark": "RANDOM"}):
+        assert plan(**options)[1] == "X"
+    for first, mark in (("you", "O"), ("ai", "X"), ("random", "X"), ("you", "RANDOM")):
+        with pytest.raises(UsageError, match="X always moves first"):
+            plan(first=first, mark=mark)
     with pytest.raises(UsageError):
         plan(watch=True, mark="X")
 

@@ -92,8 +92,12 @@ def test_aec_render_modes() -> None:
     env.reset()
     env.step(4)
     assert env.render() == ". . .\n. X .\n. . .\nO to move"
+    image = NoughtsAECEnv("3x3", render_mode="rgb_array")
+    image.reset()
+    image.step(4)
+    assert image.render().shape == (96, 96, 3)
     with pytest.raises(ValueError, match="render_mode"):
-        NoughtsAECEnv("3x3", render_mode="rgb_array")
+        NoughtsAECEnv("3x3", render_mode="rgb")
 
 
 def test_gym_human_render_prints(capsys: pytest.CaptureFixture[str]) -> None:

@@ -344,8 +344,10 @@ def test_same_step_autoreset_returns_the_new_game_and_the_final_observation() ->
     assert terminated.tolist() == [True, False] and reward[0] == 1.0
     assert observation["observation"][0].sum() == 0 and observation["action_mask"][0].all()
     assert info["_final_obs"].tolist() == [True, False]
-    assert info["final_obs"]["observation"][0].sum() == 5  # the finished board
-    assert info["final_obs"]["action_mask"][0].sum() == 0
+    # as SyncVectorEnv: one observation (or None) per board, in an object array
+    assert info["final_obs"][1] is None
+    assert info["final_obs"][0]["observation"].sum() == 5  # the finished board
+    assert info["final_obs"][0]["action_mask"].sum() == 0
 
 
 def test_next_step_autoreset_ignores_the_action_after_the_end() -> None:
@@ -378,10 +380,18 @@ def test_an_illegal_action_ends_that_game_with_the_illegal_reward() -> None:
 
 
 def test_bad_arguments_are_named() -> None:
-    with pytest.raises(NoughtsError, match="batched opponent"):
+    with pytest.raises(NoughtsError, match="computes its opponent in NumPy"):
         NoughtsVectorEnv(2, "3x3", opponent="level:5")
-    with pytest.raises(NoughtsError, match="no exact table"):
+    with pytest.raises(NoughtsError, match="needs an exact table"):
         NoughtsVectorEnv(2, "3x3x3", opponent="exact")
+    with pytest.raises(NoughtsError, match="plays X only"):
+        NoughtsVectorEnv(2, "qubic", opponent="exact", agent="X")
+    with pytest.raises(NoughtsError, match="max_episode_steps"):
+        NoughtsVectorEnv(2, max_episode_steps=0)
+    with pytest.raises(NoughtsError, match="rgb_array"):
+        NoughtsVectorEnv(2, render_mode="human")
+    with pytest.raises(NoughtsError, match="one per board"):
+        NoughtsVectorEnv(2).reset(seed=[1, 2, 3])
     with pytest.raises(NoughtsError, match="rules"):
         NoughtsVectorEnv(2, "3x3-misere", opponent="rules")
     with pytest.raises(NoughtsError, match="num_envs"):

@@ -35,9 +35,24 @@ from typing import TypeVar
 
 from noughts.errors import NoughtsError
 
-__all__ = ["Limit", "BudgetExhausted", "one_limit", "check_seconds", "check_nodes"]
+__all__ = [
+    "Limit",
+    "BudgetExhausted",
+    "one_limit",
+    "check_seconds",
+    "check_nodes",
+    "DEFAULT_SECONDS",
+    "EXPLAIN_SECONDS",
+]
 
 _T = TypeVar("_T", int, float)
+
+DEFAULT_SECONDS = 1.0
+"""The time an answer gets when its caller names none: the API's default ``time_ms``
+and the command line's default ``--time`` for ``move`` and ``analyze``."""
+
+EXPLAIN_SECONDS = 60.0
+"""The time a traced search (the API's explain, ``noughts explain``) gets unless told."""
 
 
 def check_seconds(seconds: object, what: str = "time limit") -> float:

@@ -28,7 +28,7 @@ noughts.errors.GameOverError: the game is over: X has won
 
 from __future__ import annotations
 
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 
 from noughts.errors import BoardError, GameOverError, IllegalMoveError
 from noughts.geometry import Bitboard, Geometry, scan_forward
@@ -165,6 +165,23 @@ class Position:
 
     def __setattr__(self, name: str, value: object) -> None:
         raise AttributeError("Position is immutable; use play() for a new position")
+
+    def __reduce__(self) -> tuple[Callable[..., Position], tuple[object, ...]]:
+        """Pickled by value (its marks, its game, who started), so an object holding
+        positions pickles and deep-copies.
+
+        >>> import copy, pickle
+        >>> p = Position("X../.O./...", first="X")
+        >>> pickle.loads(pickle.dumps(p)) == p, copy.deepcopy(p) is p
+        (True, True)
+        """
+        return (_make, (self.game, self.x, self.o, self.first))
+
+    def __copy__(self) -> Position:
+        return self  # immutable: a copy is itself
+
+    def __deepcopy__(self, memo: dict[int, object]) -> Position:
+        return self
 
     def __repr__(self) -> str:
         args = [repr(self.board)]

@@ -3,7 +3,7 @@
 import assert from "node:assert/strict";
 import { test } from "node:test";
 
-import { Game, outcome, positionProblem } from "../../src/noughts/web/game.js";
+import { Game, markFor, outcome, positionProblem, sideFrom } from "../../src/noughts/web/game.js";
 import { cellName, findVariant, geometryFrom } from "../../src/noughts/web/geometry.js";
 
 // A catalogue as GET /api/v1/variants gives it (the parts the page reads).
@@ -148,4 +148,20 @@ test("a misère board: the API's name, and whoever completes a line loses", asyn
   assert.equal(outcome(plain, board).winner, "X");
   assert.equal(outcome(misere, board).winner, "O"); // X completed the line: X loses
   assert.deepEqual(outcome(misere, board).line, [0, 1, 2]);
+});
+
+test("the human's side is one choice: X moves first, so moving first is playing X", () => {
+  assert.equal(sideFrom({ you: "o" }), "O");
+  assert.equal(sideFrom({ you: "X", first: "ai" }), "X"); // the mark wins over the older word
+  assert.equal(sideFrom({ first: "ai" }), "O"); // an older address: the AI first, so it is X
+  assert.equal(sideFrom({ first: "you" }), "X");
+  assert.equal(sideFrom({ you: "random" }), "random");
+  assert.equal(sideFrom({ first: "random" }), "random");
+  assert.equal(sideFrom({}), null);
+  assert.equal(sideFrom({ you: "Z", first: "maybe" }), null);
+  assert.equal(markFor("O"), "O");
+  assert.equal(markFor("random", () => 0.2), "X");
+  assert.equal(markFor("random", () => 0.7), "O");
+  const game = new Game(geometry("3x3"));
+  assert.equal(game.toMove(), "X"); // a new game: X first, whoever plays it
 });

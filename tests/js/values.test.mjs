@@ -18,6 +18,17 @@ test("proven values read as the engine words them; cells show the outcome and it
   assert.equal(worded.get(4).label, "a win next move"); // the words are the engine's, unchanged
 });
 
+test("a win whose plies are only a bound reads as one: at most 57, not 57", () => {
+  // the anytime search's proofs on Qubic bound the game's length (plies_exact false)
+  const map = heatMap([
+    { move: 0, proven: true, outcome: "win", plies: 57, plies_exact: false, words: "win in at most 57" },
+    { move: 1, proven: true, outcome: "loss", plies: 8, plies_exact: false, words: "loss in at most 8" },
+    { move: 2, proven: true, outcome: "win", plies: 5, plies_exact: true, words: "win in 5" },
+  ]);
+  assert.deepEqual([...map.values()].map((v) => v.text), ["win ≤57", "loss ≤8", "win 5"]);
+  assert.deepEqual([...map.values()].map((v) => v.number), ["win ≤57", "loss ≤8", "win 5"]);
+});
+
 test("unproven scores become plain categories judged against the other moves", () => {
   // Qubic-like scores: all negative, none proven; the best is still strong
   const moves = [-1704, -2208, -432, -500, -1500].map((score, move) => ({ move, proven: false, score }));

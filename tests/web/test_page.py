@@ -40,7 +40,7 @@ def test_level_10_never_loses_a_full_3x3_game(game: Any, server_url: str) -> Non
     game.page.on("request", lambda request: requests.append(request.url))
     rng = random.Random(6)
     results = []
-    for first, mark in (("you", "X"), ("ai", "X"), ("you", "O")):  # O may move first
+    for first, mark in (("you", "X"), ("ai", "O"), ("you", "O")):  # `you` names the side
         game.open(variant="3x3", level=10, first=first, you=mark)
         while game.state() == "playing":
             assert f"you play {mark}" in game.status()
@@ -62,6 +62,33 @@ def test_level_10_never_loses_a_full_3x3_game(game: Any, server_url: str) -> Non
     assert [game.page.inner_text(f"#tally-{who}") for who in ("you", "draws", "ai")] == ["0"] * 3
     # nothing but the page's own server: no CDN, no fonts, no trackers
     assert requests and all(url.startswith(f"{server_url}/") for url in requests)
+
+
+def test_x_always_moves_first_whichever_side_you_play(game: Any) -> None:
+    """Your side is one choice that cannot contradict the rules: X moves first, so as O
+    you answer the AI's opening move (the address's ``you`` or the older ``first``)."""
+    for params in ({"you": "O"}, {"first": "ai"}, {"you": "O", "first": "you"}):
+        game.open(variant="3x3", level=10, **params)
+        board = game.board()
+        assert (board.count("X"), board.count("O")) == (1, 0), params
+        assert "you play O" in game.status() and game.state() == "playing"
+    game.open(variant="3x3", level=10, you="X")
+    assert game.board() == "." * 9 and "you play X" in game.status()
+    page = game.page
+    assert page.locator("input[name='first'], input[name='mark']").count() == 0
+    page.check("input[name='side'][value='O']", force=True)  # a new game: the AI opens
+    game.wait_idle()
+    assert game.board().count("X") == 1 and "you play O" in game.status()
+    page.check("input[name='side'][value='random']", force=True)
+    for _ in range(8):  # either side, and X first every time
+        page.click("#new-game")
+        game.wait_idle()
+        board, status = game.board(), game.status()
+        mark = "O" if board.count("X") == 1 else "X"
+        assert board.count("O") == 0 and f"you play {mark}" in status
+    page.reload()  # the choice is kept
+    page.wait_for_selector("html[data-ready]")
+    assert page.is_checked("input[name='side'][value='random']")
 
 
 def test_winning_line_is_highlighted_and_the_game_is_closed(game: Any) -> None:
@@ -134,6 +161,24 @@ def test_hint_marks_the_best_move_and_the_heat_map_shows_every_value(
     assert "c3, empty, win in 1" in (game.cell(2).get_attribute("aria-label") or "")
     game.page.click("label.switch")  # off: no values at all, until the next hint
     assert game.heat() == {}
+
+
+def test_a_hint_with_the_numbers_open_says_each_thing_once(game: Any) -> None:
+    """With Numbers open a proven value's number is its words: "draw", not "draw, draw";
+    an unproven one still shows its raw score beside the words."""
+    game.open(variant="3x3", board="X../.../...", to="O", you="O")
+    game.page.click("#numbers summary")
+    game.page.click("#hint")
+    game.page.wait_for_selector(".cell.has-heat")
+    message = game.page.inner_text("#message")
+    assert re.fullmatch(r"Hint: b2 — draw\.", message.strip()), message
+    game.open(variant="4x4x4", think=200, board="." * 64, to="X", you="X")
+    game.page.click("#numbers summary")
+    game.page.click("#hint")
+    game.page.wait_for_selector(".cell.has-heat", timeout=30_000)
+    message = game.page.inner_text("#message").strip()
+    words = message.split(" — ")[1]
+    assert len(set(words.rstrip(".").split(", "))) == len(words.rstrip(".").split(", ")), message
 
 
 def test_engine_view_shows_a_heat_map_every_turn(game: Any) -> None:
@@ -507,3 +552,30 @@ def test_api_docs_render_with_no_outside_request(page: Any, server_url: str) -> 
     page.wait_for_selector(".swagger-ui .opblock", timeout=20_000)
     assert "/api/v1/move" in page.inner_text(".swagger-ui")
     assert requests and all(url.startswith(f"{server_url}/") for url in requests), requests
+
+
+def test_api_reference_pages_fetch_nothing_from_elsewhere(page: Any, server_url: str) -> None:
+    """/redoc and /docs in a browser: every request goes to this server (ReDoc's script
+    asked a CDN for the Redocly logo)."""
+    requests: list[str] = []
+    page.on("request", lambda request: requests.append(request.url))
+    page.goto(f"{server_url}/redoc")
+    page.wait_for_selector("[role=menuitem]", state="attached")  # ReDoc drew its menu
+    page.wait_for_load_state("networkidle")
+    page.goto(f"{server_url}/docs")
+    page.wait_for_selector(".swagger-ui .opblock", state="attached")
+    page.wait_for_load_state("networkidle")
+    here = (f"{server_url}/", f"blob:{server_url}/", "data:")  # blob: a worker ReDoc makes
+    elsewhere = [url for url in requests if not url.startswith(here)]
+    assert requests and elsewhere == []
+
+
+def test_keyboard_help_names_only_the_keys_of_the_view_shown(game: Any) -> None:
+    """The flat Qubic layers cannot be turned: their help leaves the cube's keys out."""
+    game.open(variant="4x4x4", think=150, view="flat", you="X")
+    flat = game.page.inner_text(".keys-help")
+    assert "PageUp/PageDown change layer" in flat and "turn the cube" not in flat
+    game.page.check("input[name='view'][value='cube']", force=True)
+    assert "Shift+arrows turn the cube" in game.page.inner_text(".keys-help")
+    game.open(variant="3x3", you="X")
+    assert "layer" not in game.page.inner_text(".keys-help")

@@ -15,7 +15,7 @@ import time
 from collections.abc import Sequence
 from typing import Any, Protocol, cast
 
-__all__ = ["main", "COMMANDS", "fail"]
+__all__ = ["main", "COMMANDS", "fail", "version_line"]
 
 COMMANDS: dict[str, tuple[str, str]] = {
     # name: (module under noughts.cli, one-line help)
@@ -69,6 +69,20 @@ class _Parser(argparse.ArgumentParser):
         raise UsageError(message)
 
 
+def version_line() -> str:
+    """The one line ``noughts --version`` prints: the installed package's version.
+
+    >>> version_line().startswith("noughts ")
+    True
+    """
+    from importlib.metadata import PackageNotFoundError, version
+
+    try:
+        return f"noughts {version('noughts')}"
+    except PackageNotFoundError:
+        return "noughts (version unknown: the package is not installed)"
+
+
 def _load(name: str) -> CommandModule:
     module_name, _ = COMMANDS[name]
     return cast(CommandModule, importlib.import_module(f"noughts.cli.{module_name}"))
@@ -98,6 +112,9 @@ def _dispatch(args_list: list[str], started: float) -> int:
     ``perf_counter`` clock). A known command gets only its own parser (every parser
     costs start-up: argparse looks up its translations on disk); anything else gets the
     parser listing every command, for its help and its error message."""
+    if args_list[:1] == ["--version"]:
+        print(version_line())
+        return 0
     chosen = args_list[0] if args_list and args_list[0] in COMMANDS else None
     if chosen is not None:
         module = _load(chosen)
@@ -108,6 +125,7 @@ def _dispatch(args_list: list[str], started: float) -> int:
         args.started = started
         return module.run(chosen, args)
     parser = _Parser(prog="noughts", description="A fast, exact tic-tac-toe-family engine.")
+    parser.add_argument("--version", action="store_true", help="print the version and exit")
     sub = parser.add_subparsers(dest="command", metavar="COMMAND")
     for name, (_, help_text) in COMMANDS.items():
         sub.add_parser(name, help=help_text)

@@ -20,7 +20,9 @@ import argparse
 import sys
 from typing import TYPE_CHECKING, Any
 
+from noughts.budget import DEFAULT_SECONDS
 from noughts.cli import limits
+from noughts.cli.progress import on_terminal, with_progress
 
 if TYPE_CHECKING:
     from noughts.position import Position
@@ -64,17 +66,24 @@ def add_arguments(name: str, parser: argparse.ArgumentParser) -> None:
     parser.add_argument(
         "--first", choices=("X", "O"), default="X", help="who started (default X)"
     )
+    default = f"default {DEFAULT_SECONDS:g} s, as the API's"
     if name == "move":
         parser.add_argument("--level", type=int, default=10, help="0 (random) to 10 (best)")
         parser.add_argument(
             "--time", dest="time_limit", type=limits.seconds, metavar="S",
-            help="seconds for the move, counted from the command's start (anytime)",
+            default=DEFAULT_SECONDS,
+            help=f"seconds for the move, counted from the command's start ({default}); "
+            "an exact solve that cannot finish in it gives way to the anytime search",
         )
         parser.add_argument("--nodes", type=limits.nodes, metavar="N", help="node budget (anytime)")
         parser.add_argument("--seed", type=int, metavar="S", help="seed for random tie-breaks")
     else:
         parser.add_argument(
-            "--time", dest="time_limit", type=limits.seconds, metavar="S", help="seconds (anytime)"
+            "--time", dest="time_limit", type=limits.seconds, metavar="S",
+            default=DEFAULT_SECONDS,
+            help=f"seconds for the analysis, counted from the command's start ({default}; "
+            "with '-', for each line); an exact solve that cannot finish in it gives way "
+            "to the anytime search",
         )
 
 
@@ -160,14 +169,17 @@ def _position(args: argparse.Namespace) -> Position:
 
 # -- move -------------------------------------------------------------------------------
 def _move(args: argparse.Namespace, position: Position) -> int:
+    from noughts.budget import Limit
     from noughts.engine import choose_move
 
-    limit = None
-    if args.time_limit is not None:  # counted from the command's start: what a user waits
-        from noughts.budget import Limit
-
-        limit = Limit(deadline=args.started + args.time_limit, start=args.started)
-    result = choose_move(position, limit, level=args.level, nodes=args.nodes, seed=args.seed)
+    # counted from the command's start: what a user waits
+    limit = Limit(deadline=args.started + args.time_limit, start=args.started)
+    result = with_progress(
+        lambda: choose_move(position, limit, level=args.level, nodes=args.nodes, seed=args.seed),
+        f"{position.to_move} to move on {position.variant}: searching",
+        show=not args.json and on_terminal(),
+        limit=limit,
+    )
     if args.json:
         import json
 
@@ -204,14 +216,24 @@ def _verdict(value: MoveChoice | MoveEval) -> str:
 
 
 # -- analyze ----------------------------------------------------------------------------
-def _analysis(position: Position, time_limit: float | None) -> dict[str, Any]:
+def _analysis(position: Position, time_limit: float) -> dict[str, Any]:
     return _analysis_record(position, _evaluate(position, time_limit))
 
 
-def _evaluate(position: Position, time_limit: float | None) -> list[MoveEval]:
+def _evaluate(
+    position: Position, time_limit: float, started: float | None = None, show: bool = False
+) -> list[MoveEval]:
+    """Every move's value within ``time_limit`` seconds from ``started`` (default now)."""
+    from noughts.budget import Limit
     from noughts.engine import evaluate_moves
 
-    return evaluate_moves(position, time_limit=time_limit)
+    limit = Limit.within(time_limit, since=started)
+    return with_progress(
+        lambda: evaluate_moves(position, limit),
+        f"{position.to_move} to move on {position.variant}: every move's value",
+        show=show,
+        limit=limit,
+    )
 
 
 def _analysis_record(position: Position, moves: list[MoveEval]) -> dict[str, Any]:
@@ -224,7 +246,7 @@ def _analysis_record(position: Position, moves: list[MoveEval]) -> dict[str, Any
 
 
 def _analyze(args: argparse.Namespace, position: Position) -> int:
-    moves = _evaluate(position, args.time_limit)
+    moves = _evaluate(position, args.time_limit, args.started, not args.json and on_terminal())
     if args.json:
         import json
 
@@ -297,7 +319,12 @@ def _solve(args: argparse.Namespace) -> int:
     solver = solver_for(geometry) if args.book else Solver(geometry, use_book=False)
     nodes_before = solver.nodes
     started = time.perf_counter()
-    score = solver.score(0, 0)
+    score = with_progress(
+        lambda: solver.score(0, 0),
+        f"solving {geometry.name}",
+        show=not args.json and on_terminal(),
+        nodes=lambda: solver.nodes - nodes_before,
+    )
     elapsed_ms = (time.perf_counter() - started) * 1000
     value = to_value(score, 0, geometry.cells)
     nodes = solver.nodes - nodes_before

@@ -1,7 +1,12 @@
 """``noughts explain``: watch minimax and alpha-beta decide, as an indented tree and a table.
 
-    noughts explain BOARD [--variant V] [--first X|O] [--algorithm A] [--depth N]
-                          [--lines N] [--tutorial] [--node-limit N] [--plain] [--json]
+    noughts explain [BOARD] [--variant V] [--first X|O] [--algorithm A] [--depth N]
+                            [--lines N] [--tutorial] [--node-limit N] [--time S]
+                            [--plain] [--json]
+
+No board is the empty board of ``--variant`` (3x3 by default), as ``move`` and
+``analyze`` take it. The trace and the table share one time limit, ``--time`` (the
+API's explain deadline by default).
 
 The tree shows the first ``--lines`` positions the search entered, each with the move
 that led there (by its cell name, ``b2``), the alpha-beta window on entry and the value
@@ -35,9 +40,15 @@ DEFAULT_NODE_LIMIT = 2_000_000
 
 def add_arguments(name: str, parser: argparse.ArgumentParser) -> None:
     """Arguments of ``explain``."""
+    from noughts.budget import EXPLAIN_SECONDS
+    from noughts.cli.limits import seconds
     from noughts.teaching.trace import ALGORITHMS
 
-    parser.add_argument("board", metavar="BOARD", help="the board, e.g. 'X../.O./...'")
+    parser.add_argument(
+        "board", metavar="BOARD", nargs="?",
+        help="the board, e.g. 'X../.O./...'; none: the empty board of --variant "
+        "(3x3 by default), as move and analyze take it",
+    )  # fmt: skip
     parser.add_argument("--variant", "-v", metavar="V", help="3x3, 4x4k3, 4x4 ... (3x3-misere: "
                         "the misère game)")
     parser.add_argument(
@@ -67,6 +78,12 @@ def add_arguments(name: str, parser: argparse.ArgumentParser) -> None:
         "--plain", action="store_true",
         help="say under each position what its value means and why a branch was cut",
     )  # fmt: skip
+    parser.add_argument(
+        "--time", dest="time_limit", type=seconds, default=EXPLAIN_SECONDS, metavar="S",
+        help=f"seconds for the trace and the table together, counted from the command's "
+        f"start (default {EXPLAIN_SECONDS:g} s, as the API's explain); past it the "
+        "command stops with an error",
+    )  # fmt: skip
     parser.add_argument("--json", action="store_true", help="print the trace and table as JSON")
 
 
@@ -84,8 +101,10 @@ def run(name: str, args: argparse.Namespace) -> int:
     """Run ``explain``."""
     from dataclasses import asdict
 
+    from noughts.budget import BudgetExhausted, Limit
     from noughts.cli import fail
     from noughts.cli.engine_commands import infer_variant
+    from noughts.cli.progress import on_terminal, with_progress
     from noughts.position import Position
     from noughts.teaching.trace import compare, trace
 
@@ -94,14 +113,32 @@ def run(name: str, args: argparse.Namespace) -> int:
         if algorithm not in ("alphabeta", "depth-limited"):
             raise fail(f"--depth applies to the depth-limited search, not to {algorithm}")
         algorithm = "depth-limited"
-    position = Position(args.board, args.variant or infer_variant(args.board), first=args.first)
-    result = trace(
-        position, algorithm, depth=args.depth, max_stored=args.lines,
-        node_limit=args.node_limit, tutorial=args.tutorial,
-    )  # fmt: skip
-    rows = compare(
-        position, depth=result.depth, node_limit=args.node_limit, tutorial=args.tutorial
-    )
+    if args.board is None:  # like move and analyze: the empty board of --variant
+        position = Position("", args.variant or "3x3", first=args.first)
+    else:
+        position = Position(args.board, args.variant or infer_variant(args.board),
+                            first=args.first)  # fmt: skip
+    limit = Limit(deadline=args.started + args.time_limit, start=args.started)
+
+    def explained() -> tuple[Trace, tuple[AlgorithmCount, ...]]:
+        result = trace(
+            position, algorithm, depth=args.depth, max_stored=args.lines,
+            node_limit=args.node_limit, tutorial=args.tutorial, budget=limit,
+        )  # fmt: skip
+        rows = compare(position, depth=result.depth, node_limit=args.node_limit,
+                       tutorial=args.tutorial, budget=limit)  # fmt: skip
+        return result, rows
+
+    try:
+        result, rows = with_progress(
+            explained, f"tracing {algorithm} on {position.variant}",
+            show=not args.json and on_terminal(), limit=limit,
+        )  # fmt: skip
+    except BudgetExhausted:
+        raise fail(
+            f"the trace and its table took longer than {args.time_limit:g} s; give more "
+            "--time, a smaller --node-limit, a depth limit or a later position"
+        ) from None
     if args.json:
         data = result.to_json()
         data["compare"] = [asdict(row) for row in rows]

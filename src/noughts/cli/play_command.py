@@ -12,12 +12,13 @@ import argparse
 import math
 import random
 from dataclasses import dataclass
+from typing import Literal
 
 from noughts.cli import fail, limits
-from noughts.position import Mark, other
+from noughts.position import Mark
 from noughts.results import MAX_LEVEL
 
-__all__ = ["add_arguments", "run", "parse_levels", "GameSetup", "plan_game"]
+__all__ = ["add_arguments", "run", "parse_levels", "GameSetup", "plan_game", "human_mark"]
 
 DEFAULT_TIME = 1.0
 DEFAULT_WATCH_DELAY = 0.6
@@ -47,18 +48,20 @@ def add_arguments(name: str, parser: argparse.ArgumentParser) -> None:
         ),
     )
     parser.add_argument(
-        "--first",
-        choices=("you", "ai", "random"),
-        default=None,
-        help="who moves first against the AI (default: you)",
-    )
-    parser.add_argument(
         "--mark",
         type=str.upper,
         choices=("X", "O", "RANDOM"),
         metavar="{X,O,random}",
         default=None,
-        help="your mark against the AI (default: whoever moves first plays X)",
+        help="your mark against the AI; X moves first, so O answers the AI's first "
+        "move (default X)",
+    )
+    parser.add_argument(
+        "--first",
+        choices=("you", "ai", "random"),
+        default=None,
+        help="the same choice said the other way: who moves first, and so plays X "
+        "(you: --mark X, ai: --mark O); with --mark, both must agree",
     )
     mode = parser.add_mutually_exclusive_group()
     mode.add_argument("--watch", action="store_true", help="watch the AI play itself")
@@ -120,7 +123,8 @@ def _level(text: str) -> int:
 
 @dataclass(frozen=True)
 class GameSetup:
-    """Who sits where: the level of each AI mark (``None`` for a human) and who starts."""
+    """Who sits where: the level of each AI mark (``None`` for a human) and who starts
+    (X, always, on the empty board)."""
 
     levels: dict[Mark, int | None]
     first: Mark
@@ -145,21 +149,40 @@ def plan_game(args: argparse.Namespace, rng: random.Random) -> GameSetup:
         x_level, o_level = parse_levels(args.level, 2)
         return GameSetup({"X": x_level, "O": o_level}, "X")
     (level,) = parse_levels(args.level, 1)
-    first = args.first or "you"
-    if first == "random":
-        first = rng.choice(("you", "ai"))
-    mark = args.mark
-    if mark == "RANDOM":
-        mark = rng.choice(("X", "O"))
-    first_mark: Mark = "X"
-    if mark is None:
-        human: Mark = "X" if first == "you" else "O"
-    else:
-        human = "X" if mark == "X" else "O"
-        first_mark = human if first == "you" else other(human)
+    choice = human_mark(args.mark, args.first)
+    human: Mark = rng.choice(("X", "O")) if choice == "random" else choice
     marks: tuple[Mark, Mark] = ("X", "O")
     levels: dict[Mark, int | None] = {mark: None if mark == human else level for mark in marks}
-    return GameSetup(levels, first_mark)
+    return GameSetup(levels, "X")
+
+
+_MARK_OF_FIRST: dict[str, Mark | Literal["random"]] = {"you": "X", "ai": "O", "random": "random"}
+
+
+def human_mark(mark: str | None, first: str | None) -> Mark | Literal["random"]:
+    """The human's mark from ``--mark`` and ``--first``, one choice said two ways: X
+    moves first, so moving first is playing X. Both given must agree.
+
+    >>> human_mark("O", None), human_mark(None, "ai"), human_mark(None, None)
+    ('O', 'O', 'X')
+    >>> human_mark("RANDOM", "random")
+    'random'
+    >>> human_mark("O", "you")
+    Traceback (most recent call last):
+    ...
+    noughts.cli.UsageError: --mark O contradicts --first you: X always moves first, so O answers
+    """
+    chosen: Mark | Literal["random"] = "X"
+    if mark is not None:
+        chosen = "random" if mark == "RANDOM" else ("O" if mark == "O" else "X")
+    if first is not None:
+        implied = _MARK_OF_FIRST[first]
+        if mark is not None and implied != chosen:
+            said = "random" if mark == "RANDOM" else mark
+            answers = "" if chosen == "random" else ", so O answers"
+            raise fail(f"--mark {said} contradicts --first {first}: X always moves first{answers}")
+        chosen = implied
+    return chosen
 
 
 def run(name: str, args: argparse.Namespace) -> int:

@@ -168,8 +168,7 @@ class GameLoop:
         self.terminal = terminal
         self.delay = delay
         self._results: list[str] = []
-        marks: tuple[Mark, Mark] = ("X", "O")
-        self._players = {mark: self._player(mark) for mark in marks}
+        self._players = self._seat_players()
         self._commands: dict[str, Callable[[], None]] = {}
         for names, handler in (
             (("u", "undo"), self._undo),
@@ -209,6 +208,11 @@ class GameLoop:
         self._tally()
         return EXIT_OK
 
+    def _seat_players(self) -> dict[Mark, Player]:
+        """The player at each mark, as the session seats them now."""
+        marks: tuple[Mark, Mark] = ("X", "O")
+        return {mark: self._player(mark) for mark in marks}
+
     def _player(self, mark: Mark) -> Player:
         """The player at ``mark``: the session's AI, or a person at the prompt."""
         ai = self.session.ai_players.get(mark)
@@ -246,6 +250,7 @@ class GameLoop:
                 return True
             if choice in ("n", "new"):
                 self.session.restart()
+                self._players = self._seat_players()
                 first = self.session.position.to_move
                 self.terminal.say(
                     f"New game: {self._mark(first)} ({self._seat_label(first)}) moves first."

@@ -193,20 +193,21 @@ class Session:
         return self._pop(len(self.moves) - human_moves[-1])
 
     def restart(self) -> None:
-        """Back to the empty board for another game, same seats, the other mark first
-        (so a human facing the AI moves first in every other game).
+        """Back to the empty board for another game, the seats' marks swapped: X moves
+        first, so a human facing the AI moves first in every other game.
 
         >>> from noughts.variants import variant
         >>> game = Session(variant("3x3"), {"X": Seat.human(), "O": Seat.ai(10)})
         >>> game.restart()
-        >>> game.to_move, game.seat.is_ai, game.position.ply
-        ('O', True, 0)
+        >>> game.to_move, game.seat.is_ai, game.seats["O"].is_ai, game.position.ply
+        ('X', True, False, 0)
         >>> game.restart()
-        >>> game.to_move
-        'X'
+        >>> game.to_move, game.seat.is_ai
+        ('X', False)
         """
-        first = other(self.history[0].first)
-        self.history = [Position("", self.game, first=first)]
+        self.seats = {mark: self.seats[other(mark)] for mark in self.seats}
+        self._players = {other(mark): player for mark, player in self._players.items()}
+        self.history = [Position("", self.game, first=self.history[0].first)]
         self.moves.clear()
 
     def _pop(self, count: int) -> list[int]:

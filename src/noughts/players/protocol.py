@@ -41,6 +41,7 @@ Player specs on the command line:
                                    strategy (its search alone)
 ``seed-4x4``                       the 4x4 backend seed's region bot
 ``seed-random``                    the seed-style random bot
+``rules``                          one ply of rules: win if it can, else block, else random
 ``module:callable``                any importable callable ``f(position) -> move``,
                                    a player object, or a class/factory building one
 =================================  =================================================
@@ -345,6 +346,8 @@ def parse_player(text: str) -> PlayerSpec:
             return _simple_bot_spec("seed-4x4", "SeedRegionsBot")
         if key == "seed-random" and not rest:
             return _simple_bot_spec("seed-random", "RandomBot")
+        if key == "rules" and not rest:
+            return _simple_bot_spec("rules", "RulesBot")
         if rest:
             return _import_spec(spec)
     except ValueError as error:  # NoughtsError included
@@ -353,7 +356,7 @@ def parse_player(text: str) -> PlayerSpec:
         f"unknown player {spec!r}: expected random, level:N, easy/medium/hard/impossible, "
         "seed-qubic[:D[:STYLE][:OPENING][:TIES]], seed-qubic-legacy[:D[:STYLE]], "
         "threats[:N], mcts[:N], seed-4x4, "
-        "seed-random or module:callable"
+        "seed-random, rules or module:callable"
     )
 
 

@@ -25,6 +25,9 @@ Each bot has a ``name`` and ``choose(position) -> cell``; randomness comes from
   number of moves" as the moves *saved*. Works on any 2-D board with k = 3 (every 3x3
   window is a region).
 * :class:`RandomBot` plays a uniformly random legal move.
+* :class:`RulesBot` looks one ply ahead: it completes a line if it can, else blocks the
+  opponent's, else plays at random (the batched learning environment's ``"rules"``
+  opponent, one board at a time; the usual game only, not misère).
 
 >>> from noughts.position import Position
 >>> p = Position("XX.." + "." * 12 + "|" + "OO.." + "." * 12 + "|" + "." * 16 + "|" + "." * 16,
@@ -36,6 +39,9 @@ Each bot has a ``name`` and ``choose(position) -> cell``; randomness comes from
 2
 >>> RandomBot(seed=3).choose(Position("XO./.../...")) in range(2, 9)
 True
+>>> rules = RulesBot(seed=1)
+>>> rules.choose(Position("XX./OO./...")), rules.choose(Position("XX./O../..."))  # win, block
+(2, 2)
 """
 
 from __future__ import annotations
@@ -65,6 +71,7 @@ __all__ = [
     "TIES",
     "SeedRegionsBot",
     "RandomBot",
+    "RulesBot",
     "SEED_WIN",
 ]
 
@@ -101,6 +108,28 @@ class RandomBot(Bot):
 
     def choose(self, position: Position) -> int:
         _check(position)
+        return self.rng.choice(list(position.legal_moves))
+
+
+class RulesBot(Bot):
+    """Complete a line if it can, else block the opponent's, else a random legal move
+    (ties at random too); refuses a misère game, whose lines it would read backwards."""
+
+    def __init__(self, seed: int | None = None) -> None:
+        self.name = "rules"
+        self.rng = random.Random(seed)
+
+    def choose(self, position: Position) -> int:
+        _check(position)
+        if position.game.misere:
+            raise NoughtsError("the rules player plays the usual game, not misère")
+        geometry, empty = position.geometry, position.empty
+        mine = position.marks(position.to_move)
+        theirs = (position.x | position.o) & ~mine
+        for marks in (mine, theirs):
+            cells = geometry.completing(marks, empty)
+            if cells:
+                return self.rng.choice(cells)
         return self.rng.choice(list(position.legal_moves))
 
 

@@ -5,7 +5,8 @@ PettingZoo's ``tictactoe_v3``. Each sees :func:`~noughts.rl.observation.observe`
 marks, the opponent's, and a mask of its legal moves); the action is a cell, numbered
 row-major (``tictactoe_v3`` numbers its cells column by column). At the end the winner
 gets +1 and the loser -1 (0 each for a draw). ``render_mode="ansi"``
-returns the board as text, ``"human"`` prints it.
+returns the board as text, ``"human"`` prints it, ``"rgb_array"`` returns it as an image
+(:func:`~noughts.rl.render.board_image`).
 
 :func:`aec_env` is the environment to use: like :class:`NoughtsAECEnv` in PettingZoo's
 usual wrappers, an illegal move ends the game with -1 for the agent that made it, but
@@ -41,6 +42,7 @@ from noughts.rl.observation import (
     encode,
     observation_space,
 )
+from noughts.rl.render import board_image
 from noughts.variants import variant
 
 __all__ = ["AGENTS", "AGENT_OF", "CheckedAECEnv", "NoughtsAECEnv", "aec_env", "render_text"]
@@ -48,7 +50,7 @@ __all__ = ["AGENTS", "AGENT_OF", "CheckedAECEnv", "NoughtsAECEnv", "aec_env", "r
 AGENTS: dict[str, Mark] = {"player_1": "X", "player_2": "O"}
 """Agent names and their marks."""
 AGENT_OF: dict[Mark, str] = {mark: agent for agent, mark in AGENTS.items()}
-RENDER_MODES = ("ansi", "human")
+RENDER_MODES = ("ansi", "human", "rgb_array")
 
 
 def render_text(position: Position) -> str:
@@ -162,10 +164,13 @@ class NoughtsAECEnv(AECEnv):  # type: ignore[misc]  # PettingZoo ships no type h
         if self.render_mode == "human":
             self.render()
 
-    def render(self) -> str | None:
-        """The board as text (``"ansi"``), printed too (``"human"``)."""
+    def render(self) -> str | np.ndarray | None:
+        """The board as text (``"ansi"``), printed too (``"human"``), or an RGB image
+        (``"rgb_array"``)."""
         if self.render_mode is None:
             return None
+        if self.render_mode == "rgb_array":
+            return board_image(self.position)
         text = render_text(self.position)
         if self.render_mode == "human":
             print(text)

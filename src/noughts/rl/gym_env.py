@@ -1,8 +1,13 @@
 """A Gymnasium environment: one agent against a noughts opponent, on any board.
 
-The agent plays X, O or each side in turn (``agent="alternate"``); the opponent is an
-engine level (0-10) or any player spec (``"level:7"``, ``"random"``, ``"seed-qubic:2"``,
-a player object, a function ``f(position) -> cell``). Observations are those of
+The agent plays X, O or each side in turn (``agent="alternate"``); the opponent is named
+in the one grammar of :mod:`noughts.rl.opponents` (``"random"`` by default, as in every
+environment; ``"rules"``, ``"exact"``, an engine level 0-10, or any player spec:
+``"level:7"``, ``"seed-qubic:2"``, a player object, a function ``f(position) -> cell``).
+``render_mode`` is ``"ansi"`` (text), ``"human"`` (printed) or ``"rgb_array"`` (an image
+of the board, :func:`~noughts.rl.render.board_image`: what Stable-Baselines3's
+``make_vec_env`` asks for and Gymnasium's ``RecordVideo`` records). The environment
+deep-copies and pickles (the opponent is rebuilt from its spec). Observations are those of
 :func:`~noughts.rl.observation.observe` for the agent; the action is a cell. The reward
 is +1 for a win, -1 for a loss, 0 otherwise; an illegal action ends the episode with
 ``illegal_reward`` (and ``info["illegal_move"]``).
@@ -46,14 +51,15 @@ from noughts.rl.observation import (
     observation_space,
     observe,
 )
-from noughts.rl.opponents import player_spec
+from noughts.rl.opponents import DEFAULT_OPPONENT, player_spec
+from noughts.rl.render import board_image
 from noughts.variants import variant
 
 __all__ = ["GYM_ID", "NoughtsEnv", "register", "AgentSide"]
 
 GYM_ID = "noughts/Noughts-v0"
 AgentSide = Literal["X", "O", "alternate"]
-RENDER_MODES = ("ansi", "human")
+RENDER_MODES = ("ansi", "human", "rgb_array")
 
 
 def register() -> None:
@@ -74,7 +80,7 @@ class NoughtsEnv(gymnasium.Env[dict[str, Any], np.int64]):
     def __init__(
         self,
         variant_name: str | Geometry = "3x3",
-        opponent: int | object = 10,
+        opponent: int | object = DEFAULT_OPPONENT,
         agent: AgentSide = "X",
         *,
         render_mode: str | None = None,
@@ -87,6 +93,9 @@ class NoughtsEnv(gymnasium.Env[dict[str, Any], np.int64]):
             raise NoughtsError(f"render_mode must be one of {RENDER_MODES} or None")
         self.game = variant(variant_name)
         self.geometry = self.game.geometry
+        if self.game.misere and player_spec(opponent).name == "rules":
+            raise NoughtsError("the 'rules' opponent plays the usual game, not misere")
+        self.opponent = opponent  # as given: the spec is rebuilt from it when unpickled
         self.opponent_spec = player_spec(opponent)
         self.agent_side: AgentSide = agent
         self.render_mode = render_mode
@@ -172,15 +181,36 @@ class NoughtsEnv(gymnasium.Env[dict[str, Any], np.int64]):
         view = exact_view(self.position) if self.exact_info else None
         return view.as_info() if view is not None else {"exact": False}
 
-    def render(self) -> str | None:
-        """The board as text (``"ansi"``), printed too (``"human"``)."""
+    def render(self) -> str | np.ndarray | None:
+        """The board as text (``"ansi"``), printed too (``"human"``), or as an RGB image
+        (``"rgb_array"``).
+
+        >>> env = NoughtsEnv("3x3", render_mode="rgb_array")
+        >>> _ = env.reset(seed=0)
+        >>> env.render().shape
+        (96, 96, 3)
+        """
         if self.render_mode is None:
             return None
+        if self.render_mode == "rgb_array":
+            return board_image(self.position)
         text = render_text(self.position)
         if self.render_mode == "human":
             print(text)
             return None
         return text
+
+
+    def __getstate__(self) -> dict[str, Any]:
+        """The state to pickle: the opponent's spec is left out (its recipe is a closure)
+        and rebuilt from :attr:`opponent`; the current game's opponent player stays."""
+        state = self.__dict__.copy()
+        del state["opponent_spec"]
+        return state
+
+    def __setstate__(self, state: dict[str, Any]) -> None:
+        self.__dict__.update(state)
+        self.opponent_spec = player_spec(self.opponent)
 
 
 def _sign(won: bool) -> float:

@@ -1,25 +1,110 @@
-"""Players as the environments and the judge take them: a level (0-10) or any player spec.
+"""One opponent grammar for every environment, one default.
 
->>> player_spec(7).name, player_spec("random").name
-('level:7', 'random')
+``gymnasium.make`` (:class:`~noughts.rl.NoughtsEnv`), ``make_vec`` in every mode
+(``"sync"`` and ``"async"`` wrap that environment; ``"vector_entry_point"`` is the
+batched :class:`~noughts.rl.NoughtsVectorEnv`) and the judge read ``opponent=`` alike:
+
+- ``"random"`` (the default, :data:`DEFAULT_OPPONENT`): a uniformly random legal move;
+  level ``0`` and ``"level:0"`` mean the same;
+- ``"rules"``: one ply of rules, win if it can, else block, else random (the usual game
+  only, not misère);
+- ``"exact"``: a move of best exact value; level ``10``, ``"level:10"`` and
+  ``"impossible"`` mean the same;
+- an engine level ``1``-``9`` (``int``, ``"level:N"``, ``"easy"``, ``"medium"``,
+  ``"hard"``) or any other player spec (``"seed-qubic:2"``, ``"module:callable"``, a
+  player, a player class, a function ``f(position) -> cell``): the single environment
+  plays them (and so ``"sync"`` and ``"async"``); the batched one computes its opponent
+  in NumPy and takes ``"random"``, ``"rules"`` or ``"exact"`` only, naming them when
+  refused;
+- ``None``: self-play, the batched environment only (each board's action is for its
+  side to move).
+
+>>> player_spec(7).name, player_spec("random").name, player_spec(0).name
+('level:7', 'random', 'random')
+>>> batched_opponent(0), batched_opponent("level:10"), batched_opponent(None)
+('random', 'exact', None)
 >>> from noughts.budget import Limit
 >>> from noughts.position import Position
->>> player_spec(10).create(seed=1).move(Position("XX./OO./..."), Limit()).move
+>>> player_spec("exact").create(seed=1).move(Position("XX./OO./..."), Limit()).move
 2
 """
 
 from __future__ import annotations
 
-from noughts.players.protocol import PlayerSpec, as_spec, parse_player
+from typing import Literal
 
-__all__ = ["player_spec"]
+from noughts.errors import NoughtsError
+from noughts.players.protocol import PlayerSpec, as_spec, parse_player
+from noughts.results import MAX_LEVEL
+
+__all__ = ["DEFAULT_OPPONENT", "BATCHED", "Batched", "player_spec", "batched_opponent"]
+
+DEFAULT_OPPONENT = "random"
+"""The opponent of every environment when none is named."""
+
+Batched = Literal["random", "rules", "exact"]
+BATCHED: tuple[Batched, ...] = ("random", "rules", "exact")
+"""The opponents the batched environment computes in NumPy (``None``: self-play)."""
+
+
+def _named(who: object) -> Batched | None:
+    """The name among :data:`BATCHED` that ``who`` means, if it means one."""
+    if isinstance(who, bool):
+        return None
+    if isinstance(who, int):
+        level = who
+    elif isinstance(who, str):
+        text = who.strip().lower()
+        if text in BATCHED:
+            return text
+        head, _, _ = text.partition(":")
+        if ":" in text and head != "level":
+            return None  # another player, or module:callable (not imported here)
+        try:
+            name = parse_player(text).name  # a level, or a preset: "hard" is level:8
+        except NoughtsError:
+            return None
+        prefix, _, number = name.partition(":")
+        if prefix != "level" or not number.isdigit():
+            return None
+        level = int(number)
+    else:
+        return None
+    return "random" if level == 0 else "exact" if level == MAX_LEVEL else None
 
 
 def player_spec(who: object) -> PlayerSpec:
-    """``who`` as a spec: an ``int`` is an engine level, anything else goes to ``as_spec``
-    (a spec string such as ``"level:7"`` or ``"seed-qubic:2"``, a player, a player class,
-    an object whose ``move(position)`` answers a cell, or a function ``f(position) -> cell``).
-    """
+    """``who`` as a player for the single environment and the judge (see the module
+    docstring): ``"random"``/level 0 random play, ``"rules"``, ``"exact"``/level 10 the
+    engine at level 10, an ``int`` an engine level, anything else :func:`as_spec`."""
+    if who is None:
+        raise NoughtsError(
+            "opponent=None is self-play, which the batched environment plays "
+            "(make_vec(..., vectorization_mode='vector_entry_point')) and the PettingZoo "
+            "environments; this one needs an opponent such as 'random', 'rules' or 'exact'"
+        )
+    named = _named(who)
+    if named == "random":
+        return parse_player("random")
+    if named == "rules":
+        return parse_player("rules")
+    if named == "exact":
+        return parse_player(f"level:{MAX_LEVEL}")
     if isinstance(who, int) and not isinstance(who, bool):
         return parse_player(f"level:{who}")
     return as_spec(who)
+
+
+def batched_opponent(who: object) -> Batched | None:
+    """The batched environment's opponent for ``who``: ``"random"``, ``"rules"``,
+    ``"exact"`` or ``None`` (self-play); anything else is refused, naming them."""
+    if who is None:
+        return None
+    named = _named(who)
+    if named is None:
+        raise NoughtsError(
+            f"the batched environment computes its opponent in NumPy: 'random' (level 0), "
+            f"'rules', 'exact' (level 10) or None (self-play), not {who!r}; "
+            "vectorization_mode='sync' or 'async' plays any opponent"
+        )
+    return named

@@ -5,20 +5,24 @@ vectorization_mode="vector_entry_point", variant_name=...)`` returns it. Every b
 the family, the same observations as :class:`~noughts.rl.NoughtsEnv` batched
 (``observation["action_mask"]`` has shape ``(N, cells)``), and two forms:
 
-- against an opponent computed in the batch (``opponent=``): ``"random"`` (uniform over
-  the legal moves, the single environment's ``"random"``), ``"rules"`` (win if it can,
-  else block the agent's win, else random) or ``"exact"`` (a move of best exact value,
-  ties at random, from :func:`~noughts.rl.tables.exact_table`: boards of at most 16
-  cells). The agent plays ``agent="X"``, ``"O"`` or ``"alternate"``; a step is its move
-  and the opponent's answer; rewards are the agent's.
+- against an opponent computed in the batch (``opponent=``, in the one grammar of
+  :mod:`noughts.rl.opponents`; ``"random"`` by default): ``"random"`` (uniform over the
+  legal moves; level 0), ``"rules"`` (win if it can, else block the agent's win, else
+  random) or ``"exact"`` (level 10: a move of best exact value, ties at random, from
+  :func:`~noughts.rl.tables.exact_table` on boards of at most 16 cells; on Qubic, as X,
+  the shipped strategy's winning moves). The agent plays ``agent="X"``, ``"O"`` or
+  ``"alternate"``; a step is its move and the opponent's answer; rewards are the agent's.
 - self-play (``opponent=None``): the action is for the side to move on each board, the
   observation is that side's, and the reward goes to the player who just moved.
 
 Autoreset follows Gymnasium 1.x: ``metadata["autoreset_mode"]`` says which
 (``NEXT_STEP`` by default: the step after an episode's end resets that board and ignores
-its action; ``SAME_STEP`` resets at once and puts the last observation in
-``info["final_obs"]``; ``DISABLED`` leaves finished boards to
-``reset(options={"reset_mask": mask})``).
+its action; ``SAME_STEP`` resets at once, as ``SyncVectorEnv`` does: the finished boards'
+last observations in ``info["final_obs"]`` (an object array, one observation or ``None``
+per board) and a deep copy of their last ``info`` in ``info["final_info"]``, each with its
+``_`` mask, while ``info`` itself holds the new games'; ``DISABLED`` leaves finished
+boards to ``reset(options={"reset_mask": mask})``). ``max_episode_steps`` (which
+``make_vec`` passes on) truncates a board's episode after that many agent steps.
 
 >>> import gymnasium, numpy as np
 >>> import noughts.rl
@@ -36,24 +40,40 @@ its action; ``SAME_STEP`` resets at once and puts the last observation in
 
 from __future__ import annotations
 
+import copy
+from collections.abc import Sequence
 from typing import Any, Literal
 
 import numpy as np
 from gymnasium.vector import AutoresetMode, VectorEnv
 from gymnasium.vector.utils import batch_space
 
+from noughts.budget import Limit
 from noughts.errors import NoughtsError
 from noughts.geometry import Geometry
+from noughts.knowledge.shipped import SHIPPED
+from noughts.knowledge.strategy import strategy_move
+from noughts.players.protocol import parse_player
 from noughts.position import Position
+from noughts.results import MAX_LEVEL
 from noughts.rl.observation import Observation, action_space, observation_space
-from noughts.rl.tables import WIN, ExactTable, exact_table, has_table, line_cells
+from noughts.rl.opponents import BATCHED, DEFAULT_OPPONENT, Batched, batched_opponent
+from noughts.rl.render import board_image
+from noughts.rl.tables import (
+    MAX_TABLE_CELLS,
+    WIN,
+    ExactTable,
+    exact_table,
+    has_table,
+    line_cells,
+)
 from noughts.variants import Variant, variant
 
-__all__ = ["NoughtsVectorEnv", "OPPONENTS", "make_vector_env"]
+__all__ = ["NoughtsVectorEnv", "OPPONENTS", "make_vector_env", "strategy_x_move"]
 
-OPPONENTS = ("random", "rules", "exact")
-"""The opponents computed in the batch (``None`` for self-play)."""
-_ALIASES: dict[object, str] = {0: "random", "level:0": "random", 10: "exact", "level:10": "exact"}
+OPPONENTS = BATCHED
+"""The opponents computed in the batch (``None`` for self-play; see
+:mod:`noughts.rl.opponents`)."""
 
 X, NOUGHT = 1, -1  # a board's cells hold 1 for X, -1 for O, 0 when empty
 
@@ -67,46 +87,62 @@ class NoughtsVectorEnv(VectorEnv[dict[str, np.ndarray], np.ndarray, np.ndarray])
     A misere variant (``"3x3-misere"``) plays the game where completing a line loses.
     """
 
-    metadata = {"autoreset_mode": AutoresetMode.NEXT_STEP, "render_modes": []}  # noqa: RUF012
+    metadata = {  # noqa: RUF012
+        "autoreset_mode": AutoresetMode.NEXT_STEP,
+        "render_modes": ["rgb_array"],
+        "render_fps": 4,
+    }
 
     def __init__(
         self,
         num_envs: int = 1,
         variant_name: str | Variant | Geometry = "3x3",
-        opponent: object = "random",
+        opponent: object = DEFAULT_OPPONENT,
         agent: Literal["X", "O", "alternate"] = "X",
         *,
         exact_info: bool = True,
         illegal_reward: float = -1.0,
         autoreset_mode: AutoresetMode | str = AutoresetMode.NEXT_STEP,
-        render_mode: None = None,
+        max_episode_steps: int | None = None,
+        render_mode: str | None = None,
     ) -> None:
         if isinstance(num_envs, bool) or not isinstance(num_envs, int) or num_envs < 1:
             raise NoughtsError(f"num_envs must be a positive integer, not {num_envs!r}")
         if agent not in ("X", "O", "alternate"):
             raise NoughtsError(f"agent must be 'X', 'O' or 'alternate', not {agent!r}")
-        if render_mode is not None:
-            raise NoughtsError("the batched environment does not render (render_mode=None)")
+        if render_mode not in (None, "rgb_array"):
+            raise NoughtsError(
+                f"the batched environment renders 'rgb_array' (one image per board) or "
+                f"nothing (None), not {render_mode!r}"
+            )
+        if max_episode_steps is not None and (
+            isinstance(max_episode_steps, bool)
+            or not isinstance(max_episode_steps, int)
+            or max_episode_steps < 1
+        ):
+            raise NoughtsError(
+                f"max_episode_steps must be a positive integer or None, not {max_episode_steps!r}"
+            )
         self.game = variant(variant_name)
         self.geometry = self.game.geometry
         misere = self.game.misere  # a completed line loses: the rewards and tables say so
-        name = _ALIASES.get(opponent, opponent) if _hashable(opponent) else opponent
-        if name is not None and name not in OPPONENTS:
-            raise NoughtsError(
-                f"the batched opponent is one of {OPPONENTS} or None (self-play), not {opponent!r}"
-            )
+        name = batched_opponent(opponent)
         if name == "rules" and misere:
             raise NoughtsError("the 'rules' opponent plays the usual game, not misere")
-        self.opponent: str | None = name
+        self.opponent: Batched | None = name
         self.agent_side = agent
         self.misere = misere
         self.illegal_reward = illegal_reward
+        self.max_episode_steps = max_episode_steps
         self.autoreset_mode = AutoresetMode(autoreset_mode)
         self.metadata = {**self.metadata, "autoreset_mode": self.autoreset_mode}
-        self.render_mode = None
+        self.render_mode = render_mode
         self.table: ExactTable | None = None
-        if name == "exact" or (exact_info and has_table(self.geometry)):
-            self.table = exact_table(self.game)  # raises off the small boards
+        self.strategy_x = False  # the exact opponent is X playing the shipped strategy
+        if name == "exact" and not has_table(self.geometry):
+            self.strategy_x = _strategy_x(self.game, agent)
+        elif name == "exact" or (exact_info and has_table(self.geometry)):
+            self.table = exact_table(self.game)
         self.exact_info = exact_info and self.table is not None
         self.num_envs = num_envs
         self.single_observation_space = observation_space(self.geometry)
@@ -127,6 +163,7 @@ class NoughtsVectorEnv(VectorEnv[dict[str, np.ndarray], np.ndarray, np.ndarray])
         self._powers = 3 ** np.arange(cells, dtype=np.int64)
         self.board = np.zeros((num_envs, cells), dtype=np.int8)
         self.ply = np.zeros(num_envs, dtype=np.int16)
+        self.steps = np.zeros(num_envs, dtype=np.int32)  # the agent's steps this episode
         self.agent = np.full(num_envs, NOUGHT if agent == "O" else X, dtype=np.int8)
         self.index = np.zeros(num_envs, dtype=np.int64)  # base-3 table index
         self.over = np.ones(num_envs, dtype=bool)
@@ -135,9 +172,30 @@ class NoughtsVectorEnv(VectorEnv[dict[str, np.ndarray], np.ndarray, np.ndarray])
 
     # -- the Gymnasium API ----------------------------------------------------------------
     def reset(
-        self, *, seed: int | None = None, options: dict[str, Any] | None = None
+        self,
+        *,
+        seed: int | Sequence[int | None] | None = None,
+        options: dict[str, Any] | None = None,
     ) -> tuple[Observation, dict[str, Any]]:
-        """New games on every board (or those of ``options["reset_mask"]``)."""
+        """New games on every board (or those of ``options["reset_mask"]``); ``seed`` is
+        one integer or, as ``SyncVectorEnv`` takes it, a list of one per board (the
+        batch has one generator: the list seeds it)."""
+        if seed is not None and not isinstance(seed, int | np.integer):
+            seeds = list(seed)
+            if len(seeds) != self.num_envs:
+                raise NoughtsError(
+                    f"a list of seeds has one per board: {self.num_envs}, not {len(seeds)}"
+                )
+            if any(each is None for each in seeds):
+                if any(each is not None for each in seeds):
+                    raise NoughtsError("a list of seeds is all integers or all None")
+                seed = None
+            else:
+                entropy = [int(each) for each in seeds]  # type: ignore[arg-type]
+                self._np_random = np.random.Generator(np.random.PCG64(entropy))
+                self._np_random_seed = entropy[0]
+                seed = None
+                self._episodes[:] = 0
         super().reset(seed=seed)
         if seed is not None:
             self._episodes[:] = 0
@@ -161,23 +219,95 @@ class NoughtsVectorEnv(VectorEnv[dict[str, np.ndarray], np.ndarray, np.ndarray])
             self._start(np.flatnonzero(waiting), info)
         live = np.flatnonzero(~waiting)
         terminated = np.zeros(self.num_envs, dtype=bool)
+        truncated = np.zeros(self.num_envs, dtype=bool)
         if len(live):
             self._play_live(live, actions[live], reward, terminated, info)
-        final = terminated.copy()
+            self.steps[live] += 1
+            if self.max_episode_steps is not None:
+                out_of_time = live[self.steps[live] >= self.max_episode_steps]
+                truncated[out_of_time] = ~terminated[out_of_time]
+                self.over[out_of_time] = True
+        final = terminated | truncated
         observation = self._observe()
+        info = self._finish_info(info)
         if self.autoreset_mode is AutoresetMode.SAME_STEP and final.any():
-            info["final_obs"], info["_final_obs"] = observation, final
-            info["final_info"] = self._finish_info(dict(info))
-            self._start(np.flatnonzero(final), info)
+            info = self._same_step_reset(final, observation, info)
             observation = self._observe()
-        truncated = np.zeros(self.num_envs, dtype=bool)
-        return observation, reward, terminated, truncated, self._finish_info(info)
+        return observation, reward, terminated, truncated, info
+
+    def _same_step_reset(
+        self, final: np.ndarray, observation: Observation, info: dict[str, Any]
+    ) -> dict[str, Any]:
+        """New games on the ``final`` boards now, as ``SyncVectorEnv`` does: their last
+        observations and (a deep copy of) their last info under ``final_obs`` and
+        ``final_info``, the new games' info in their place."""
+        final_info = copy.deepcopy(info)
+        for key in [key for key in final_info if key.startswith("_")]:
+            final_info[key] &= final  # only the finished boards' entries
+        final_obs = np.full(self.num_envs, None, dtype=object)
+        for row in np.flatnonzero(final):
+            final_obs[row] = {key: value[row].copy() for key, value in observation.items()}
+        fresh: dict[str, Any] = {}
+        for key, value in info.items():  # the boards going on keep their step's info
+            if key.startswith("_") or f"_{key}" not in info:
+                continue
+            fresh[key], fresh[f"_{key}"] = value, info[f"_{key}"] & ~final
+        self._start(np.flatnonzero(final), fresh)
+        fresh = self._finish_info(fresh)
+        fresh["final_obs"], fresh["_final_obs"] = final_obs, final.copy()
+        fresh["final_info"], fresh["_final_info"] = final_info, final.copy()
+        return fresh
+
+    def action_masks(self) -> np.ndarray:
+        """Each board's legal moves for its player to act, as booleans (``(N, cells)``;
+        sb3-contrib's ``action_masks`` name): the observation's mask."""
+        return self._observe()["action_mask"].astype(bool)
+
+    def render(self) -> tuple[np.ndarray, ...] | None:
+        """One RGB image of each board (``render_mode="rgb_array"``), else ``None``."""
+        if self.render_mode != "rgb_array":
+            return None
+        return tuple(board_image(self.position(row)) for row in range(self.num_envs))
+
+    def get_attr(self, name: str) -> tuple[Any, ...]:
+        """``name`` of every board, as ``SyncVectorEnv.get_attr`` answers: the batch's
+        own attribute, once per board (every board shares the settings).
+
+        >>> envs = NoughtsVectorEnv(2, opponent="rules")
+        >>> envs.get_attr("opponent")
+        ('rules', 'rules')
+        """
+        value = getattr(self, name)
+        return tuple(value for _ in range(self.num_envs))
+
+    def call(self, name: str, *args: Any, **kwargs: Any) -> tuple[Any, ...]:
+        """Call ``name`` for every board, as ``SyncVectorEnv.call`` does: a method with a
+        per-board answer (``position``, ``action_masks``, ``render``) gives each board's;
+        another method is called once for the batch, its answer given for every board;
+        an attribute that is not callable is returned as :meth:`get_attr` does.
+
+        >>> envs = NoughtsVectorEnv(2, opponent="rules")
+        >>> _ = envs.reset(seed=0)
+        >>> [str(position.board) for position in envs.call("position")]
+        ['.../.../...', '.../.../...']
+        """
+        if name == "position":
+            return tuple(self.position(row, *args, **kwargs) for row in range(self.num_envs))
+        if name == "action_masks":
+            return tuple(self.action_masks(*args, **kwargs))
+        if name == "render":
+            images = self.render(*args, **kwargs)
+            return (None,) * self.num_envs if images is None else images
+        attribute = getattr(self, name)
+        answer = attribute(*args, **kwargs) if callable(attribute) else attribute
+        return tuple(answer for _ in range(self.num_envs))
 
     # -- games ----------------------------------------------------------------------------
     def _start(self, rows: np.ndarray, info: dict[str, Any]) -> None:
         """New games on ``rows``; the opponent opens where the agent is O."""
         self.board[rows] = 0
         self.ply[rows] = 0
+        self.steps[rows] = 0
         self.index[rows] = 0
         self.over[rows] = False
         if self.agent_side == "alternate":
@@ -235,10 +365,12 @@ class NoughtsVectorEnv(VectorEnv[dict[str, np.ndarray], np.ndarray, np.ndarray])
         elif self.opponent == "rules":
             blocks, wins = self._completing(rows, -mover), self._completing(rows, mover)
             priority = noise + 2 * blocks + 4 * wins
-        else:
-            assert self.table is not None
+        elif self.table is not None:
             scores = self.table.move_scores(self.index[rows], np.where(mover == X, 1, 2))
             priority = noise + (scores == scores.max(axis=1, keepdims=True)) * 2
+        else:  # Qubic's exact X: the shipped strategy, board by board
+            priority = np.zeros(empty.shape)
+            priority[np.arange(len(rows)), self._strategy_moves(rows)] = 1.0
         cells = np.where(empty, priority, -1.0).argmax(axis=1)
         _put(info, "opponent_move", rows, cells, self.num_envs, -1)
         won, full = self._play(rows, cells, mover)
@@ -289,10 +421,12 @@ class NoughtsVectorEnv(VectorEnv[dict[str, np.ndarray], np.ndarray, np.ndarray])
 
     def _finish_info(self, info: dict[str, Any]) -> dict[str, Any]:
         """Add the exact values for the agent to move (where a table serves)."""
+        every = np.ones(self.num_envs, dtype=bool)
         if self.opponent is not None:
-            info["agent"] = np.where(self.agent == X, "X", "O")
+            info["agent"], info["_agent"] = np.where(self.agent == X, "X", "O"), every
         else:
             info["to_move"] = np.where(self._to_move(self._rows) == X, "X", "O")
+            info["_to_move"] = every.copy()
         if not self.exact_info:
             return info
         assert self.table is not None
@@ -303,7 +437,7 @@ class NoughtsVectorEnv(VectorEnv[dict[str, np.ndarray], np.ndarray, np.ndarray])
         plies = np.where(best == 0, self.cells - self.ply[rows], WIN - np.abs(best))
         keeping = np.where(outcome[:, None] > 0, scores > 0, scores >= outcome[:, None] * WIN)
         n, cells = self.num_envs, self.cells
-        info["exact"] = ~self.over
+        info["exact"], info["_exact"] = ~self.over, every.copy()
         _put(info, "outcome", rows, outcome, n, 0)
         _put(info, "plies", rows, plies.astype(np.int16), n, 0)
         _put(info, "optimal_moves", rows, scores == best[:, None], n, False, cells)
@@ -326,9 +460,54 @@ class NoughtsVectorEnv(VectorEnv[dict[str, np.ndarray], np.ndarray, np.ndarray])
         return Position.from_bitboards(x, o, self.game)
 
 
+    def _strategy_moves(self, rows: np.ndarray) -> np.ndarray:
+        """X's moves on ``rows`` by the shipped strategy (Qubic): its proven move where
+        the position is one of its entries, else the engine's (the strategy's other
+        positions are won by a chain of threats, which the engine's search finds)."""
+        moves = np.empty(len(rows), dtype=np.intp)
+        for index, row in enumerate(rows):
+            moves[index] = strategy_x_move(self.position(int(row)))
+        return moves
+
+
+def _strategy_x(game: Variant, agent: str) -> bool:
+    """True if the exact opponent can be X playing the shipped strategy; else refused."""
+    if game.strategy is not None and agent == "O":
+        return True
+    where = (
+        "the shipped strategy plays X only: give agent='O'"
+        if game.strategy is not None
+        else f"{game.name} has neither (no table beyond {MAX_TABLE_CELLS} cells, no strategy)"
+    )
+    raise NoughtsError(
+        f"the batched 'exact' opponent needs an exact table (boards of at most "
+        f"{MAX_TABLE_CELLS} cells) or, on Qubic, the shipped strategy as X; {where}"
+    )
+
+
+def strategy_x_move(position: Position) -> int:
+    """X's move in ``position`` by the shipped strategy: its proven move, else (a
+    position its moves have already won by a chain of threats) the engine's at level 10.
+
+    >>> strategy_x_move(Position("", "qubic")) in (0, 3, 12, 15, 21, 22, 25, 26)
+    True
+    """
+    found = strategy_move(position, SHIPPED.strategy_for(position))
+    if found is not None:
+        return found.move
+    return _ENGINE.move(position, Limit.within(STRATEGY_FALLBACK_S)).move
+
+
+STRATEGY_FALLBACK_S = 1.0
+"""Seconds the engine gets for X's move where the strategy's entries end (a won chain of
+threats, which its threat search finds in milliseconds)."""
+
+_ENGINE = parse_player(f"level:{MAX_LEVEL}").create()
+
+
 def make_vector_env(num_envs: int = 1, **options: Any) -> NoughtsVectorEnv:
-    """The ``vector_entry_point`` of ``noughts/Noughts-v0`` (``make_vec``'s arguments)."""
-    options.pop("max_episode_steps", None)
+    """The ``vector_entry_point`` of ``noughts/Noughts-v0`` (``make_vec``'s arguments,
+    ``max_episode_steps`` included)."""
     return NoughtsVectorEnv(num_envs, **options)
 
 
@@ -350,9 +529,3 @@ def _put(
     info["_" + key][rows] = True
 
 
-def _hashable(value: object) -> bool:
-    try:
-        hash(value)
-    except TypeError:
-        return False
-    return True

@@ -22,6 +22,8 @@ from noughts.service.first_requests import warm_request_path
 from noughts.service.middleware import install_middleware
 from noughts.service.moves import MoveService
 from noughts.service.problems import install_error_handlers
+from noughts.service.redoc import DOCS_ASSETS_URL
+from noughts.service.redoc import router as redoc_router
 from noughts.service.routes import api, site, web_directory
 from noughts.service.settings import Settings
 from noughts.service.warmup import warm_in_background
@@ -72,22 +74,24 @@ def create_app(settings: Settings | None = None, *, service: MoveService | None 
             service.shared.close()
 
     # /docs (Swagger UI) and /redoc (ReDoc): from files this server serves (the
-    # fastapi-offline package's copies, under /docs/assets), not from a CDN, so both work
-    # offline too
+    # fastapi-offline package's copies, under /docs/assets; ReDoc's script through
+    # noughts.service.redoc, which drops the logo it would fetch), not from a CDN, so
+    # both work offline too
     app = FastAPIOffline(
         lifespan=lifespan,
         title="noughts move service",
         version=__version__,
         description=DESCRIPTION,
         docs_url="/docs",
-        redoc_url="/redoc",
-        static_url="/docs/assets",
+        redoc_url=None,
+        static_url=DOCS_ASSETS_URL,
     )
     app.state.settings = settings
     app.state.service = service
     install_error_handlers(app)
     app.include_router(api)
     app.include_router(explain_router)
+    app.include_router(redoc_router)
     app.include_router(site)
     app.mount("/static", StaticFiles(directory=web_directory()), name="static")
     install_middleware(app, settings)

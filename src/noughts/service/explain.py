@@ -23,7 +23,7 @@ from fastapi import APIRouter, Request
 from fastapi.responses import Response
 from pydantic import BaseModel, Field, StrictBool, StrictInt
 
-from noughts.budget import Limit
+from noughts.budget import EXPLAIN_SECONDS, Limit
 from noughts.notation import square_name
 from noughts.service.conversion import position_from_request
 from noughts.service.jobs import EXPLAIN_NODE_LIMIT, Board, ExplainJob
@@ -56,7 +56,7 @@ MAX_KEPT_NODES = 5_000
 NODE_LIMIT = EXPLAIN_NODE_LIMIT
 """Most positions one walk may enter: plain minimax on the empty 3x3 board (549,946) fits."""
 
-DEADLINE_S = 60.0
+DEADLINE_S = EXPLAIN_SECONDS
 """An explain job (the trace and the comparison) that runs longer is abandoned (503)."""
 
 FIRST_EXPECTED_S = 0.5

@@ -20,6 +20,8 @@ from typing import Any
 
 from pydantic import BaseModel, ConfigDict, Field, field_validator, model_validator
 
+from noughts.budget import DEFAULT_SECONDS
+
 __all__ = ["Settings"]
 
 
@@ -42,7 +44,9 @@ class Settings(BaseModel):
     host: str = Field(default="127.0.0.1", description="Address `noughts serve` binds to.")
     port: int = Field(default=8000, ge=0, le=65535, description="Port `noughts serve` uses.")
     default_time_ms: int = Field(
-        default=1000, ge=1, description="Search budget of a request that gives no time_ms."
+        default=round(DEFAULT_SECONDS * 1000),
+        ge=1,
+        description="Search budget of a request that gives no time_ms.",
     )
     min_time_ms: int = Field(
         default=50, ge=1, description="Floor of time_ms (smaller budgets are raised to it)."

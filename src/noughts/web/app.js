@@ -8,7 +8,8 @@
 // learn.js shows a search deciding on the position on the board (the Learn button).
 //
 // Address parameters (all optional): api=<base url>, variant=3x3|4x4k3|4x4|4x4x4,
-// you=X|O, first=you|ai|random, level=0-10, board=<board string> (start from a position;
+// you=X|O|random (your side: X moves first, so O answers; first=you|ai|random, the older
+// way to say it, is read when `you` is absent), level=0-10, board=<board string> (start from a position;
 // with equal counts `to`=X|O says who moves), think=<ms> (the AI's time per move on
 // boards it cannot solve exactly), view=cube|flat (how Qubic is drawn). The page keeps
 // variant, board and to in the address as the game goes (a link to the position) and
@@ -16,7 +17,7 @@
 
 import { ApiError, apiBase, getJson, postSearch } from "./api.js";
 import { BoardView } from "./board.js";
-import { Game, positionProblem } from "./game.js";
+import { Game, markFor, positionProblem, sideFrom } from "./game.js";
 import {
   VARIANTS, boardString, cellName, findVariant, geometryFrom, other, parseBoard, splitVariant, variantName,
 } from "./geometry.js";
@@ -35,9 +36,9 @@ const api = apiBase();
 const state = {
   catalog: null, // GET /api/v1/variants: every variant's shape, k and lines; the levels
   geo: null,
-  human: "X",
+  human: "X", // the human's mark in the game on the board
   ai: "O",
-  firstSetting: "you", // you | ai | random
+  side: "X", // the side chosen for new games: X (first) | O (second) | random
   level: 10,
   game: null, // the Game on the board (game.js)
   busy: false, // waiting for the AI's move
@@ -64,8 +65,7 @@ view.onInfo = (cell) => showCellInfo(cell);
 function rememberChoices() {
   savePrefs({
     variant: state.geo.name,
-    mark: state.human,
-    first: state.firstSetting,
+    side: state.side,
     level: state.level,
     think: state.think,
     engineView: state.engineView,
@@ -81,6 +81,17 @@ function toMove() {
 
 function humansTurn() {
   return !state.game.over && !state.busy && toMove() === state.human;
+}
+
+/** The human plays `mark` in the game on the board, the AI the other mark. */
+function setHuman(mark) {
+  state.human = mark === "O" ? "O" : "X";
+  state.ai = other(state.human);
+}
+
+/** The human's mark kept with a saved game, if it has one. */
+function humanOf(saved) {
+  if (saved.human === "X" || saved.human === "O") setHuman(saved.human);
 }
 
 function thinkMs() {
@@ -123,9 +134,8 @@ function abortPending() {
 function newGame() {
   abortPending();
   hideMessage();
-  const setting = state.firstSetting;
-  const starter = setting === "random" ? (Math.random() < 0.5 ? "you" : "ai") : setting;
-  state.game = new Game(state.geo, { first: starter === "you" ? state.human : state.ai });
+  setHuman(markFor(state.side));
+  state.game = new Game(state.geo); // X moves first
   begin();
 }
 
@@ -244,7 +254,7 @@ function announceHint() {
   const move = state.heat.moves.find((m) => m.move === best[0]);
   const value = state.heat.map.get(best[0]);
   const more = best.length > 1 ? ` (${best.length} moves are as good)` : "";
-  const words = state.numbers ? `${value.label}, ${value.number}` : value.label;
+  const words = state.numbers && value.number !== value.text ? `${value.label}, ${value.number}` : value.label;
   say(`Hint: ${cellName(state.geo, move.move)} — ${words}${more}.`, false);
 }
 
@@ -381,7 +391,7 @@ function render() {
  * The settings the address may have carried are saved with the player's choices, so
  * they leave the address: a reload keeps what the player set since. */
 function keepGame() {
-  saveGame({ ...state.game.toJSON(), tallied: state.tallied });
+  saveGame({ ...state.game.toJSON(), tallied: state.tallied, human: state.human });
   const url = new URL(window.location.href);
   for (const key of ["level", "first", "you", "think", "view"]) url.searchParams.delete(key);
   url.searchParams.set("variant", state.geo.name);
@@ -524,6 +534,7 @@ function switchBoard(name) {
   if (kept) {
     abortPending();
     hideMessage();
+    humanOf(kept);
     state.game = kept.game;
     begin(kept.tallied);
     say(`Your ${shortName(state.geo.name)} game is back where you left it.`, false);
@@ -545,7 +556,7 @@ function keptGame(name) {
   const saved = loadGameOn(name);
   try {
     const game = saved.variant === state.geo.name ? Game.restore(state.geo, saved) : null;
-    return game && !game.over && game.history.length ? { game, tallied: saved.tallied ?? null } : null;
+    return game && !game.over && game.history.length ? { game, tallied: saved.tallied ?? null, human: saved.human } : null;
   } catch {
     return null;
   }
@@ -560,17 +571,9 @@ function wireControls() {
     input.addEventListener("change", () => switchBoard(variantName(input.value, state.geo.misere)));
   }
   $("misere").addEventListener("change", () => switchBoard(variantName(state.geo.base, $("misere").checked)));
-  for (const input of document.querySelectorAll('input[name="first"]')) {
+  for (const input of document.querySelectorAll('input[name="side"]')) {
     input.addEventListener("change", () => {
-      state.firstSetting = input.value;
-      rememberChoices();
-      newGame();
-    });
-  }
-  for (const input of document.querySelectorAll('input[name="mark"]')) {
-    input.addEventListener("change", () => {
-      state.human = input.value;
-      state.ai = other(input.value);
+      state.side = input.value;
       rememberChoices();
       newGame();
     });
@@ -637,9 +640,10 @@ function savedGame(wanted) {
     return null; // a save from an older page or another board: start afresh
   }
   if (!game) return null;
-  if (wanted) return String(wanted) === String(game.board) ? { game, tallied: saved.tallied ?? null } : null;
+  const kept = { game, tallied: saved.tallied ?? null, human: saved.human };
+  if (wanted) return String(wanted) === String(game.board) ? kept : null;
   const fresh = ["variant", "first", "you"].some((key) => params.has(key));
-  return !fresh && !game.over ? { game, tallied: saved.tallied ?? null } : null;
+  return !fresh && !game.over ? kept : null;
 }
 
 /** Start from the address's ?board=, the game saved before a reload, or a new game. */
@@ -657,6 +661,7 @@ function openGame() {
   const saved = savedGame(problem ? null : board);
   if (saved) {
     abortPending();
+    humanOf(saved);
     state.game = saved.game;
     begin(saved.tallied);
   } else if (board && !problem) {
@@ -688,18 +693,16 @@ async function start() {
   const prefs = loadPrefs();
   let wanted = params.get("variant") || prefs.variant || "3x3";
   if (!findVariant(state.catalog, wanted)) wanted = "3x3";
-  const mark = (params.get("you") || prefs.mark || "X").toUpperCase() === "O" ? "O" : "X";
-  state.human = mark;
-  state.ai = other(mark);
-  const first = params.get("first") || prefs.first || "you";
-  state.firstSetting = ["you", "ai", "random"].includes(first) ? first : "you";
+  // the address, else the saved choice (or the two choices an older page saved)
+  state.side = sideFrom({ you: params.get("you"), first: params.get("first") })
+    ?? sideFrom({ you: prefs.side ?? prefs.mark, first: prefs.first }) ?? "X";
+  setHuman(markFor(state.side));
   const level = Number(params.get("level") ?? prefs.level ?? state.catalog.max_level);
   state.engineView = Boolean(prefs.engineView);
   setBoardView(params.get("view") || prefs.view);
   setThink(Number(params.get("think") ?? prefs.think ?? DEFAULT_THINK_MS));
   setVariant(wanted);
-  checkRadio("mark", state.human);
-  checkRadio("first", state.firstSetting);
+  checkRadio("side", state.side);
   $("engine-view").checked = state.engineView;
   setLevel(Number.isFinite(level) ? level : state.catalog.max_level);
   wireControls();

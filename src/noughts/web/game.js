@@ -23,6 +23,22 @@ export function positionProblem(board) {
   return `it has ${xs} X and ${os} O, but in a game the counts differ by at most one`;
 }
 
+/** The human's side, one choice ("X" | "O" | "random"): X always moves first, so moving
+ * first is playing X. `you` (a mark or "random") says it; else `first` ("you" | "ai" |
+ * "random", an older way to say it); null when neither names a side. */
+export function sideFrom({ you = null, first = null } = {}) {
+  const mark = String(you ?? "").toUpperCase();
+  if (mark === "X" || mark === "O") return mark;
+  if (mark === "RANDOM") return "random";
+  return { you: "X", ai: "O", random: "random" }[first] ?? null;
+}
+
+/** The human's mark for a new game on `side`; `random` (0 <= r < 1) picks for "random". */
+export function markFor(side, random = Math.random) {
+  if (side === "X" || side === "O") return side;
+  return random() < 0.5 ? "X" : "O";
+}
+
 export class Game {
   /**
    * A game on `geo` that `first` ("X" | "O") started, from the empty board or from

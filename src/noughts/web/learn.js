@@ -90,7 +90,7 @@ let view = null;
 /** Open the Learn view for a position: {api, geo (geometry.js), board, toMove}. */
 export function openLearn(position) {
   if (!view) view = new LearnView();
-  view.open(position);
+  view.styled.then(() => view.open(position));
 }
 
 class LearnView {
@@ -100,9 +100,16 @@ class LearnView {
     section.className = "learn";
     section.setAttribute("aria-labelledby", "learn-title");
     section.innerHTML = TEMPLATE;
+    section.hidden = true; // shown by open(), once its stylesheet is in: unstyled, the
+    // view would be laid out wider than a phone's screen for a moment
+    section.setAttribute("aria-busy", "true"); // until the first load() answers
     const stylesheet = document.createElement("link");
     stylesheet.rel = "stylesheet";
     stylesheet.href = new URL("learn.css", import.meta.url).href;
+    this.styled = new Promise((resolve) => {
+      stylesheet.addEventListener("load", resolve, { once: true });
+      stylesheet.addEventListener("error", resolve, { once: true }); // plain, but usable
+    });
     document.head.append(stylesheet);
     // after the game's layout, not in it: the sticky board must not slide over the view
     const main = document.querySelector("main");
@@ -177,6 +184,7 @@ class LearnView {
     if (geo.cells > MAX_CELLS) {
       summary.textContent = `Learn traces boards of at most ${MAX_CELLS} cells (3×3, 4×4); this board has ${geo.cells}.`;
       this.$("learn-body").hidden = this.$("learn-table-wrap").hidden = true;
+      this.section.removeAttribute("aria-busy");
       return;
     }
     const algorithm = this.$("learn-algorithm").value;

@@ -26,9 +26,11 @@ export function formatScore(score) {
 }
 
 /** {text, label, tone} for a proven move value: short text for the cell ("win 3", the
- * outcome and its plies), the engine's words for people. */
+ * outcome and its plies; "win ≤57" where the plies are only a bound, plies_exact false),
+ * the engine's words for people. */
 export function describeProven(value) {
-  const text = value.outcome === "draw" ? "draw" : `${value.outcome} ${value.plies}`;
+  const bound = value.plies_exact === false ? "≤" : "";
+  const text = value.outcome === "draw" ? "draw" : `${value.outcome} ${bound}${value.plies}`;
   return { text, label: value.words ?? value.outcome, tone: value.outcome };
 }
 
