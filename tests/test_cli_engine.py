@@ -435,13 +435,22 @@ def test_progress_line_shows_what_runs_and_goes_away() -> None:
         with_progress(lambda: 1 // 0, "failing", show=True, quiet_s=0.1)
 
 
-def test_version_prints_the_package_version(capsys: pytest.CaptureFixture[str]) -> None:
+def test_version_prints_the_package_version_and_the_search_core(
+        capsys: pytest.CaptureFixture[str]) -> None:
     from importlib.metadata import version
 
+    from noughts.search import core
+
     status, out, err = run(["--version"], capsys)
-    assert (status, out, err) == (0, f"noughts {version('noughts')}\n", "")
+    assert (status, out, err) == (
+        0, f"noughts {version('noughts')}, search core: {core.name()}\n", "")
     source = str(Path(noughts.__file__).parent.parent)
     done = subprocess.run([sys.executable, "-m", "noughts", "--version"], capture_output=True,
                           text=True, timeout=60, check=True,
                           env={**os.environ, "PYTHONPATH": source})  # fmt: skip
     assert done.stdout == out
+    pure = subprocess.run([sys.executable, "-m", "noughts", "--version"], capture_output=True,
+                          text=True, timeout=60, check=True,
+                          env={**os.environ, "PYTHONPATH": source,
+                               "NOUGHTS_PURE_PYTHON": "1"})  # fmt: skip
+    assert pure.stdout.endswith("search core: python\n")

@@ -346,11 +346,11 @@ def test_parallel_form_plays_the_aec_game() -> None:
 def test_qubics_exact_x_in_the_batch_is_the_shipped_strategy() -> None:
     """Agent O against the batched exact X on Qubic: X wins every game, and its moves
     are the strategy's wherever the strategy has the position."""
-    from noughts.knowledge.strategy import strategy_move
+    from noughts.knowledge.strategy import shipped_strategy, strategy_move
 
     envs = NoughtsVectorEnv(4, "qubic", opponent="exact", agent="O")
     observation, info = envs.reset(seed=0)
-    assert strategy_move(Position("", "qubic")) is not None
+    assert strategy_move(Position("", "qubic"), shipped_strategy()) is not None
     assert all(int(m) in strategy_moves_of_empty() for m in info["opponent_move"])
     rng = np.random.default_rng(2)
     results = np.zeros(4)
@@ -362,7 +362,7 @@ def test_qubics_exact_x_in_the_batch_is_the_shipped_strategy() -> None:
             before = positions[board]  # X's reply to O's move: the strategy's, where it has it
             own = observation["observation"][board, ..., 0].reshape(64)
             (o_move,) = np.flatnonzero(own & (1 - _marks(before.o)))
-            found = strategy_move(before.play(int(o_move)))
+            found = strategy_move(before.play(int(o_move)), shipped_strategy())
             if found is not None:
                 assert int(info["opponent_move"][board]) == found.move
         results[~done & terminated] = reward[~done & terminated]
@@ -373,9 +373,9 @@ def test_qubics_exact_x_in_the_batch_is_the_shipped_strategy() -> None:
 
 
 def strategy_moves_of_empty() -> set[int]:
-    from noughts.knowledge.strategy import proven_moves
+    from noughts.knowledge.strategy import proven_moves, shipped_strategy
 
-    return set(proven_moves(Position("", "qubic")))
+    return set(proven_moves(Position("", "qubic"), shipped_strategy()))
 
 
 def _marks(bits: int) -> np.ndarray:

@@ -70,17 +70,22 @@ class _Parser(argparse.ArgumentParser):
 
 
 def version_line() -> str:
-    """The one line ``noughts --version`` prints: the installed package's version.
+    """The one line ``noughts --version`` prints: the installed package's version and
+    the search core that runs (``compiled``, or ``python`` where the extension is not
+    built or ``NOUGHTS_PURE_PYTHON=1`` asks for it).
 
-    >>> version_line().startswith("noughts ")
-    True
+    >>> version_line().startswith("noughts "), "search core" in version_line()
+    (True, True)
     """
     from importlib.metadata import PackageNotFoundError, version
 
+    from noughts.search import core
+
     try:
-        return f"noughts {version('noughts')}"
+        release = version("noughts")
     except PackageNotFoundError:
-        return "noughts (version unknown: the package is not installed)"
+        release = "(version unknown: the package is not installed)"
+    return f"noughts {release}, search core: {core.name()}"
 
 
 def _load(name: str) -> CommandModule:
