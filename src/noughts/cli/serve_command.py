@@ -96,18 +96,15 @@ def bind(host: str, port: int) -> socket.socket:
 
 def run(name: str, args: argparse.Namespace) -> int:
     import uvicorn
-    from pydantic import ValidationError
 
     from noughts.service import connections
     from noughts.service.app import create_app
-    from noughts.service.settings import Settings
+    from noughts.service.settings import Settings, SettingsError
 
     try:
         settings = Settings()
-    except ValidationError as error:
-        problem = error.errors()[0]
-        field = ".".join(str(part) for part in problem["loc"])
-        raise fail(f"bad setting NOUGHTS_{field.upper()}: {problem['msg']}") from None
+    except SettingsError as error:
+        raise fail(str(error)) from None
     host = args.host or settings.host
     port = settings.port if args.port is None else args.port
     processes = search_processes(settings.search_processes, args.workers, os.cpu_count())

@@ -31,11 +31,11 @@ import threading
 import time
 from concurrent.futures import ThreadPoolExecutor
 from typing import Any
-from urllib.parse import urlsplit, urlunsplit
 
 from noughts.errors import NoughtsError
 from noughts.results import Estimate, MoveChoice, Scale
 from noughts.service.cache import CacheKey
+from noughts.service.settings import redacted  # (re-exported: its earlier home)
 from noughts.variants import Variant, variant
 
 __all__ = [
@@ -107,22 +107,6 @@ def decode_entry(raw: bytes, game: Variant) -> SharedEntry:
         return choice, int(data["searched_ms"]), bool(data["exact"])
     except (KeyError, TypeError, IndexError, ValueError) as error:
         raise ValueError(f"not a cached answer: {error}") from None
-
-
-def redacted(url: str) -> str:
-    """``url`` without its password, for logs and stats.
-
-    >>> redacted("redis://:s3cret@cache.internal:6379/0")
-    'redis://***@cache.internal:6379/0'
-    >>> redacted("redis://127.0.0.1:6379")
-    'redis://127.0.0.1:6379'
-    """
-    parts = urlsplit(url)
-    if parts.password is None and parts.username is None:
-        return url
-    host = parts.hostname or ""
-    netloc = f"***@{host}" + (f":{parts.port}" if parts.port else "")
-    return urlunsplit(parts._replace(netloc=netloc))
 
 
 class SharedCache:
