@@ -79,10 +79,10 @@ import time
 from pathlib import Path
 from typing import Any, NamedTuple
 
+from noughts.atomic import write_atomic, write_if_changed
 from noughts.budget import Limit
 from noughts.geometry import scan_forward
 from noughts.knowledge.obook import OBook, without_o_book
-from noughts.knowledge.strategy import write_if_changed
 from noughts.position import Position
 from noughts.search.anytime import anytime_move
 from noughts.search.defence import ProofDefence
@@ -546,7 +546,7 @@ def main(argv: list[str] | None = None) -> int:
     x_ranks: dict[str, list[int]] = saved.get("x_ranks", {})
 
     def save() -> None:
-        path.write_text(json.dumps({"settings": {"check": args.check,
+        write_atomic(path, json.dumps({"settings": {"check": args.check,
                                                  "max_checks": args.max_checks,
                                                  "o_nodes": args.o_nodes,
                                                  "own_nodes": args.own_nodes},

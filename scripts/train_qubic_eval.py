@@ -34,6 +34,7 @@ import time
 from contextlib import nullcontext
 from pathlib import Path
 
+from noughts.atomic import write_atomic
 from noughts.budget import Limit
 from noughts.knowledge.learned import FEATURES, features, hand_written_evaluation, parse_learned
 from noughts.players.choice import choice_of
@@ -230,7 +231,7 @@ def fit(args: argparse.Namespace) -> None:
         "weights": weights,
         "fit": report,
     }
-    Path(args.out).write_text(json.dumps(record, indent=1) + "\n")
+    write_atomic(args.out, json.dumps(record, indent=1) + "\n")
     print(f"wrote {args.out}: {weights}")
 
 
