@@ -18,7 +18,7 @@ if [ ${#missing[@]} -gt 0 ]; then
     fi
 fi
 
-python3 -m pip install --quiet --disable-pip-version-check -e '.[test,docs,rl,cluster,redis]'
+python3 -m pip install --quiet --disable-pip-version-check -e '.[test,docs,rl,cluster,redis,metrics]'
 
 python3 -m ruff check src tests benchmarks scripts
 python3 -m mypy

@@ -19,6 +19,7 @@ import contextlib
 import os
 import socket
 import sys
+from typing import Any
 
 from noughts.cli import fail, limits
 
@@ -99,6 +100,7 @@ def run(name: str, args: argparse.Namespace) -> int:
 
     from noughts.service import connections
     from noughts.service.app import create_app
+    from noughts.service.drain import DrainingMultiprocess, DrainingServer
     from noughts.service.settings import Settings, SettingsError
 
     try:
@@ -121,9 +123,16 @@ def run(name: str, args: argparse.Namespace) -> int:
         f"noughts: serving the page and the API on http://{host}:{port}/ (docs at /docs)",
         flush=True,
     )
+    common: dict[str, Any] = {
+        "host": host,
+        "port": port,
+        "log_level": args.log_level,
+        "http": connections.GuardedHttpToolsProtocol,
+        "timeout_keep_alive": KEEP_ALIVE_S,
+        "timeout_graceful_shutdown": settings.drain_s,
+        "access_log": settings.access_log == "text",
+    }
     if args.workers > 1:
-        from uvicorn.supervisors import Multiprocess
-
         os.environ.update(
             {
                 "NOUGHTS_HOST": host,
@@ -132,26 +141,12 @@ def run(name: str, args: argparse.Namespace) -> int:
             }
         )
         config = uvicorn.Config(
-            "noughts.service.app:create_app",
-            factory=True,
-            host=host,
-            port=port,
-            workers=args.workers,
-            log_level=args.log_level,
-            http=connections.GuardedH11Protocol,
-            timeout_keep_alive=KEEP_ALIVE_S,
+            "noughts.service.app:create_app", factory=True, workers=args.workers, **common
         )
         with contextlib.suppress(KeyboardInterrupt):  # Ctrl-C stops it (as in uvicorn.run)
-            Multiprocess(config, sockets=[sock]).run()
+            DrainingMultiprocess(config, sockets=[sock]).run()
     else:
-        config = uvicorn.Config(
-            create_app(settings),
-            host=host,
-            port=port,
-            log_level=args.log_level,
-            http=connections.GuardedH11Protocol,
-            timeout_keep_alive=KEEP_ALIVE_S,
-        )
+        config = uvicorn.Config(create_app(settings), **common)
         with contextlib.suppress(KeyboardInterrupt):
-            uvicorn.Server(config).run(sockets=[sock])
+            DrainingServer(config).run(sockets=[sock])
     return 0

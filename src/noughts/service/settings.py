@@ -25,7 +25,7 @@ from __future__ import annotations
 
 import json
 import os
-from typing import Any
+from typing import Any, Literal
 from urllib.parse import urlsplit
 
 from pydantic import (
@@ -167,6 +167,28 @@ class Settings(BaseModel):
     max_cells: int = Field(
         default=361, ge=1, description="Largest board (in cells) the service plays (else 400)."
     )
+    drain_s: float = Field(
+        default=8.0,
+        ge=0,
+        allow_inf_nan=False,
+        description="Seconds a stopping server (SIGTERM) gives the requests it accepted to "
+        "finish; keep it under the orchestrator's grace period (Docker: 10 s).",
+    )
+    access_log: Literal["text", "json", "off"] = Field(
+        default="text",
+        description="noughts serve's access log: uvicorn's text lines, one JSON object a "
+        "request (request id, status, latency), or none.",
+    )
+    public: bool = Field(
+        default=False,
+        description="A deployment open to the internet: /docs, /redoc, /openapi.json, "
+        "/api/v1/stats and /metrics are off, and CORS allows no other origin unless "
+        "NOUGHTS_CORS_ORIGINS says so.",
+    )
+    metrics: bool | None = Field(
+        default=None,
+        description="Serve Prometheus metrics at /metrics. Unset: on, unless public.",
+    )
     request_timeout_s: float = Field(
         default=10.0,
         gt=0,
@@ -216,6 +238,20 @@ class Settings(BaseModel):
         self.min_time_ms = min(self.min_time_ms, self.max_time_ms)
         self.default_time_ms = max(self.min_time_ms, min(self.default_time_ms, self.max_time_ms))
         return self
+
+    @model_validator(mode="after")
+    def _public_defaults(self) -> Settings:
+        """A public deployment allows no other origin unless the origins were given."""
+        if self.public and "cors_origins" not in self.model_fields_set:
+            self.cors_origins = []
+        if self.metrics is None:
+            self.metrics = not self.public
+        return self
+
+    @property
+    def operator_pages(self) -> bool:
+        """True if /docs, /redoc, /openapi.json and /api/v1/stats are served (not public)."""
+        return not self.public
 
     def budget_ms(self, requested: int | None) -> int:
         """The search budget for a request: its ``time_ms`` (or the default), clamped."""
