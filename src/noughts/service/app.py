@@ -94,9 +94,9 @@ def create_app(settings: Settings | None = None, *, service: MoveService | None 
     app.state.lifecycle = lifecycle
     app.state.metrics = metrics
     install_error_handlers(app)
+    app.include_router(site)  # first: the seed's POST / and the probes are matched soonest
     app.include_router(api)
     app.include_router(explain_router)
-    app.include_router(site)
     app.mount("/static", StaticFiles(directory=web_directory()), name="static")
     install_middleware(app, settings, metrics)
     return app

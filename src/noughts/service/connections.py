@@ -31,6 +31,8 @@ import h11
 from uvicorn.protocols.http.h11_impl import H11Protocol
 from uvicorn.protocols.http.httptools_impl import HttpToolsProtocol
 
+from noughts.service.middleware import stamp_arrival
+
 __all__ = [
     "GuardedHttpToolsProtocol",
     "GuardedH11Protocol",
@@ -124,6 +126,10 @@ class GuardedHttpToolsProtocol(_Guarded, HttpToolsProtocol):
     def connection_lost(self, exc: Exception | None) -> None:
         self._disarm()
         super().connection_lost(exc)
+
+    def on_message_begin(self) -> None:
+        super().on_message_begin()
+        stamp_arrival(self.scope["state"])  # its budget starts now, before other work on it
 
     def on_headers_complete(self) -> None:
         super().on_headers_complete()

@@ -8,14 +8,15 @@ next to nothing on small JSON requests.
 from __future__ import annotations
 
 import asyncio
+import itertools
 import json
 import logging
 import os
 import sys
 import time
-from collections.abc import Sequence
+from collections.abc import MutableMapping, Sequence
 from datetime import UTC, datetime
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 from starlette.middleware.cors import CORSMiddleware
 from starlette.types import ASGIApp, Message, Receive, Scope, Send
@@ -32,6 +33,7 @@ __all__ = [
     "CorsDispatch",
     "RootPath",
     "arrival_of",
+    "stamp_arrival",
     "note_variant",
     "INTERNAL",
     "log_json_lines",
@@ -69,6 +71,11 @@ _REQUEST_ID = b"x-request-id"
 
 _MAX_REQUEST_ID = 128
 
+_ID_PREFIX = os.urandom(5).hex().encode()
+"""New request ids are this process's random prefix and a serial number."""
+
+_serial = itertools.count(1 << 20)
+
 access_logger = logging.getLogger("noughts.access")
 """One JSON object a request, with ``NOUGHTS_ACCESS_LOG=json``."""
 
@@ -82,7 +89,7 @@ def _request_id(headers: Sequence[tuple[bytes, bytes]]) -> bytes:
             ):
                 return value
             break
-    return os.urandom(8).hex().encode()
+    return b"%s%x" % (_ID_PREFIX, next(_serial))
 
 
 class ArrivalTime:
@@ -90,8 +97,10 @@ class ArrivalTime:
     so its budget counts from there: time spent waiting for the event loop, in a burst of
     requests, is the request's own, like time spent queueing for a search slot.
 
-    A stamped request lets the loop go round once before it is worked on, so requests
-    that came in together are all stamped before any of them is parsed. Its answer says
+    A request already stamped when its bytes were read (:func:`stamp_arrival`, by
+    ``noughts serve``'s protocol) keeps that time; one stamped here lets the loop go
+    round once before it is worked on, so requests that came in together are all
+    stamped before any of them is parsed. Its answer says
     how long it was in the app, in a ``Server-Timing`` header (``app;dur=`` ms, as
     browsers' developer tools show it), and carries its request id (``X-Request-ID``:
     the client's own if it sent one, else a new one). With ``metrics`` the request is
@@ -109,9 +118,11 @@ class ArrivalTime:
         if scope["type"] != "http":
             await self.app(scope, receive, send)
             return
-        arrived = time.perf_counter()
         state = scope.setdefault("state", {})
-        state[_ARRIVED] = arrived
+        arrived = state.get(_ARRIVED)
+        if arrived is None:  # (noughts serve's protocol stamps it as the request is read)
+            arrived = state[_ARRIVED] = time.perf_counter()
+            await asyncio.sleep(0)  # the other requests that came with it are stamped first
         request_id = _request_id(scope.get("headers", ()))
         status = 500  # unless an answer starts
 
@@ -125,7 +136,6 @@ class ArrivalTime:
                 message = {**message, "headers": [*message.get("headers", ()), *extra]}
             await send(message)
 
-        await asyncio.sleep(0)
         try:
             await self.app(scope, receive, timed)
         finally:
@@ -166,6 +176,12 @@ def log_json_lines() -> None:
 def note_variant(scope: Scope, name: str) -> None:
     """Say which variant the request of ``scope`` asked about (its metrics' label)."""
     scope.setdefault("state", {})[_VARIANT] = name
+
+
+def stamp_arrival(state: MutableMapping[str, Any]) -> None:
+    """Stamp a request (by its scope's ``state``) as arriving now (a protocol does, as it
+    reads the request)."""
+    state[_ARRIVED] = time.perf_counter()
 
 
 def arrival_of(scope: Scope) -> float | None:
@@ -244,6 +260,21 @@ class BodySizeLimit:
         return f"request body too large: {amount} bytes; the limit is {self.max_bytes} bytes"
 
 
+_VARY_ORIGIN = (b"vary", b"Origin")
+
+
+def _vary_on_origin(send: Send) -> Send:
+    """``send`` with ``Vary: Origin`` on the answer (as CORS middleware says on an answer
+    to a request without an origin, so no cache hands it to one with an origin)."""
+
+    async def varied(message: Message) -> None:
+        if message["type"] == "http.response.start":
+            message = {**message, "headers": [*message.get("headers", ()), _VARY_ORIGIN]}
+        await send(message)
+
+    return varied
+
+
 class CorsDispatch:
     """CORS with the configured origins, except on ``open_paths`` where any origin may call."""
 
@@ -256,12 +287,17 @@ class CorsDispatch:
             "expose_headers": ["Retry-After", "Server-Timing", "X-Request-ID"],
             "max_age": 600,
         }
+        self.app = app
         self.configured = CORSMiddleware(app, allow_origins=list(origins), **common)  # type: ignore[arg-type]
         self.open = CORSMiddleware(app, allow_origins=["*"], **common)  # type: ignore[arg-type]
         self.open_paths = frozenset(open_paths)
 
     async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
-        if scope["type"] == "http" and scope["path"] in self.open_paths:
+        if scope["type"] != "http":
+            await self.app(scope, receive, send)
+        elif not any(name == b"origin" for name, _ in scope["headers"]):
+            await self.app(scope, receive, _vary_on_origin(send))  # no CORS to answer
+        elif scope["path"] in self.open_paths:
             await self.open(scope, receive, send)
         else:
             await self.configured(scope, receive, send)

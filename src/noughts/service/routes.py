@@ -256,6 +256,10 @@ async def get_page() -> FileResponse:
     return FileResponse(web_directory() / "index.html", media_type="text/html; charset=utf-8")
 
 
+# The seed's POST / is served by a plain route (no dependency solving or response model:
+# the drop-in's hot path), matched before the documented one below, which only gives it
+# its OpenAPI description.
+site.add_route(SEED_PATH, post_seed_move, methods=["POST"], include_in_schema=False)
 site.post(
     SEED_PATH,
     response_model=list[int],
