@@ -152,7 +152,7 @@ def main() -> None:
                         help="read a JSON list of [path, body] pairs on stdin")
     args = parser.parse_args()
     pairs = json.load(sys.stdin) if args.requests else [["/", SEED_BODY]]
-    requests = [encode(path, body) for path, body in pairs]
+    requests = [encode(str(path), body) for path, body in pairs]
     print(json.dumps(asyncio.run(run(args.port, requests, args.clients, args.seconds,
                                      args.stop_after, args.pid))))
 
