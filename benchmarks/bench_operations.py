@@ -47,6 +47,7 @@ from pathlib import Path
 from typing import Any
 
 from bench_service import cpu_seconds, free_port, qubic_positions, wait_ready, wait_warm
+from noughts.atomic import write_atomic
 from noughts.position import Position
 from noughts.service.memory import resident_mb
 
@@ -373,15 +374,48 @@ def main() -> None:
     parser.add_argument("--load-seconds", type=float, default=10.0,
                         help="seconds of each 64-client load")
     parser.add_argument("--profile", action="store_true", help="py-spy under the trivial load")
-    parser.add_argument("--skip-memory", action="store_true", help="leave out 2 and 4 workers")
+    parser.add_argument("--only", nargs="+", default=list(PARTS), choices=PARTS,
+                        help="measure only these parts (the others are kept from --out)")
     parser.add_argument("--out", type=Path, default=RESULTS)
     args = parser.parse_args()
     rng = random.Random(47)
-    results: dict[str, Any] = {"machine": machine(), "load_average_at_start": os.getloadavg()}
+    results: dict[str, Any] = json.loads(args.out.read_text()) if args.out.exists() else {}
+    results.update(machine=machine(), load_average_at_start=os.getloadavg())
+    if "trivial" in args.only:
+        results["trivial"] = trivial(args.rounds, args.seconds, args.profile)
+        print_trivial(results["trivial"], args.rounds)
+    if "latency" in args.only or "memory" in args.only:
+        results["latency"] = [latency(args.load_seconds, rng) for _ in range(args.rounds)]
+        print_latency(results["latency"])
+    if "cache" in args.only:
+        results["shared_cache"] = shared_cache(args.load_seconds, rng)
+        print_cache(results["shared_cache"])
+    if "sigterm" in args.only:
+        results["sigterm"] = [sigterm(rng) for _ in range(args.rounds)]
+        print_sigterm(results["sigterm"])
+    if "memory" in args.only:
+        results["memory"] = [
+            memory_row(results["latency"][0] if workers == 1
+                       else latency(args.load_seconds, rng, workers))
+            for workers in (1, 2, 4)
+        ]
+        print_memory(results["memory"])
+    results["load_average_at_end"] = os.getloadavg()
+    args.out.parent.mkdir(parents=True, exist_ok=True)
+    write_atomic(args.out, json.dumps(results, indent=2) + "\n")
+    print(f"\nmachine: {machine()}; written to {args.out}")
 
-    found = results["trivial"] = trivial(args.rounds, args.seconds, args.profile)
+
+PARTS = ("trivial", "latency", "cache", "sigterm", "memory")
+
+
+def memory_row(run: dict[str, Any]) -> dict[str, Any]:
+    return {key: run[key] for key in ("workers", "idle_rss_mb", "peak_rss_mb", "load_average")}
+
+
+def print_trivial(found: dict[str, Any], rounds: int) -> None:
     print(f"\ntrivial POST / ({found['load_tool']}, 32 connections, server on core 0, load on "
-          f"core 1; medians of {args.rounds} alternating rounds)")
+          f"core 1; medians of {rounds} alternating rounds)")
     print(f"{'server':<20}{'req/s':>9}{'p50 ms':>9}{'p99 ms':>9}{'CPU us/req':>12}")
     for label, row in found["rows"].items():
         print(f"{label:<20}{row['rps']:>9.0f}{row['client_p50_ms']:>9.2f}"
@@ -392,8 +426,8 @@ def main() -> None:
     for line in found["profile_top"]:
         print("  " + line)
 
-    runs = [latency(args.load_seconds, rng) for _ in range(args.rounds)]
-    results["latency"] = runs
+
+def print_latency(runs: list[dict[str, Any]]) -> None:
     print("\n64 clients, 30% Qubic searches (300 ms), one server (ms):")
     print(f"{'':<8}{'client p50':>11}{'client p99':>11}{'app p50':>9}{'app p99':>9}"
           f"{'req/s':>8}  statuses")
@@ -402,32 +436,26 @@ def main() -> None:
               f"{run['app_p50_ms']:>9.1f}{run['app_p99_ms']:>9.1f}{run['rps']:>8.0f}"
               f"  {run['statuses']} (load average {run['load_average']:.1f})")
 
-    cache = results["shared_cache"] = shared_cache(args.load_seconds, rng)
-    print("\nshared cache, two servers, one Redis, 64 clients on repeats of 24 Qubic positions:")
+
+def print_cache(cache: dict[str, Any]) -> None:
+    print(f"\nshared cache, two servers, one Redis, 64 clients on repeats of "
+          f"{cache.get('positions')} Qubic positions asked once before:")
     print(json.dumps(cache))
 
-    stop_run = results["sigterm"] = sigterm(rng)
-    print(f"\nSIGTERM under load (64 clients): {stop_run['resets']} resets, "
-          f"{stop_run['server_errors']} 5xx, {stop_run['answered_after_stop']} answered after "
-          f"the signal, {stop_run['refused']} refused after; exit {stop_run['exit_code']} "
-          f"{stop_run['stopped_after_s']} s after the signal")
 
-    memory = []
-    for workers in (1,) if args.skip_memory else (1, 2, 4):
-        run = runs[0] if workers == 1 else latency(args.load_seconds, rng, workers)
-        memory.append({"workers": workers, "idle_rss_mb": run["idle_rss_mb"],
-                       "peak_rss_mb": run["peak_rss_mb"]})
-    results["memory"] = memory
+def print_sigterm(runs: list[dict[str, Any]]) -> None:
+    for run in runs:
+        print(f"\nSIGTERM under load (64 clients): {run['resets']} resets, "
+              f"{run['server_errors']} 5xx, {run['answered_after_stop']} answered after the "
+              f"signal, {run['refused']} refused after; exit {run['exit_code']} "
+              f"{run['stopped_after_s']} s after the signal")
+
+
+def print_memory(rows: list[dict[str, Any]]) -> None:
     print("\nresident memory, server with its search workers (MB):")
-    for row in memory:
+    for row in rows:
         print(f"  --workers {row['workers']}: idle {row['idle_rss_mb']:.0f}, "
               f"under load {row['peak_rss_mb']:.0f}")
-    results["load_average_at_end"] = os.getloadavg()
-    args.out.parent.mkdir(parents=True, exist_ok=True)
-    from noughts.atomic import write_atomic
-
-    write_atomic(args.out, json.dumps(results, indent=2) + "\n")
-    print(f"\nmachine: {machine()}; written to {args.out}")
 
 
 if __name__ == "__main__":
