@@ -130,7 +130,8 @@ def run(name: str, args: argparse.Namespace) -> int:
         "http": connections.GuardedHttpToolsProtocol,
         "timeout_keep_alive": KEEP_ALIVE_S,
         "timeout_graceful_shutdown": settings.drain_s,
-        "access_log": settings.access_log == "text",
+        # uvicorn formats every access line before its logger drops it: only when shown
+        "access_log": settings.access_log == "text" and args.log_level in ("info", "debug"),
     }
     if args.workers > 1:
         os.environ.update(
