@@ -364,6 +364,8 @@ def qubic_positions(count: int, rng: random.Random) -> list[Position]:
     while len(found) < count:
         position = Position("", "qubic")
         for _ in range(rng.randrange(2, 9)):
+            if position.is_over:  # (a line of four among the first marks)
+                break
             position = position.play(rng.choice(list(position.legal_moves)))
         if not position.is_over:
             found.setdefault(position.board, position)

@@ -18,6 +18,7 @@ import argparse
 import sys
 import time
 
+from noughts.atomic import write_atomic
 from noughts.exact.book import Book, book_path
 from noughts.exact.negamax import ExactSearch
 from noughts.exact.table3x3 import Table3x3, table_path
@@ -87,16 +88,14 @@ def main(argv: list[str] | None = None) -> int:
         name = variant(given).name
         if name == "3x3":
             data = Table3x3().to_bytes()
-            with open(table_path(), "wb") as file:
-                file.write(data)
+            write_atomic(table_path(), data)
             print(f"3x3: the complete table, {len(data):,} bytes -> {table_path()}")
             continue
         depth = variant(name).book_marks
         started = time.perf_counter()
         book = build(name, depth)
         data = book.to_bytes()
-        with open(book_path(name), "wb") as file:
-            file.write(data)
+        write_atomic(book_path(name), data)
         print(
             f"{name}: {len(book)} positions up to {depth} marks, {len(data):,} bytes, "
             f"{time.perf_counter() - started:.1f} s -> {book_path(name)}"

@@ -33,10 +33,10 @@ import sys
 import time
 from pathlib import Path
 
+from noughts.atomic import write_atomic
 from noughts.budget import Limit
 from noughts.knowledge.learned import FEATURES, features, parse_learned
 from noughts.knowledge.shipped import SHIPPED, Knowledge
-from noughts.knowledge.strategy import write_if_changed
 from noughts.players.choice import choice_of
 from noughts.players.game import play_game
 from noughts.players.protocol import LevelPlayer, Player
@@ -231,7 +231,7 @@ def fit(args: argparse.Namespace) -> None:
         "weights": weights,
         "fit": report,
     }
-    write_if_changed(Path(args.out), (json.dumps(record, indent=1) + "\n").encode())
+    write_atomic(args.out, json.dumps(record, indent=1) + "\n")
     print(f"wrote {args.out}: {weights}")
 
 

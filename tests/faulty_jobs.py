@@ -8,6 +8,7 @@ import time
 from dataclasses import dataclass
 
 from noughts.budget import Limit
+from noughts.executor import report
 
 
 @dataclass(frozen=True)
@@ -51,6 +52,7 @@ class SpinUntilStopped:
     """Polls its budget until it is cancelled or runs out; answers the worker's pid."""
 
     def __call__(self, budget: Limit) -> int:
+        report("spinning")  # (to on_progress: the job is running in its worker)
         while True:
             budget.check()
             time.sleep(0.001)

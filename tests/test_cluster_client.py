@@ -18,13 +18,15 @@ import socket
 import subprocess
 import sys
 import tempfile
-import time
 from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
 
 pytest.importorskip("ray")
+
+from waiting import wait_for
+
 try:
     import grpc  # noqa: F401  # what ray[client] adds to Ray
 except ImportError:  # pragma: no cover
@@ -58,14 +60,17 @@ def stop_group(head: subprocess.Popen[bytes]) -> None:
             os.killpg(head.pid, sig)
         except ProcessLookupError:
             return
-        deadline = time.monotonic() + wait_s
-        while time.monotonic() < deadline:
-            try:
-                os.killpg(head.pid, 0)
-            except ProcessLookupError:
-                head.wait()
-                return
-            time.sleep(0.5)
+        if wait_for(lambda: _group_gone(head.pid), wait_s):
+            head.wait()
+            return
+
+
+def _group_gone(group: int) -> bool:
+    try:
+        os.killpg(group, 0)
+    except ProcessLookupError:
+        return True
+    return False
 
 
 CLIENT_TRIES = 3
@@ -95,12 +100,10 @@ def start_head(scratch: Path, env: dict[str, str], attempt: int
     with (scratch / "head.log").open("ab") as log:
         head = subprocess.Popen(command, env=env, stdout=log, stderr=subprocess.STDOUT,
                                 start_new_session=True)
-    deadline = time.monotonic() + HEAD_START_S
-    while not listening(client_port):
-        if head.poll() is not None or time.monotonic() > deadline:
-            stop_group(head)
-            return None
-        time.sleep(0.5)
+    wait_for(lambda: listening(client_port) or head.poll() is not None, HEAD_START_S)
+    if head.poll() is not None or not listening(client_port):
+        stop_group(head)
+        return None
     return head, client_port
 
 

@@ -4,6 +4,7 @@ cancelled in the worker, progress reports, chosen workers, and shutting down."""
 from __future__ import annotations
 
 import os
+import threading
 import time
 from collections.abc import Iterator
 
@@ -24,6 +25,12 @@ def count_to(n: int) -> int:
 
 def quiet(seconds: float) -> None:
     """Sleeps without a word (a hanging player, say)."""
+    time.sleep(seconds)
+
+
+def announce_then_wait(seconds: float) -> None:
+    """Says it has started, then sleeps."""
+    report("started")
     time.sleep(seconds)
 
 
@@ -84,8 +91,10 @@ def test_a_job_past_its_deadline_is_hung() -> None:
 def test_a_cancelled_job_stops_at_its_next_poll_and_its_worker_lives_on(
     executor: ProcessExecutor,
 ) -> None:
-    running = executor.run(SpinUntilStopped(), budget=Limit.within(seconds=60), slot=0)
-    time.sleep(0.3)
+    started = threading.Event()
+    running = executor.run(SpinUntilStopped(), budget=Limit.within(seconds=60), slot=0,
+                           on_progress=lambda _: started.set())
+    assert started.wait(10)  # the job runs in its worker now
     pid = executor.pids()[0]
     executor.cancel(running)
     with pytest.raises(BudgetExhausted):
@@ -122,9 +131,10 @@ def test_jobs_go_to_the_worker_asked_for_and_it_keeps_its_state(
 
 def test_shutting_down_fails_or_cancels_the_jobs_left() -> None:
     pool = ProcessExecutor(1)
-    running = pool.submit(quiet, 60)
+    started = threading.Event()
+    running = pool.run(announce_then_wait, (60,), on_progress=lambda _: started.set())
     waiting = pool.submit(quiet, 60)
-    time.sleep(0.2)
+    assert started.wait(10)  # the first job runs, the second waits for the worker
     pool.shutdown(cancel_futures=True)
     assert waiting.cancelled()
     with pytest.raises(WorkerLostError, match="shut down"):

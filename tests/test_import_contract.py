@@ -24,6 +24,7 @@ CORE = (
     "noughts.results",
     "noughts.budget",
     "noughts.lru",
+    "noughts.atomic",
     "noughts.executor",
     "noughts.exact",
     "noughts.search",

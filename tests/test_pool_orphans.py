@@ -13,9 +13,15 @@ from noughts.arena.jobs import game_executor, play_watched
 from noughts.budget import Limit
 from noughts.players.protocol import as_spec
 from noughts.position import Position
+from waiting import wait_until
+
+ENTERED = multiprocessing.get_context("fork").Event()
+"""Set by the hanging player once it is inside its move (the workers are forked: they
+share it with the test)."""
 
 
 def hang(position: Position) -> int:
+    ENTERED.set()
     time.sleep(3600)
     return 0
 
@@ -43,11 +49,8 @@ def test_a_worker_ends_when_its_parent_is_killed() -> None:
     parent = context.Process(target=run_pool, args=(send,))
     parent.start()
     worker = receive.recv()
-    time.sleep(0.3)  # the worker is inside the hanging move now
+    assert ENTERED.wait(30)  # the worker is inside the hanging move now
     assert alive(worker)
     os.kill(parent.pid, signal.SIGKILL)  # type: ignore[arg-type]
     parent.join()
-    deadline = time.monotonic() + 5
-    while alive(worker) and time.monotonic() < deadline:
-        time.sleep(0.1)
-    assert not alive(worker)
+    wait_until(lambda: not alive(worker), 5, "the orphaned worker to end")

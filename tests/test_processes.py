@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import asyncio
 import time
-from collections.abc import Callable, Iterator
+from collections.abc import Iterator
 
 import pytest
 
@@ -17,6 +17,7 @@ from noughts.budget import Limit
 from noughts.executor import HANG_S, WorkerLostError
 from noughts.service.processes import ProcessRunner
 from noughts.service.runner import ClientGoneError, DeadlineExceededError
+from waiting import wait_until
 
 
 @pytest.fixture
@@ -24,17 +25,10 @@ def runner() -> Iterator[ProcessRunner]:
     pool = ProcessRunner(1, queue_wait_s=5.0)
     pool.start()
     try:
-        _wait_until(lambda: pool.ready == 1, 30)
+        wait_until(lambda: pool.ready == 1, 30)
         yield pool
     finally:
         pool.close()
-
-
-def _wait_until(condition: Callable[[], bool], seconds: float) -> None:
-    deadline = time.monotonic() + seconds
-    while not condition():
-        assert time.monotonic() < deadline, "timed out"
-        time.sleep(0.02)
 
 
 def _pid(runner: ProcessRunner) -> int:
@@ -64,7 +58,7 @@ def test_a_search_whose_client_has_gone_is_cancelled_in_its_worker(
 
     with pytest.raises(ClientGoneError):
         asyncio.run(runner.run(SpinUntilStopped(), Limit.within(seconds=30), client_gone=gone))
-    _wait_until(lambda: runner.running == 0, 2)  # the worker stopped the search...
+    wait_until(lambda: runner.running == 0, 2)  # the worker stopped the search...
     assert time.monotonic() - began < 2
     assert _pid(runner) == pid and runner.replaced == 0  # ...and was not killed
     assert runner.cancelled == 1
@@ -78,7 +72,7 @@ def test_a_worker_that_dies_is_replaced_and_the_next_job_answered(
     with pytest.raises(WorkerLostError, match="exit code 3"):
         asyncio.run(runner.run(Exit(), Limit.within(seconds=10)))
     assert time.monotonic() - began < 2  # at once, not at the deadline
-    _wait_until(lambda: runner.ready == 1, 30)
+    wait_until(lambda: runner.ready == 1, 30)
     assert _pid(runner) != pid and runner.replaced == 1 and runner.running == 0
 
 
@@ -89,8 +83,8 @@ def test_a_worker_that_hangs_past_its_deadline_is_replaced(runner: ProcessRunner
         asyncio.run(runner.run(Hang(60.0), Limit.within(seconds=0.3)))
     assert time.monotonic() - began < 1.0  # answered at the deadline, not after the hang
     assert runner.deadline_misses == 1
-    _wait_until(lambda: runner.replaced == 1, 0.3 + HANG_S + 5)
-    _wait_until(lambda: runner.ready == 1, 30)
+    wait_until(lambda: runner.replaced == 1, 0.3 + HANG_S + 5)
+    wait_until(lambda: runner.ready == 1, 30)
     assert _pid(runner) != pid and runner.running == 0
 
 
@@ -101,7 +95,10 @@ def test_a_request_that_cannot_get_a_worker_in_time_is_turned_away_at_once(
 
     async def scenario() -> float:
         holder = asyncio.ensure_future(runner.run(SpinUntilStopped(), Limit.within(seconds=1)))
-        await asyncio.sleep(0.1)
+        give_up = time.monotonic() + 10
+        while runner.running == 0:  # until the job holds the worker
+            assert time.monotonic() < give_up, "the first job never took the worker"
+            await asyncio.sleep(0.005)
         asked = time.monotonic()
         with pytest.raises(EngineBusyError):
             await runner.run(WorkerPid(), Limit.within(seconds=0.5))

@@ -17,6 +17,7 @@ from collections.abc import Iterator
 import pytest
 
 from serving import Server, free_port, request, serving, start, stop
+from waiting import wait_until
 
 TIMEOUT_S = 1.0
 """The request timeout the server under test runs with (NOUGHTS_REQUEST_TIMEOUT_S)."""
@@ -113,7 +114,12 @@ def test_a_server_killed_mid_load_comes_back_and_answers() -> None:
     clients = [threading.Thread(target=load) for _ in range(6)]
     for client in clients:
         client.start()
-    time.sleep(0.2)
+
+    def loaded() -> bool:
+        stats = json.loads(request(f"{first.base}/api/v1/stats")[2])
+        return bool(stats["engine"]["started"])
+
+    wait_until(loaded, 10, "the load to reach the server")
     first.process.send_signal(signal.SIGKILL)
     first.process.wait()
     for client in clients:

@@ -193,3 +193,47 @@ def test_a_stored_answer_names_its_move_on_the_keys_board() -> None:
     assert stored == choice and (stored.square, stored.coords) == ("2b3", (1, 1, 1))
     with pytest.raises(ValueError, match="off the board"):
         decode_entry(raw, variant("3x3"))
+
+
+def test_a_busy_event_loop_is_not_an_unreachable_redis(redis_url: str, store: Any) -> None:
+    """Redis answers at once while the event loop is held for 200 ms (a burst of
+    requests): the lookup is late for the loop's sake, and nothing counts against Redis."""
+    cache = SharedCache(redis_url, ttl_s=60, maxsize=100, timeout_s=0.05, retry_s=60)
+    key = cache_key("move", Position("X../.../...", "3x3"), level=10)
+    cache.store(key, CHOICE_EXAMPLE, searched_ms=1000, exact=True)
+    cache.flush()
+
+    async def lookups_while_the_loop_is_held() -> list[Any]:
+        lookups = [asyncio.ensure_future(cache.lookup(key, budget_ms=500)) for _ in range(3)]
+        await asyncio.sleep(0)  # the lookups are handed to their threads...
+        time.sleep(0.2)  # ...and the loop is held meanwhile
+        return list(await asyncio.gather(*lookups))
+
+    try:
+        found = asyncio.run(lookups_while_the_loop_is_held())
+        assert all(entry is not None for entry in found)
+        state = cache.as_json()
+        assert state["errors"] == 0 and state["status"] == "ok" and state["hits"] == 3
+    finally:
+        cache.close()
+
+
+def test_lookups_past_the_readers_are_skipped_not_failed(redis_url: str, store: Any) -> None:
+    from noughts.service.shared_cache import LOOKUP_THREADS
+
+    cache = SharedCache(redis_url, ttl_s=60, maxsize=100, timeout_s=0.5, retry_s=60)
+    key = cache_key("move", Position("X../.../...", "3x3"), level=10)
+    pause = redis.Redis.from_url(redis_url)
+    pause.execute_command("CLIENT", "PAUSE", "300")  # Redis slow, within the timeout
+
+    async def many() -> list[Any]:
+        return list(await asyncio.gather(*(cache.lookup(key, budget_ms=500)
+                                           for _ in range(LOOKUP_THREADS + 3))))
+
+    try:
+        asyncio.run(many())
+        state = cache.as_json()
+        assert state["skipped"] == 3 and state["errors"] == 0 and state["misses"] == LOOKUP_THREADS
+    finally:
+        pause.close()
+        cache.close()

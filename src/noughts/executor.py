@@ -116,6 +116,11 @@ def _serve(
     stop (``None``), its connection closes, or its parent goes away."""
     global _reporter
     signal.signal(signal.SIGINT, signal.SIG_IGN)
+    # A stop sent to the whole process group (a service manager, a session's end) is
+    # its parent's to handle: the parent saves or drains, then shuts its workers down
+    # (a worker whose parent is gone exits by itself). A forked worker would otherwise
+    # run its parent's handler (the proof build's: a traceback from every worker).
+    signal.signal(signal.SIGTERM, signal.SIG_IGN)
     threading.Thread(target=_exit_when_orphaned, args=(parent,), daemon=True).start()
     sending = threading.Lock()
 

@@ -1,7 +1,8 @@
 """Browser tests of the web page: a real `noughts serve` and Debian's Chromium via Playwright.
 
 Every test here that needs the browser is skipped, with the reason, when Chromium or
-Playwright is missing (``scripts/test.sh`` installs Chromium). ``NOUGHTS_WEB_TEST_URL``
+Playwright is missing (``scripts/test.sh`` installs Chromium; under it, and in CI, such a
+skip fails instead: ``tests/strict_skips.py``). ``NOUGHTS_WEB_TEST_URL``
 points the tests at a server that is already running instead of starting one.
 """
 
@@ -37,11 +38,11 @@ ROOT = Path(__file__).resolve().parents[2]
 
 def _missing_browser() -> str | None:
     if shutil.which("chromium") is None:
-        return "chromium is not installed (scripts/test.sh installs it with apt)"
+        return "needs chromium: it is not installed (scripts/test.sh installs it with apt)"
     try:
         import playwright.sync_api  # noqa: F401
     except ImportError:
-        return "playwright (Python) is not installed: pip install -e '.[test]'"
+        return "needs playwright (Python): pip install -e '.[test]'"
     return None
 
 

@@ -62,12 +62,12 @@ from pathlib import Path
 from typing import Any
 
 from noughts.arena.family import measured, member_player
+from noughts.atomic import write_if_changed
 from noughts.budget import Limit
 from noughts.builders.checkpoint import Checkpoint
 from noughts.engine import choose_move, evaluate_moves
 from noughts.knowledge.obook import OBook
 from noughts.knowledge.shipped import Knowledge
-from noughts.knowledge.strategy import write_if_changed
 from noughts.players.game import play_game
 from noughts.players.protocol import LevelPlayer, Player
 from noughts.position import Position

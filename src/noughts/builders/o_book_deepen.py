@@ -60,6 +60,7 @@ from pathlib import Path
 from typing import Any, NamedTuple
 
 from noughts.arena.family import member_player
+from noughts.atomic import write_if_changed
 from noughts.budget import Limit
 from noughts.builders.checkpoint import Checkpoint
 from noughts.builders.o_book import (
@@ -78,7 +79,6 @@ from noughts.builders.o_book import parser as builder_parser
 from noughts.engine import choose_move
 from noughts.geometry import scan_forward
 from noughts.knowledge.obook import OBook
-from noughts.knowledge.strategy import write_if_changed
 from noughts.position import Position
 from noughts.search.defence import ProofDefence
 

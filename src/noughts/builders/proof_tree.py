@@ -35,8 +35,8 @@ from collections.abc import Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
 
+from noughts.atomic import write_if_changed
 from noughts.errors import NoughtsError
-from noughts.knowledge.strategy import write_if_changed
 from noughts.position import Position
 from noughts.search.proof import INFINITY, widen
 from noughts.variants import variant

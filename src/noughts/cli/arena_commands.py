@@ -82,6 +82,7 @@ def _arena(args: argparse.Namespace) -> int:
     from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
 
     from noughts.arena.match import GameRecord, run_arena
+    from noughts.atomic import check_writable, write_files
     from noughts.cli import fail
     from noughts.cluster import LOCAL, executor_for, parse_cluster
     from noughts.players.protocol import parse_player
@@ -93,7 +94,7 @@ def _arena(args: argparse.Namespace) -> int:
         args.round_robin = True
     outputs = [path for path in (args.json, args.games_out) if path]
     for path in outputs:
-        _check_writable(path)
+        check_writable(path)  # now, before any game
     specs = [parse_player(text) for text in args.players]
     pairings = len(specs) * (len(specs) - 1) // 2
     total = args.games * pairings
@@ -152,30 +153,15 @@ def _arena(args: argparse.Namespace) -> int:
         games = ", ".join(str(index) for index in result.reruns)
         out.print(f"re-ran {len(result.reruns)} games whose cluster worker was lost: {games}")
     data.update(cluster=cluster, reruns=result.reruns)
-    try:
-        if args.json:
-            Path(args.json).write_text(json.dumps(data, indent=2) + "\n")
-        if args.games_out:
-            with open(args.games_out, "w") as handle:
-                for record in result.records:
-                    handle.write(json.dumps(record.to_json()) + "\n")
-    except OSError as error:
-        raise fail(f"cannot write {error.filename}: {error.strerror}") from None
+    files: dict[Path, str] = {}
+    if args.json:
+        files[Path(args.json)] = json.dumps(data, indent=2) + "\n"
+    if args.games_out:
+        files[Path(args.games_out)] = "".join(
+            json.dumps(record.to_json()) + "\n" for record in result.records
+        )
+    write_files(files)  # both or neither: a failure leaves the earlier files whole
     return 0
-
-
-def _check_writable(path: str) -> None:
-    """Fail now, before any game, if ``path`` cannot be written at the end."""
-    from noughts.cli import fail
-
-    target = Path(path)
-    if target.is_dir():
-        raise fail(f"cannot write {path}: it is a directory")
-    folder = target.parent
-    if not folder.is_dir():
-        raise fail(f"cannot write {path}: no such directory {str(folder)!r}")
-    if not os.access(folder, os.W_OK) or (target.exists() and not os.access(target, os.W_OK)):
-        raise fail(f"cannot write {path}: permission denied")
 
 
 def _fmt_elo(value: float | None, low: float | None, high: float | None) -> str:

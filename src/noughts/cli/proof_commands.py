@@ -171,6 +171,7 @@ def _verify(args: argparse.Namespace) -> int:
 
 
 def _build(args: argparse.Namespace) -> int:
+    from noughts.atomic import check_writable
     from noughts.builders.strategy_build import checkpoint_path
     from noughts.cli import fail
     from noughts.cluster import LOCAL, executor_for, parse_cluster
@@ -186,6 +187,8 @@ def _build(args: argparse.Namespace) -> int:
         raise fail(f"no directory {args.checkpoint.parent} for the checkpoint")
     if args.status:
         return _status(path, args.checkpoint)
+    for target in (path, args.checkpoint):  # now, not after the build's whole time
+        check_writable(target)
     cluster = parse_cluster(args.cluster)
     executor = None if cluster == LOCAL else executor_for(cluster, workers=args.workers)
     # a termination (a session ending, a scheduler's stop) is an interruption: the build

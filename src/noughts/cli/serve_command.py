@@ -19,6 +19,7 @@ import contextlib
 import os
 import socket
 import sys
+from typing import Any
 
 from noughts.cli import fail, limits
 
@@ -96,18 +97,16 @@ def bind(host: str, port: int) -> socket.socket:
 
 def run(name: str, args: argparse.Namespace) -> int:
     import uvicorn
-    from pydantic import ValidationError
 
     from noughts.service import connections
     from noughts.service.app import create_app
-    from noughts.service.settings import Settings
+    from noughts.service.drain import DrainingMultiprocess, DrainingServer
+    from noughts.service.settings import Settings, SettingsError
 
     try:
         settings = Settings()
-    except ValidationError as error:
-        problem = error.errors()[0]
-        field = ".".join(str(part) for part in problem["loc"])
-        raise fail(f"bad setting NOUGHTS_{field.upper()}: {problem['msg']}") from None
+    except SettingsError as error:
+        raise fail(str(error)) from None
     host = args.host or settings.host
     port = settings.port if args.port is None else args.port
     processes = search_processes(settings.search_processes, args.workers, os.cpu_count())
@@ -124,9 +123,17 @@ def run(name: str, args: argparse.Namespace) -> int:
         f"noughts: serving the page and the API on http://{host}:{port}/ (docs at /docs)",
         flush=True,
     )
+    common: dict[str, Any] = {
+        "host": host,
+        "port": port,
+        "log_level": args.log_level,
+        "http": connections.GuardedHttpToolsProtocol,
+        "timeout_keep_alive": KEEP_ALIVE_S,
+        "timeout_graceful_shutdown": settings.drain_s,
+        # uvicorn formats every access line before its logger drops it: only when shown
+        "access_log": settings.access_log == "text" and args.log_level in ("info", "debug"),
+    }
     if args.workers > 1:
-        from uvicorn.supervisors import Multiprocess
-
         os.environ.update(
             {
                 "NOUGHTS_HOST": host,
@@ -135,26 +142,12 @@ def run(name: str, args: argparse.Namespace) -> int:
             }
         )
         config = uvicorn.Config(
-            "noughts.service.app:create_app",
-            factory=True,
-            host=host,
-            port=port,
-            workers=args.workers,
-            log_level=args.log_level,
-            http=connections.GuardedH11Protocol,
-            timeout_keep_alive=KEEP_ALIVE_S,
+            "noughts.service.app:create_app", factory=True, workers=args.workers, **common
         )
         with contextlib.suppress(KeyboardInterrupt):  # Ctrl-C stops it (as in uvicorn.run)
-            Multiprocess(config, sockets=[sock]).run()
+            DrainingMultiprocess(config, sockets=[sock]).run()
     else:
-        config = uvicorn.Config(
-            create_app(settings),
-            host=host,
-            port=port,
-            log_level=args.log_level,
-            http=connections.GuardedH11Protocol,
-            timeout_keep_alive=KEEP_ALIVE_S,
-        )
+        config = uvicorn.Config(create_app(settings), **common)
         with contextlib.suppress(KeyboardInterrupt):
-            uvicorn.Server(config).run(sockets=[sock])
+            DrainingServer(config).run(sockets=[sock])
     return 0

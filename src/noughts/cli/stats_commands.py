@@ -89,13 +89,9 @@ def _tree(args: argparse.Namespace) -> int:
     tree = build_tree(args.variant)
     text = tree_to_dot(tree) if args.format == "dot" else dumps_json(tree) + "\n"
     if args.output:
-        try:
-            with open(args.output, "w", encoding="utf-8") as handle:
-                handle.write(text)
-        except OSError as error:
-            from noughts.cli import fail
+        from noughts.atomic import write_atomic
 
-            raise fail(f"cannot write {args.output}: {error.strerror}") from None
+        write_atomic(args.output, text)
         print(
             f"wrote the {tree.geometry.name} tree ({len(tree.nodes)} nodes, "
             f"{tree.edge_count} edges) to {args.output}",

@@ -36,6 +36,7 @@ import zlib
 from dataclasses import dataclass
 from pathlib import Path
 
+from noughts.atomic import write_if_changed
 from noughts.errors import NoughtsError
 from noughts.knowledge.canonical import CanonicalTable
 from noughts.knowledge.data import shipped_bytes
@@ -50,7 +51,6 @@ __all__ = [
     "proven_moves",
     "proven_replies",
     "STRATEGY_FILE",
-    "write_if_changed",
 ]
 
 STRATEGY_FILE = "qubic-strategy.bin"
@@ -181,25 +181,6 @@ class Strategy(CanonicalTable[Entry]):
     def load(cls, path: Path) -> Strategy:
         """Read a strategy file."""
         return cls.from_bytes(path.read_bytes())
-
-
-def write_if_changed(path: Path, data: bytes) -> bool:
-    """Write ``data`` to ``path`` atomically (a new file renamed over the old one),
-    unless the file already holds exactly these bytes: then it is left alone, so a
-    build with nothing to do changes no file. True if it was written.
-
-    >>> import tempfile
-    >>> with tempfile.TemporaryDirectory() as folder:
-    ...     path = Path(folder) / "f.bin"
-    ...     write_if_changed(path, b"a"), write_if_changed(path, b"a"), path.read_bytes()
-    (True, False, b'a')
-    """
-    if path.is_file() and path.read_bytes() == data:
-        return False
-    partial = path.with_suffix(path.suffix + ".partial")
-    partial.write_bytes(data)
-    partial.replace(path)
-    return True
 
 
 @functools.cache

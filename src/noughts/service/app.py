@@ -19,9 +19,11 @@ from fastapi_offline import FastAPIOffline
 
 from noughts.service.explain import router as explain_router
 from noughts.service.first_requests import warm_request_path
+from noughts.service.metrics import RequestMetrics
 from noughts.service.middleware import install_middleware
 from noughts.service.moves import MoveService
 from noughts.service.problems import install_error_handlers
+from noughts.service.readiness import LIFECYCLE_KEY, Lifecycle
 from noughts.service.redoc import DOCS_ASSETS_URL
 from noughts.service.redoc import router as redoc_router
 from noughts.service.routes import api, site, web_directory
@@ -33,6 +35,8 @@ __all__ = ["create_app", "WORKER_START_S"]
 
 WORKER_START_S = 30.0
 """Longest wait at start for the search processes to be warm (then it serves anyway)."""
+
+TITLE = "noughts move service"
 
 DESCRIPTION = """\
 Moves and analyses for the tic-tac-toe family (3x3, 4x4 with 3 in a row, 4x4, 4x4x4 Qubic
@@ -51,9 +55,11 @@ def create_app(settings: Settings | None = None, *, service: MoveService | None 
 
     settings = settings or Settings()
     service = service or MoveService(settings)
+    lifecycle = Lifecycle(started=service.pool is None)
+    metrics = RequestMetrics() if settings.metrics else None
 
     @asynccontextmanager
-    async def lifespan(app: FastAPI) -> AsyncIterator[None]:
+    async def lifespan(app: FastAPI) -> AsyncIterator[dict[str, Lifecycle]]:
         # Server start (not Lambda, whose handler runs with lifespan="off"): start the
         # search processes, if any, and serve once they are warm (their own tables; the
         # port is bound, so early requests wait in its backlog); build the featured
@@ -67,7 +73,8 @@ def create_app(settings: Settings | None = None, *, service: MoveService | None 
             if len(here) < len(featured):  # the workers run their searches: tables only
                 warm_in_background(*(g for g in featured if g not in here), search=False)
             await warm_request_path(app)
-        yield
+        lifecycle.started = True
+        yield {LIFECYCLE_KEY: lifecycle}  # the server finds it there to drain (SIGTERM)
         if service.pool is not None:
             service.pool.close()
         if service.shared is not None:
@@ -76,23 +83,25 @@ def create_app(settings: Settings | None = None, *, service: MoveService | None 
     # /docs (Swagger UI) and /redoc (ReDoc): from files this server serves (the
     # fastapi-offline package's copies, under /docs/assets; ReDoc's script through
     # noughts.service.redoc, which drops the logo it would fetch), not from a CDN, so
-    # both work offline too
-    app = FastAPIOffline(
-        lifespan=lifespan,
-        title="noughts move service",
-        version=__version__,
-        description=DESCRIPTION,
-        docs_url="/docs",
-        redoc_url=None,
-        static_url=DOCS_ASSETS_URL,
-    )
+    # both work offline too; none of them on a public deployment
+    if settings.operator_pages:
+        app: FastAPI = FastAPIOffline(
+            lifespan=lifespan, title=TITLE, version=__version__, description=DESCRIPTION,
+            docs_url="/docs", redoc_url=None, static_url=DOCS_ASSETS_URL,
+        )
+    else:
+        app = FastAPI(lifespan=lifespan, title=TITLE, version=__version__,
+                      description=DESCRIPTION, docs_url=None, redoc_url=None, openapi_url=None)
     app.state.settings = settings
     app.state.service = service
+    app.state.lifecycle = lifecycle
+    app.state.metrics = metrics
     install_error_handlers(app)
+    app.include_router(site)  # first: the seed's POST / and the probes are matched soonest
     app.include_router(api)
     app.include_router(explain_router)
-    app.include_router(redoc_router)
-    app.include_router(site)
+    if settings.operator_pages:
+        app.include_router(redoc_router)
     app.mount("/static", StaticFiles(directory=web_directory()), name="static")
-    install_middleware(app, settings)
+    install_middleware(app, settings, metrics)
     return app

@@ -27,6 +27,7 @@ from noughts.budget import EXPLAIN_SECONDS, Limit
 from noughts.notation import square_name
 from noughts.service.conversion import position_from_request
 from noughts.service.jobs import EXPLAIN_NODE_LIMIT, Board, ExplainJob
+from noughts.service.middleware import note_variant
 from noughts.service.problems import ProblemError
 from noughts.service.runner import DeadlineExceededError
 from noughts.service.schemas import ErrorResponse
@@ -211,6 +212,7 @@ async def post_explain(body: ExplainRequest, request: Request) -> Response:
     """The walk of ``algorithm`` from the position, node by node (the first ``max_nodes``
     kept), and, with ``compare``, each algorithm's value, node count and time."""
     service = request.app.state.service
+    note_variant(request.scope, body.variant)
     position = position_from_request(body, max_cells=service.settings.max_cells)
     if position.geometry.cells > MAX_CELLS:
         raise ProblemError(

@@ -20,6 +20,8 @@ from __future__ import annotations
 
 from starlette.types import ASGIApp, Message
 
+from noughts.service.middleware import INTERNAL
+
 __all__ = ["warm_request_path"]
 
 _FINISHED_3X3 = b'{"board": "XXX/OO./..."}'
@@ -64,7 +66,7 @@ async def _call(app: ASGIApp, method: str, path: str, body: bytes) -> int:
         "headers": headers,
         "client": ("127.0.0.1", 0),
         "server": ("127.0.0.1", 0),
-        "state": {},
+        "state": {INTERNAL: True},  # not an outside request: not counted or logged
     }
     statuses: list[int] = []
     delivered = False

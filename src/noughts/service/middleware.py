@@ -1,5 +1,5 @@
-"""ASGI middleware: each request's arrival time, the request body size limit and CORS
-(open for the seed drop-in).
+"""ASGI middleware: each request's arrival time, request id, metrics and access log, the
+request body size limit and CORS (open for the seed drop-in).
 
 All are plain ASGI (no per-request task or body copy on the common path), so they cost
 next to nothing on small JSON requests.
@@ -8,10 +8,15 @@ next to nothing on small JSON requests.
 from __future__ import annotations
 
 import asyncio
+import itertools
 import json
+import logging
+import os
+import sys
 import time
-from collections.abc import Sequence
-from typing import TYPE_CHECKING
+from collections.abc import MutableMapping, Sequence
+from datetime import UTC, datetime
+from typing import TYPE_CHECKING, Any
 
 from starlette.middleware.cors import CORSMiddleware
 from starlette.types import ASGIApp, Message, Receive, Scope, Send
@@ -19,6 +24,7 @@ from starlette.types import ASGIApp, Message, Receive, Scope, Send
 if TYPE_CHECKING:
     from starlette.applications import Starlette
 
+    from noughts.service.metrics import RequestMetrics
     from noughts.service.settings import Settings
 
 __all__ = [
@@ -27,7 +33,12 @@ __all__ = [
     "CorsDispatch",
     "RootPath",
     "arrival_of",
+    "stamp_arrival",
+    "note_variant",
+    "INTERNAL",
+    "log_json_lines",
     "install_middleware",
+    "access_logger",
 ]
 
 _BODY_METHODS = frozenset({"POST", "PUT", "PATCH"})
@@ -49,37 +60,128 @@ async def _send_json(
 _ARRIVED = "noughts.arrived"
 """The scope state key of a request's arrival time."""
 
+INTERNAL = "noughts.internal"
+"""The scope state key that marks a request the server sends itself (its warm-up): not
+counted in the metrics, not logged."""
+
+_VARIANT = "noughts.variant"
+"""The scope state key of the variant a request asked about (for the metrics)."""
+
+_REQUEST_ID = b"x-request-id"
+
+_MAX_REQUEST_ID = 128
+
+_ID_PREFIX = os.urandom(5).hex().encode()
+"""New request ids are this process's random prefix and a serial number."""
+
+_serial = itertools.count(1 << 20)
+
+access_logger = logging.getLogger("noughts.access")
+"""One JSON object a request, with ``NOUGHTS_ACCESS_LOG=json``."""
+
+
+def _request_id(headers: Sequence[tuple[bytes, bytes]]) -> bytes:
+    """The client's ``X-Request-ID`` if it is short printable ASCII, else a new one."""
+    for name, value in headers:
+        if name == _REQUEST_ID:
+            if 0 < len(value) <= _MAX_REQUEST_ID and value.isascii() and all(
+                32 < byte < 127 for byte in value
+            ):
+                return value
+            break
+    return b"%s%x" % (_ID_PREFIX, next(_serial))
+
 
 class ArrivalTime:
     """Stamp each HTTP request with when it reached the app (:func:`arrival_of` reads it),
     so its budget counts from there: time spent waiting for the event loop, in a burst of
     requests, is the request's own, like time spent queueing for a search slot.
 
-    A stamped request lets the loop go round once before it is worked on, so requests
-    that came in together are all stamped before any of them is parsed. Its answer says
+    A request already stamped when its bytes were read (:func:`stamp_arrival`, by
+    ``noughts serve``'s protocol) keeps that time; one stamped here lets the loop go
+    round once before it is worked on, so requests that came in together are all
+    stamped before any of them is parsed. Its answer says
     how long it was in the app, in a ``Server-Timing`` header (``app;dur=`` ms, as
-    browsers' developer tools show it).
+    browsers' developer tools show it), and carries its request id (``X-Request-ID``:
+    the client's own if it sent one, else a new one). With ``metrics`` the request is
+    counted there; with ``access_log`` it is logged as one JSON object
+    (:data:`access_logger`).
     """
 
-    def __init__(self, app: ASGIApp) -> None:
+    def __init__(self, app: ASGIApp, metrics: RequestMetrics | None = None,
+                 access_log: bool = False) -> None:
         self.app = app
+        self.metrics = metrics
+        self.access_log = access_log
 
     async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
         if scope["type"] != "http":
             await self.app(scope, receive, send)
             return
-        arrived = time.perf_counter()
-        scope.setdefault("state", {})[_ARRIVED] = arrived
+        state = scope.setdefault("state", {})
+        arrived = state.get(_ARRIVED)
+        if arrived is None:  # (noughts serve's protocol stamps it as the request is read)
+            arrived = state[_ARRIVED] = time.perf_counter()
+            await asyncio.sleep(0)  # the other requests that came with it are stamped first
+        request_id = _request_id(scope.get("headers", ()))
+        status = 500  # unless an answer starts
 
         async def timed(message: Message) -> None:
+            nonlocal status
             if message["type"] == "http.response.start":
+                status = message["status"]
                 spent_ms = (time.perf_counter() - arrived) * 1000
-                timing = (b"server-timing", f"app;dur={spent_ms:.1f}".encode())
-                message = {**message, "headers": [*message.get("headers", ()), timing]}
+                extra = ((b"server-timing", f"app;dur={spent_ms:.1f}".encode()),
+                         (_REQUEST_ID, request_id))
+                message = {**message, "headers": [*message.get("headers", ()), *extra]}
             await send(message)
 
-        await asyncio.sleep(0)
-        await self.app(scope, receive, timed)
+        try:
+            await self.app(scope, receive, timed)
+        finally:
+            if (self.metrics is not None or self.access_log) and INTERNAL not in state:
+                self._account(scope, state.get(_VARIANT), status, arrived, request_id)
+
+    def _account(self, scope: Scope, variant: str | None, status: int, arrived: float,
+                 request_id: bytes) -> None:
+        seconds = time.perf_counter() - arrived
+        if self.metrics is not None:
+            self.metrics.record(scope["method"], scope["path"], variant, status, seconds)
+        if self.access_log:
+            client = scope.get("client")
+            access_logger.info(json.dumps({
+                "time": datetime.now(UTC).isoformat(timespec="milliseconds"),
+                "request_id": request_id.decode(),
+                "method": scope["method"],
+                "path": scope["path"],
+                "status": status,
+                "latency_ms": round(seconds * 1000, 2),
+                "variant": variant,
+                "client": client[0] if client else None,
+            }, separators=(",", ":")))
+
+
+def log_json_lines() -> None:
+    """Send the access log's JSON objects to stdout, one a line (once per process;
+    uvicorn's own log stays as it is, on stderr)."""
+    if access_logger.handlers:
+        return
+    handler = logging.StreamHandler(sys.stdout)
+    handler.setFormatter(logging.Formatter("%(message)s"))
+    access_logger.addHandler(handler)
+    access_logger.setLevel(logging.INFO)
+    access_logger.propagate = False
+
+
+def note_variant(scope: Scope, name: str) -> None:
+    """Say which variant the request of ``scope`` asked about (its metrics' label)."""
+    scope.setdefault("state", {})[_VARIANT] = name
+
+
+def stamp_arrival(state: MutableMapping[str, Any]) -> None:
+    """Stamp a request (by its scope's ``state``) as arriving now (a protocol does, as it
+    reads the request)."""
+    state[_ARRIVED] = time.perf_counter()
 
 
 def arrival_of(scope: Scope) -> float | None:
@@ -158,6 +260,21 @@ class BodySizeLimit:
         return f"request body too large: {amount} bytes; the limit is {self.max_bytes} bytes"
 
 
+_VARY_ORIGIN = (b"vary", b"Origin")
+
+
+def _vary_on_origin(send: Send) -> Send:
+    """``send`` with ``Vary: Origin`` on the answer (as CORS middleware says on an answer
+    to a request without an origin, so no cache hands it to one with an origin)."""
+
+    async def varied(message: Message) -> None:
+        if message["type"] == "http.response.start":
+            message = {**message, "headers": [*message.get("headers", ()), _VARY_ORIGIN]}
+        await send(message)
+
+    return varied
+
+
 class CorsDispatch:
     """CORS with the configured origins, except on ``open_paths`` where any origin may call."""
 
@@ -167,15 +284,20 @@ class CorsDispatch:
         common = {
             "allow_methods": ["GET", "POST", "OPTIONS"],
             "allow_headers": ["*"],
-            "expose_headers": ["Retry-After", "Server-Timing"],
+            "expose_headers": ["Retry-After", "Server-Timing", "X-Request-ID"],
             "max_age": 600,
         }
+        self.app = app
         self.configured = CORSMiddleware(app, allow_origins=list(origins), **common)  # type: ignore[arg-type]
         self.open = CORSMiddleware(app, allow_origins=["*"], **common)  # type: ignore[arg-type]
         self.open_paths = frozenset(open_paths)
 
     async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
-        if scope["type"] == "http" and scope["path"] in self.open_paths:
+        if scope["type"] != "http":
+            await self.app(scope, receive, send)
+        elif not any(name == b"origin" for name, _ in scope["headers"]):
+            await self.app(scope, receive, _vary_on_origin(send))  # no CORS to answer
+        elif scope["path"] in self.open_paths:
             await self.open(scope, receive, send)
         else:
             await self.configured(scope, receive, send)
@@ -199,12 +321,18 @@ SEED_PATH = "/"
 """The seed-client drop-in's path: its answers, errors included, allow any origin."""
 
 
-def install_middleware(app: Starlette, settings: Settings) -> None:
+def install_middleware(
+    app: Starlette, settings: Settings, metrics: RequestMetrics | None = None
+) -> None:
     """The service's middleware, on the app and on the Lambda handler's first-request app
     alike: the body size limit, CORS (open on :data:`SEED_PATH`), the root path and,
-    outermost, the arrival time."""
+    outermost, the arrival time (with the request id, ``metrics`` if given, and the JSON
+    access log if the settings ask for it)."""
     app.add_middleware(BodySizeLimit, max_bytes=settings.max_body_bytes, open_paths=[SEED_PATH])
     app.add_middleware(CorsDispatch, origins=settings.cors_origins, open_paths=[SEED_PATH])
     if settings.root_path:
         app.add_middleware(RootPath, root_path=settings.root_path)
-    app.add_middleware(ArrivalTime)
+    json_log = settings.access_log == "json"
+    if json_log:
+        log_json_lines()
+    app.add_middleware(ArrivalTime, metrics=metrics, access_log=json_log)

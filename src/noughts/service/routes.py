@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import asyncio
+import json
 from functools import lru_cache
 from pathlib import Path
 from typing import Any, Literal
@@ -12,6 +13,7 @@ from fastapi.responses import FileResponse, Response
 from pydantic import BaseModel
 
 from noughts.engine import answers_exactly
+from noughts.errors import NoughtsError
 from noughts.geometry import scan_forward
 from noughts.levels import PRESETS
 from noughts.position import Position
@@ -22,11 +24,11 @@ from noughts.service.conversion import (
     move_response,
     position_from_request,
 )
-from noughts.service.middleware import arrival_of
+from noughts.service.metrics import CONTENT_TYPE, RequestMetrics, exposition
+from noughts.service.middleware import arrival_of, note_variant
 from noughts.service.moves import MoveService
-from noughts.service.problems import (
-    SEED_PATH,
-)
+from noughts.service.problems import SEED_PATH, ProblemError
+from noughts.service.readiness import Lifecycle
 from noughts.service.runner import SearchRunner
 from noughts.service.schemas import (
     AnalyzeRequest,
@@ -83,6 +85,7 @@ async def post_move(body: MoveRequest, request: Request) -> Response:
     """The move for the side to move, its value (proven outcome and plies, or score and
     depth), the effort behind it, and the board after it."""
     service = service_of(request)
+    note_variant(request.scope, body.variant)
     reply_key: CacheKey | None = None
     if body.level == MAX_LEVEL and body.seed is None:
         budget = service.settings.budget_ms(body.time_ms)
@@ -117,6 +120,7 @@ async def post_move(body: MoveRequest, request: Request) -> Response:
 async def post_analyze(body: AnalyzeRequest, request: Request) -> Response:
     """Each legal move's value for the side to move (for the page's hint heat map)."""
     service = service_of(request)
+    note_variant(request.scope, body.variant)
     position = await _position(body, service)
     analysis = await service.analyze(
         position,
@@ -159,8 +163,11 @@ async def get_variants() -> VariantsResponse:
 
 @api.get("/stats", response_model=StatsResponse, summary="Cache and engine counters")
 async def get_stats(request: Request) -> StatsResponse:
-    """Move-cache hits, misses and size; engine searches started, rejected and stopped."""
+    """Move-cache hits, misses and size; engine searches started, rejected and stopped
+    (not on a public deployment: ``NOUGHTS_PUBLIC``)."""
     service = service_of(request)
+    if not service.settings.operator_pages:
+        raise ProblemError(404, "not found: the stats are off on this public deployment")
     moves, analyses = service.moves, service.analyses
     hits, misses = moves.hits + analyses.hits, moves.misses + analyses.misses
     cache = CacheStats(
@@ -214,6 +221,38 @@ async def get_health() -> HealthResponse:
     return HealthResponse(status="ok")
 
 
+@site.get(
+    "/readyz",
+    response_model=HealthResponse,
+    responses={503: {"model": ErrorResponse}},
+    tags=["service"],
+    summary="Readiness",
+)
+async def get_readiness(request: Request) -> Response:
+    """``{"status": "ready"}`` while the server should be sent requests; 503 with the
+    reason while it starts (its search workers warming), while no search worker is
+    ready, and from the moment it is told to stop (draining)."""
+    lifecycle: Lifecycle = request.app.state.lifecycle
+    reason = lifecycle.not_ready(service_of(request).pool)
+    if reason is not None:
+        return Response(json.dumps({"detail": reason}), status_code=503,
+                        media_type="application/json", headers={"Retry-After": "1"})
+    return _json(HealthResponse(status="ready"))
+
+
+@site.get("/metrics", include_in_schema=False)
+async def get_metrics(request: Request) -> Response:
+    """Prometheus metrics (text format), unless turned off (``NOUGHTS_METRICS``)."""
+    metrics: RequestMetrics | None = request.app.state.metrics
+    if metrics is None:
+        raise ProblemError(404, "not found: metrics are off (NOUGHTS_METRICS)")
+    try:
+        body = exposition(metrics, service_of(request), request.app.state.lifecycle)
+    except NoughtsError as missing:  # the metrics extra is not installed
+        raise ProblemError(404, str(missing)) from None
+    return Response(body, media_type=CONTENT_TYPE)
+
+
 def web_directory() -> Path:
     """The installed web page's directory (``noughts/web``)."""
     return Path(__file__).resolve().parent.parent / "web"
@@ -225,6 +264,10 @@ async def get_page() -> FileResponse:
     return FileResponse(web_directory() / "index.html", media_type="text/html; charset=utf-8")
 
 
+# The seed's POST / is served by a plain route (no dependency solving or response model:
+# the drop-in's hot path), matched before the documented one below, which only gives it
+# its OpenAPI description.
+site.add_route(SEED_PATH, post_seed_move, methods=["POST"], include_in_schema=False)
 site.post(
     SEED_PATH,
     response_model=list[int],

@@ -271,7 +271,9 @@ class StatsResponse(BaseModel):
 
 
 class HealthResponse(BaseModel):
-    status: Literal["ok"]
+    """``/healthz``: ``ok`` while alive; ``/readyz``: ``ready`` while it should get requests."""
+
+    status: Literal["ok", "ready"]
 
 
 class ErrorResponse(BaseModel):

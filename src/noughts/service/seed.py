@@ -23,7 +23,7 @@ from noughts.geometry import Geometry
 from noughts.position import Mark, Position
 from noughts.results import MAX_LEVEL
 from noughts.service.cache import CacheKey
-from noughts.service.middleware import arrival_of
+from noughts.service.middleware import arrival_of, note_variant
 from noughts.service.moves import MoveService
 from noughts.service.problems import ProblemError, describe_validation_errors
 from noughts.variants import Variant
@@ -114,6 +114,7 @@ async def post_seed_move(request: Request) -> Response:
         status, message = describe_validation_errors(list(error.errors()))
         raise ProblemError(status, message) from None
     service = service_of(request)
+    note_variant(request.scope, SEED_VARIANT)
     reply_key: CacheKey = ("seed", seed_request.numX, seed_request.numO, seed_request.isX)
     reply = service.replies.get(reply_key)
     if reply is None:

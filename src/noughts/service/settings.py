@@ -10,23 +10,89 @@ environment itself: the Lambda handler's cold start does not pay for a settings 
 ['https://a.example', 'https://b.example']
 >>> settings.budget_ms(None), settings.budget_ms(60_000), settings.budget_ms(5)
 (1000, 2000, 50)
+
+A bad value raises :class:`SettingsError`, one line naming the variable; a credential in
+a URL is never part of it:
+
+>>> Settings(cache_url="redis//:S3cret@cache.internal:6379/0")
+Traceback (most recent call last):
+...
+noughts.service.settings.SettingsError: bad setting NOUGHTS_CACHE_URL: must be a redis://, \
+rediss:// or unix:// URL (got 'redis//***@cache.internal:6379/0')
 """
 
 from __future__ import annotations
 
 import json
 import os
-from typing import Any
+from typing import Any, Literal
+from urllib.parse import urlsplit
 
-from pydantic import BaseModel, ConfigDict, Field, field_validator, model_validator
+from pydantic import (
+    BaseModel,
+    ConfigDict,
+    Field,
+    ValidationError,
+    field_validator,
+    model_validator,
+)
 
 from noughts.budget import DEFAULT_SECONDS
+from noughts.errors import NoughtsError
 
-__all__ = ["Settings"]
+__all__ = ["Settings", "SettingsError", "redacted"]
 
 
 ENV_PREFIX = "NOUGHTS_"
 """The settings' environment variables are ``NOUGHTS_`` and the field's name."""
+
+SECRET_FIELDS = frozenset({"cache_url"})
+"""Settings that may hold a credential: shown only through :func:`redacted`."""
+
+_SCHEMES = ("redis://", "rediss://", "unix://")
+
+
+class SettingsError(NoughtsError):
+    """A setting with a bad value: the message names its variable, never a credential."""
+
+
+def redacted(url: str) -> str:
+    """``url`` with anything before its last ``@`` (a user and password) replaced by
+    ``***``, for messages, logs and stats; malformed URLs included.
+
+    >>> redacted("redis://:s3cret@cache.internal:6379/0")
+    'redis://***@cache.internal:6379/0'
+    >>> redacted("redis//:S3cret@h:6379/0"), redacted(":p@ss@h")
+    ('redis//***@h:6379/0', '***@h')
+    >>> redacted("redis://127.0.0.1:6379")
+    'redis://127.0.0.1:6379'
+    """
+    at = url.rfind("@")
+    if at < 0:
+        return url
+    scheme_end = url.find("//")
+    start = scheme_end + 2 if 0 <= scheme_end < at else 0
+    return url[:start] + "***" + url[at:]
+
+
+def _check_cache_url(url: str) -> None:
+    """Raise ``ValueError`` (without the URL) unless redis-py can connect by ``url``."""
+    if not url.startswith(_SCHEMES):
+        raise ValueError("must be a redis://, rediss:// or unix:// URL")
+    parts = urlsplit(url)
+    if parts.scheme == "unix":
+        if not parts.path:
+            raise ValueError("a unix:// URL needs the socket's path")
+        return
+    if not parts.hostname:
+        raise ValueError("the URL has no host")
+    try:
+        parts.port  # noqa: B018  # raises for a port that is not a number in range
+    except ValueError:
+        raise ValueError("the URL's port is not a number from 0 to 65535") from None
+    database = parts.path.lstrip("/")
+    if database and not database.isdigit():
+        raise ValueError("the URL's database (after the last /) must be a number")
 
 
 class Settings(BaseModel):
@@ -62,6 +128,7 @@ class Settings(BaseModel):
     )
     cache_url: str | None = Field(
         default=None,
+        repr=False,  # it may hold a password
         description="Redis URL of a move cache shared by every worker and instance "
         "(redis://HOST:PORT/DB or rediss://...; needs noughts[redis]). Unset: none.",
     )
@@ -103,12 +170,40 @@ class Settings(BaseModel):
     max_cells: int = Field(
         default=361, ge=1, description="Largest board (in cells) the service plays (else 400)."
     )
+    drain_s: float = Field(
+        default=8.0,
+        ge=0,
+        allow_inf_nan=False,
+        description="Seconds a stopping server (SIGTERM) gives the requests it accepted to "
+        "finish; keep it under the orchestrator's grace period (Docker: 10 s).",
+    )
+    access_log: Literal["text", "json", "off"] = Field(
+        default="text",
+        description="noughts serve's access log: uvicorn's text lines, one JSON object a "
+        "request (request id, status, latency), or none.",
+    )
+    public: bool = Field(
+        default=False,
+        description="A deployment open to the internet: /docs, /redoc, /openapi.json, "
+        "/api/v1/stats and /metrics are off, and CORS allows no other origin unless "
+        "NOUGHTS_CORS_ORIGINS says so.",
+    )
+    metrics: bool | None = Field(
+        default=None,
+        description="Serve Prometheus metrics at /metrics. Unset: on, unless public.",
+    )
     request_timeout_s: float = Field(
         default=10.0,
         gt=0,
         allow_inf_nan=False,
         description="Seconds a connection has to deliver a whole request (noughts serve).",
     )
+
+    def __init__(self, **given: Any) -> None:
+        try:
+            super().__init__(**given)
+        except ValidationError as error:
+            raise SettingsError(_describe(error)) from None
 
     @model_validator(mode="before")
     @classmethod
@@ -137,8 +232,8 @@ class Settings(BaseModel):
     def _check_cache_url(cls, value: Any) -> Any:
         if isinstance(value, str):
             value = value.strip() or None
-        if value is not None and not str(value).startswith(("redis://", "rediss://", "unix://")):
-            raise ValueError(f"cache_url must be a redis://, rediss:// or unix:// URL: {value!r}")
+        if value is not None:
+            _check_cache_url(str(value))
         return value
 
     @model_validator(mode="after")
@@ -147,7 +242,39 @@ class Settings(BaseModel):
         self.default_time_ms = max(self.min_time_ms, min(self.default_time_ms, self.max_time_ms))
         return self
 
+    @model_validator(mode="after")
+    def _public_defaults(self) -> Settings:
+        """A public deployment allows no other origin unless the origins were given."""
+        if self.public and "cors_origins" not in self.model_fields_set:
+            self.cors_origins = []
+        if self.metrics is None:
+            self.metrics = not self.public
+        return self
+
+    @property
+    def operator_pages(self) -> bool:
+        """True if /docs, /redoc, /openapi.json and /api/v1/stats are served (not public)."""
+        return not self.public
+
     def budget_ms(self, requested: int | None) -> int:
         """The search budget for a request: its ``time_ms`` (or the default), clamped."""
         wanted = self.default_time_ms if requested is None else requested
         return max(self.min_time_ms, min(wanted, self.max_time_ms))
+
+
+def _describe(error: ValidationError) -> str:
+    """One line for a settings error: the variable, the problem, the value given (a
+    secret one redacted)."""
+    problem = error.errors(include_url=False, include_context=False, include_input=True)[0]
+    field = str(problem["loc"][0]) if problem["loc"] else ""
+    message = str(problem["msg"]).removeprefix("Value error, ")
+    given = problem.get("input")
+    if isinstance(given, str) and field in SECRET_FIELDS:
+        message += f" (got {redacted(given)!r})"
+    elif isinstance(given, str | int | float | bool) and field:
+        message += f" (got {given!r})"
+    more = error.error_count() - 1
+    if more:
+        message += f" (and {more} more problem{'s' if more > 1 else ''})"
+    name = ENV_PREFIX + field.upper() if field else "settings"
+    return f"bad setting {name}: {message}"

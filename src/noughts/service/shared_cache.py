@@ -6,10 +6,14 @@ locally is looked up in Redis under its canonical key (so every symmetric positi
 every instance, shares it), and every new cacheable answer is stored there in the
 background, with the cache's TTL and at most its size (the oldest entries go first).
 
-Redis is a help, never a dependency: a lookup waits at most ``timeout_s``; an error or a
-slow answer marks the shared cache unreachable for ``retry_s`` (lookups skip it, the
-service answers from its own cache and searches), logs one warning and shows in
-``/api/v1/stats``. Entries are JSON, never pickles: whoever can write to Redis cannot
+Redis is a help, never a dependency: a lookup waits at most ``timeout_s`` for Redis (the
+socket's own timeout, in a thread of the cache's own); an error or a slow answer from
+Redis marks the shared cache unreachable for ``retry_s`` (lookups skip it, the service
+answers from its own cache and searches), logs one warning and shows in
+``/api/v1/stats``. A busy event loop is not Redis's fault: the time a lookup's answer
+waits for the loop counts against nobody, and when :data:`LOOKUP_THREADS` lookups are
+already waiting for Redis, another is skipped (counted in ``skipped``), not failed.
+Entries are JSON, never pickles: whoever can write to Redis cannot
 make the service run code.
 
 >>> from noughts.position import Position
@@ -31,11 +35,11 @@ import threading
 import time
 from concurrent.futures import ThreadPoolExecutor
 from typing import Any
-from urllib.parse import urlsplit, urlunsplit
 
 from noughts.errors import NoughtsError
 from noughts.results import Estimate, MoveChoice, Scale
 from noughts.service.cache import CacheKey
+from noughts.service.settings import redacted  # (re-exported: its earlier home)
 from noughts.variants import Variant, variant
 
 __all__ = [
@@ -55,6 +59,10 @@ PREFIX = "{noughts}:v3"
 entry is a choice's :meth:`~noughts.results.MoveChoice.to_record`; ``v2`` entries held
 the value and estimate as lists, ``v1`` ones did not say whether plies are exact; neither
 is read.)"""
+
+LOOKUP_THREADS = 4
+"""Threads that wait for Redis's answers to lookups (apart from the default executor, so
+lookups never queue behind other work handed to threads)."""
 
 INDEX = f"{PREFIX}:index"
 """A sorted set of the stored keys by time stored: the size cap drops the oldest."""
@@ -109,22 +117,6 @@ def decode_entry(raw: bytes, game: Variant) -> SharedEntry:
         raise ValueError(f"not a cached answer: {error}") from None
 
 
-def redacted(url: str) -> str:
-    """``url`` without its password, for logs and stats.
-
-    >>> redacted("redis://:s3cret@cache.internal:6379/0")
-    'redis://***@cache.internal:6379/0'
-    >>> redacted("redis://127.0.0.1:6379")
-    'redis://127.0.0.1:6379'
-    """
-    parts = urlsplit(url)
-    if parts.password is None and parts.username is None:
-        return url
-    host = parts.hostname or ""
-    netloc = f"***@{host}" + (f":{parts.port}" if parts.port else "")
-    return urlunsplit(parts._replace(netloc=netloc))
-
-
 class SharedCache:
     """Answers shared through Redis, bounded in time: a slow or absent Redis is skipped.
 
@@ -137,6 +129,8 @@ class SharedCache:
     ) -> None:
         try:
             import redis
+            from redis.backoff import NoBackoff
+            from redis.retry import Retry
         except ImportError:
             raise NoughtsError(
                 "NOUGHTS_CACHE_URL needs the redis package: pip install 'noughts[redis]'"
@@ -152,10 +146,14 @@ class SharedCache:
             socket_timeout=timeout_s,
             socket_connect_timeout=timeout_s,
             retry_on_timeout=False,
+            retry=Retry(NoBackoff(), 0),  # one try: a lookup waits one timeout at most
             health_check_interval=0,
         )
         self._store = self._client.register_script(_STORE)
         self._writer = ThreadPoolExecutor(1, thread_name_prefix="noughts-shared-cache")
+        self._readers = ThreadPoolExecutor(LOOKUP_THREADS,
+                                           thread_name_prefix="noughts-shared-lookup")
+        self._waiting = 0  # lookups handed to the readers (changed on the event loop only)
         self._lock = threading.Lock()
         self._down_until = 0.0
         self._status = "untried"
@@ -183,14 +181,18 @@ class SharedCache:
 
     async def lookup(self, key: CacheKey, *, budget_ms: int) -> SharedEntry | None:
         """The shared answer for ``key`` good enough for ``budget_ms``, within the timeout."""
-        if self._skipping():
+        if self._skipping() or self._busy():
             return None
         name = shared_key(key)
+        self._waiting += 1
         try:
-            raw = await asyncio.wait_for(asyncio.to_thread(self._client.get, name), self.timeout_s)
-        except self._errors as error:  # TimeoutError: Redis too slow
+            loop = asyncio.get_running_loop()
+            raw = await loop.run_in_executor(self._readers, self._client.get, name)
+        except self._errors as error:  # redis.TimeoutError: Redis itself too slow
             self._failed(error)
             return None
+        finally:
+            self._waiting -= 1
         self._recovered()
         entry = None
         if raw is not None:
@@ -225,6 +227,14 @@ class SharedCache:
     def flush(self, timeout_s: float = 5.0) -> None:
         """Wait for the stores handed to the background so far (for tests and benchmarks)."""
         self._writer.submit(lambda: None).result(timeout_s)
+
+    def _busy(self) -> bool:
+        """True (and counted as skipped) if every reader already waits for Redis."""
+        if self._waiting < LOOKUP_THREADS:
+            return False
+        with self._lock:
+            self.skipped += 1
+        return True
 
     def _skipping(self) -> bool:
         if time.monotonic() < self._down_until:
@@ -279,4 +289,5 @@ class SharedCache:
     def close(self) -> None:
         """Stop the background writer and close the connections."""
         self._writer.shutdown(wait=False, cancel_futures=True)
+        self._readers.shutdown(wait=False, cancel_futures=True)
         self._client.close()
