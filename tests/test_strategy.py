@@ -165,6 +165,8 @@ def test_prove_names_the_move_as_everywhere_else(capsys: pytest.CaptureFixture[s
     ["build-book", "4x4", "--time", "30"],
     ["build-book", "qubic", "--cluster", "nowhere", "--time", "3"],
     ["build-book", "qubic", "--time", "inf"],
+    ["build-book", "qubic", "--opening", "64", "--time", "3"],
+    ["build-book", "qubic", "--opening", "-1", "--time", "3"],
 ])
 def test_bad_input_is_one_line_and_status_2(capsys: pytest.CaptureFixture[str],
                                             args: list[str]) -> None:
@@ -188,6 +190,21 @@ def test_build_then_verify_on_the_command_line(tmp_path: Path,
     assert out.startswith("root: proof number ") and "(not proven)" in out
     assert "the defender's replies to the first move: 0 of 12 proven" in out
     assert out.count(" tree nodes, ") == 12  # one line per reply to the corner
+
+
+def test_a_build_may_open_on_another_cell_and_keeps_its_tree_s_opening(
+        tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    path = tmp_path / "edge.bin"  # cell 1: an edge cell, on four lines only
+    status, _, _ = run_cli(capsys, "build-book", "qubic", "--file", str(path), "--opening", "1",
+                           "--time", "3", "--job-seconds", "1")
+    assert status == 0
+    found = Strategy.load(path).lookup(Position("", "qubic"))
+    assert found is not None and found.move == 1  # the tree's choice at the root
+    status, out, _ = run_cli(capsys, "build-book", "qubic", "--file", str(path), "--status")
+    assert status == 0 and out.count(" tree nodes, ") == 23  # reply classes to an edge cell
+    status, _, err = run_cli(capsys, "build-book", "qubic", "--file", str(path), "--time", "3")
+    assert status == 2 and err.count("\n") == 1
+    assert "opens on cell 1, not 0" in err
 
 
 def test_build_status_without_a_build_is_one_line(tmp_path: Path,

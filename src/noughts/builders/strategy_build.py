@@ -44,6 +44,7 @@ from pathlib import Path
 
 from noughts.budget import Limit
 from noughts.builders.proof_tree import Key, ProofTree
+from noughts.errors import NoughtsError
 from noughts.executor import ProcessExecutor
 from noughts.knowledge.strategy import Strategy
 from noughts.position import Position
@@ -214,8 +215,14 @@ def build_strategy(
     :class:`BuildReport` after every job."""
     strategy = Strategy.load(path) if path.exists() else Strategy(variant_name)
     checkpoint = checkpoint if checkpoint is not None else checkpoint_path(path)
+    cells = strategy.geometry.cells
+    if opening is not None and not 0 <= opening < cells:
+        raise NoughtsError(f"the opening must be a cell from 0 to {cells - 1}, not {opening}")
     tree = (ProofTree.load(checkpoint) if checkpoint.exists()
             else ProofTree(variant_name, opening=opening))
+    if checkpoint.exists() and opening is not None and tree.opening != opening:
+        raise NoughtsError(f"the proof tree in {checkpoint} opens on cell {tree.opening}, "
+                           f"not {opening}: give its own opening, or another checkpoint")
     own: ProcessExecutor | None = None
     if executor is None:  # one worker per job at a time, each job to its chosen worker
         executor = own = ProcessExecutor(workers, name="noughts-proof")

@@ -73,6 +73,10 @@ def add_arguments(name: str, parser: argparse.ArgumentParser) -> None:
                         "needs noughts[cluster])")
     parser.add_argument("--status", action="store_true",
                         help="build nothing: print where the build stands (the frontier)")
+    parser.add_argument("--opening", type=limits.count, default=0, metavar="CELL",
+                        help="X's first move in a new proof tree: a cell number (default 0, "
+                        "a corner; 1, on four lines only, asks whether X still wins from "
+                        "there). A checkpoint's tree keeps its own")
 
 
 def run(name: str, args: argparse.Namespace) -> int:
@@ -271,6 +275,6 @@ def _build_with(args: argparse.Namespace, path: Path, executor: Executor | None)
         final = build_strategy(path, variant(args.variant).name,
                                seconds=args.time_limit, job_seconds=args.job_seconds,
                                executor=executor, workers=args.workers, progress=progress,
-                               checkpoint=args.checkpoint)
+                               checkpoint=args.checkpoint, opening=args.opening)
     print(json.dumps(final.as_json()))
     return 0
