@@ -14,6 +14,7 @@ import shutil
 import socket
 import subprocess
 import sys
+import tempfile
 import time
 import urllib.request
 from collections.abc import Callable, Iterator
@@ -65,12 +66,14 @@ def free_port() -> int:
         return int(sock.getsockname()[1])
 
 
-def wait_healthy(url: str, process: subprocess.Popen[bytes] | None, timeout: float = 30) -> None:
-    """Poll ``url``/healthz until it answers ok; fail with the server's output otherwise."""
+def wait_healthy(url: str, process: subprocess.Popen[bytes] | None, timeout: float = 30,
+                 log: Path | None = None) -> None:
+    """Poll ``url``/healthz until it answers ok; fail with the server's output (its
+    ``log``) otherwise."""
     deadline = time.monotonic() + timeout
     while time.monotonic() < deadline:
         if process is not None and process.poll() is not None:
-            output = process.stdout.read().decode(errors="replace") if process.stdout else ""
+            output = log.read_text(errors="replace") if log is not None else ""
             pytest.fail(f"the server exited with {process.returncode}:\n{output}")
         with (
             contextlib.suppress(OSError),
@@ -84,20 +87,26 @@ def wait_healthy(url: str, process: subprocess.Popen[bytes] | None, timeout: flo
 
 @contextlib.contextmanager
 def running_server(env: dict[str, str] | None = None) -> Iterator[str]:
-    """Start ``python -m noughts serve`` on a free port; yield its base URL."""
+    """Start ``python -m noughts serve`` on a free port; yield its base URL. Its output
+    goes to a file (a pipe nobody read would fill with access lines and stop the server)."""
     port = free_port()
-    process = subprocess.Popen(
-        [sys.executable, "-m", "noughts", "serve", "--host", "127.0.0.1", "--port", str(port)],
-        cwd=ROOT,
-        env={**os.environ, **(env or {})},
-        stdout=subprocess.PIPE,
-        stderr=subprocess.STDOUT,
-    )
+    with tempfile.NamedTemporaryFile(prefix="noughts-serve-", suffix=".log", delete=False) as out:
+        log = Path(out.name)
+    with log.open("wb") as output:
+        process = subprocess.Popen(
+            [sys.executable, "-m", "noughts", "serve", "--host", "127.0.0.1", "--port",
+             str(port)],
+            cwd=ROOT,
+            env={**os.environ, **(env or {})},
+            stdout=output,
+            stderr=subprocess.STDOUT,
+        )
     url = f"http://127.0.0.1:{port}"
     try:
-        wait_healthy(url, process)
+        wait_healthy(url, process, log=log)
         yield url
     finally:
+        log.unlink(missing_ok=True)
         process.terminate()
         try:
             process.wait(timeout=10)
