@@ -36,13 +36,11 @@ from noughts.geometry import Geometry
 from noughts.position import Position
 from noughts.search.board import Tables, line_values, tables_for
 from noughts.search.evaluate import Style, search_weights
-from noughts.search.proof_search import INFINITY, LEAF_THREAT_NODES, ProofSearch
 from noughts.search.pvs import AnytimeSearch
-from noughts.search.threat_search import DEFAULT_MAX_THREATS, ThreatSearch
-from noughts.variants import Variant, variant
 
 if TYPE_CHECKING:
     from noughts.knowledge.learned import LearnedEval
+    from noughts.variants import Variant
 
 __all__ = [
     "Core",
@@ -162,11 +160,9 @@ class ThreatSearcher(Protocol):
     nodes: int
     limit: Limit
 
-    def find(self, attacker: int, defender: int,
-             max_threats: int = DEFAULT_MAX_THREATS) -> list[int] | None: ...
+    def find(self, attacker: int, defender: int, max_threats: int = ...) -> list[int] | None: ...
 
-    def refute(self, attacker: int, defender: int,
-               max_threats: int = DEFAULT_MAX_THREATS) -> list[int] | None: ...
+    def refute(self, attacker: int, defender: int, max_threats: int = ...) -> list[int] | None: ...
 
     def exhausted(self) -> bool: ...
 
@@ -182,9 +178,17 @@ def threat_search(
     >>> threats.find(0b000000011, 0b000011000), threats.nodes
     ([2], 0)
     """
+    from noughts.search.threat_search import ThreatSearch
+    from noughts.variants import variant
+
     game = variant(game)
-    _native(core, game.geometry)  # (the compiled threat search is still to come)
-    return ThreatSearch(game, limit=limit if limit is not None else Limit())
+    limit = limit if limit is not None else Limit()
+    native = _native(core, game.geometry)
+    if native is None:
+        return ThreatSearch(game, limit=limit)
+    search: ThreatSearcher = native.ThreatSearch(
+        _compiled_tables(tables_for(game.geometry)), limit)
+    return search
 
 
 class ProofTable(Protocol):
@@ -207,7 +211,7 @@ class ProofSearcher(Protocol):
     def table(self) -> ProofTable: ...
 
     def run(self, limit: Limit | None = None, *, nodes: int | None = None,
-            thresholds: tuple[int, int] = (INFINITY, INFINITY)) -> tuple[int, int]: ...
+            thresholds: tuple[int, int] = ...) -> tuple[int, int]: ...
 
     def play(self, cell: int) -> None: ...
 
@@ -246,20 +250,26 @@ def proof_search(
     attacker: int,
     *,
     table: ProofTable | None = None,
-    leaf_threat_nodes: int = LEAF_THREAT_NODES,
-    max_threats: int = DEFAULT_MAX_THREATS,
+    leaf_threat_nodes: int | None = None,
+    max_threats: int | None = None,
     core: Core | None = None,
 ) -> ProofSearcher:
     """A proof-number search of ``position`` for ``attacker`` (0 = X, 1 = O) on the core
     that runs (or ``core``), as :class:`~noughts.search.proof_search.ProofSearch` takes
-    its arguments. A ``table`` decides the core: a ``dict`` is the Python core's, a
-    :func:`proof_table` of the compiled core the compiled one's.
+    its arguments (``None``: the reference's defaults). A ``table`` decides the core: a
+    ``dict`` is the Python core's, a :func:`proof_table` of the compiled core the
+    compiled one's.
 
     >>> from noughts.position import Position
     >>> search = proof_search(Position("XX./OO./..."), 0, core="python")
     >>> search.run(), search.best_move()
     ((0, 1099511627776), 2)
     """
+    from noughts.search.proof_search import LEAF_THREAT_NODES, ProofSearch
+    from noughts.search.threat_search import DEFAULT_MAX_THREATS
+
+    leaf_threat_nodes = LEAF_THREAT_NODES if leaf_threat_nodes is None else leaf_threat_nodes
+    max_threats = DEFAULT_MAX_THREATS if max_threats is None else max_threats
     if table is not None:
         table_core: Core = "python" if isinstance(table, dict) else "compiled"
         if core is not None and core != table_core:

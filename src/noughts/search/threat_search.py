@@ -57,6 +57,7 @@ class ThreatSearch:
             tuple(lines) for lines in game.lines_through
         )
         self.shift = game.cells
+        self.full = game.full
         self.limit = limit if limit is not None else Limit()
         self.nodes = 0
         self.failed: dict[int, int] = {}
@@ -74,6 +75,7 @@ class ThreatSearch:
         (deepening one threat at a time), or ``None`` if there is none within
         ``max_threats`` forcing moves or the limit ran out. The line holds both
         sides' moves, the winning one last."""
+        self._check(attacker, defender, max_threats)
         for depth in range(max_threats + 1):
             line = self.refute(attacker, defender, depth)
             if line is not None or self.exhausted():
@@ -85,6 +87,7 @@ class ThreatSearch:
         """Any forced line of at most ``max_threats`` forcing moves (depth first, not
         necessarily the shortest): the cheap way to check many sibling positions.
         ``None`` if there is none or the limit ran out (see :meth:`exhausted`)."""
+        self._check(attacker, defender, max_threats)
         win, block, twos = self._setup(attacker, defender)
         if win >= 0:
             return [win]
@@ -112,6 +115,14 @@ class ThreatSearch:
                 hint |= 1 << cell
             self.hint = hint
         return line
+
+    def _check(self, attacker: Bitboard, defender: Bitboard, max_threats: int) -> None:
+        """A clear error for marks off the board or on both sides, or a negative depth."""
+        if attacker < 0 or defender < 0 or (attacker | defender) & ~self.full or (
+                attacker & defender):
+            raise ValueError("the sides' marks must lie on the board, on different cells")
+        if max_threats < 0:
+            raise ValueError("max_threats must be at least 0")
 
     def exhausted(self) -> bool:
         """True once the limit has run out (or was cancelled)."""

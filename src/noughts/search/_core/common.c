@@ -251,6 +251,28 @@ int poll_expired(Poll *poll, int64_t nodes) {
     return poll->has_deadline && now_seconds() >= poll->deadline;
 }
 
+int poll_cancelled(Poll *poll) {
+    if (poll->limit == NULL) return 0;
+    PyObject *cancelled = PyObject_GetAttrString(poll->limit, "cancelled");
+    if (cancelled == NULL) return -1;
+    int off = PyObject_IsTrue(cancelled);
+    Py_DECREF(cancelled);
+    return off;
+}
+
+void poll_share(Poll *poll, const Poll *from, int64_t node_limit) {
+    if (poll->limit != from->limit) {
+        PyObject *old = poll->limit;
+        Py_XINCREF(from->limit);
+        poll->limit = from->limit;
+        Py_XDECREF(old);
+    }
+    poll->has_deadline = from->has_deadline;
+    poll->deadline = from->deadline;
+    poll->has_nodes = 1;
+    poll->node_limit = node_limit;
+}
+
 PyObject *poll_get(Poll *poll) {
     PyObject *limit = poll->limit != NULL ? poll->limit : Py_None;
     Py_INCREF(limit);
