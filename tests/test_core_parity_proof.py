@@ -1,11 +1,13 @@
-"""The compiled threat search against its Python reference.
+"""The compiled threat and proof-number searches against their Python references.
 
 On many positions of every board the compiled core takes (3x3, 4x4k3, 4x4, 5x4k4,
 3x3x3, Qubic), both sides as attacker, at fixed node budgets (some that stop a search
 midway), both cores must give the same answers and count the same nodes: the threat
 search's lines, hints and tables of failed positions over several calls of one search;
-the defences of a chain. A difference is a bug in one of them. These tests need the
-compiled core: where it is not built they fail.
+the defences of a chain; the proof search's numbers, moves, children, best moves,
+plies, proof walks and table sizes, resumed and with tables shared between searches;
+``prove``, ``find_win`` and the proof checks of ``ProofDefence``. A difference is a bug
+in one of them. These tests need the compiled core: where it is not built they fail.
 """
 
 from __future__ import annotations
@@ -21,15 +23,23 @@ from typing import Any
 import pytest
 
 from noughts.budget import BudgetExhausted, Limit
+from noughts.errors import NoughtsError
 from noughts.position import Position
 from noughts.search import core
 from noughts.search.board import tables_for
 from noughts.search.core import (
     PURE_PYTHON_VARIABLE,
     Core,
+    ProofSearcher,
+    proof_search,
+    proof_table,
     threat_search,
 )
+from noughts.search.defence import ProofDefence
+from noughts.search.proof import find_win, prove
+from noughts.search.proof_search import ProofSearch
 from noughts.search.threat_search import ThreatSearch, chain_survives, defences
+from test_proof import QUIET_WIN
 from test_solver import random_position
 
 MARKS = {"3x3": (0, 5), "4x4k3": (0, 7), "4x4": (1, 9), "5x4k4": (1, 11), "3x3x3": (0, 7),
@@ -157,3 +167,186 @@ def test_bad_threat_search_input_gets_the_same_clear_errors() -> None:
             search.refute(1 << 64, 2)
         with pytest.raises(ValueError, match="max_threats"):
             search.find(1, 2, -1)
+
+
+# -- the proof search --------------------------------------------------------------------------
+def reading(search: ProofSearcher) -> list[Any]:
+    """What the search's table says of the position it stands at."""
+    return [search.best_move(), search.children(), search.defence_chain(), len(search.table)]
+
+
+def proof_record(name: Core, position: Position, attacker: int, budget: int,
+                 **options: int) -> list[Any]:
+    search = proof_search(position, attacker, core=name, **options)
+    record: list[Any] = [search.run(nodes=budget), search.nodes, *reading(search)]
+    record.append(outcome(search.moves))
+    record.append(search.run(nodes=budget, thresholds=(50, 40)))  # resumed, thresholds
+    numbers = search.run(nodes=budget)
+    record += [numbers, search.nodes, *reading(search)]
+    for move, _, _ in search.children()[:3]:  # the children's own tables, and proofs
+        search.play(move)
+        record += [move, *reading(search), outcome(search.plies), outcome(search.proof)]
+        search.undo(move)
+    if numbers[0] == 0:
+        record += [search.plies(), search.proof(), search.nodes, len(search.table)]
+        if position.to_move != "XO"[attacker]:
+            record.append(search.resisting_move())
+    return record
+
+
+@pytest.mark.parametrize("board", BOARDS)
+def test_the_proof_searches_agree_node_for_node(board: str) -> None:
+    proven = 0
+    for index, position in enumerate(positions(board, 24, 3)):
+        for attacker in (0, 1):
+            for budget in (37, 400, 5_000):
+                python, compiled = (proof_record(name, position, attacker, budget)
+                                    for name in CORES)
+                assert python == compiled, (board, index, position.board, attacker, budget)
+                proven += python[0][0] == 0
+    assert proven > 5
+
+
+@pytest.mark.parametrize("board", ["4x4k3", "4x4", "3x3x3", "qubic"])
+def test_the_proof_searches_agree_with_the_leaf_chains_cut_short(board: str) -> None:
+    """Leaf chains of few positions and threats leave the proof search the threats'
+    work: forced blocks, double threats, defences, walked and counted."""
+    for index, position in enumerate(positions(board, 10, 7)):
+        for attacker in (0, 1):
+            for leaf_threat_nodes, max_threats in ((0, 0), (1, 12), (30, 2)):
+                python, compiled = (
+                    proof_record(name, position, attacker, 3_000,
+                                 leaf_threat_nodes=leaf_threat_nodes, max_threats=max_threats)
+                    for name in CORES)
+                assert python == compiled, (board, index, position.board, attacker,
+                                            leaf_threat_nodes, max_threats)
+
+
+@pytest.mark.parametrize("board", ["4x4", "5x4k4", "qubic"])
+def test_searches_sharing_a_table_agree_over_many_runs(board: str) -> None:
+    """Sibling positions searched in turn on one table (as the defence's checks and the
+    strategy builder's jobs share theirs)."""
+    for position in positions(board, 6, 4)[:4]:
+        if len(position.legal_moves) < 4:
+            continue
+        attacker = 1 if position.to_move == "X" else 0  # the opponent, after each move
+        records = []
+        for name in CORES:
+            table = proof_table(core=name)
+            record: list[Any] = []
+            for move in list(position.legal_moves)[:8]:
+                after = position.play(move)
+                if after.is_over:
+                    continue
+                search = proof_search(after, attacker, table=table, core=name)
+                assert search.table is table
+                record += [move, search.run(nodes=600), search.nodes, *reading(search)]
+            table.clear()
+            record.append(len(table))
+            records.append(record)
+        assert records[0] == records[1], (board, position.board)
+
+
+def test_a_quiet_qubic_win_s_proof_is_the_same_walk() -> None:
+    position = Position(QUIET_WIN, "qubic")
+    walks = []
+    for name in CORES:
+        search = proof_search(position, 0, core=name)
+        assert search.run(nodes=200_000)[0] == 0
+        seen: set[int] = set()
+        first = search.proof(seen)
+        walks.append((search.nodes, first, search.proof(seen), sorted(seen), search.plies(),
+                      len(search.table)))
+    assert walks[0] == walks[1]
+    assert len(walks[0][1]) > 1 and walks[0][2] == []  # the second walk skips the first's
+
+
+def test_prove_and_find_win_give_the_same_results_on_both_cores() -> None:
+    cases = [(board, position) for board in BOARDS for position in positions(board, 10, 5)]
+    cases.append(("qubic", Position(QUIET_WIN, "qubic")))
+    for board, position in cases:
+        results = []
+        for name in CORES:
+            with running(name):
+                result = prove(position, nodes=30_000)
+                results.append((result.status, result.move, result.nodes, result.proof_size,
+                                result.plies, result.proof_number, result.disproof_number,
+                                find_win(position, limit=Limit(node_limit=5_000))))
+        assert results[0] == results[1], (board, position.board)
+
+
+def test_the_defence_s_proof_checks_agree() -> None:
+    start = Position(QUIET_WIN, "qubic")
+    quiet_loss = start.play(find_win(start, limit=Limit(node_limit=200_000))[0])  # type: ignore[index]
+    for position in [quiet_loss, *positions("qubic", 6, 6), *positions("4x4", 4, 6)]:
+        if position.is_over:
+            continue
+        records = []
+        for name in CORES:
+            with running(name):
+                defence = ProofDefence(position, Limit(node_limit=400_000), check_nodes=3_000)
+                moves = list(position.legal_moves)[:10]
+                choice = defence.choose(moves)
+                records.append((choice, defence.refuted, defence.effort,
+                                sorted(defence.unrefuted), defence.nodes))
+        assert records[0] == records[1], position.board
+
+
+def test_a_cancelled_or_spent_limit_stops_both_alike() -> None:
+    position = Position("", "qubic").play(0).play(21)
+    for budget in (1, 2, 5):
+        runs = []
+        for name in CORES:
+            cancelled = Limit()
+            cancelled.cancel()
+            search = proof_search(position, 0, core=name)
+            runs.append((search.run(cancelled), search.nodes,
+                         search.run(Limit(node_limit=budget)), search.nodes,
+                         len(search.table)))
+        assert runs[0] == runs[1]
+
+
+# -- the one interface ---------------------------------------------------------------------
+def test_the_factories_run_the_compiled_core_up_to_64_cells(compiled_core: ModuleType) -> None:
+    with running("compiled"):
+        qubic = Position("", "qubic")
+        assert isinstance(proof_search(qubic, 0), compiled_core.ProofSearch)
+        assert isinstance(threat_search(qubic.game), compiled_core.ThreatSearch)
+        assert isinstance(proof_table(), compiled_core.ProofTable)
+        big = Position("", "5x5x5")
+        assert isinstance(proof_search(big, 0), ProofSearch)
+        assert isinstance(threat_search(big.game), ThreatSearch)
+        with pytest.raises(NoughtsError, match="up to 64 cells"):
+            proof_search(big, 0, table=proof_table())
+        with pytest.raises(NoughtsError, match="cannot serve"):
+            proof_search(qubic, 0, table={}, core="compiled")
+    with running("python"):
+        assert isinstance(proof_search(Position("", "qubic"), 0), ProofSearch)
+        assert isinstance(proof_table(), dict)
+
+
+def test_a_compiled_table_serves_one_board(compiled_core: ModuleType) -> None:
+    table = proof_table(core="compiled")
+    proof_search(Position("", "4x4"), 0, table=table, core="compiled")
+    with pytest.raises(ValueError, match="another board"):
+        proof_search(Position("", "qubic"), 0, table=table, core="compiled")
+
+
+def test_bad_proof_search_input_gets_the_same_clear_errors() -> None:
+    position = Position("XO./.X./...")
+    for name in CORES:
+        search = proof_search(position, 0, core=name)
+        with pytest.raises(ValueError, match="not an empty cell"):
+            search.play(0)
+        with pytest.raises(ValueError, match="not an empty cell"):
+            search.play(9)
+        with pytest.raises(ValueError, match="not the last move"):
+            search.undo(8)
+        search.play(8)
+        with pytest.raises(ValueError, match="not the last move"):
+            search.undo(7)
+        search.undo(8)
+        with pytest.raises(ValueError, match="not proven"):
+            search.proof()
+        with pytest.raises(ValueError, match=r"attacker|side"):
+            proof_search(position, 2, core=name)

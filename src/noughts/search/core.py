@@ -240,9 +240,13 @@ def proof_table(core: Core | None = None) -> ProofTable:
     >>> len(proof_table(core="python"))
     0
     """
-    if core == "compiled" and compiled() is None:
+    module = None if core == "python" else compiled()
+    if core == "compiled" and module is None:
         raise NoughtsError("the compiled search core is not built in this installation")
-    return {}  # (the compiled proof search is still to come)
+    if module is None:
+        return {}
+    table: ProofTable = module.ProofTable()
+    return table
 
 
 def proof_search(
@@ -275,7 +279,7 @@ def proof_search(
         if core is not None and core != table_core:
             raise NoughtsError(f"a table of the {table_core} core cannot serve the {core} core")
         core = table_core
-    native = None  # (the compiled proof search is still to come)
+    native = _native(core, position.geometry)
     if native is None:
         python_table: dict[int, Any] | None = None
         if table is not None:

@@ -273,6 +273,8 @@ class ProofSearch:
     ) -> None:
         if attacker not in (0, 1):
             raise ValueError(f"the attacker is 0 (X) or 1 (O), not {attacker!r}")
+        if leaf_threat_nodes < 0 or max_threats < 0:
+            raise ValueError("leaf_threat_nodes and max_threats are at least 0")
         self.board = _Board(position, attacker)
         self.attacker = attacker
         self.table: dict[int, Entry] = {} if table is None else table
@@ -545,6 +547,8 @@ class ProofSearch:
         if entry is None or entry[_PN]:
             raise ValueError("the position is not proven")
         if board.attacking:
+            if entry[_MOVE] < 0:
+                raise ValueError("the position is not proven")
             move = board.inverse[symmetry][entry[_MOVE]]
             chain = entry[_CHAIN] > 0
             found.append((board.bits[0], board.bits[1], move, chain, self._plies(memo)))
