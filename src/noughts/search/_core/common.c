@@ -240,24 +240,22 @@ int poll_set(Poll *poll, PyObject *limit) {
     return 0;
 }
 
-int poll_expired(Poll *poll, int64_t nodes) {
-    if (poll->limit == NULL) return 0;
-    PyObject *cancelled = PyObject_GetAttrString(poll->limit, "cancelled");
-    if (cancelled == NULL) return -1;
-    int off = PyObject_IsTrue(cancelled);
-    Py_DECREF(cancelled);
-    if (off) return off;  /* 1, or -1 on an error */
-    if (poll->has_nodes && nodes >= poll->node_limit) return 1;
-    return poll->has_deadline && now_seconds() >= poll->deadline;
-}
-
 int poll_cancelled(Poll *poll) {
+    static PyObject *name = NULL; /* "cancelled", made once */
     if (poll->limit == NULL) return 0;
-    PyObject *cancelled = PyObject_GetAttrString(poll->limit, "cancelled");
+    if (name == NULL && (name = PyUnicode_InternFromString("cancelled")) == NULL) return -1;
+    PyObject *cancelled = PyObject_GetAttr(poll->limit, name);
     if (cancelled == NULL) return -1;
     int off = PyObject_IsTrue(cancelled);
     Py_DECREF(cancelled);
     return off;
+}
+
+int poll_expired(Poll *poll, int64_t nodes) {
+    int off = poll_cancelled(poll);
+    if (off || poll->limit == NULL) return off; /* 1, 0 without a limit, or -1 on an error */
+    if (poll->has_nodes && nodes >= poll->node_limit) return 1;
+    return poll->has_deadline && now_seconds() >= poll->deadline;
 }
 
 void poll_share(Poll *poll, const Poll *from, int64_t node_limit) {

@@ -770,7 +770,7 @@ static PyObject *search_new(PyTypeObject *type, PyObject *args, PyObject *kwargs
             int cell = lowest(rest);
             for (int sym = 0; sym < s->nsym; sym++) s->hashes[sym] ^= t->zobrist[side][cell][sym];
         }
-    s->twos = PyMem_Calloc((size_t)(MAX_CELLS + 1) * (size_t)t->nlines + 1, sizeof(bb_t));
+    s->twos = PyMem_Malloc(((size_t)(MAX_CELLS + 1) * (size_t)t->nlines + 1) * sizeof(bb_t));
     if (s->twos == NULL) {
         PyErr_NoMemory();
         goto fail;

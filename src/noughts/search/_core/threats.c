@@ -18,12 +18,12 @@ int threats_init(Threats *t, const Tables *tables) {
     t->shift = tables->cells;
     /* each level plays two cells: at most cells / 2 levels below the first */
     t->levels = tables->cells / 2 + 2;
-    t->work = PyMem_Calloc((size_t)t->levels * 5 * (size_t)tables->nlines + 1, sizeof(bb_t));
+    t->work = PyMem_Malloc(((size_t)t->levels * 5 * (size_t)tables->nlines + 1) * sizeof(bb_t));
     if (t->work == NULL) {
         PyErr_NoMemory();
         return -1;
     }
-    return map_init(&t->failed, 1024);
+    return map_init(&t->failed, 64);
 }
 
 void threats_free(Threats *t) {
