@@ -151,7 +151,7 @@ def compare(name: str, work: Callable[[Core], int], runs: int) -> dict[str, Any]
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--runs", type=int, default=5)
-    parser.add_argument("--nodes", type=int, default=20_000,
+    parser.add_argument("--nodes", type=int, default=100_000,
                         help="proof-search positions per position")
     parser.add_argument("--threat-nodes", type=int, default=50_000)
     parser.add_argument("--openings", type=int, default=8)

@@ -193,17 +193,28 @@ static int setup(const Threats *t, bb_t att, bb_t dfn, int *block, bb_t *twos, i
     return win;
 }
 
-/* ThreatSearch.refute: the line's length, 0 for none, -1 on a Python error. */
-static int refute(Threats *t, bb_t att, bb_t dfn, int max_threats, int *line) {
+/* ThreatSearch.refute at each depth from least to most (refute itself when least ==
+ * most), as find deepens: the line's length, 0 for none (or the limit ran out), -1 on a
+ * Python error. The setup is the same at every depth: it is made once. */
+static int deepen(Threats *t, bb_t att, bb_t dfn, int least, int most, int *line) {
     int block, count;
-    bb_t *twos = t->work; /* level 0's two-lines */
+    bb_t *twos = t->work; /* level 0's two-lines (the search never writes them) */
     int win = setup(t, att, dfn, &block, twos, &count);
-    if (win >= 0) {
-        line[0] = win;
-        return 1;
+    for (int depth = least; depth <= most; depth++) {
+        if (win >= 0) {
+            line[0] = win;
+            return 1;
+        }
+        if (block != -2) {
+            int length = threats_chain(t, att, dfn, twos, count, block, depth, line);
+            if (length) return length;
+        }
+        if (depth < most) { /* find: stop deepening once the limit ran out */
+            int expired = poll_expired(&t->poll, t->nodes);
+            if (expired) return expired < 0 ? -1 : 0;
+        }
     }
-    if (block == -2) return 0;
-    return threats_chain(t, att, dfn, twos, count, block, max_threats, line);
+    return 0;
 }
 
 /* -- defences ----------------------------------------------------------------------------- */
@@ -319,7 +330,7 @@ static PyObject *threat_search_refute(PyObject *self, PyObject *args, PyObject *
     bb_t att, dfn;
     int max_threats, line[MAX_CHAIN];
     if (read_call(s, args, kwargs, &att, &dfn, &max_threats) < 0) return NULL;
-    return chain_result(refute(&s->threats, att, dfn, max_threats, line), line);
+    return chain_result(deepen(&s->threats, att, dfn, max_threats, max_threats, line), line);
 }
 
 static PyObject *threat_search_find(PyObject *self, PyObject *args, PyObject *kwargs) {
@@ -327,14 +338,7 @@ static PyObject *threat_search_find(PyObject *self, PyObject *args, PyObject *kw
     bb_t att, dfn;
     int max_threats, line[MAX_CHAIN];
     if (read_call(s, args, kwargs, &att, &dfn, &max_threats) < 0) return NULL;
-    for (int depth = 0; depth <= max_threats; depth++) {
-        int length = refute(&s->threats, att, dfn, depth, line);
-        if (length) return chain_result(length, line);
-        int expired = poll_expired(&s->threats.poll, s->threats.nodes);
-        if (expired < 0) return NULL;
-        if (expired) Py_RETURN_NONE;
-    }
-    Py_RETURN_NONE;
+    return chain_result(deepen(&s->threats, att, dfn, 0, max_threats, line), line);
 }
 
 static PyObject *threat_search_exhausted(PyObject *self, PyObject *unused) {
