@@ -53,8 +53,7 @@ from noughts.search.proof import INFINITY
 __all__ = ["JobResult", "BuildReport", "build_strategy", "run_job", "checkpoint_path"]
 
 TABLE_LIMIT = 10_000_000
-"""A worker drops its proof table past this many entries (about 450 bytes each on the
-Python core, about 120 on the compiled one)."""
+"""A worker drops its proof table past this many entries (about 450 bytes each)."""
 
 _tables: dict[str, ProofTable] = {}
 """Each worker process keeps one proof table per variant between jobs: neighbouring
