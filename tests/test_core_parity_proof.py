@@ -350,3 +350,39 @@ def test_bad_proof_search_input_gets_the_same_clear_errors() -> None:
             search.proof()
         with pytest.raises(ValueError, match=r"attacker|side"):
             proof_search(position, 2, core=name)
+
+
+def test_a_compiled_search_refuses_a_call_while_it_is_searching() -> None:
+    """A search polls its limit in Python, where another thread may call into it or
+    clear its table: the compiled core answers such a call with a clear error instead of
+    pulling the board or the entries from under the search."""
+    position = Position("", "qubic").play(0).play(21)
+    table = proof_table(core="compiled")
+    search = proof_search(position, 0, table=table, core="compiled")
+    threats = threat_search(position.game, core="compiled")
+    meddled: list[str] = []
+
+    class Meddling(Limit):
+        """A limit whose cancel switch, when read, calls into the running searches."""
+
+        @property
+        def cancelled(self) -> bool:
+            if not meddled:
+                for call in (lambda: search.play(5), table.clear,
+                             lambda: threats.find(position.x, position.o)):
+                    try:
+                        call()
+                        meddled.append("done")
+                    except RuntimeError as error:
+                        meddled.append(str(error))
+            return False
+
+    search.limit = Meddling()
+    search.moves()  # O's moves: X's threat chain is looked for first
+    threats.limit = Meddling()
+    assert meddled == ["the proof search is busy with another call",
+                       "the proof table is in use by a running search", "done"]
+    meddled.clear()
+    threats.find(position.x, position.o)
+    assert meddled == ["done", "done", "the threat search is busy with another call"]
+    assert search.run(nodes=500) and len(table) > 1  # both work on afterwards

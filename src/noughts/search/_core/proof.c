@@ -33,6 +33,7 @@ typedef struct {
     uint64_t *key_pool;
     size_t keys_used, keys_capacity;
     Tables *tables; /* the board of the searches sharing it (the first one's) */
+    int users;      /* searches in a call now (another thread may clear it meanwhile) */
 } ProofTable;
 
 static PyTypeObject *ProofTableType = NULL;
@@ -113,6 +114,10 @@ static Py_ssize_t table_length(PyObject *self) { return (Py_ssize_t)((ProofTable
 
 static PyObject *table_clear(PyObject *self, PyObject *unused) {
     (void)unused;
+    if (((ProofTable *)self)->users) {
+        PyErr_SetString(PyExc_RuntimeError, "the proof table is in use by a running search");
+        return NULL;
+    }
     if (table_empty((ProofTable *)self) < 0) return NULL;
     Py_RETURN_NONE;
 }
@@ -155,6 +160,7 @@ typedef struct {
     bb_t saved_wins[MAX_CELLS + 1][2];
     int played[MAX_CELLS + 1];
     int public_plies;               /* moves made by play() */
+    int busy;                       /* in a call (which may let another thread run) */
 } ProofSearch;
 
 static PyTypeObject *ProofSearchType = NULL;
@@ -805,7 +811,7 @@ static void search_dealloc(PyObject *self) {
 }
 
 /* run(limit=None, *, nodes=None, thresholds=(INFINITY, INFINITY)) -> (pn, dn) */
-static PyObject *search_run(PyObject *self, PyObject *args, PyObject *kwargs) {
+static PyObject *run_call(PyObject *self, PyObject *args, PyObject *kwargs) {
     static char *keywords[] = {"limit", "nodes", "thresholds", NULL};
     ProofSearch *s = (ProofSearch *)self;
     PyObject *limit = Py_None, *nodes = Py_None, *thresholds = NULL;
@@ -888,7 +894,7 @@ fail:
     return NULL;
 }
 
-static PyObject *search_best_move(PyObject *self, PyObject *unused) {
+static PyObject *best_move_call(PyObject *self, PyObject *unused) {
     (void)unused;
     ProofSearch *s = (ProofSearch *)self;
     int symmetry;
@@ -897,7 +903,7 @@ static PyObject *search_best_move(PyObject *self, PyObject *unused) {
     return PyLong_FromLong(s->tables->inverse[symmetry][entry_at(s, number)->move]);
 }
 
-static PyObject *search_children(PyObject *self, PyObject *unused) {
+static PyObject *children_call(PyObject *self, PyObject *unused) {
     (void)unused;
     ProofSearch *s = (ProofSearch *)self;
     int symmetry;
@@ -924,14 +930,14 @@ static PyObject *search_children(PyObject *self, PyObject *unused) {
     return result;
 }
 
-static PyObject *search_defence_chain(PyObject *self, PyObject *unused) {
+static PyObject *defence_chain_call(PyObject *self, PyObject *unused) {
     (void)unused;
     ProofSearch *s = (ProofSearch *)self;
     int64_t number = table_get(s->table, board_key(s, NULL));
     return PyLong_FromLong(number < 0 || attacking(s) ? 0 : entry_at(s, number)->chain);
 }
 
-static PyObject *search_moves(PyObject *self, PyObject *unused) {
+static PyObject *moves_call(PyObject *self, PyObject *unused) {
     (void)unused;
     ProofSearch *s = (ProofSearch *)self;
     int symmetry, cells[MAX_CELLS];
@@ -942,7 +948,7 @@ static PyObject *search_moves(PyObject *self, PyObject *unused) {
     return cells_list(cells, count);
 }
 
-static PyObject *search_plies(PyObject *self, PyObject *unused) {
+static PyObject *plies_call(PyObject *self, PyObject *unused) {
     (void)unused;
     ProofSearch *s = (ProofSearch *)self;
     Map memo;
@@ -953,7 +959,7 @@ static PyObject *search_plies(PyObject *self, PyObject *unused) {
     return PyLong_FromLongLong(result);
 }
 
-static PyObject *search_resisting_move(PyObject *self, PyObject *unused) {
+static PyObject *resisting_move_call(PyObject *self, PyObject *unused) {
     (void)unused;
     ProofSearch *s = (ProofSearch *)self;
     Map memo; /* shared: the replies' proofs overlap */
@@ -984,7 +990,7 @@ static PyObject *search_resisting_move(PyObject *self, PyObject *unused) {
     return PyLong_FromLong(best);
 }
 
-static PyObject *search_proof(PyObject *self, PyObject *args, PyObject *kwargs) {
+static PyObject *proof_call(PyObject *self, PyObject *args, PyObject *kwargs) {
     static char *keywords[] = {"seen", NULL};
     ProofSearch *s = (ProofSearch *)self;
     PyObject *seen = Py_None;
@@ -1023,7 +1029,7 @@ static int read_cell(const ProofSearch *s, PyObject *value) {
     return (int)cell;
 }
 
-static PyObject *search_play(PyObject *self, PyObject *value) {
+static PyObject *play_call(PyObject *self, PyObject *value) {
     ProofSearch *s = (ProofSearch *)self;
     int cell = read_cell(s, value);
     if (cell < 0) return NULL;
@@ -1036,7 +1042,7 @@ static PyObject *search_play(PyObject *self, PyObject *value) {
     Py_RETURN_NONE;
 }
 
-static PyObject *search_undo(PyObject *self, PyObject *value) {
+static PyObject *undo_call(PyObject *self, PyObject *value) {
     ProofSearch *s = (ProofSearch *)self;
     long cell = PyLong_AsLong(value);
     if (cell == -1 && PyErr_Occurred()) return NULL;
@@ -1048,6 +1054,51 @@ static PyObject *search_undo(PyObject *self, PyObject *value) {
     s->public_plies--;
     Py_RETURN_NONE;
 }
+
+/* -- one call at a time -------------------------------------------------------------- */
+/* A search's calls poll its limit in Python, where another thread may run: a second
+ * call into the same search, or a clear of its table, meanwhile would pull the board or
+ * the entries from under it. They get a clear error instead. */
+static int enter(ProofSearch *s) {
+    if (s->busy) {
+        PyErr_SetString(PyExc_RuntimeError, "the proof search is busy with another call");
+        return -1;
+    }
+    s->busy = 1;
+    s->table->users++;
+    return 0;
+}
+
+static void leave(ProofSearch *s) {
+    s->busy = 0;
+    s->table->users--;
+}
+
+#define ONE_AT_A_TIME(name)                                                          \
+    static PyObject *search_##name(PyObject *self, PyObject *arg) {                 \
+        if (enter((ProofSearch *)self) < 0) return NULL;                            \
+        PyObject *result = name##_call(self, arg);                                  \
+        leave((ProofSearch *)self);                                                 \
+        return result;                                                              \
+    }
+#define ONE_AT_A_TIME_KEYWORDS(name)                                                 \
+    static PyObject *search_##name(PyObject *self, PyObject *args, PyObject *kwargs) { \
+        if (enter((ProofSearch *)self) < 0) return NULL;                            \
+        PyObject *result = name##_call(self, args, kwargs);                         \
+        leave((ProofSearch *)self);                                                 \
+        return result;                                                              \
+    }
+
+ONE_AT_A_TIME_KEYWORDS(run)
+ONE_AT_A_TIME_KEYWORDS(proof)
+ONE_AT_A_TIME(best_move)
+ONE_AT_A_TIME(children)
+ONE_AT_A_TIME(defence_chain)
+ONE_AT_A_TIME(moves)
+ONE_AT_A_TIME(plies)
+ONE_AT_A_TIME(resisting_move)
+ONE_AT_A_TIME(play)
+ONE_AT_A_TIME(undo)
 
 static PyObject *search_get_nodes(PyObject *self, void *closure) {
     (void)closure;

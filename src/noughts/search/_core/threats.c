@@ -285,6 +285,7 @@ typedef struct {
     PyObject_HEAD
     Tables *tables;
     Threats threats;
+    int busy; /* in a call, which polls its limit in Python: another thread may run */
 } ThreatSearchObject;
 
 static PyTypeObject *ThreatSearchType = NULL;
@@ -325,20 +326,30 @@ static int read_call(ThreatSearchObject *self, PyObject *args, PyObject *kwargs,
     return read_sides(self->tables, a, b, att, dfn);
 }
 
-static PyObject *threat_search_refute(PyObject *self, PyObject *args, PyObject *kwargs) {
+/* find (shortest: every depth from 0) or refute (the given depth only), one call at a
+ * time: a second call into the same search meanwhile gets a clear error. */
+static PyObject *threat_search_call(PyObject *self, PyObject *args, PyObject *kwargs,
+                                    int shortest) {
     ThreatSearchObject *s = (ThreatSearchObject *)self;
     bb_t att, dfn;
     int max_threats, line[MAX_CHAIN];
     if (read_call(s, args, kwargs, &att, &dfn, &max_threats) < 0) return NULL;
-    return chain_result(deepen(&s->threats, att, dfn, max_threats, max_threats, line), line);
+    if (s->busy) {
+        PyErr_SetString(PyExc_RuntimeError, "the threat search is busy with another call");
+        return NULL;
+    }
+    s->busy = 1;
+    int length = deepen(&s->threats, att, dfn, shortest ? 0 : max_threats, max_threats, line);
+    s->busy = 0;
+    return chain_result(length, line);
+}
+
+static PyObject *threat_search_refute(PyObject *self, PyObject *args, PyObject *kwargs) {
+    return threat_search_call(self, args, kwargs, 0);
 }
 
 static PyObject *threat_search_find(PyObject *self, PyObject *args, PyObject *kwargs) {
-    ThreatSearchObject *s = (ThreatSearchObject *)self;
-    bb_t att, dfn;
-    int max_threats, line[MAX_CHAIN];
-    if (read_call(s, args, kwargs, &att, &dfn, &max_threats) < 0) return NULL;
-    return chain_result(deepen(&s->threats, att, dfn, 0, max_threats, line), line);
+    return threat_search_call(self, args, kwargs, 1);
 }
 
 static PyObject *threat_search_exhausted(PyObject *self, PyObject *unused) {
