@@ -48,14 +48,15 @@ from noughts.errors import NoughtsError
 from noughts.executor import ProcessExecutor
 from noughts.knowledge.strategy import Strategy
 from noughts.position import Position
-from noughts.search.proof import INFINITY, ProofSearch
+from noughts.search.core import ProofTable, proof_search
+from noughts.search.proof import INFINITY
 
 __all__ = ["JobResult", "BuildReport", "build_strategy", "run_job", "checkpoint_path"]
 
 TABLE_LIMIT = 10_000_000
 """A worker drops its proof table past this many entries (about 450 bytes each)."""
 
-_tables: dict[str, dict[int, list[object]]] = {}
+_tables: dict[str, ProofTable] = {}
 """Each worker process keeps one proof table per variant between jobs: neighbouring
 subtrees share many positions."""
 
@@ -97,10 +98,11 @@ def run_job(variant_name: str, x: int, o: int, seconds: float,
     plain values, for any executor)."""
     start = time.perf_counter()
     position = Position.from_bitboards(x, o, variant_name)
-    table = _tables.setdefault(variant_name, {})
-    if len(table) > TABLE_LIMIT:
+    table = _tables.get(variant_name)
+    if table is not None and len(table) > TABLE_LIMIT:
         table.clear()
-    search = ProofSearch(position, 0 if position.first == "X" else 1, table=table)
+    search = proof_search(position, 0 if position.first == "X" else 1, table=table)
+    _tables[variant_name] = search.table
     budget = Limit.within(seconds)
     pn, dn = search.run(budget, thresholds=(most_pn, most_dn))
     elapsed = time.perf_counter() - start
@@ -118,17 +120,16 @@ def run_job(variant_name: str, x: int, o: int, seconds: float,
     seen: set[int] = set()
     entries: list[Entry] = []
     proven: list[tuple[int, int]] = []
-    board = search.board
     for move, child_pn, _ in moves:
         if child_pn:
             continue
-        board.play(move)
+        search.play(move)
         try:
             proven.append((move, search.plies()))
             entries.extend((px, po, m, plies)
                            for px, po, m, chain, plies in search.proof(seen) if not chain)
         finally:
-            board.undo(move)
+            search.undo(move)
     return JobResult(x, o, "open", search.best_move(), tuple(entries), search.nodes,
                      time.perf_counter() - start, moves=moves,
                      chain=search.defence_chain(), proven_plies=tuple(proven),

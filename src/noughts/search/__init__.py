@@ -4,8 +4,10 @@
 * :mod:`noughts.search.evaluate` -- line-count evaluations (the seed's styles and ours).
 * :mod:`noughts.search.pvs` -- the principal-variation search (misère too).
 * :mod:`noughts.search.core` -- which core runs them: compiled, or the Python reference.
-* :mod:`noughts.search.threats` -- threat-space search for forced wins.
-* :mod:`noughts.search.proof` -- proof-number search: forced wins, losses and draws.
+* :mod:`noughts.search.threat_search` -- threat-space search (the Python reference).
+* :mod:`noughts.search.threats` -- a position's forced win by continuous threats.
+* :mod:`noughts.search.proof_search` -- proof-number search (the Python reference).
+* :mod:`noughts.search.proof` -- proofs: forced wins, losses and draws.
 * :mod:`noughts.search.defence` -- proof checks of the second player's candidate moves.
 * :mod:`noughts.search.openings` -- the first move on an empty board.
 * :mod:`noughts.search.anytime` -- deepening with its guard and defence, in a limit.

@@ -47,12 +47,11 @@ from noughts.budget import BudgetExhausted, Limit
 from noughts.geometry import scan_forward
 from noughts.position import Position, check_playable
 from noughts.results import Bound, Estimate, MoveChoice, MoveEval, Outcome, Scale, Value
-from noughts.search.core import Searcher, anytime_search
+from noughts.search.core import Searcher, anytime_search, threat_search
 from noughts.search.defence import ProofDefence
 from noughts.search.evaluate import Style
 from noughts.search.proof import find_win
 from noughts.search.pvs import MATE, MATE_BOUND
-from noughts.search.threats import ThreatSearch
 
 if TYPE_CHECKING:
     from noughts.knowledge.learned import LearnedEval
@@ -201,7 +200,7 @@ def shortest_win(position: Position, limit: Limit) -> tuple[list[int] | None, in
     nothing)."""
     if not position.game.rules.threat_search:
         return None, 0
-    threats = ThreatSearch(position.game, limit=limit.share(_WIN_SHARE))
+    threats = threat_search(position.game, limit=limit.share(_WIN_SHARE))
     line = threats.find(*_sides(position))
     return line, threats.nodes
 
@@ -406,7 +405,7 @@ class _Guard:
     def __init__(self, position: Position, search: Searcher, limit: Limit) -> None:
         self.search = search
         self.limit = limit
-        self.threats = ThreatSearch(position.game, limit=limit)
+        self.threats = threat_search(position.game, limit=limit)
         self.mover, self.waiting = _sides(position)
         self.safe: set[int] = set()
         self.refuted: dict[int, int] = {}

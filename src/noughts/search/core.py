@@ -9,8 +9,11 @@ extension is not built, on boards of more than 64 cells, and everywhere when the
 environment sets ``NOUGHTS_PURE_PYTHON=1``. The choice is made once, at the first
 search, so importing the package loads no extension.
 
-The factories below (:func:`anytime_search`) give a search of the core that runs;
-``core="python"`` or ``core="compiled"`` asks for one (the parity tests compare them).
+The factories below (:func:`anytime_search`, :func:`threat_search`,
+:func:`proof_search` and the proof search's table, :func:`proof_table`) give a search of
+the core that runs; ``core="python"`` or ``core="compiled"`` asks for one (the parity
+tests compare them). Callers use a search through the Protocols here (:class:`Searcher`,
+:class:`ThreatSearcher`, :class:`ProofSearcher`), never through either core's internals.
 
 >>> name() in ("compiled", "python")
 True
@@ -25,7 +28,7 @@ from __future__ import annotations
 import os
 from functools import cache, lru_cache
 from types import ModuleType
-from typing import TYPE_CHECKING, Literal, Protocol
+from typing import TYPE_CHECKING, Any, Literal, Protocol
 
 from noughts.budget import Limit
 from noughts.errors import NoughtsError
@@ -37,9 +40,22 @@ from noughts.search.pvs import AnytimeSearch
 
 if TYPE_CHECKING:
     from noughts.knowledge.learned import LearnedEval
+    from noughts.variants import Variant
 
 __all__ = [
-    "Core", "built", "compiled", "name", "anytime_search", "Searcher", "PURE_PYTHON_VARIABLE",
+    "Core",
+    "built",
+    "compiled",
+    "name",
+    "anytime_search",
+    "threat_search",
+    "proof_search",
+    "proof_table",
+    "Searcher",
+    "ThreatSearcher",
+    "ProofSearcher",
+    "ProofTable",
+    "PURE_PYTHON_VARIABLE",
 ]
 
 Core = Literal["python", "compiled"]
@@ -143,4 +159,147 @@ def anytime_search(
     values = line_values(tables, search_weights(position, style, learned), player)
     search: Searcher = native.Search(_compiled_tables(tables), position.x, position.o, player,
                                      values, misere, limit)
+    return search
+
+
+class ThreatSearcher(Protocol):
+    """What callers ask of a threat-space search, on either core
+    (:class:`~noughts.search.threat_search.ThreatSearch` is the reference)."""
+
+    nodes: int
+    limit: Limit
+
+    def find(self, attacker: int, defender: int, max_threats: int = ...) -> list[int] | None: ...
+
+    def refute(self, attacker: int, defender: int, max_threats: int = ...) -> list[int] | None: ...
+
+    def exhausted(self) -> bool: ...
+
+
+def threat_search(
+    game: Variant | Geometry, *, limit: Limit | None = None, core: Core | None = None
+) -> ThreatSearcher:
+    """A threat-space search for ``game`` on the core that runs (or ``core``), as
+    :class:`~noughts.search.threat_search.ThreatSearch` takes its arguments.
+
+    >>> from noughts.variants import variant
+    >>> threats = threat_search(variant("3x3"), core="python")
+    >>> threats.find(0b000000011, 0b000011000), threats.nodes
+    ([2], 0)
+    """
+    from noughts.search.threat_search import ThreatSearch
+    from noughts.variants import variant
+
+    game = variant(game)
+    limit = limit if limit is not None else Limit()
+    native = _native(core, game.geometry)
+    if native is None:
+        return ThreatSearch(game, limit=limit)
+    search: ThreatSearcher = native.ThreatSearch(
+        _compiled_tables(tables_for(game.geometry)), limit)
+    return search
+
+
+class ProofTable(Protocol):
+    """A proof search's table, as its owners handle it: shared between searches of one
+    attacker on one board, measured, and emptied (a ``dict`` on the Python core)."""
+
+    def __len__(self) -> int: ...
+
+    def clear(self) -> None: ...
+
+
+class ProofSearcher(Protocol):
+    """What callers ask of a proof-number search, on either core
+    (:class:`~noughts.search.proof_search.ProofSearch` is the reference)."""
+
+    nodes: int
+    limit: Limit
+
+    @property
+    def table(self) -> ProofTable: ...
+
+    def run(self, limit: Limit | None = None, *, nodes: int | None = None,
+            thresholds: tuple[int, int] = ...) -> tuple[int, int]: ...
+
+    def play(self, cell: int) -> None: ...
+
+    def undo(self, cell: int) -> None: ...
+
+    def moves(self) -> list[int]: ...
+
+    def best_move(self) -> int | None: ...
+
+    def children(self) -> list[tuple[int, int, int]]: ...
+
+    def defence_chain(self) -> int: ...
+
+    def proof(self, seen: set[int] | None = None) -> list[tuple[int, int, int, bool, int]]: ...
+
+    def plies(self) -> int: ...
+
+    def resisting_move(self) -> int | None: ...
+
+
+def proof_table(core: Core | None = None) -> ProofTable:
+    """An empty table for proof searches on the core that runs (or ``core``): pass it
+    to :func:`proof_search` to share it. A search of a board over 64 cells runs on the
+    Python core and takes a Python table; every search's own table is its ``table``.
+
+    >>> len(proof_table(core="python"))
+    0
+    """
+    module = None if core == "python" else built() if core == "compiled" else compiled()
+    if core == "compiled" and module is None:
+        raise NoughtsError("the compiled search core is not built in this installation")
+    if module is None:
+        return {}
+    table: ProofTable = module.ProofTable()
+    return table
+
+
+def proof_search(
+    position: Position,
+    attacker: int,
+    *,
+    table: ProofTable | None = None,
+    leaf_threat_nodes: int | None = None,
+    max_threats: int | None = None,
+    core: Core | None = None,
+) -> ProofSearcher:
+    """A proof-number search of ``position`` for ``attacker`` (0 = X, 1 = O) on the core
+    that runs (or ``core``), as :class:`~noughts.search.proof_search.ProofSearch` takes
+    its arguments (``None``: the reference's defaults). A ``table`` decides the core: a
+    ``dict`` is the Python core's, a :func:`proof_table` of the compiled core the
+    compiled one's.
+
+    >>> from noughts.position import Position
+    >>> search = proof_search(Position("XX./OO./..."), 0, core="python")
+    >>> search.run(), search.best_move()
+    ((0, 1099511627776), 2)
+    """
+    from noughts.search.proof_search import LEAF_THREAT_NODES, ProofSearch
+    from noughts.search.threat_search import DEFAULT_MAX_THREATS
+
+    leaf_threat_nodes = LEAF_THREAT_NODES if leaf_threat_nodes is None else leaf_threat_nodes
+    max_threats = DEFAULT_MAX_THREATS if max_threats is None else max_threats
+    if table is not None:
+        table_core: Core = "python" if isinstance(table, dict) else "compiled"
+        if core is not None and core != table_core:
+            raise NoughtsError(f"a table of the {table_core} core cannot serve the {core} core")
+        core = table_core
+    native = _native(core, position.geometry)
+    if native is None:
+        python_table: dict[int, Any] | None = None
+        if table is not None:
+            if not isinstance(table, dict):
+                raise NoughtsError("the compiled core's proof table serves boards of up to "
+                                   f"{_MAX_COMPILED_CELLS} cells")
+            python_table = table
+        return ProofSearch(position, attacker, table=python_table,
+                           leaf_threat_nodes=leaf_threat_nodes, max_threats=max_threats)
+    search: ProofSearcher = native.ProofSearch(
+        _compiled_tables(tables_for(position.geometry)), position.x, position.o,
+        0 if position.to_move == "X" else 1, attacker,
+        table if table is not None else native.ProofTable(), leaf_threat_nodes, max_threats)
     return search

@@ -31,11 +31,9 @@ True
 
 from __future__ import annotations
 
-from typing import Any
-
 from noughts.budget import Limit
 from noughts.position import Position
-from noughts.search.proof import ProofSearch
+from noughts.search.core import ProofTable, proof_search
 
 __all__ = ["ProofDefence", "PROOF_NODE_COST", "CHECK_NODES"]
 
@@ -65,7 +63,7 @@ class ProofDefence:
         self.limit = limit
         self.check_nodes = CHECK_NODES if check_nodes is None else check_nodes
         self.opponent = 1 if position.to_move == "X" else 0
-        self.table: dict[int, list[Any]] = {}
+        self.table: ProofTable | None = None  # the first check's, shared by the rest
         self.refuted: dict[int, int] = {}
         self.effort: dict[int, int] = {}
         self.unrefuted: set[int] = set()
@@ -93,7 +91,8 @@ class ProofDefence:
             limit = max(0, min(limit, left))
         if limit <= 0 or self.limit.expired(spent + self.nodes):
             return True  # no limit left: nothing was proven
-        search = ProofSearch(after, self.opponent, table=self.table)
+        search = proof_search(after, self.opponent, table=self.table)
+        self.table = search.table
         proof, disproof = search.run(self.limit.limited(deadline=self.limit.deadline,
                                                          node_limit=None), nodes=limit)
         self.nodes += search.nodes * PROOF_NODE_COST

@@ -1,36 +1,29 @@
-"""Threat-space search: forced wins by continuous threats, on bitboards.
+"""Forced wins by continuous threats: a position's shortest one, on the core that runs.
 
-A *threat* is a line holding ``k-1`` marks of one side and an empty last cell. A side
-that makes a threat forces the reply (block it, or lose at once, unless the defender
-can win first); a chain of such forcing moves that ends in a double threat (a fork:
-two threats the defender cannot both block) wins. Because every defending move in the
-chain is forced, a chain found here is a proof, not a guess. A defender's forced block
-that makes a threat of its own must be blocked in turn, and that block must threaten
-again for the chain to go on.
-
-The search works on the two sides' bitboards and the geometry's lines, and keeps only
-what a threat needs: the attacker's *two-lines* (lines holding ``k-2`` of its marks and
-none of the defender's), whose empty cells are the moves that threaten. A position
-costs a few line tests, so a proof search can run it at every leaf.
+The threat-space search itself is :class:`~noughts.search.threat_search.ThreatSearch`
+(the pure-Python reference, read it for how a chain is found) or its compiled port;
+:func:`noughts.search.core.threat_search` gives the one of the core that runs.
 
 >>> from noughts.position import Position
 >>> x = sum(1 << c for c in (0, 1, 6, 10))  # two lines of two cross on the empty cell 2
 >>> o = sum(1 << c for c in (12, 15, 60, 63))
 >>> find_forced_win(Position.from_bitboards(x, o, "qubic"))
 ForcedWin(moves=(2, 3, 14))
-
-When a chain exists, :func:`defences` narrows the defender's useful replies to the
-cells that can stop it: every other reply is answered by the same chain.
 """
 
 from __future__ import annotations
 
 from dataclasses import dataclass
 
-from noughts.budget import BudgetExhausted, Limit
-from noughts.geometry import Bitboard, Geometry
+from noughts.budget import Limit
 from noughts.position import Position
-from noughts.variants import Variant, variant
+from noughts.search.core import threat_search
+from noughts.search.threat_search import (
+    DEFAULT_MAX_THREATS,
+    ThreatSearch,
+    chain_survives,
+    defences,
+)
 
 __all__ = [
     "ForcedWin",
@@ -40,9 +33,6 @@ __all__ = [
     "chain_survives",
     "DEFAULT_MAX_THREATS",
 ]
-
-DEFAULT_MAX_THREATS = 12
-"""How many forcing moves a chain may have by default."""
 
 
 @dataclass(frozen=True)
@@ -55,257 +45,6 @@ class ForcedWin:
     def plies(self) -> int:
         """Plies until the win (the length of the line)."""
         return len(self.moves)
-
-
-class ThreatSearch:
-    """Continuous-threat search for one game (its board and rules), on bitboards.
-
-    ``limit`` bounds every call (its node limit counts this search's positions,
-    :attr:`nodes`; it may be replaced between calls). Positions shown not to win are
-    remembered (with the number of threats tried) across calls, and the attacker's
-    moves of the last chain found are tried first (:attr:`hint`): sibling positions
-    are often won by the same chain.
-    """
-
-    def __init__(self, game: Variant | Geometry, *, limit: Limit | None = None) -> None:
-        game = variant(game)  # (a geometry names its normal-play game)
-        self.k = game.rules.k
-        self.lines = game.lines
-        self.through: tuple[tuple[Bitboard, ...], ...] = tuple(
-            tuple(lines) for lines in game.lines_through
-        )
-        self.shift = game.cells
-        self.limit = limit if limit is not None else Limit()
-        self.nodes = 0
-        self.failed: dict[int, int] = {}
-        self.hint: Bitboard = 0
-        self._most_nodes = 0
-
-    def find(self, attacker: Bitboard, defender: Bitboard,
-             max_threats: int = DEFAULT_MAX_THREATS) -> list[int] | None:
-        """The shortest forced line for ``attacker`` (to move) against ``defender``
-        (deepening one threat at a time), or ``None`` if there is none within
-        ``max_threats`` forcing moves or the limit ran out. The line holds both
-        sides' moves, the winning one last."""
-        for depth in range(max_threats + 1):
-            line = self.refute(attacker, defender, depth)
-            if line is not None or self.exhausted():
-                return line
-        return None
-
-    def refute(self, attacker: Bitboard, defender: Bitboard,
-               max_threats: int = DEFAULT_MAX_THREATS) -> list[int] | None:
-        """Any forced line of at most ``max_threats`` forcing moves (depth first, not
-        necessarily the shortest): the cheap way to check many sibling positions.
-        ``None`` if there is none or the limit ran out (see :meth:`exhausted`)."""
-        win, block, twos = self._setup(attacker, defender)
-        if win >= 0:
-            return [win]
-        if block == -2:
-            return None
-        return self.chain(attacker, defender, twos, block, max_threats)
-
-    def chain(self, attacker: Bitboard, defender: Bitboard, twos: list[Bitboard], block: int,
-              max_threats: int = DEFAULT_MAX_THREATS) -> list[int] | None:
-        """:meth:`refute` for a caller that keeps the attacker's two-lines itself
-        (``twos``: lines holding ``k-2`` of its marks and none of the defender's) and
-        knows it cannot complete a line now; ``block`` is the defender's one cell that
-        would complete a line (the attacker must take it), or -1."""
-        limit = self.limit
-        self._most_nodes = limit.node_limit if limit.node_limit is not None else 1 << 62
-        if limit.cancelled:
-            return None
-        try:
-            line = self._search(attacker, defender, twos, block, max_threats)
-        except BudgetExhausted:
-            return None
-        if line is not None:
-            hint = 0
-            for cell in line[::2]:
-                hint |= 1 << cell
-            self.hint = hint
-        return line
-
-    def exhausted(self) -> bool:
-        """True once the limit has run out (or was cancelled)."""
-        return self.limit.expired(self.nodes)
-
-    def _setup(self, attacker: Bitboard, defender: Bitboard) -> tuple[int, int, list[Bitboard]]:
-        """``(win, block, twos)``: a cell completing the attacker's line or -1; the
-        defender's one completing cell (the attacker must block it), -1 for none, -2
-        for two or more; the attacker's two-lines."""
-        k = self.k
-        win = -1
-        blocks = 0
-        twos = []
-        for line in self.lines:
-            if line & defender:
-                if not line & attacker and (line & defender).bit_count() == k - 1:
-                    blocks |= line & ~defender
-                continue
-            count = (line & attacker).bit_count()
-            if count == k - 1:
-                win = (line & ~attacker).bit_length() - 1
-            elif count == k - 2:
-                twos.append(line)
-        if blocks & (blocks - 1):
-            return win, -2, twos
-        return win, blocks.bit_length() - 1, twos
-
-    def _search(self, att: Bitboard, dfn: Bitboard, twos: list[Bitboard], block: int,
-                depth: int) -> list[int] | None:
-        """A chain from this position (attacker to move, no line of its own one mark
-        short; ``block`` the defender's one such cell or -1) of at most ``depth``
-        single threats and then a double threat."""
-        self.nodes += 1
-        if self.nodes >= self._most_nodes:
-            raise BudgetExhausted
-        if self.nodes & 127 == 0 and self.limit.expired(self.nodes):
-            raise BudgetExhausted
-        free = ~(att | dfn)
-        options: list[tuple[Bitboard, Bitboard]]  # (the threat, the forced reply)
-        if block >= 0:  # the defender threatens: block, and the block must threaten
-            bit = 1 << block
-            hits = [line for line in twos if line & bit]
-            if len(hits) >= 2:
-                return [block, ((hits[0] & free) ^ bit).bit_length() - 1,
-                        ((hits[1] & free) ^ bit).bit_length() - 1]
-            if not hits or not depth:
-                return None
-            options = [(bit, (hits[0] & free) ^ bit)]
-        else:
-            seen = 0
-            hint = self.hint
-            first: list[tuple[Bitboard, Bitboard]] = []
-            rest: list[tuple[Bitboard, Bitboard]] = []
-            for line in twos:
-                cells = line & free
-                fork = seen & cells
-                if fork:  # a cell on two two-lines: playing it makes two threats
-                    fork &= -fork  # (both of this line's cells may be such cells)
-                    hits = [other for other in twos if other & fork]
-                    return [fork.bit_length() - 1, ((hits[0] & free) ^ fork).bit_length() - 1,
-                            ((hits[1] & free) ^ fork).bit_length() - 1]
-                seen |= cells
-                low = cells & -cells
-                high = cells ^ low
-                (first if low & hint else rest).append((low, high))
-                (first if high & hint else rest).append((high, low))
-            if not depth:
-                return None
-            options = first + rest if first else rest
-        key = (att << self.shift) | dfn
-        failed = self.failed
-        if failed.get(key, -1) >= depth:
-            return None
-        k = self.k
-        through = self.through
-        for threat, reply in options:
-            att2 = att | threat
-            dfn2 = dfn | reply
-            cell = reply.bit_length() - 1
-            counter = 0  # cells where the forced reply makes the defender threaten
-            for line in through[cell]:
-                if not line & att2 and (line & dfn2).bit_count() == k - 1:
-                    counter |= line & ~dfn2
-            if counter & (counter - 1):
-                continue  # two counter-threats: the chain breaks
-            gone = threat | reply
-            after = [line for line in twos if not line & gone]
-            move = threat.bit_length() - 1
-            for line in through[move]:
-                if not line & dfn2 and (line & att2).bit_count() == k - 2:
-                    after.append(line)
-            found = self._search(att2, dfn2, after, counter.bit_length() - 1, depth - 1)
-            if found is not None:
-                return [move, cell, *found]
-        failed[key] = depth
-        return None
-
-
-def defences(game: Variant | Geometry, attacker: Bitboard, defender: Bitboard,
-             line: list[int]) -> Bitboard:
-    """The defender's moves (it is to move) that may stop ``line``, a chain the
-    attacker would win by if it were to move: the chain's cells, and the empty cells
-    where a defender's mark could make a threat of its own along the way (a cell on a
-    line free of the attacker's marks that the defender's marks and forced replies
-    fill but for ``k-2`` cells), less those after which :func:`chain_survives`. Any
-    other reply loses to the same chain.
-
-    >>> from noughts.variants import variant
-    >>> g = variant("qubic")
-    >>> x = sum(1 << c for c in (0, 1, 6, 10))
-    >>> o = sum(1 << c for c in (12, 15, 60, 63))
-    >>> cells = defences(g, x, o, [2, 3, 14])  # the chain's cells, and O's own threats
-    >>> [cell for cell in range(64) if cells >> cell & 1]
-    [2, 3, 13, 14, 28, 29, 30, 31, 44, 45, 46, 47, 61, 62]
-    """
-    occupied = attacker | defender
-    cells = 0
-    for cell in line:
-        cells |= 1 << cell
-    replies = defender
-    for cell in line[1::2]:
-        replies |= 1 << cell
-    game = variant(game)
-    k = game.rules.k
-    counters = 0
-    for each in game.lines:
-        if not each & attacker and (each & replies).bit_count() >= k - 2:
-            counters |= each & ~occupied
-    result = cells
-    rest = counters & ~cells
-    while rest:
-        low = rest & -rest
-        rest ^= low
-        if not chain_survives(game, attacker, defender | low, low.bit_length() - 1, line):
-            result |= low
-    return result
-
-
-def chain_survives(game: Variant | Geometry, attacker: Bitboard, defender: Bitboard,
-                   move: int, line: list[int]) -> bool:
-    """Whether the attacker's chain ``line`` still wins after the defender's ``move``
-    (already in ``defender``): each threat still forces the same reply, and no reply
-    (nor ``move``) gives the defender a threat the chain does not answer."""
-    game = variant(game)
-    k = game.rules.k
-    through = game.lines_through
-    counter = 0
-    for each in through[move]:
-        if not each & attacker and (each & defender).bit_count() == k - 1:
-            counter |= each & ~defender
-    occupied = attacker | defender
-    for index in range(0, len(line), 2):
-        bit = 1 << line[index]
-        if bit & occupied or (counter and counter != bit):
-            return False  # the cell is taken, or the defender's threat goes unanswered
-        counter = 0
-        attacker |= bit
-        occupied |= bit
-        made = 0
-        for each in through[line[index]]:
-            if not each & defender:
-                marks = (each & attacker).bit_count()
-                if marks == k:
-                    return True
-                if marks == k - 1:
-                    made |= each & ~attacker
-        if not made:
-            return False
-        if made & (made - 1):
-            return True  # a double threat, and the defender has no line to complete
-        if index + 1 >= len(line) or made != 1 << line[index + 1]:
-            return False
-        reply = line[index + 1]
-        defender |= made
-        occupied |= made
-        for each in through[reply]:
-            if not each & attacker and (each & defender).bit_count() == k - 1:
-                counter |= each & ~defender
-        if counter & (counter - 1):
-            return False
-    return False
 
 
 def find_forced_win(
@@ -333,5 +72,5 @@ def find_forced_win(
         limit = Limit.within(time_limit, nodes)
     mine, theirs = (position.x, position.o) if position.to_move == "X" else (position.o,
                                                                             position.x)
-    line = ThreatSearch(position.game, limit=limit).find(mine, theirs, max_threats)
+    line = threat_search(position.game, limit=limit).find(mine, theirs, max_threats)
     return None if line is None else ForcedWin(tuple(line))

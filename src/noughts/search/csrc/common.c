@@ -240,15 +240,35 @@ int poll_set(Poll *poll, PyObject *limit) {
     return 0;
 }
 
-int poll_expired(Poll *poll, int64_t nodes) {
+int poll_cancelled(Poll *poll) {
+    static PyObject *name = NULL; /* "cancelled", made once */
     if (poll->limit == NULL) return 0;
-    PyObject *cancelled = PyObject_GetAttrString(poll->limit, "cancelled");
+    if (name == NULL && (name = PyUnicode_InternFromString("cancelled")) == NULL) return -1;
+    PyObject *cancelled = PyObject_GetAttr(poll->limit, name);
     if (cancelled == NULL) return -1;
     int off = PyObject_IsTrue(cancelled);
     Py_DECREF(cancelled);
-    if (off) return off;  /* 1, or -1 on an error */
+    return off;
+}
+
+int poll_expired(Poll *poll, int64_t nodes) {
+    int off = poll_cancelled(poll);
+    if (off || poll->limit == NULL) return off; /* 1, 0 without a limit, or -1 on an error */
     if (poll->has_nodes && nodes >= poll->node_limit) return 1;
     return poll->has_deadline && now_seconds() >= poll->deadline;
+}
+
+void poll_share(Poll *poll, const Poll *from, int64_t node_limit) {
+    if (poll->limit != from->limit) {
+        PyObject *old = poll->limit;
+        Py_XINCREF(from->limit);
+        poll->limit = from->limit;
+        Py_XDECREF(old);
+    }
+    poll->has_deadline = from->has_deadline;
+    poll->deadline = from->deadline;
+    poll->has_nodes = 1;
+    poll->node_limit = node_limit;
 }
 
 PyObject *poll_get(Poll *poll) {

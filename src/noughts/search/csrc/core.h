@@ -27,7 +27,18 @@ typedef unsigned __int128 word_t; /* two bitboards side by side: a position's wo
 #define MAX_SYMMETRIES 192
 #define MAX_THROUGH 64
 
+#if defined(__x86_64__) && !defined(__POPCNT__)
+/* x86-64's baseline has no popcnt instruction, and the builtin then calls a library
+ * routine (a table lookup per byte): counting in the register is several times faster */
+static inline int popcount(bb_t b) {
+    b = b - ((b >> 1) & 0x5555555555555555ULL);
+    b = (b & 0x3333333333333333ULL) + ((b >> 2) & 0x3333333333333333ULL);
+    b = (b + (b >> 4)) & 0x0F0F0F0F0F0F0F0FULL;
+    return (int)((b * 0x0101010101010101ULL) >> 56);
+}
+#else
 static inline int popcount(bb_t b) { return __builtin_popcountll(b); }
+#endif
 static inline int lowest(bb_t b) { return __builtin_ctzll(b); }       /* b != 0 */
 static inline int highest(bb_t b) { return 63 - __builtin_clzll(b); } /* b != 0 */
 
@@ -64,6 +75,11 @@ void poll_clear(Poll *poll);
 /* Limit.expired(nodes): cancelled, nodes >= its node limit, or past its deadline.
  * 1 expired, 0 not, -1 on a Python error. */
 int poll_expired(Poll *poll, int64_t nodes);
+/* Limit.cancelled: 1 cancelled, 0 not (or no limit), -1 on a Python error. */
+int poll_cancelled(Poll *poll);
+/* Limit.limited(deadline=from's deadline, node_limit=node_limit) of from's limit: its
+ * cancel switch and deadline, another node limit. */
+void poll_share(Poll *poll, const Poll *from, int64_t node_limit);
 /* The Limit as a Python object (None for none), a new reference. */
 PyObject *poll_get(Poll *poll);
 
@@ -88,6 +104,33 @@ void map_clear(Map *map);
 ptrdiff_t map_find(const Map *map, word_t key);
 /* Set key to value (insert or replace); -1 on memory error. */
 int map_put(Map *map, word_t key, int64_t value);
+
+/* -- the threat-space search (threats.c: noughts.search.threat_search) ------------- */
+#define MAX_CHAIN (MAX_CELLS + 4) /* a chain's moves, both sides' */
+
+typedef struct {
+    const Tables *tables; /* borrowed: the owner holds a reference */
+    int k, shift, levels;
+    int64_t nodes, most_nodes;
+    bb_t hint;
+    Map failed;  /* (attacker << cells | defender) -> the threats tried there */
+    Poll poll;
+    int stop;    /* while searching: 1 the limit ran out, 2 a Python error */
+    bb_t *work;  /* each level's two-lines and options */
+} Threats;
+
+int threats_init(Threats *t, const Tables *tables);
+void threats_free(Threats *t);
+/* ThreatSearch.chain: a chain of at most max_threats threats for the attacker (to move,
+ * with the two-lines twos[count]; block the defender's one completing cell or -1) into
+ * line; its length, 0 for none (or the limit ran out), -1 on a Python error. */
+int threats_chain(Threats *t, bb_t attacker, bb_t defender, const bb_t *twos, int count,
+                  int block, int max_threats, int *line);
+/* defences() and chain_survives() of noughts.search.threat_search. */
+bb_t threats_defences(const Tables *tables, bb_t attacker, bb_t defender, const int *line,
+                      int length);
+int threats_chain_survives(const Tables *tables, bb_t attacker, bb_t defender, int move,
+                           const int *line, int length);
 
 /* -- Python conversions ------------------------------------------------------------ */
 /* The stable ABI has no fast sequence macros: a sequence is read as a new list, its

@@ -1,0 +1,1200 @@
+/* The proof-number search in C: a faithful port of noughts/search/proof_search.py (df-pn
+ * with its board, the threat chains at the leaves, the defences, the canonical keys
+ * over the symmetries, the table's entries with their moves and child keys). Every
+ * branch, move order, table rule and node count is the reference's; read it for the
+ * why of each step. */
+#include "core.h"
+
+#define INFINITY_PN ((int64_t)1 << 40)
+#define OPEN_PROOF 10
+#define QUIET_PROOF 30
+#define FORK_BONUS 3
+#define NONE (-1)
+
+/* -- the table (the reference's dict of entries) --------------------------------------- */
+typedef struct {
+    int64_t pn, dn;
+    int64_t moves; /* the node's moves in the key's orientation: an offset into the move
+                      pool, or NONE before it is expanded */
+    int64_t keys;  /* their positions' keys: an offset into the key pool, or NONE until
+                      all were looked at */
+    int32_t chain; /* plies of the threat chain that settles the node, or 0 */
+    int16_t move;  /* in the key's orientation, or -1 */
+    uint8_t count; /* how many moves */
+} Entry;
+
+typedef struct {
+    PyObject_HEAD
+    Map index; /* key -> entry number */
+    Entry *entries;
+    size_t count, capacity;
+    uint8_t *move_pool;
+    size_t moves_used, moves_capacity;
+    uint64_t *key_pool;
+    size_t keys_used, keys_capacity;
+    Tables *tables; /* the board of the searches sharing it (the first one's) */
+    int users;      /* searches in a call now (another thread may clear it meanwhile) */
+} ProofTable;
+
+static PyTypeObject *ProofTableType = NULL;
+
+/* Room for `more` items in a pool of `size`-byte items; -1 on memory error. */
+static int reserve(void **pool, size_t *capacity, size_t used, size_t more, size_t size) {
+    if (used + more <= *capacity) return 0;
+    size_t bigger = *capacity ? *capacity : 1024;
+    while (bigger < used + more) bigger *= 2;
+    void *grown = PyMem_Realloc(*pool, bigger * size);
+    if (grown == NULL) {
+        PyErr_NoMemory();
+        return -1;
+    }
+    *pool = grown;
+    *capacity = bigger;
+    return 0;
+}
+
+static int table_empty(ProofTable *table) {
+    map_free(&table->index);
+    PyMem_Free(table->entries);
+    PyMem_Free(table->move_pool);
+    PyMem_Free(table->key_pool);
+    table->entries = NULL;
+    table->move_pool = NULL;
+    table->key_pool = NULL;
+    table->count = table->capacity = 0;
+    table->moves_used = table->moves_capacity = 0;
+    table->keys_used = table->keys_capacity = 0;
+    return map_init(&table->index, 1024);
+}
+
+/* The entry number of key, or -1. */
+static inline int64_t table_get(const ProofTable *table, uint64_t key) {
+    ptrdiff_t slot = map_find(&table->index, (word_t)key);
+    return slot < 0 ? -1 : table->index.values[slot];
+}
+
+/* Store a new entry under key; its number, or -1 on memory error. */
+static int64_t table_add(ProofTable *table, uint64_t key, const Entry *entry) {
+    if (reserve((void **)&table->entries, &table->capacity, table->count, 1, sizeof(Entry)) < 0)
+        return -1;
+    int64_t number = (int64_t)table->count;
+    if (map_put(&table->index, (word_t)key, number) < 0) return -1;
+    table->entries[table->count++] = *entry;
+    return number;
+}
+
+static PyObject *table_new(PyTypeObject *type, PyObject *args, PyObject *kwargs) {
+    if (!PyArg_ParseTuple(args, ":ProofTable")) return NULL;
+    (void)kwargs;
+    allocfunc tp_alloc = (allocfunc)PyType_GetSlot(type, Py_tp_alloc);
+    ProofTable *self = (ProofTable *)tp_alloc(type, 0);
+    if (self == NULL) return NULL;
+    memset((char *)self + sizeof(PyObject), 0, sizeof(ProofTable) - sizeof(PyObject));
+    if (table_empty(self) < 0) {
+        Py_DECREF(self);
+        return NULL;
+    }
+    return (PyObject *)self;
+}
+
+static void table_dealloc(PyObject *self) {
+    ProofTable *table = (ProofTable *)self;
+    map_free(&table->index);
+    PyMem_Free(table->entries);
+    PyMem_Free(table->move_pool);
+    PyMem_Free(table->key_pool);
+    Py_XDECREF((PyObject *)table->tables);
+    PyTypeObject *type = Py_TYPE(self);
+    freefunc tp_free = (freefunc)PyType_GetSlot(type, Py_tp_free);
+    tp_free(self);
+    Py_DECREF(type);
+}
+
+static Py_ssize_t table_length(PyObject *self) { return (Py_ssize_t)((ProofTable *)self)->count; }
+
+static PyObject *table_clear(PyObject *self, PyObject *unused) {
+    (void)unused;
+    if (((ProofTable *)self)->users) {
+        PyErr_SetString(PyExc_RuntimeError, "the proof table is in use by a running search");
+        return NULL;
+    }
+    if (table_empty((ProofTable *)self) < 0) return NULL;
+    Py_RETURN_NONE;
+}
+
+static PyMethodDef table_methods[] = {
+    {"clear", table_clear, METH_NOARGS, "Remove every entry (and free their memory)."},
+    {NULL, NULL, 0, NULL},
+};
+
+static PyType_Slot table_slots[] = {
+    {Py_tp_new, table_new},
+    {Py_tp_dealloc, table_dealloc},
+    {Py_tp_methods, table_methods},
+    {Py_mp_length, table_length},
+    {Py_tp_doc, "A proof search's table, compiled: shared between searches of one attacker "
+                "on one board."},
+    {0, NULL},
+};
+
+static PyType_Spec table_spec = {
+    "noughts.search._core.ProofTable", sizeof(ProofTable), 0, Py_TPFLAGS_DEFAULT, table_slots,
+};
+
+/* -- the search and its board --------------------------------------------------------- */
+typedef struct {
+    PyObject_HEAD
+    Tables *tables;
+    ProofTable *table;
+    Poll poll; /* the search's limit */
+    Threats threats;
+    int attacker, leaf_threat_nodes, max_threats, cells, k, nsym, nlines;
+    int64_t nodes;
+    int stop; /* 1: the limit ran out (BudgetExhausted), 2: a Python error; unwind */
+    /* the board (the reference's _Board) */
+    bb_t bits[2], wins[2];
+    int stm, ply;
+    uint64_t hashes[MAX_SYMMETRIES];
+    bb_t *twos;                     /* each ply's attacker two-lines: nlines apiece */
+    int twos_count[MAX_CELLS + 1];
+    bb_t saved_wins[MAX_CELLS + 1][2];
+    int played[MAX_CELLS + 1];
+    int public_plies;               /* moves made by play() */
+    int busy;                       /* in a call (which may let another thread run) */
+} ProofSearch;
+
+static PyTypeObject *ProofSearchType = NULL;
+
+static inline bb_t bit_of(int cell) { return (bb_t)1 << cell; }
+static inline Entry *entry_at(ProofSearch *s, int64_t number) { return &s->table->entries[number]; }
+static inline bb_t empty_cells(const ProofSearch *s) {
+    return s->tables->full & ~(s->bits[0] | s->bits[1]);
+}
+static inline int attacking(const ProofSearch *s) { return s->stm == s->attacker; }
+static inline const bb_t *current_twos(const ProofSearch *s) {
+    return s->twos + (size_t)s->ply * s->nlines;
+}
+
+static bb_t completions(const ProofSearch *s, int side) {
+    bb_t mine = s->bits[side], theirs = s->bits[1 - side], result = 0;
+    for (int i = 0; i < s->nlines; i++) {
+        bb_t line = s->tables->lines[i];
+        if (!(line & theirs) && popcount(line & mine) == s->k - 1) result |= line & ~mine;
+    }
+    return result;
+}
+
+static void board_play(ProofSearch *s, int cell) {
+    const Tables *t = s->tables;
+    int side = s->stm, k = s->k;
+    bb_t bit = bit_of(cell);
+    s->saved_wins[s->ply][0] = s->wins[0];
+    s->saved_wins[s->ply][1] = s->wins[1];
+    s->played[s->ply] = cell;
+    s->bits[side] |= bit;
+    const uint64_t *keys = t->zobrist[side][cell];
+    for (int sym = 0; sym < s->nsym; sym++) s->hashes[sym] ^= keys[sym];
+    s->stm = 1 - side;
+    bb_t mine = s->bits[side], theirs = s->bits[1 - side];
+    bb_t made = s->wins[side] & ~bit;
+    for (int j = 0; j < t->through_count[cell]; j++) {
+        bb_t line = t->lines[t->through[cell][j]];
+        if (!(line & theirs) && popcount(line & mine) == k - 1) made |= line & ~mine;
+    }
+    s->wins[side] = made;
+    s->wins[1 - side] &= ~bit;
+    const bb_t *twos = current_twos(s);
+    int count = s->twos_count[s->ply], n = 0;
+    bb_t *after = s->twos + (size_t)(s->ply + 1) * s->nlines;
+    for (int i = 0; i < count; i++)
+        if (!(twos[i] & bit)) after[n++] = twos[i];
+    if (side == s->attacker)
+        for (int j = 0; j < t->through_count[cell]; j++) {
+            bb_t line = t->lines[t->through[cell][j]];
+            if (!(line & theirs) && popcount(line & mine) == k - 2) after[n++] = line;
+        }
+    s->ply++;
+    s->twos_count[s->ply] = n;
+}
+
+static void board_undo(ProofSearch *s, int cell) {
+    int side = 1 - s->stm;
+    s->ply--;
+    s->bits[side] ^= bit_of(cell);
+    const uint64_t *keys = s->tables->zobrist[side][cell];
+    for (int sym = 0; sym < s->nsym; sym++) s->hashes[sym] ^= keys[sym];
+    s->stm = side;
+    s->wins[0] = s->saved_wins[s->ply][0];
+    s->wins[1] = s->saved_wins[s->ply][1];
+}
+
+/* The table key (the least of the hashes) and the symmetry that maps the position onto
+ * the key's orientation (the first with the least hash). */
+static inline uint64_t board_key(const ProofSearch *s, int *symmetry) {
+    uint64_t best = s->hashes[0];
+    int index = 0;
+    for (int sym = 1; sym < s->nsym; sym++)
+        if (s->hashes[sym] < best) {
+            best = s->hashes[sym];
+            index = sym;
+        }
+    if (symmetry != NULL) *symmetry = index;
+    return best;
+}
+
+/* cells less those a symmetry of the position maps onto an earlier one; the count. */
+static int distinct(const ProofSearch *s, int *cells, int count) {
+    const Tables *t = s->tables;
+    int symmetry;
+    uint64_t best = board_key(s, &symmetry);
+    int mapping[MAX_SYMMETRIES], nmap = 0;
+    for (int sym = 0; sym < s->nsym; sym++)
+        if (s->hashes[sym] == best) mapping[nmap++] = sym;
+    if (nmap == 1) return count;
+    const uint8_t *back = t->inverse[mapping[0]];
+    bb_t seen = 0;
+    int kept = 0;
+    for (int i = 0; i < count; i++) {
+        int cell = cells[i];
+        if (seen & bit_of(cell)) continue;
+        cells[kept++] = cell;
+        for (int m = 0; m < nmap; m++) seen |= bit_of(back[t->perms[mapping[m]][cell]]);
+    }
+    return kept;
+}
+
+/* The attacker's threat potential: two pot cells count one, a fork point FORK_BONUS. */
+static int64_t potential(const ProofSearch *s) {
+    bb_t free = ~(s->bits[0] | s->bits[1]), seen = 0, forks = 0;
+    const bb_t *twos = current_twos(s);
+    int count = s->twos_count[s->ply];
+    for (int i = 0; i < count; i++) {
+        bb_t cells = twos[i] & free;
+        forks |= seen & cells;
+        seen |= cells;
+    }
+    return count + FORK_BONUS * popcount(forks);
+}
+
+/* cells for the side to move, the most useful first (then the lower cell); the count. */
+static int ordered(const ProofSearch *s, bb_t cells, int *out) {
+    const Tables *t = s->tables;
+    bb_t mine = s->bits[s->stm], theirs = s->bits[1 - s->stm];
+    int64_t scores[MAX_CELLS];
+    int n = 0;
+    for (; cells; cells &= cells - 1) {
+        int cell = lowest(cells);
+        int64_t score = 0;
+        for (int j = 0; j < t->through_count[cell]; j++) {
+            bb_t line = t->lines[t->through[cell][j]];
+            if (!(line & theirs))
+                score += (int64_t)1 << (2 * popcount(line & mine));
+            else if (!(line & mine))
+                score += (int64_t)1 << popcount(line & theirs);
+        }
+        int j = n++; /* insert: descending score, cells come ascending */
+        while (j > 0 && scores[j - 1] < score) {
+            scores[j] = scores[j - 1];
+            out[j] = out[j - 1];
+            j--;
+        }
+        scores[j] = score;
+        out[j] = cell;
+    }
+    return n;
+}
+
+/* -- the limit ------------------------------------------------------------------------- */
+/* Limit.check(nodes): 0 to go on, else the search stops. */
+static int check(ProofSearch *s) {
+    int expired = poll_expired(&s->poll, s->nodes);
+    if (expired) s->stop = expired < 0 ? 2 : 1;
+    return expired;
+}
+
+/* A fresh Limit() as the search's limit (reading the table: the search's is spent). */
+static int reset_limit(ProofSearch *s) {
+    PyObject *budget = PyImport_ImportModule("noughts.budget");
+    if (budget == NULL) return -1;
+    PyObject *limit = PyObject_CallMethod(budget, "Limit", NULL);
+    Py_DECREF(budget);
+    if (limit == NULL) return -1;
+    int result = poll_set(&s->poll, limit);
+    Py_DECREF(limit);
+    return result;
+}
+
+/* The attacker's threat chain from the board (as if it were to move) into line, within
+ * leaf_threat_nodes positions; its length or 0. Stops the search when its own limit ran
+ * out meanwhile. */
+static int chain(ProofSearch *s, bb_t block, int *line) {
+    Threats *threats = &s->threats;
+    int64_t before = threats->nodes;
+    int64_t cap = before + s->leaf_threat_nodes;
+    if (s->poll.has_nodes) {
+        int64_t left = s->poll.node_limit - s->nodes;
+        if (before + (left > 0 ? left : 0) < cap) cap = before + (left > 0 ? left : 0);
+    }
+    poll_share(&threats->poll, &s->poll, cap);
+    int attacker = s->attacker;
+    int length = threats_chain(threats, s->bits[attacker], s->bits[1 - attacker],
+                               current_twos(s), s->twos_count[s->ply],
+                               block ? highest(block) : -1, s->max_threats, line);
+    if (length < 0) {
+        s->stop = 2;
+        return 0;
+    }
+    s->nodes += threats->nodes - before;
+    if (!length) check(s);
+    return length;
+}
+
+/* -- the rules of a node ------------------------------------------------------------- */
+static inline Entry make_entry(int64_t pn, int64_t dn, int move, int chain_plies) {
+    Entry entry = {pn, dn, NONE, NONE, chain_plies, (int16_t)move, 0};
+    return entry;
+}
+
+static inline int oriented(const ProofSearch *s, int cell) {
+    int symmetry;
+    board_key(s, &symmetry);
+    return s->tables->perms[symmetry][cell];
+}
+
+/* A new position's entry: settled by the rules or a threat chain, else initial proof
+ * numbers from the attacker's threat potential. 0, or -1 when the search stops. */
+static int leaf(ProofSearch *s, Entry *entry) {
+    int attacker = s->attacker, line[MAX_CHAIN];
+    bb_t mine = s->wins[attacker], theirs = s->wins[1 - attacker];
+    bb_t empty = empty_cells(s);
+    if (attacking(s)) {
+        if (mine) {
+            *entry = make_entry(0, INFINITY_PN, oriented(s, highest(mine)), 1);
+            return 0;
+        }
+        if ((theirs & (theirs - 1)) || !empty) {
+            *entry = make_entry(INFINITY_PN, 0, -1, 0);
+            return 0;
+        }
+        int length = chain(s, theirs, line);
+        if (s->stop) return -1;
+        if (length) {
+            *entry = make_entry(0, INFINITY_PN, oriented(s, line[0]), length);
+            return 0;
+        }
+        int64_t proof = OPEN_PROOF - potential(s) / 2;
+        *entry = make_entry(proof > 1 ? proof : 1, popcount(empty), -1, 0);
+        return 0;
+    }
+    if (theirs || !empty) { /* the defender completes a line, or the board is full */
+        *entry = make_entry(INFINITY_PN, 0, -1, 0);
+        return 0;
+    }
+    if (mine & (mine - 1)) { /* two threats: one stays open */
+        *entry = make_entry(0, INFINITY_PN, -1, 2);
+        return 0;
+    }
+    if (mine) { /* the defender has one move: the block */
+        *entry = make_entry(1, 1, -1, 0);
+        return 0;
+    }
+    int length = chain(s, 0, line);
+    if (s->stop) return -1;
+    if (length) { /* the attacker threatens a chain: the defender must answer it */
+        int64_t proof = 2 + length / 2;
+        *entry = make_entry(proof > 2 ? proof : 2, 1, -1, 0);
+        return 0;
+    }
+    int64_t proof = QUIET_PROOF - potential(s);
+    *entry = make_entry(proof > 2 ? proof : 2, 1, -1, 0);
+    return 0;
+}
+
+/* The entry number of the position under key, evaluated as a leaf and stored if new;
+ * -1 when the search stops. */
+static int64_t entry_of(ProofSearch *s, uint64_t key) {
+    int64_t number = table_get(s->table, key);
+    if (number >= 0) return number;
+    Entry fresh;
+    if (leaf(s, &fresh) < 0) return -1;
+    number = table_add(s->table, key, &fresh);
+    if (number < 0) s->stop = 2;
+    return number;
+}
+
+/* The moves worth searching for the side to move, into out; their count, or -1 when the
+ * search stops. number is the position's entry, symmetry its key's. */
+static int moves(ProofSearch *s, int64_t number, int symmetry, int *out) {
+    const Tables *t = s->tables;
+    Entry *entry = entry_at(s, number);
+    if (entry->moves != NONE) {
+        const uint8_t *cached = s->table->move_pool + entry->moves;
+        const uint8_t *inverse = t->inverse[symmetry];
+        for (int i = 0; i < entry->count; i++) out[i] = inverse[cached[i]];
+        return entry->count;
+    }
+    int count;
+    bb_t theirs = s->wins[1 - s->stm];
+    if (theirs) {
+        out[0] = highest(theirs);
+        count = 1;
+    } else {
+        bb_t cells = empty_cells(s);
+        if (!attacking(s)) {
+            int line[MAX_CHAIN];
+            int length = chain(s, 0, line);
+            if (s->stop) return -1;
+            if (length) {
+                int attacker = s->attacker;
+                cells &= threats_defences(t, s->bits[attacker], s->bits[1 - attacker], line,
+                                          length);
+                entry_at(s, number)->chain = length;
+            }
+        }
+        count = distinct(s, out, ordered(s, cells, out));
+    }
+    ProofTable *table = s->table;
+    if (reserve((void **)&table->move_pool, &table->moves_capacity, table->moves_used,
+                (size_t)count, 1) < 0) {
+        s->stop = 2;
+        return -1;
+    }
+    const uint8_t *forward = t->perms[symmetry];
+    uint8_t *stored = table->move_pool + table->moves_used;
+    for (int i = 0; i < count; i++) stored[i] = forward[out[i]];
+    entry = entry_at(s, number);
+    entry->moves = (int64_t)table->moves_used;
+    entry->count = (uint8_t)count;
+    table->moves_used += (size_t)count;
+    return count;
+}
+
+/* -- the search ------------------------------------------------------------------------ */
+static inline int64_t widen(int64_t second) {
+    return second >= INFINITY_PN ? INFINITY_PN : second + second / 4 + 1;
+}
+
+static void lost_position(ProofSearch *s) {
+    PyErr_SetString(PyExc_KeyError,
+                    "a child's position is gone from the proof table (cleared meanwhile?)");
+    s->stop = 2;
+}
+
+/* Search the board's position until its proof number reaches th_pn or its disproof
+ * number th_dn (or it is settled), updating its entry (number) in place. */
+static void mid(ProofSearch *s, int64_t th_pn, int64_t th_dn, int64_t number) {
+    Entry *entry = entry_at(s, number);
+    if (entry->pn >= th_pn || entry->dn >= th_dn || !entry->pn || !entry->dn) return;
+    s->nodes++;
+    if (check(s)) return;
+    int is_attacking = attacking(s), symmetry;
+    board_key(s, &symmetry);
+    const uint8_t *to_key = s->tables->perms[symmetry];
+    int cells[MAX_CELLS];
+    int64_t children[MAX_CELLS];
+    int count = moves(s, number, symmetry, cells);
+    if (count < 0) return;
+    int nchildren = 0;
+    entry = entry_at(s, number);
+    if (entry->keys != NONE) {
+        const uint64_t *keys = s->table->key_pool + entry->keys;
+        for (int i = 0; i < count; i++) {
+            children[i] = table_get(s->table, keys[i]);
+            if (children[i] < 0) {
+                lost_position(s);
+                return;
+            }
+        }
+        nchildren = count;
+    } else {
+        uint64_t keys[MAX_CELLS];
+        int settled = 0;
+        for (int i = 0; i < count; i++) {
+            board_play(s, cells[i]);
+            uint64_t key = board_key(s, NULL);
+            int64_t child = entry_of(s, key);
+            board_undo(s, cells[i]);
+            if (child < 0) return;
+            children[nchildren++] = child;
+            keys[i] = key;
+            Entry *found = entry_at(s, child);
+            if ((is_attacking && !found->pn) || (!is_attacking && !found->dn)) {
+                settled = 1; /* the node is not searched again */
+                break;
+            }
+        }
+        if (!settled) {
+            ProofTable *table = s->table;
+            if (reserve((void **)&table->key_pool, &table->keys_capacity, table->keys_used,
+                        (size_t)count, sizeof(uint64_t)) < 0) {
+                s->stop = 2;
+                return;
+            }
+            memcpy(table->key_pool + table->keys_used, keys, (size_t)count * sizeof(uint64_t));
+            entry_at(s, number)->keys = (int64_t)table->keys_used;
+            table->keys_used += (size_t)count;
+        }
+    }
+    for (;;) {
+        /* an attacker node is an OR node: proven by one child, disproven by all */
+        int64_t pn, dn, second = INFINITY_PN;
+        int best = 0;
+        if (is_attacking) {
+            pn = INFINITY_PN;
+            dn = 0;
+            for (int i = 0; i < nchildren; i++) {
+                const Entry *child = entry_at(s, children[i]);
+                dn += child->dn;
+                int64_t value = child->pn;
+                if (value < pn) {
+                    second = pn;
+                    pn = value;
+                    best = i;
+                } else if (value < second) {
+                    second = value;
+                }
+            }
+        } else {
+            pn = 0;
+            dn = INFINITY_PN;
+            for (int i = 0; i < nchildren; i++) {
+                const Entry *child = entry_at(s, children[i]);
+                pn += child->pn;
+                int64_t value = child->dn;
+                if (value < dn) {
+                    second = dn;
+                    dn = value;
+                    best = i;
+                } else if (value < second) {
+                    second = value;
+                }
+            }
+        }
+        if (pn > INFINITY_PN) pn = INFINITY_PN;
+        if (dn > INFINITY_PN) dn = INFINITY_PN;
+        entry = entry_at(s, number);
+        entry->pn = pn;
+        entry->dn = dn;
+        if (nchildren) entry->move = to_key[cells[best]];
+        if (pn >= th_pn || dn >= th_dn || !pn || !dn) return;
+        const Entry *child = entry_at(s, children[best]);
+        int64_t child_pn, child_dn;
+        if (is_attacking) {
+            child_pn = widen(second) < th_pn ? widen(second) : th_pn;
+            child_dn = th_dn >= INFINITY_PN ? th_dn : th_dn - dn + child->dn;
+        } else {
+            child_dn = widen(second) < th_dn ? widen(second) : th_dn;
+            child_pn = th_pn >= INFINITY_PN ? th_pn : th_pn - pn + child->pn;
+        }
+        board_play(s, cells[best]);
+        mid(s, child_pn, child_dn, children[best]);
+        board_undo(s, cells[best]);
+        if (s->stop) return;
+    }
+}
+
+/* -- reading the table ------------------------------------------------------------------- */
+static void not_proven(ProofSearch *s) {
+    PyErr_SetString(PyExc_ValueError, "the position is not proven");
+    s->stop = 2;
+}
+
+/* The most plies the proven strategy lets the game last from the board's position
+ * (memo: keys -> plies); -1 when the search stops. */
+static int64_t plies(ProofSearch *s, Map *memo) {
+    int symmetry;
+    uint64_t key = board_key(s, &symmetry);
+    ptrdiff_t slot = map_find(memo, (word_t)key);
+    if (slot >= 0) return memo->values[slot];
+    int64_t number = entry_of(s, key); /* a reply the rules settled without expanding */
+    if (number < 0) return -1;
+    int64_t result;
+    Entry *entry = entry_at(s, number);
+    if (attacking(s)) {
+        if (entry->chain) {
+            result = entry->chain;
+        } else {
+            if (entry->move < 0) {
+                not_proven(s);
+                return -1;
+            }
+            int move = s->tables->inverse[symmetry][entry->move];
+            board_play(s, move);
+            int64_t after = plies(s, memo);
+            board_undo(s, move);
+            if (after < 0) return -1;
+            result = 1 + after;
+        }
+    } else if (entry->chain == 2 && entry->moves == NONE) {
+        result = 2; /* any move, then the attacker completes a line */
+    } else {
+        int cells[MAX_CELLS];
+        int count = moves(s, number, symmetry, cells);
+        if (count < 0) return -1;
+        /* the replies left out lose to the chain the defences were drawn from */
+        result = count < popcount(empty_cells(s)) ? 1 + entry_at(s, number)->chain : 0;
+        for (int i = 0; i < count; i++) {
+            board_play(s, cells[i]);
+            int64_t after = plies(s, memo);
+            board_undo(s, cells[i]);
+            if (after < 0) return -1;
+            if (1 + after > result) result = 1 + after;
+        }
+    }
+    if (map_put(memo, (word_t)key, result) < 0) {
+        s->stop = 2;
+        return -1;
+    }
+    return result;
+}
+
+/* Walk the proof of the board's position: append (x, o, move, chain, plies) to found
+ * for every attacker position of the strategy not in seen (a set of keys). 0, or -1
+ * when the search stops. */
+static int walk(ProofSearch *s, PyObject *seen, Map *memo, PyObject *found) {
+    int symmetry;
+    uint64_t key = board_key(s, &symmetry);
+    PyObject *key_object = PyLong_FromUnsignedLongLong(key);
+    if (key_object == NULL) goto error;
+    int known = PySet_Contains(seen, key_object);
+    if (known == 0) known = PySet_Add(seen, key_object);
+    Py_DECREF(key_object);
+    if (known < 0) goto error;
+    if (known) return 0;
+    int64_t number = table_get(s->table, key);
+    if (number < 0 || entry_at(s, number)->pn) {
+        not_proven(s);
+        return -1;
+    }
+    Entry *entry = entry_at(s, number);
+    if (attacking(s)) {
+        if (entry->move < 0) {
+            not_proven(s);
+            return -1;
+        }
+        int move = s->tables->inverse[symmetry][entry->move];
+        int is_chain = entry->chain > 0;
+        bb_t x = s->bits[0], o = s->bits[1];
+        int64_t length = plies(s, memo);
+        if (length < 0) return -1;
+        PyObject *item = Py_BuildValue("(NNiNL)", from_bitboard(x), from_bitboard(o), move,
+                                       PyBool_FromLong(is_chain), (long long)length);
+        if (item == NULL) goto error;
+        int appended = PyList_Append(found, item);
+        Py_DECREF(item);
+        if (appended < 0) goto error;
+        if (is_chain) return 0;
+        board_play(s, move);
+        int result = walk(s, seen, memo, found);
+        board_undo(s, move);
+        return result;
+    }
+    if (entry->chain == 2 && entry->moves == NONE) return 0; /* nothing to walk */
+    int cells[MAX_CELLS];
+    int count = moves(s, number, symmetry, cells);
+    if (count < 0) return -1;
+    for (int i = 0; i < count; i++) {
+        board_play(s, cells[i]);
+        int result = walk(s, seen, memo, found);
+        board_undo(s, cells[i]);
+        if (result < 0) return -1;
+    }
+    return 0;
+error:
+    s->stop = 2;
+    return -1;
+}
+
+/* -- Python ----------------------------------------------------------------------------- */
+/* The Python result of a stopped search: BudgetExhausted, or the error already set. */
+static PyObject *stopped(ProofSearch *s) {
+    int kind = s->stop;
+    s->stop = 0;
+    if (kind == 1) raise_exhausted();
+    return NULL;
+}
+
+static int same_board(const Tables *a, const Tables *b) {
+    return a == b || (a->cells == b->cells && a->k == b->k && a->nlines == b->nlines &&
+                      a->nsym == b->nsym && !memcmp(a->lines, b->lines, sizeof(a->lines)) &&
+                      !memcmp(a->perms, b->perms, sizeof(a->perms)) &&
+                      !memcmp(*a->zobrist, *b->zobrist, sizeof(*a->zobrist) * 2));
+}
+
+/* ProofSearch(tables, x, o, to_move, attacker, table, leaf_threat_nodes, max_threats) */
+static PyObject *search_new(PyTypeObject *type, PyObject *args, PyObject *kwargs) {
+    PyObject *tables, *x_obj, *o_obj, *table;
+    int to_move, attacker, leaf_threat_nodes, max_threats;
+    (void)kwargs;
+    if (!PyArg_ParseTuple(args, "O!OOiiO!ii", TablesType, &tables, &x_obj, &o_obj, &to_move,
+                          &attacker, ProofTableType, &table, &leaf_threat_nodes, &max_threats))
+        return NULL;
+    if (to_move < 0 || to_move > 1 || attacker < 0 || attacker > 1) {
+        PyErr_SetString(PyExc_ValueError, "a side is 0 (X) or 1 (O)");
+        return NULL;
+    }
+    if (leaf_threat_nodes < 0 || max_threats < 0) {
+        PyErr_SetString(PyExc_ValueError, "leaf_threat_nodes and max_threats are at least 0");
+        return NULL;
+    }
+    const Tables *t = (const Tables *)tables;
+    ProofTable *shared = (ProofTable *)table;
+    if (shared->tables != NULL && !same_board(shared->tables, t)) {
+        PyErr_SetString(PyExc_ValueError, "the proof table serves searches of another board");
+        return NULL;
+    }
+    bb_t x, o;
+    if (as_bitboard(x_obj, &x) < 0 || as_bitboard(o_obj, &o) < 0) return NULL;
+    if (((x | o) & ~t->full) || (x & o)) {
+        PyErr_SetString(PyExc_ValueError, "the marks must lie on the board, on different cells");
+        return NULL;
+    }
+    allocfunc tp_alloc = (allocfunc)PyType_GetSlot(type, Py_tp_alloc);
+    ProofSearch *s = (ProofSearch *)tp_alloc(type, 0);
+    if (s == NULL) return NULL;
+    memset((char *)s + sizeof(PyObject), 0, sizeof(ProofSearch) - sizeof(PyObject));
+    Py_INCREF(tables);
+    s->tables = (Tables *)tables;
+    Py_INCREF(table);
+    s->table = shared;
+    if (shared->tables == NULL) {
+        Py_INCREF(tables);
+        shared->tables = (Tables *)tables;
+    }
+    s->attacker = attacker;
+    s->leaf_threat_nodes = leaf_threat_nodes;
+    s->max_threats = max_threats;
+    s->cells = t->cells;
+    s->k = t->k;
+    s->nsym = t->nsym;
+    s->nlines = t->nlines;
+    s->bits[0] = x;
+    s->bits[1] = o;
+    s->stm = to_move;
+    for (int side = 0; side < 2; side++)
+        for (bb_t rest = s->bits[side]; rest; rest &= rest - 1) {
+            int cell = lowest(rest);
+            for (int sym = 0; sym < s->nsym; sym++) s->hashes[sym] ^= t->zobrist[side][cell][sym];
+        }
+    s->twos = PyMem_Malloc(((size_t)(MAX_CELLS + 1) * (size_t)t->nlines + 1) * sizeof(bb_t));
+    if (s->twos == NULL) {
+        PyErr_NoMemory();
+        goto fail;
+    }
+    bb_t mine = s->bits[attacker], theirs = s->bits[1 - attacker];
+    int n = 0;
+    for (int i = 0; i < t->nlines; i++) {
+        bb_t line = t->lines[i];
+        if (!(line & theirs) && popcount(line & mine) == t->k - 2) s->twos[n++] = line;
+    }
+    s->twos_count[0] = n;
+    s->wins[0] = completions(s, 0);
+    s->wins[1] = completions(s, 1);
+    if (threats_init(&s->threats, t) < 0 || reset_limit(s) < 0) goto fail;
+    return (PyObject *)s;
+fail:
+    Py_DECREF(s);
+    return NULL;
+}
+
+static void search_dealloc(PyObject *self) {
+    ProofSearch *s = (ProofSearch *)self;
+    threats_free(&s->threats);
+    poll_clear(&s->poll);
+    PyMem_Free(s->twos);
+    Py_XDECREF((PyObject *)s->table);
+    Py_XDECREF((PyObject *)s->tables);
+    PyTypeObject *type = Py_TYPE(self);
+    freefunc tp_free = (freefunc)PyType_GetSlot(type, Py_tp_free);
+    tp_free(self);
+    Py_DECREF(type);
+}
+
+/* run(limit=None, *, nodes=None, thresholds=(INFINITY, INFINITY)) -> (pn, dn) */
+static PyObject *run_call(PyObject *self, PyObject *args, PyObject *kwargs) {
+    static char *keywords[] = {"limit", "nodes", "thresholds", NULL};
+    ProofSearch *s = (ProofSearch *)self;
+    PyObject *limit = Py_None, *nodes = Py_None, *thresholds = NULL;
+    if (!PyArg_ParseTupleAndKeywords(args, kwargs, "|O$OO", keywords, &limit, &nodes,
+                                     &thresholds))
+        return NULL;
+    long long th_pn = INFINITY_PN, th_dn = INFINITY_PN;
+    if (thresholds != NULL && !PyArg_ParseTuple(thresholds, "LL", &th_pn, &th_dn)) return NULL;
+    PyObject *outer;
+    if (limit == Py_None) {
+        PyObject *budget = PyImport_ImportModule("noughts.budget");
+        if (budget == NULL) return NULL;
+        outer = PyObject_CallMethod(budget, "Limit", NULL);
+        Py_DECREF(budget);
+        if (outer == NULL) return NULL;
+    } else {
+        Py_INCREF(limit);
+        outer = limit;
+    }
+    /* the limit counts this search's positions: most = min(nodes + n, its node limit) */
+    PyObject *most = NULL, *outer_nodes = PyObject_GetAttrString(outer, "node_limit");
+    if (outer_nodes == NULL) goto fail;
+    if (nodes != Py_None) {
+        long long more = PyLong_AsLongLong(nodes);
+        if (more == -1 && PyErr_Occurred()) goto fail;
+        most = PyLong_FromLongLong(s->nodes + more);
+        if (most == NULL) goto fail;
+    }
+    if (outer_nodes != Py_None) {
+        if (most == NULL) {
+            Py_INCREF(outer_nodes);
+            most = outer_nodes;
+        } else {
+            int smaller = PyObject_RichCompareBool(outer_nodes, most, Py_LT);
+            if (smaller < 0) goto fail;
+            if (smaller) {
+                Py_DECREF(most);
+                Py_INCREF(outer_nodes);
+                most = outer_nodes;
+            }
+        }
+    }
+    PyObject *deadline = PyObject_GetAttrString(outer, "deadline");
+    if (deadline == NULL) goto fail;
+    PyObject *limited = PyObject_GetAttrString(outer, "limited");
+    PyObject *call_args = PyTuple_New(0);
+    PyObject *call_kwargs = Py_BuildValue("{sOsO}", "deadline", deadline, "node_limit",
+                                          most != NULL ? most : Py_None);
+    Py_DECREF(deadline);
+    PyObject *inner = NULL;
+    if (limited != NULL && call_args != NULL && call_kwargs != NULL)
+        inner = PyObject_Call(limited, call_args, call_kwargs);
+    Py_XDECREF(limited);
+    Py_XDECREF(call_args);
+    Py_XDECREF(call_kwargs);
+    if (inner == NULL) goto fail;
+    int set = poll_set(&s->poll, inner);
+    Py_DECREF(inner);
+    if (set < 0) goto fail;
+    Py_DECREF(outer);
+    Py_DECREF(outer_nodes);
+    Py_XDECREF(most);
+    int64_t number = entry_of(s, board_key(s, NULL));
+    if (number < 0) {
+        if (s->stop == 1) {
+            s->stop = 0;
+            return Py_BuildValue("(ii)", 1, 1); /* not even the root could be looked at */
+        }
+        return stopped(s);
+    }
+    mid(s, th_pn, th_dn, number);
+    if (s->stop == 2) return stopped(s);
+    s->stop = 0;
+    const Entry *entry = entry_at(s, number);
+    return Py_BuildValue("(LL)", (long long)entry->pn, (long long)entry->dn);
+fail:
+    Py_DECREF(outer);
+    Py_XDECREF(outer_nodes);
+    Py_XDECREF(most);
+    return NULL;
+}
+
+static PyObject *best_move_call(PyObject *self, PyObject *unused) {
+    (void)unused;
+    ProofSearch *s = (ProofSearch *)self;
+    int symmetry;
+    int64_t number = table_get(s->table, board_key(s, &symmetry));
+    if (number < 0 || entry_at(s, number)->move < 0) Py_RETURN_NONE;
+    return PyLong_FromLong(s->tables->inverse[symmetry][entry_at(s, number)->move]);
+}
+
+static PyObject *children_call(PyObject *self, PyObject *unused) {
+    (void)unused;
+    ProofSearch *s = (ProofSearch *)self;
+    int symmetry;
+    int64_t number = table_get(s->table, board_key(s, &symmetry));
+    PyObject *result = PyList_New(0);
+    if (result == NULL || number < 0 || entry_at(s, number)->moves == NONE) return result;
+    int cells[MAX_CELLS];
+    int count = moves(s, number, symmetry, cells);
+    for (int i = 0; i < count; i++) {
+        board_play(s, cells[i]);
+        int64_t child = table_get(s->table, board_key(s, NULL));
+        board_undo(s, cells[i]);
+        if (child < 0) continue;
+        const Entry *entry = entry_at(s, child);
+        PyObject *item = Py_BuildValue("(iLL)", cells[i], (long long)entry->pn,
+                                       (long long)entry->dn);
+        if (item == NULL || PyList_Append(result, item) < 0) {
+            Py_XDECREF(item);
+            Py_DECREF(result);
+            return NULL;
+        }
+        Py_DECREF(item);
+    }
+    return result;
+}
+
+static PyObject *defence_chain_call(PyObject *self, PyObject *unused) {
+    (void)unused;
+    ProofSearch *s = (ProofSearch *)self;
+    int64_t number = table_get(s->table, board_key(s, NULL));
+    return PyLong_FromLong(number < 0 || attacking(s) ? 0 : entry_at(s, number)->chain);
+}
+
+static PyObject *moves_call(PyObject *self, PyObject *unused) {
+    (void)unused;
+    ProofSearch *s = (ProofSearch *)self;
+    int symmetry, cells[MAX_CELLS];
+    int64_t number = entry_of(s, board_key(s, &symmetry));
+    if (number < 0) return stopped(s);
+    int count = moves(s, number, symmetry, cells);
+    if (count < 0) return stopped(s);
+    return cells_list(cells, count);
+}
+
+static PyObject *plies_call(PyObject *self, PyObject *unused) {
+    (void)unused;
+    ProofSearch *s = (ProofSearch *)self;
+    Map memo;
+    if (reset_limit(s) < 0 || map_init(&memo, 256) < 0) return NULL;
+    int64_t result = plies(s, &memo);
+    map_free(&memo);
+    if (result < 0) return stopped(s);
+    return PyLong_FromLongLong(result);
+}
+
+static PyObject *resisting_move_call(PyObject *self, PyObject *unused) {
+    (void)unused;
+    ProofSearch *s = (ProofSearch *)self;
+    Map memo; /* shared: the replies' proofs overlap */
+    if (reset_limit(s) < 0) return NULL;
+    int symmetry, cells[MAX_CELLS];
+    int64_t number = entry_of(s, board_key(s, &symmetry));
+    if (number < 0) return stopped(s);
+    int count = moves(s, number, symmetry, cells);
+    if (count < 0) return stopped(s);
+    if (map_init(&memo, 256) < 0) return NULL;
+    int best = -1;
+    int64_t most = 0;
+    for (int i = 0; i < count; i++) {
+        board_play(s, cells[i]);
+        int64_t size = plies(s, &memo);
+        board_undo(s, cells[i]);
+        if (size < 0) {
+            map_free(&memo);
+            return stopped(s);
+        }
+        if (best < 0 || size > most) {
+            most = size;
+            best = cells[i];
+        }
+    }
+    map_free(&memo);
+    if (best < 0) Py_RETURN_NONE;
+    return PyLong_FromLong(best);
+}
+
+static PyObject *proof_call(PyObject *self, PyObject *args, PyObject *kwargs) {
+    static char *keywords[] = {"seen", NULL};
+    ProofSearch *s = (ProofSearch *)self;
+    PyObject *seen = Py_None;
+    if (!PyArg_ParseTupleAndKeywords(args, kwargs, "|O", keywords, &seen)) return NULL;
+    if (seen != Py_None && !PySet_Check(seen)) {
+        PyErr_SetString(PyExc_TypeError, "seen must be a set of keys");
+        return NULL;
+    }
+    if (reset_limit(s) < 0) return NULL;
+    PyObject *keys = seen == Py_None ? PySet_New(NULL) : (Py_INCREF(seen), seen);
+    PyObject *found = PyList_New(0);
+    Map memo;
+    if (keys == NULL || found == NULL || map_init(&memo, 256) < 0) {
+        Py_XDECREF(keys);
+        Py_XDECREF(found);
+        return NULL;
+    }
+    int result = walk(s, keys, &memo, found);
+    map_free(&memo);
+    Py_DECREF(keys);
+    if (result < 0) {
+        Py_DECREF(found);
+        return stopped(s);
+    }
+    return found;
+}
+
+/* A cell from Python: on the board; -1 (ValueError) if not. */
+static int read_cell(const ProofSearch *s, PyObject *value) {
+    long cell = PyLong_AsLong(value);
+    if (cell == -1 && PyErr_Occurred()) return -1;
+    if (cell < 0 || cell >= s->cells) {
+        PyErr_Format(PyExc_ValueError, "move %ld is not an empty cell", cell);
+        return -1;
+    }
+    return (int)cell;
+}
+
+static PyObject *play_call(PyObject *self, PyObject *value) {
+    ProofSearch *s = (ProofSearch *)self;
+    int cell = read_cell(s, value);
+    if (cell < 0) return NULL;
+    if (!(empty_cells(s) & bit_of(cell))) {
+        PyErr_Format(PyExc_ValueError, "move %d is not an empty cell", cell);
+        return NULL;
+    }
+    board_play(s, cell);
+    s->public_plies++;
+    Py_RETURN_NONE;
+}
+
+static PyObject *undo_call(PyObject *self, PyObject *value) {
+    ProofSearch *s = (ProofSearch *)self;
+    long cell = PyLong_AsLong(value);
+    if (cell == -1 && PyErr_Occurred()) return NULL;
+    if (!s->public_plies || s->played[s->ply - 1] != cell) {
+        PyErr_Format(PyExc_ValueError, "move %ld is not the last move played", cell);
+        return NULL;
+    }
+    board_undo(s, (int)cell);
+    s->public_plies--;
+    Py_RETURN_NONE;
+}
+
+/* -- one call at a time -------------------------------------------------------------- */
+/* A search's calls poll its limit in Python, where another thread may run: a second
+ * call into the same search, or a clear of its table, meanwhile would pull the board or
+ * the entries from under it. They get a clear error instead. */
+static int enter(ProofSearch *s) {
+    if (s->busy) {
+        PyErr_SetString(PyExc_RuntimeError, "the proof search is busy with another call");
+        return -1;
+    }
+    s->busy = 1;
+    s->table->users++;
+    return 0;
+}
+
+static void leave(ProofSearch *s) {
+    s->busy = 0;
+    s->table->users--;
+}
+
+#define ONE_AT_A_TIME(name)                                                          \
+    static PyObject *search_##name(PyObject *self, PyObject *arg) {                 \
+        if (enter((ProofSearch *)self) < 0) return NULL;                            \
+        PyObject *result = name##_call(self, arg);                                  \
+        leave((ProofSearch *)self);                                                 \
+        return result;                                                              \
+    }
+#define ONE_AT_A_TIME_KEYWORDS(name)                                                 \
+    static PyObject *search_##name(PyObject *self, PyObject *args, PyObject *kwargs) { \
+        if (enter((ProofSearch *)self) < 0) return NULL;                            \
+        PyObject *result = name##_call(self, args, kwargs);                         \
+        leave((ProofSearch *)self);                                                 \
+        return result;                                                              \
+    }
+
+ONE_AT_A_TIME_KEYWORDS(run)
+ONE_AT_A_TIME_KEYWORDS(proof)
+ONE_AT_A_TIME(best_move)
+ONE_AT_A_TIME(children)
+ONE_AT_A_TIME(defence_chain)
+ONE_AT_A_TIME(moves)
+ONE_AT_A_TIME(plies)
+ONE_AT_A_TIME(resisting_move)
+ONE_AT_A_TIME(play)
+ONE_AT_A_TIME(undo)
+
+static PyObject *search_get_nodes(PyObject *self, void *closure) {
+    (void)closure;
+    return PyLong_FromLongLong(((ProofSearch *)self)->nodes);
+}
+
+static int search_set_nodes(PyObject *self, PyObject *value, void *closure) {
+    (void)closure;
+    if (value == NULL) {
+        PyErr_SetString(PyExc_AttributeError, "nodes cannot be deleted");
+        return -1;
+    }
+    long long nodes = PyLong_AsLongLong(value);
+    if (nodes == -1 && PyErr_Occurred()) return -1;
+    ((ProofSearch *)self)->nodes = nodes;
+    return 0;
+}
+
+static PyObject *search_get_limit(PyObject *self, void *closure) {
+    (void)closure;
+    return poll_get(&((ProofSearch *)self)->poll);
+}
+
+static int search_set_limit(PyObject *self, PyObject *value, void *closure) {
+    (void)closure;
+    if (value == NULL || value == Py_None) {
+        PyErr_SetString(PyExc_TypeError, "the limit is a Limit");
+        return -1;
+    }
+    return poll_set(&((ProofSearch *)self)->poll, value);
+}
+
+static PyObject *search_get_table(PyObject *self, void *closure) {
+    (void)closure;
+    PyObject *table = (PyObject *)((ProofSearch *)self)->table;
+    Py_INCREF(table);
+    return table;
+}
+
+static PyObject *search_get_attacker(PyObject *self, void *closure) {
+    (void)closure;
+    return PyLong_FromLong(((ProofSearch *)self)->attacker);
+}
+
+static PyGetSetDef search_getset[] = {
+    {"nodes", search_get_nodes, search_set_nodes, "Positions searched so far.", NULL},
+    {"limit", search_get_limit, search_set_limit, "What bounds the search.", NULL},
+    {"table", search_get_table, NULL, "The table (shared with other searches).", NULL},
+    {"attacker", search_get_attacker, NULL, "The side whose win is proven: 0 X, 1 O.", NULL},
+    {NULL, NULL, NULL, NULL, NULL},
+};
+
+static PyMethodDef search_methods[] = {
+    {"run", (PyCFunction)(void (*)(void))search_run, METH_VARARGS | METH_KEYWORDS,
+     "run(limit=None, *, nodes=None, thresholds=(INFINITY, INFINITY)) -> (pn, dn)."},
+    {"play", search_play, METH_O, "play(cell): the side to move takes cell."},
+    {"undo", search_undo, METH_O, "undo(cell): take back the last move played."},
+    {"moves", search_moves, METH_NOARGS, "The moves worth searching for the side to move."},
+    {"best_move", search_best_move, METH_NOARGS, "The move the table holds, or None."},
+    {"children", search_children, METH_NOARGS, "(move, pn, dn) of each searched move."},
+    {"defence_chain", search_defence_chain, METH_NOARGS,
+     "The plies of the chain the replies left out lose to."},
+    {"proof", (PyCFunction)(void (*)(void))search_proof, METH_VARARGS | METH_KEYWORDS,
+     "proof(seen=None): (x, o, move, chain, plies) of each attacker position."},
+    {"plies", search_plies, METH_NOARGS, "The most plies the proven strategy lets it last."},
+    {"resisting_move", search_resisting_move, METH_NOARGS,
+     "In a proven loss, the move whose proof lets the game last longest."},
+    {NULL, NULL, 0, NULL},
+};
+
+static PyType_Slot search_slots[] = {
+    {Py_tp_new, search_new},
+    {Py_tp_dealloc, search_dealloc},
+    {Py_tp_methods, search_methods},
+    {Py_tp_getset, search_getset},
+    {Py_tp_doc, "The proof-number search (df-pn), compiled."},
+    {0, NULL},
+};
+
+static PyType_Spec search_spec = {
+    "noughts.search._core.ProofSearch", sizeof(ProofSearch), 0, Py_TPFLAGS_DEFAULT,
+    search_slots,
+};
+
+static int add_type(PyObject *module, PyType_Spec *spec, PyTypeObject **type, const char *name) {
+    *type = (PyTypeObject *)PyType_FromSpec(spec);
+    if (*type == NULL) return -1;
+    Py_INCREF((PyObject *)*type);
+    if (PyModule_AddObject(module, name, (PyObject *)*type) < 0) {
+        Py_DECREF(*type);
+        return -1;
+    }
+    return 0;
+}
+
+int proof_add_types(PyObject *module) {
+    if (add_type(module, &table_spec, &ProofTableType, "ProofTable") < 0) return -1;
+    return add_type(module, &search_spec, &ProofSearchType, "ProofSearch");
+}
