@@ -149,3 +149,20 @@ def test_local_cluster_jobs_run_on_the_executor() -> None:
         with pytest.raises(WorkerLostError):
             pool.submit(os._exit, 1).result(10)
         assert pool.submit(pow, 2, 3).result(10) == 8
+
+
+def test_a_program_that_never_shuts_its_executor_down_still_exits() -> None:
+    """Workers ignore SIGTERM (their parent drains first); the interpreter's exit stops
+    them instead of waiting for them for ever (a test run hung at its end this way)."""
+    import subprocess
+    import sys
+
+    program = (
+        "from noughts.executor import ProcessExecutor\n"
+        "pool = ProcessExecutor(2)\n"
+        "print(pool.submit(sum, [1, 2, 3]).result(timeout=60))\n"
+    )
+    done = subprocess.run(
+        [sys.executable, "-c", program], capture_output=True, text=True, timeout=60
+    )
+    assert (done.returncode, done.stdout.strip()) == (0, "6"), done.stderr

@@ -32,6 +32,7 @@ interface in :mod:`noughts.cluster`; a lost Ray worker fails its job with the sa
 
 from __future__ import annotations
 
+import atexit
 import contextlib
 import itertools
 import logging
@@ -43,11 +44,12 @@ import signal
 import threading
 import time
 import traceback
+import weakref
 from collections import deque
 from collections.abc import Callable
 from concurrent.futures import Executor, Future, InvalidStateError
 from dataclasses import dataclass, field
-from multiprocessing.connection import Connection
+from multiprocessing.connection import Connection  # imports multiprocessing.util first
 from multiprocessing.process import BaseProcess
 from typing import Any, Literal, ParamSpec, TypeVar
 
@@ -72,6 +74,20 @@ STARTUP_LIMIT_S = 60.0
 
 MAX_RESTART_PAUSE_S = 30.0
 """The longest pause before starting again a worker that keeps dying at start."""
+
+_running: weakref.WeakSet[ProcessExecutor] = weakref.WeakSet()
+"""Executors started and not shut down (stopped at the interpreter's exit)."""
+
+
+@atexit.register  # after multiprocessing's own exit handler, so it runs before it
+def _shut_down_at_exit() -> None:
+    """Stop the workers of every executor left running when the interpreter exits.
+
+    A worker ignores SIGTERM (its parent drains first), so the terminate-and-join that
+    multiprocessing does to daemon children at exit would wait for it for ever.
+    """
+    for executor in list(_running):
+        executor.shutdown(wait=False)
 
 _WATCH_S = 0.1
 """How often the watchdog looks at the workers."""
@@ -304,6 +320,7 @@ class ProcessExecutor(Executor):
                 raise RuntimeError("cannot start an executor that was shut down")
             self._started = True
             self._workers = [self._new_worker(index) for index in range(self.size)]
+            _running.add(self)
         for worker in list(self._workers):
             self._launch(worker)
         threading.Thread(target=self._watch, name=f"{self._name}-watchdog", daemon=True).start()
@@ -313,6 +330,7 @@ class ProcessExecutor(Executor):
         fail with :class:`WorkerLostError` (or are cancelled, if asked)."""
         with self._state:
             self._stop.set()
+            _running.discard(self)
             workers = list(self._workers)
             left = [*self._queue, *(job for w in workers for job in (*w.waiting, w.job) if job)]
             self._queue.clear()
