@@ -12,7 +12,8 @@ static PyModuleDef core_module = {
 PyMODINIT_FUNC PyInit__core(void) {
     PyObject *module = PyModule_Create(&core_module);
     if (module == NULL) return NULL;
-    if (tables_add_type(module) < 0 || search_add_type(module) < 0) {
+    if (tables_add_type(module) < 0 || search_add_type(module) < 0 ||
+        exact_add_type(module) < 0) {
         Py_DECREF(module);
         return NULL;
     }
