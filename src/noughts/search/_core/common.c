@@ -268,21 +268,30 @@ void raise_exhausted(void) {
 }
 
 /* -- hash maps ------------------------------------------------------------------------ */
-static inline size_t word_hash(word_t key) {
-    uint64_t low = (uint64_t)key, high = (uint64_t)(key >> 64);
-    uint64_t h = low ^ (high * 0x9E3779B97F4A7C15ULL);
-    h ^= h >> 33;
-    h *= 0xFF51AFD7ED558CCDULL;
-    h ^= h >> 33;
-    return (size_t)h;
+#include <sys/mman.h>
+/* Large arrays on huge pages where the system offers them: a table's probes land
+ * anywhere, and small pages cost a fault and a TLB miss each. */
+static void *map_alloc(size_t bytes, int zero) {
+    const size_t huge = (size_t)2 << 20;
+    if (bytes >= 2 * huge) {
+        void *memory = NULL;
+        size_t rounded = (bytes + huge - 1) & ~(huge - 1);
+        if (posix_memalign(&memory, huge, rounded) != 0) return NULL;
+#ifdef MADV_HUGEPAGE
+        madvise(memory, rounded, MADV_HUGEPAGE);
+#endif
+        if (zero) memset(memory, 0, bytes);
+        return memory;
+    }
+    return zero ? calloc(bytes, 1) : malloc(bytes);
 }
 
 int map_init(Map *map, size_t capacity) {
     size_t size = 16;
     while (size < capacity) size <<= 1;
-    map->keys = PyMem_Malloc(size * sizeof(word_t));
-    map->values = PyMem_Malloc(size * sizeof(int64_t));
-    map->used = PyMem_Calloc(size, 1);
+    map->keys = map_alloc(size * sizeof(word_t), 0);
+    map->values = map_alloc(size * sizeof(int64_t), 0);
+    map->used = map_alloc(size, 1);
     map->capacity = size;
     map->count = 0;
     if (map->keys == NULL || map->values == NULL || map->used == NULL) {
@@ -294,9 +303,9 @@ int map_init(Map *map, size_t capacity) {
 }
 
 void map_free(Map *map) {
-    PyMem_Free(map->keys);
-    PyMem_Free(map->values);
-    PyMem_Free(map->used);
+    free(map->keys);
+    free(map->values);
+    free(map->used);
     map->keys = NULL;
     map->values = NULL;
     map->used = NULL;

@@ -81,6 +81,23 @@ typedef struct {
     size_t capacity, count;
 } Map;
 
+static inline size_t word_hash(word_t key) {
+    uint64_t low = (uint64_t)key, high = (uint64_t)(key >> 64);
+    uint64_t h = low ^ (high * 0x9E3779B97F4A7C15ULL);
+    h ^= h >> 33;
+    h *= 0xFF51AFD7ED558CCDULL;
+    h ^= h >> 33;
+    return (size_t)h;
+}
+
+/* Ask the caches for the slot where a search for key starts (a hint: no effect on
+ * what the map holds). */
+static inline void map_prefetch(const Map *map, word_t key) {
+    size_t slot = word_hash(key) & (map->capacity - 1);
+    __builtin_prefetch(&map->used[slot]);
+    __builtin_prefetch(&map->keys[slot]);
+}
+
 int map_init(Map *map, size_t capacity);
 void map_free(Map *map);
 void map_clear(Map *map);

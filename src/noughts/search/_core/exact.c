@@ -33,6 +33,8 @@ typedef struct {
     bb_t *lines;
     int through_start[MAX_CELLS + 1];
     bb_t *through;                 /* the lines through each cell, in line order */
+    int *through_index;            /* ... and their numbers */
+    uint8_t (*line_cells)[MAX_K];  /* each line's cells */
     uint8_t order[MAX_CELLS];      /* the static move order */
     int64_t weights[MAX_WEIGHT_K + 1];
     uint8_t (*perms)[MAX_CELLS];   /* the key symmetries' cell maps, and inverses */
@@ -45,13 +47,17 @@ typedef struct {
     int64_t nodes, next_poll;
 } Exact;
 
-/* One call's limit: what the reference keeps in its context variable. */
+/* One call: its limit (what the reference keeps in its context variable) and the move
+ * ordering's weights of the position being searched, kept up to date move by move. */
 typedef struct {
     Exact *exact;
     Poll poll;
     int has_limit;
     int64_t start;
     int stop; /* 1: the limit ran out, 2: a Python error; unwind */
+    int dynamic_empties;
+    int64_t *line_weights;            /* each line's weight (for each side open to) */
+    int64_t cell_weights[MAX_CELLS];  /* the sum of the weights of the lines through */
 } Run;
 
 static PyTypeObject *ExactType = NULL;
@@ -121,29 +127,56 @@ static int poll(Run *run) {
 }
 
 /* -- move ordering --------------------------------------------------------------------- */
-/* ExactSearch._ordered: the cells by their lines' weights, highest first, then the
- * lowest cell (weights negated in misère: the quietest first). Returns the count. */
-static int ordered(const Exact *e, bb_t me, bb_t opp, bb_t cells, int *out) {
-    int64_t values[MAX_CELLS];
-    int n = 0;
-    for (; cells; cells &= cells - 1) {
-        int cell = lowest(cells);
-        int64_t value = 0;
-        for (int i = e->through_start[cell]; i < e->through_start[cell + 1]; i++) {
-            bb_t line = e->through[i];
-            if (!(line & opp)) value += e->weights[popcount(line & me)];
-            if (!(line & me)) value += e->weights[popcount(line & opp)];
-        }
-        int j = n++;
-        while (j > 0 && values[j - 1] < value) {
-            values[j] = values[j - 1];
-            out[j] = out[j - 1];
-            j--;
-        }
-        values[j] = value;
-        out[j] = cell;
+/* A line's weight in ExactSearch._ordered: for each side it is open to, the weight of
+ * that side's marks on it (the same from either side's view). */
+static inline int64_t line_weight(const Exact *e, bb_t line, bb_t me, bb_t opp) {
+    int64_t weight = 0;
+    if (!(line & opp)) weight += e->weights[popcount(line & me)];
+    if (!(line & me)) weight += e->weights[popcount(line & opp)];
+    return weight;
+}
+
+/* Every line's weight and every cell's sum of them, for the position (me, opp). */
+static void weigh(Run *run, bb_t me, bb_t opp) {
+    const Exact *e = run->exact;
+    for (int i = 0; i < e->nlines; i++) run->line_weights[i] = line_weight(e, e->lines[i], me, opp);
+    for (int cell = 0; cell < e->cells; cell++) {
+        int64_t sum = 0;
+        for (int i = e->through_start[cell]; i < e->through_start[cell + 1]; i++)
+            sum += run->line_weights[e->through_index[i]];
+        run->cell_weights[cell] = sum;
     }
-    return n;
+}
+
+/* Add delta to the weight of line i and of the cells on it. */
+static inline void shift_line(Run *run, int i, int64_t delta) {
+    const Exact *e = run->exact;
+    run->line_weights[i] += delta;
+    for (int j = 0; j < e->k; j++) run->cell_weights[e->line_cells[i][j]] += delta;
+}
+
+/* The cells of safe in the order the reference tries them: where more than
+ * dynamic_empties cells are empty, ExactSearch._ordered (by their lines' weights,
+ * highest first, then the lowest cell: each cell ranked value * 64 + (63 - cell)),
+ * else the static order. Returns the count. */
+static int order_moves(const Run *run, int marks, bb_t safe, int *out) {
+    const Exact *e = run->exact;
+    int count = 0;
+    if (e->cells - marks <= run->dynamic_empties) {
+        for (int i = 0; i < e->cells; i++)
+            if (safe >> e->order[i] & 1) out[count++] = e->order[i];
+        return count;
+    }
+    int64_t ranks[MAX_CELLS];
+    for (; safe; safe &= safe - 1) {
+        int cell = lowest(safe);
+        int64_t rank = run->cell_weights[cell] * 64 + (63 - cell);
+        int j = count++;
+        for (; j > 0 && ranks[j - 1] < rank; j--) ranks[j] = ranks[j - 1];
+        ranks[j] = rank;
+    }
+    for (int j = 0; j < count; j++) out[j] = 63 - (int)(ranks[j] & 63);
+    return count;
 }
 
 /* -- the search ------------------------------------------------------------------------ */
@@ -211,12 +244,7 @@ static int negamax(Run *run, bb_t me, bb_t opp, int marks, int my_live, int opp_
         moves[count++] = highest(opp_wins); /* the forced block */
     } else {
         if (!misere) safe = e->full & ~(me | opp);
-        if (e->cells - marks > e->dynamic_empties) {
-            count = ordered(e, me, opp, safe, moves);
-        } else {
-            for (int i = 0; i < e->cells; i++)
-                if (safe >> e->order[i] & 1) moves[count++] = e->order[i];
-        }
+        count = order_moves(run, marks, safe, moves);
         if (tt_move >= 0 && tt_move != moves[0]) {
             int at = 0;
             while (at < count && moves[at] != tt_move) at++;
@@ -227,21 +255,37 @@ static int negamax(Run *run, bb_t me, bb_t opp, int marks, int my_live, int opp_
         }
     }
 
+    /* the child orders its moves by weights: keep them up to date through its move */
+    int weighed = e->cells - marks - 1 > run->dynamic_empties;
     int window_alpha = alpha, best = -win, best_move = -1;
     for (int index = 0; index < count; index++) {
         int cell = moves[index];
         bb_t bit = (bb_t)1 << cell, mine = me | bit, threats = my_wins;
         int closed = 0; /* lines open to the opponent that this mark closes */
-        for (int i = e->through_start[cell]; i < e->through_start[cell + 1]; i++) {
+        int64_t shifts[MAX_THROUGH];
+        for (int i = e->through_start[cell], j = 0; i < e->through_start[cell + 1]; i++, j++) {
             bb_t line = e->through[i];
             if (!(line & opp)) {
                 bb_t rest = line & ~mine;
                 if (!(rest & (rest - 1))) threats |= rest;
             }
             if (!(line & me)) closed++;
+            if (weighed) {
+                int number = e->through_index[i];
+                shifts[j] = line_weight(e, line, mine, opp) - run->line_weights[number];
+                if (shifts[j]) shift_line(run, number, shifts[j]);
+            }
+        }
+        if (marks + 1 > e->canonical_marks) {
+            map_prefetch(&e->table, raw_key(e, opp, mine));
+            if (index + 1 < count)
+                map_prefetch(&e->table, raw_key(e, opp, me | (bb_t)1 << moves[index + 1]));
         }
         int score = -negamax(run, opp, mine, marks + 1, opp_live - closed, my_live,
                              opp_wins & ~bit, threats, -beta, -alpha);
+        if (weighed)
+            for (int i = e->through_start[cell], j = 0; i < e->through_start[cell + 1]; i++, j++)
+                if (shifts[j]) shift_line(run, e->through_index[i], -shifts[j]);
         if (run->stop) return 0;
         if (score > best) {
             best = score;
@@ -312,7 +356,10 @@ static int read_lines(Exact *e, PyObject *lines) {
     Py_ssize_t nlines = SIZE(fast);
     e->lines = PyMem_Malloc((size_t)(nlines ? nlines : 1) * sizeof(bb_t));
     e->through = PyMem_Malloc((size_t)(nlines ? nlines : 1) * (size_t)e->k * sizeof(bb_t));
-    if (e->lines == NULL || e->through == NULL) {
+    e->through_index = PyMem_Malloc((size_t)(nlines ? nlines : 1) * (size_t)e->k * sizeof(int));
+    e->line_cells = PyMem_Calloc((size_t)(nlines ? nlines : 1), sizeof(*e->line_cells));
+    if (e->lines == NULL || e->through == NULL || e->through_index == NULL ||
+        e->line_cells == NULL) {
         Py_DECREF(fast);
         PyErr_NoMemory();
         return -1;
@@ -326,6 +373,8 @@ static int read_lines(Exact *e, PyObject *lines) {
             return -1;
         }
         e->lines[i] = line;
+        int j = 0;
+        for (bb_t rest = line; rest; rest &= rest - 1) e->line_cells[i][j++] = (uint8_t)lowest(rest);
     }
     Py_DECREF(fast);
     e->nlines = (int)nlines;
@@ -333,7 +382,14 @@ static int read_lines(Exact *e, PyObject *lines) {
     for (int cell = 0; cell < e->cells; cell++) {
         e->through_start[cell] = at;
         for (int i = 0; i < e->nlines; i++)
-            if (e->lines[i] >> cell & 1) e->through[at++] = e->lines[i];
+            if (e->lines[i] >> cell & 1) {
+                e->through_index[at] = i;
+                e->through[at++] = e->lines[i];
+            }
+        if (at - e->through_start[cell] > MAX_THROUGH) {
+            PyErr_SetString(PyExc_ValueError, "too many lines through a cell");
+            return -1;
+        }
     }
     e->through_start[e->cells] = at;
     return 0;
@@ -430,6 +486,8 @@ static void exact_dealloc(PyObject *self) {
     map_free(&e->table);
     PyMem_Free(e->lines);
     PyMem_Free(e->through);
+    PyMem_Free(e->through_index);
+    PyMem_Free(e->line_cells);
     PyMem_Free(e->perms);
     PyMem_Free(e->inverses);
     PyMem_Free(e->book_keys);
@@ -486,12 +544,19 @@ static PyObject *exact_search(PyObject *self, PyObject *args) {
             if (rest && !(rest & (rest - 1))) opp_wins |= rest;
         }
     }
-    Run run = {.exact = e, .start = start};
-    if (poll_set(&run.poll, limit) < 0) return NULL;
+    Run run = {.exact = e, .start = start, .dynamic_empties = e->dynamic_empties};
+    run.line_weights = PyMem_Malloc((size_t)(e->nlines ? e->nlines : 1) * sizeof(int64_t));
+    if (run.line_weights == NULL) return PyErr_NoMemory();
+    weigh(&run, me, opp);
+    if (poll_set(&run.poll, limit) < 0) {
+        PyMem_Free(run.line_weights);
+        return NULL;
+    }
     run.has_limit = run.poll.limit != NULL;
     int score = negamax(&run, me, opp, popcount(me | opp), my_live, opp_live, my_wins,
                         opp_wins, alpha, beta);
     poll_clear(&run.poll);
+    PyMem_Free(run.line_weights);
     if (run.stop == 1) raise_exhausted();
     if (run.stop) return NULL;
     return PyLong_FromLong(score);
