@@ -154,6 +154,33 @@ def test_both_cores_search_alike(name: str) -> None:
     assert _table(compiled) == _table(python)
 
 
+ODD_BOARDS = ["2x2", "3x3k2", "2x7k3", "1x9k9", "3x8k6", "5x5k5", "6x6k6", "3x3x3k2",
+              "8x8k3", "4x4x4k3", "8x8k8", "2x2x2-misere", "3x4k3-misere", "8x8k3-misere"]
+"""Boards at the edges of what the compiled core takes: k of 2 and of the whole side,
+hundreds of lines, 192 key symmetries, more lines through a cell than anywhere else."""
+
+
+@pytest.mark.parametrize("name", ODD_BOARDS)
+def test_both_cores_search_odd_boards_alike(name: str) -> None:
+    python, compiled = _searches(name)
+    rng = random.Random(name)
+    cells = variant(name).cells
+    for _ in range(12):
+        position = Position("", name)
+        empty = rng.randint(min(cells - 1, 10), min(cells - 1, 18))
+        while position.empty.bit_count() > empty and not position.is_over:
+            position = position.play(rng.choice(list(position.legal_moves)))
+        if position.is_over:
+            continue
+        me, opp = (position.x, position.o) if position.to_move == "X" else (position.o, position.x)
+        value = _both(python, compiled, "value", me, opp)
+        assert isinstance(value, int)
+        _both(python, compiled, "search", me, opp, value, value + 1)
+        _both(python, compiled, "best_stored_move", me, opp)
+        _same(python, compiled, position)
+    assert _table(compiled) == _table(python)
+
+
 @pytest.mark.parametrize("name", ["4x4k3", "4x4", "5x4k4", "3x3x3"])
 def test_both_cores_read_the_book_alike(name: str) -> None:
     book = load_book(variant(name))

@@ -46,3 +46,36 @@ class Search:
     def root(self, depth: int, moves: list[int], /) -> tuple[int, int, dict[int, int]]: ...
     def move_value(self, cell: int, depth: int, /) -> int: ...
     def principal_variation(self, first: int, length: int, /) -> tuple[int, ...]: ...
+
+class Exact:
+    """The exact negamax with its table (normal play and misère), compiled."""
+
+    @property
+    def nodes(self) -> int: ...
+    next_poll: int
+    max_entries: int
+    dynamic_empties: int
+    def __init__(
+        self,
+        cells: int,
+        k: int,
+        lines: tuple[int, ...],
+        order: tuple[int, ...],
+        win_score: int,
+        misere: bool,
+        perms: tuple[tuple[int, ...], ...],
+        canonical_marks: int,
+        book_marks: int,
+        book_keys: object,
+        book_scores: object,
+        max_entries: int,
+        dynamic_empties: int,
+        /,
+    ) -> None: ...
+    def search(
+        self, me: int, opp: int, alpha: int, beta: int, limit: Limit | None, start: int, /
+    ) -> int: ...
+    def get(self, key: int, /) -> int | None: ...
+    def clear(self) -> None: ...
+    def items(self) -> list[tuple[int, int]]: ...
+    def __len__(self) -> int: ...

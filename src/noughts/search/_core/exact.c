@@ -155,28 +155,22 @@ static inline void shift_line(Run *run, int i, int64_t delta) {
     for (int j = 0; j < e->k; j++) run->cell_weights[e->line_cells[i][j]] += delta;
 }
 
-/* The cells of safe in the order the reference tries them: where more than
- * dynamic_empties cells are empty, ExactSearch._ordered (by their lines' weights,
- * highest first, then the lowest cell: each cell ranked value * 64 + (63 - cell)),
- * else the static order. Returns the count. */
-static int order_moves(const Run *run, int marks, bb_t safe, int *out) {
-    const Exact *e = run->exact;
-    int count = 0;
-    if (e->cells - marks <= run->dynamic_empties) {
-        for (int i = 0; i < e->cells; i++)
-            if (safe >> e->order[i] & 1) out[count++] = e->order[i];
-        return count;
-    }
-    int64_t ranks[MAX_CELLS];
-    for (; safe; safe &= safe - 1) {
-        int cell = lowest(safe);
+/* ExactSearch._ordered's first cell of cells (not empty): the highest weight of its
+ * lines, then the lowest cell (each cell ranked weight * 64 + 63 - cell). Moves are
+ * picked one at a time as the search needs them: a node cut off after its first moves
+ * never ranks the rest (the same order as sorting them all). */
+static int pick(const Run *run, bb_t cells) {
+    int best = lowest(cells);
+    int64_t top = run->cell_weights[best] * 64 + (63 - best);
+    for (cells &= cells - 1; cells; cells &= cells - 1) {
+        int cell = lowest(cells);
         int64_t rank = run->cell_weights[cell] * 64 + (63 - cell);
-        int j = count++;
-        for (; j > 0 && ranks[j - 1] < rank; j--) ranks[j] = ranks[j - 1];
-        ranks[j] = rank;
+        if (rank > top) {
+            top = rank;
+            best = cell;
+        }
     }
-    for (int j = 0; j < count; j++) out[j] = 63 - (int)(ranks[j] & 63);
-    return count;
+    return best;
 }
 
 /* -- the search ------------------------------------------------------------------------ */
@@ -239,27 +233,45 @@ static int negamax(Run *run, bb_t me, bb_t opp, int marks, int my_live, int opp_
         if (canonical && tt_move >= 0) tt_move = e->inverses[symmetry][tt_move];
     }
 
-    int moves[MAX_CELLS], count = 0;
+    /* The moves: the forced block; else the table's move first, then the others where
+     * more than dynamic_empties cells are empty by their lines' weights (picked as they
+     * are needed, from left), else in the static order. */
+    int moves[MAX_CELLS], count = 0, next = -1;
+    bb_t left = 0;
     if (opp_wins && !misere) {
         moves[count++] = highest(opp_wins); /* the forced block */
+        next = moves[0];
     } else {
         if (!misere) safe = e->full & ~(me | opp);
-        count = order_moves(run, marks, safe, moves);
-        if (tt_move >= 0 && tt_move != moves[0]) {
-            int at = 0;
-            while (at < count && moves[at] != tt_move) at++;
-            if (at < count) {
-                for (; at > 0; at--) moves[at] = moves[at - 1];
-                moves[0] = tt_move;
+        if (e->cells - marks > run->dynamic_empties) {
+            next = tt_move >= 0 && safe >> tt_move & 1 ? tt_move : pick(run, safe);
+            left = safe & ~((bb_t)1 << next);
+        } else {
+            for (int i = 0; i < e->cells; i++)
+                if (safe >> e->order[i] & 1) moves[count++] = e->order[i];
+            if (count && tt_move >= 0 && tt_move != moves[0]) {
+                int at = 0;
+                while (at < count && moves[at] != tt_move) at++;
+                if (at < count) {
+                    for (; at > 0; at--) moves[at] = moves[at - 1];
+                    moves[0] = tt_move;
+                }
             }
+            if (count) next = moves[0];
         }
     }
 
     /* the child orders its moves by weights: keep them up to date through its move */
     int weighed = e->cells - marks - 1 > run->dynamic_empties;
     int window_alpha = alpha, best = -win, best_move = -1;
-    for (int index = 0; index < count; index++) {
-        int cell = moves[index];
+    for (int index = 0; next >= 0; index++) {
+        int cell = next;
+        if (left) {
+            next = pick(run, left);
+            left &= ~((bb_t)1 << next);
+        } else {
+            next = index + 1 < count ? moves[index + 1] : -1;
+        }
         bb_t bit = (bb_t)1 << cell, mine = me | bit, threats = my_wins;
         int closed = 0; /* lines open to the opponent that this mark closes */
         int64_t shifts[MAX_THROUGH];
@@ -278,8 +290,7 @@ static int negamax(Run *run, bb_t me, bb_t opp, int marks, int my_live, int opp_
         }
         if (marks + 1 > e->canonical_marks) {
             map_prefetch(&e->table, raw_key(e, opp, mine));
-            if (index + 1 < count)
-                map_prefetch(&e->table, raw_key(e, opp, me | (bb_t)1 << moves[index + 1]));
+            if (next >= 0) map_prefetch(&e->table, raw_key(e, opp, me | (bb_t)1 << next));
         }
         int score = -negamax(run, opp, mine, marks + 1, opp_live - closed, my_live,
                              opp_wins & ~bit, threats, -beta, -alpha);
@@ -298,7 +309,7 @@ static int negamax(Run *run, bb_t me, bb_t opp, int marks, int my_live, int opp_
     }
 
     int flag = best <= window_alpha ? UPPER : best >= beta ? LOWER : EXACT;
-    if (canonical) best_move = e->perms[symmetry][best_move];
+    if (canonical && best_move >= 0) best_move = e->perms[symmetry][best_move];
     if ((int64_t)e->table.count >= e->max_entries) map_clear(&e->table);
     int64_t packed = (int64_t)(best + OFFSET) << 12 | (int64_t)(best_move + 1) << 2 | flag;
     if (map_put(&e->table, key, packed) < 0) {
@@ -409,7 +420,7 @@ static PyObject *exact_new(PyTypeObject *type, PyObject *args, PyObject *kwargs)
                           &misere, &perms, &canonical_marks, &book_marks, &book_keys,
                           &book_scores, &max_entries, &dynamic_empties))
         return NULL;
-    if (cells < 1 || cells > MAX_CELLS || k < 1 || k > MAX_WEIGHT_K || k > cells) {
+    if (cells < 1 || cells > MAX_CELLS || k < 1 || k > MAX_WEIGHT_K) {
         PyErr_SetString(PyExc_ValueError,
                         "the compiled exact search takes boards of 1 to 64 cells, k up to 16");
         return NULL;
