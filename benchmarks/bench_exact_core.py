@@ -8,11 +8,13 @@ Not a test: it takes a few minutes. Two tables:
   nodes (the same on both cores: the parity tests check that they search alike). The
   runs alternate between the cores, so a busy machine slows both alike; the figures are
   medians of ``--runs`` runs.
-* ``limits`` (``--limits``): how far the compiled core solves within a second: for each
-  board and count of empty cells, ``--positions`` positions reached by quiet random play
-  (no move leaves a cell that completes a line), each solved by a fresh search; the
-  median and the slowest CPU time. The exact solver's limits (``can_solve``) are the
-  largest counts whose slowest solve stays under a second.
+* ``limits`` (``--limits``): how far the compiled core answers within a second: for each
+  board and count of empty cells, ``--positions`` positions, half reached by random
+  play, half by quiet random play (no move leaves a cell that completes a line), each
+  answered as ``best_move`` answers (every move's value, the trap counts among the best,
+  the principal variation) by a fresh solver with its book; the median and the slowest
+  CPU time. The exact solver's limits (``can_solve``) are the largest counts whose
+  slowest answer stays under a second.
 
     python benchmarks/bench_exact_core.py --runs 5
     python benchmarks/bench_exact_core.py --runs 5 --more --limits --out /tmp/exact.json
@@ -32,7 +34,6 @@ from pathlib import Path
 from typing import Any
 
 from noughts.exact.solver import Solver
-from noughts.geometry import Bitboard
 from noughts.position import Position
 from noughts.search.core import Core
 from noughts.variants import variant
@@ -43,22 +44,26 @@ SOLVES = ("4x4", "5x4k4", "4x4-misere")
 MORE_SOLVES = ("4x4k3-misere", "4x5", "3x3x3")
 
 LIMITS = {  # board: the counts of empty cells tried
-    "4x4-misere": (12, 14, 16),
-    "5x4k4-misere": (14, 16, 17, 18, 19, 20),
-    "4x4k3-misere": (12, 14, 16),
-    "5x5k4": (18, 19, 20, 21, 22),
-    "6x6k4": (18, 19, 20, 21, 22),
-    "5x5k4-misere": (12, 13, 14, 15, 16),
-    "4x4x4": (18, 20, 22, 24),
+    "4x4-misere": (12, 14, 15),
+    "4x4k3-misere": (12, 14, 15),
+    "5x4k4-misere": (12, 14, 16, 17, 18, 19),
+    "5x5k4-misere": (12, 14, 16, 17, 18),
     "4x4x4-misere": (12, 14, 16, 18),
+    "4x5": (19,),
+    "5x4k4": (19,),
+    "5x5k4": (18, 20, 21, 22, 23),
+    "6x6k4": (18, 20, 22, 24),
+    "4x4x4": (18, 20, 22, 24),
 }
+"""(A position with every cell empty is the empty board, a solve of the first table.)"""
 
 
-def solve(name: str, kind: Core, me: Bitboard = 0, opp: Bitboard = 0) -> tuple[float, int, int]:
-    """CPU seconds, score and nodes of one exact solve by a fresh search on ``kind``."""
+def solve(name: str, kind: Core) -> tuple[float, int, int]:
+    """CPU seconds, score and nodes of the empty board's solve by a fresh search, no
+    book, on ``kind``."""
     solver = Solver(variant(name), use_book=False, core=kind)
     began = time.process_time()
-    score = solver.score(me, opp)
+    score = solver.score(0, 0)
     return time.process_time() - began, score, solver.nodes
 
 
@@ -92,39 +97,49 @@ def _threat(position: Position) -> bool:
     return False
 
 
-def quiet_positions(name: str, empty: int, count: int, seed: int) -> list[Position]:
-    """Positions with ``empty`` empty cells, reached by random moves after which no cell
-    completes a line (the long solves: the exact solver's worst cases)."""
+def positions(name: str, empty: int, count: int, seed: int) -> list[Position]:
+    """Unfinished positions with ``empty`` empty cells: every other one reached by random
+    moves after which no cell completes a line (quiet: the long solves), the others by
+    random moves."""
     rng = random.Random(f"{name}-{empty}-{seed}")
     found: list[Position] = []
     while len(found) < count:
+        quiet = len(found) % 2 == 0
         position = Position("", name)
-        while position.empty.bit_count() > empty:
+        while position.empty.bit_count() > empty and not position.is_over:
             moves = list(position.legal_moves)
             rng.shuffle(moves)
-            quiet = [after for after in map(position.play, moves) if not _threat(after)]
-            if not quiet:
-                break
-            position = quiet[0]
-        if position.empty.bit_count() == empty:
+            following = [position.play(move) for move in moves[: len(moves) if quiet else 1]]
+            if quiet:
+                following = [after for after in following if not _threat(after)]
+                if not following:
+                    break
+            position = following[0]
+        if position.empty.bit_count() == empty and not position.is_over:
             found.append(position)
     return found
 
 
+def answer(name: str, position: Position) -> float:
+    """CPU seconds of ``best_move``'s work on ``position`` by a fresh compiled solver."""
+    solver = Solver(variant(name), core="compiled")
+    me, opp = (position.x, position.o) if position.to_move == "X" else (position.o, position.x)
+    began = time.process_time()
+    move, _, _, _ = solver.choose(me, opp)
+    solver.principal_variation(me, opp, move)
+    return time.process_time() - began
+
+
 def limits(name: str, empties: tuple[int, ...], count: int) -> list[dict[str, Any]]:
-    """The compiled core's solve times of quiet positions, by empty cells."""
+    """The compiled core's best-move times, by empty cells."""
     rows = []
     for empty in empties:
-        times = []
-        for position in quiet_positions(name, empty, count, seed=1):
-            me, opp = ((position.x, position.o) if position.to_move == "X"
-                       else (position.o, position.x))
-            times.append(solve(name, "compiled", me, opp)[0])
-        row = {"variant": name, "empty": empty, "positions": count,
-               "median_s": statistics.median(times), "max_s": max(times)}
-        print(f"| {name} | {empty} | {row['median_s'] * 1000:,.1f} ms "
-              f"| {row['max_s'] * 1000:,.1f} ms |", flush=True)
-        rows.append(row)
+        times = [answer(name, position) for position in positions(name, empty, count, 1)]
+        median, slowest = statistics.median(times), max(times)
+        print(f"| {name} | {empty} | {median * 1000:,.1f} ms | {slowest * 1000:,.1f} ms |",
+              flush=True)
+        rows.append({"variant": name, "empty": empty, "positions": count,
+                     "median_s": median, "max_s": slowest})
     return rows
 
 
@@ -166,8 +181,8 @@ def main() -> None:
         "solves": [compare(name, args.runs) for name in names],
     }
     if args.limits:
-        print(f"\n| board | empty cells | median CPU ({args.positions} quiet positions) "
-              "| slowest |\n|---|--:|--:|--:|")
+        print(f"\n| best move, compiled | empty cells | median CPU ({args.positions} "
+              "positions) | slowest |\n|---|--:|--:|--:|")
         report["limits"] = [row for name, empties in LIMITS.items()
                             for row in limits(name, empties, args.positions)]
     report["machine"]["load_average_after"] = os.getloadavg()[0]
