@@ -594,23 +594,33 @@ static PyObject *exact_clear(PyObject *self, PyObject *unused) {
 
 static PyObject *exact_items(PyObject *self, PyObject *unused) {
     (void)unused;
+    /* copied out first: making Python objects may run code that changes the table */
     const Map *map = &((Exact *)self)->table;
-    PyObject *list = PyList_New(0);
-    if (list == NULL) return NULL;
-    for (size_t slot = 0; slot < map->capacity; slot++) {
-        if (!map->used[slot]) continue;
-        PyObject *key = from_word(map->keys[slot]);
-        PyObject *value = PyLong_FromLongLong(map->values[slot]);
+    size_t count = 0;
+    word_t *keys = PyMem_Malloc((map->count ? map->count : 1) * sizeof(word_t));
+    int64_t *values = PyMem_Malloc((map->count ? map->count : 1) * sizeof(int64_t));
+    if (keys == NULL || values == NULL) {
+        PyMem_Free(keys);
+        PyMem_Free(values);
+        return PyErr_NoMemory();
+    }
+    for (size_t slot = 0; slot < map->capacity; slot++)
+        if (map->used[slot]) {
+            keys[count] = map->keys[slot];
+            values[count++] = map->values[slot];
+        }
+    PyObject *list = PyList_New((Py_ssize_t)count);
+    for (size_t i = 0; list != NULL && i < count; i++) {
+        PyObject *key = from_word(keys[i]);
+        PyObject *value = PyLong_FromLongLong(values[i]);
         PyObject *pair = key && value ? PyTuple_Pack(2, key, value) : NULL;
         Py_XDECREF(key);
         Py_XDECREF(value);
-        if (pair == NULL || PyList_Append(list, pair) < 0) {
-            Py_XDECREF(pair);
-            Py_DECREF(list);
-            return NULL;
-        }
-        Py_DECREF(pair);
+        if (pair == NULL) Py_CLEAR(list);
+        else PyList_SetItem(list, (Py_ssize_t)i, pair);
     }
+    PyMem_Free(keys);
+    PyMem_Free(values);
     return list;
 }
 
