@@ -216,9 +216,9 @@ static int negamax(Run *run, bb_t me, bb_t opp, int marks, int my_live, int opp_
         key = raw_key(e, me, opp);
     }
     int tt_move = -1;
-    ptrdiff_t slot = map_find(&e->table, key);
-    if (slot >= 0) {
-        int64_t entry = e->table.values[slot];
+    const int64_t *found = map_get(&e->table, key);
+    if (found != NULL) {
+        int64_t entry = *found;
         int stored = (int)(entry >> 12) - OFFSET, flag = (int)(entry & 3);
         if (flag == EXACT) return stored;
         if (flag == LOWER) {
@@ -581,9 +581,9 @@ static PyObject *exact_get(PyObject *self, PyObject *key_obj) {
         PyErr_Clear(); /* no key of this table */
         Py_RETURN_NONE;
     }
-    ptrdiff_t slot = map_find(&e->table, key);
-    if (slot < 0) Py_RETURN_NONE;
-    return PyLong_FromLongLong(e->table.values[slot]);
+    const int64_t *found = map_get(&e->table, key);
+    if (found == NULL) Py_RETURN_NONE;
+    return PyLong_FromLongLong(*found);
 }
 
 static PyObject *exact_clear(PyObject *self, PyObject *unused) {
@@ -604,11 +604,9 @@ static PyObject *exact_items(PyObject *self, PyObject *unused) {
         PyMem_Free(values);
         return PyErr_NoMemory();
     }
-    for (size_t slot = 0; slot < map->capacity; slot++)
-        if (map->used[slot]) {
-            keys[count] = map->keys[slot];
-            values[count++] = map->values[slot];
-        }
+    for (size_t cursor = 0; count < map->count &&
+                            map_next(map, &cursor, &keys[count], &values[count]);)
+        count++;
     PyObject *list = PyList_New((Py_ssize_t)count);
     for (size_t i = 0; list != NULL && i < count; i++) {
         PyObject *key = from_word(keys[i]);
