@@ -285,18 +285,18 @@ def test_a_slow_exact_solve_falls_back_to_the_anytime_search(
 
 
 def test_an_exact_solve_too_long_for_the_budget_answers_on_time() -> None:
-    # 5x4 with 4 in a row, two marks down: within the solver's reach but far from quick
-    # (about 2 million nodes, 10 s here; the opening book ends at one mark).
+    # 4x5 with 4 in a row, the empty board: within the solver's reach but far from quick
+    # (its best move: about 22 million nodes, 3 s on the compiled core; no opening book).
     app = create_app(quiet_settings())
     with TestClient(app) as test_client:
-        body = {"variant": "5x4k4", "board": "....X/O..../...../.....", "time_ms": 400}
+        body = {"variant": "4x5", "time_ms": 400}
         test_client.post("/api/v1/move", json=body)  # the board's one-off tables
         started = time.monotonic()
         response = test_client.post("/api/v1/move", json=body)
         elapsed = time.monotonic() - started
         assert response.status_code == 200, response.text
         answer = response.json()
-        assert answer["method"] == "anytime" and answer["move"] in set(range(20)) - {4, 5}
+        assert answer["method"] == "anytime" and answer["move"] in range(20)
         assert elapsed < 0.4 + 0.1 + 0.3  # budget + grace, with slack for a busy machine
         assert app.state.service.fallbacks == 2
 

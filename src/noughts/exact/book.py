@@ -85,6 +85,11 @@ class Book:
             return self._losing[index]
         return None
 
+    def columns(self) -> tuple[array[int], array[int]]:
+        """The keys (ascending) and their scores, as the arrays the book holds (for the
+        compiled search, which looks them up itself)."""
+        return self._keys, self._scores
+
     def items(self) -> list[tuple[int, int, int]]:
         """Every ``(key, score, losing moves)``, keys ascending."""
         return list(zip(self._keys, self._scores, self._losing, strict=True))

@@ -22,8 +22,6 @@ True
 
 from __future__ import annotations
 
-from typing import Any
-
 from noughts.exact.negamax import ExactSearch
 from noughts.results import WIN_SCORE
 
@@ -34,10 +32,6 @@ class MisereSearch(ExactSearch):
     """Exact negamax of a misère game (see the module); no book serves it."""
 
     completion_wins = False
-
-    def __init__(self, *args: Any, **kwargs: Any) -> None:
-        super().__init__(*args, **kwargs)
-        self._weights = tuple(-weight for weight in self._weights)  # quietest first
 
     def line_score(self, marks: int) -> int:
         """Completing a line with ``marks`` marks on the board loses at once."""

@@ -15,6 +15,10 @@ as long as the :class:`ExactSearch` does. Near the root keys are canonical (shar
 symmetric images), deeper down they are the raw position, which is cheaper and loses
 little: symmetric twins are mostly cut off near the root already.
 
+The search runs on the compiled core where :mod:`noughts.search.core` says it runs (a
+port of :meth:`ExactSearch._negamax` node for node: the same values, best moves, node
+counts and table), on this module's Python otherwise; ``core=`` asks for one.
+
 >>> from noughts.variants import variant
 >>> search = ExactSearch(variant("3x3"))
 >>> search.value(0, 0)  # the empty board: a draw
@@ -25,21 +29,24 @@ True
 
 from __future__ import annotations
 
-from collections.abc import Iterator
+from collections.abc import ItemsView, Iterable, Iterator
 from contextlib import contextmanager
 from contextvars import ContextVar
+from typing import Protocol
 
 from noughts.budget import Limit
 from noughts.exact.book import Book
 from noughts.geometry import Bitboard, Geometry, scan_forward
 from noughts.results import WIN_SCORE
+from noughts.search.core import Core, ExactCore, exact_search
 from noughts.symmetries import SymmetryKeys
 from noughts.variants import Variant, variant
 
-__all__ = ["ExactSearch", "WIN_SCORE", "DEFAULT_MAX_ENTRIES"]
+__all__ = ["ExactSearch", "WIN_SCORE", "DEFAULT_MAX_ENTRIES", "TranspositionTable"]
 
 DEFAULT_MAX_ENTRIES = 1_500_000
-"""The table is emptied when it grows past this many entries (about 150 MB)."""
+"""The table is emptied when it grows past this many entries (about 150 MB on the Python
+core, 105 MB on the compiled one)."""
 
 _EXACT, _LOWER, _UPPER = 0, 1, 2
 _OFFSET = 4096  # packed score = (score + _OFFSET) << 12 | (move + 1) << 2 | flag
@@ -53,6 +60,19 @@ _LIMIT: ContextVar[tuple[Limit, int] | None] = ContextVar("exact_search_limit", 
 search object serves them all)."""
 
 
+class TranspositionTable(Protocol):
+    """A search's table as its users see it: keys to packed entries (a dict on the
+    Python core, the compiled core's own table there)."""
+
+    def __len__(self) -> int: ...
+
+    def get(self, key: int, /) -> int | None: ...
+
+    def clear(self) -> None: ...
+
+    def items(self) -> ItemsView[int, int] | Iterable[tuple[int, int]]: ...
+
+
 class ExactSearch:
     """Exact negamax over one game; its transposition table lives with the object.
     Normal play by default; :class:`noughts.exact.misere.MisereSearch` plays the misère
@@ -60,7 +80,9 @@ class ExactSearch:
 
     ``book`` (exact scores of early positions) is consulted for positions with at most
     ``book.max_marks`` marks. ``canonical_marks`` is the most marks a position may have
-    to be stored under its canonical key (default: a third of the cells).
+    to be stored under its canonical key (default: a third of the cells). ``core``
+    (``"python"`` or ``"compiled"``) asks for a core; by default the one
+    :mod:`noughts.search.core` picks runs.
     """
 
     completion_wins = True
@@ -73,13 +95,14 @@ class ExactSearch:
         book: Book | None = None,
         max_entries: int = DEFAULT_MAX_ENTRIES,
         canonical_marks: int | None = None,
+        core: Core | None = None,
     ) -> None:
         self.game = variant(game)
         geometry = self.geometry = self.game.geometry
         self.book = book
-        self.max_entries = max_entries
-        self.table: dict[int, int] = {}
-        self.nodes = 0
+        self._max_entries = max_entries
+        self._table: dict[int, int] = {}
+        self._nodes = 0
         self._next_poll = _POLL_NODES
         cells = geometry.cells
         self._cells = cells
@@ -93,23 +116,82 @@ class ExactSearch:
         self._line_bits = tuple(sum(bit for bit, _ in pairs) for pairs in through)
         self._lines = lines
         self._order = tuple(sorted(range(cells), key=lambda c: (-len(through[c]), c)))
-        self._weights = tuple(1 + 4**marks for marks in range(geometry.k + 1))
-        """Move ordering's line weights (negated: quietest first, as misère orders)."""
         self._misere = not self.completion_wins
-        self.dynamic_empties = 4
-        """Nodes with more empty cells than this order their moves by line weights."""
+        sign = -1 if self._misere else 1
+        self._weights = tuple(sign * (1 + 4**marks) for marks in range(geometry.k + 1))
+        """Move ordering's line weights (negated in misère: the quietest first)."""
+        self._dynamic_empties = 4
         self._keys: SymmetryKeys | None = None
         if self.game.symmetry.exact_keys:
             self._keys = geometry.symmetry_group.keys
         if self._keys is None:
-            self.canonical_marks = self._book_marks = -1
+            self._canonical_marks = self._book_marks = -1
         else:
             self._book_marks = book.max_marks if book is not None else -1
             if canonical_marks is None:
                 canonical_marks = cells // 3
-            self.canonical_marks = max(canonical_marks, self._book_marks)
+            self._canonical_marks = max(canonical_marks, self._book_marks)
+        self._compiled: ExactCore | None = exact_search(
+            geometry,
+            misere=self._misere,
+            order=self._order,
+            perms=(
+                (tuple(range(cells)),)
+                if self._keys is None
+                else geometry.symmetry_group.perms[: self._keys.count]
+            ),
+            canonical_marks=self._canonical_marks,
+            book=None if book is None or self._keys is None else book.columns(),
+            book_marks=self._book_marks,
+            max_entries=max_entries,
+            dynamic_empties=self._dynamic_empties,
+            core=core,
+        )
 
     # -- public -----------------------------------------------------------------------
+    @property
+    def core(self) -> Core:
+        """The core this search runs on: ``compiled`` or ``python``."""
+        return "python" if self._compiled is None else "compiled"
+
+    @property
+    def nodes(self) -> int:
+        """Nodes searched so far (table and book answers cost none)."""
+        return self._nodes if self._compiled is None else self._compiled.nodes
+
+    @property
+    def canonical_marks(self) -> int:
+        """The most marks a position may have to be keyed by its canonical image (-1:
+        none is)."""
+        return self._canonical_marks
+
+    @property
+    def table(self) -> TranspositionTable:
+        """The transposition table: keys (:meth:`key`) to packed entries."""
+        return self._table if self._compiled is None else self._compiled
+
+    @property
+    def max_entries(self) -> int:
+        """The table is emptied when it has grown to this many entries."""
+        return self._max_entries
+
+    @max_entries.setter
+    def max_entries(self, entries: int) -> None:
+        self._max_entries = entries
+        if self._compiled is not None:
+            self._compiled.max_entries = entries
+
+    @property
+    def dynamic_empties(self) -> int:
+        """Nodes with more empty cells than this order their moves by line weights."""
+        return self._dynamic_empties
+
+    @dynamic_empties.setter
+    def dynamic_empties(self, empties: int) -> None:
+        self._dynamic_empties = empties
+        if self._compiled is not None:
+            self._compiled.dynamic_empties = empties
+
     @contextmanager
     def polling(self, limit: Limit | None) -> Iterator[None]:
         """Searches in this thread poll ``limit`` (raising
@@ -117,18 +199,21 @@ class ExactSearch:
         the nodes searched from now) until the block ends. The table keeps whatever a
         stopped search had finished."""
         token = _LIMIT.set(None if limit is None else (limit, self.nodes))
-        self._next_poll = self.nodes + 1
+        if self._compiled is None:
+            self._next_poll = self._nodes + 1
+        else:
+            self._compiled.next_poll = self._compiled.nodes + 1
         try:
             yield
         finally:
             _LIMIT.reset(token)
 
     def _poll(self) -> None:
-        self._next_poll = self.nodes + _POLL_NODES
+        self._next_poll = self._nodes + _POLL_NODES
         polled = _LIMIT.get()
         if polled is not None:
             limit, start = polled
-            limit.check(self.nodes - start)
+            limit.check(self._nodes - start)
             if limit.node_limit is not None:
                 self._next_poll = min(self._next_poll, start + limit.node_limit)
 
@@ -143,7 +228,13 @@ class ExactSearch:
         """Fail-soft alpha-beta: the exact score if it lies strictly inside
         ``(alpha, beta)``, else an upper bound ``<= alpha`` or a lower bound ``>= beta``.
         """
-        return self._negamax(me, opp, *self._state(me, opp), alpha, beta)
+        if me & opp or (me | opp) & ~self._full:
+            raise ValueError("a position's two sides share a cell or leave the board")
+        compiled = self._compiled
+        if compiled is None:
+            return self._negamax(me, opp, *self._state(me, opp), alpha, beta)
+        limit, start = _LIMIT.get() or (None, 0)
+        return compiled.search(me, opp, alpha, beta, limit, start)
 
     def wins(self, me: Bitboard, opp: Bitboard) -> bool:
         """True if the side to move (``me``) wins with best play (a null-window test)."""
@@ -164,7 +255,7 @@ class ExactSearch:
 
     def key(self, me: Bitboard, opp: Bitboard) -> int:
         """The table key this search uses for a position."""
-        if self._keys is not None and (me | opp).bit_count() <= self.canonical_marks:
+        if self._keys is not None and (me | opp).bit_count() <= self._canonical_marks:
             return self._keys.key(me, opp)
         return me | opp << self._cells
 
@@ -172,7 +263,7 @@ class ExactSearch:
         """The best move the table remembers for a position, if any."""
         marks = (me | opp).bit_count()
         symmetry = 0
-        if self._keys is not None and marks <= self.canonical_marks:
+        if self._keys is not None and marks <= self._canonical_marks:
             key, symmetry = self._keys.key_and_symmetry(me, opp)
         else:
             key = me | opp << self._cells
@@ -182,7 +273,7 @@ class ExactSearch:
         move = (entry >> 2 & _MOVE_MASK) - 1
         if move < 0:
             return None
-        if self._keys is not None and marks <= self.canonical_marks:
+        if self._keys is not None and marks <= self._canonical_marks:
             move = self._keys.invert(symmetry, move)
         return move
 
@@ -248,8 +339,8 @@ class ExactSearch:
         ``opp_wins`` are the cells that would complete a line of that side: a win in
         normal play, a loss in misère (there they are the cells the side must not play).
         """
-        self.nodes += 1
-        if self.nodes >= self._next_poll:
+        self._nodes += 1
+        if self._nodes >= self._next_poll:
             self._poll()
         misere = self._misere
         if misere:
@@ -284,7 +375,7 @@ class ExactSearch:
             alpha = lower
 
         keys = self._keys
-        canonical = marks <= self.canonical_marks
+        canonical = marks <= self._canonical_marks
         symmetry = 0
         if canonical:
             assert keys is not None
@@ -296,7 +387,7 @@ class ExactSearch:
                     return known
         else:
             key = me | opp << self._cells
-        table = self.table
+        table = self._table
         entry = table.get(key)
         tt_move = -1
         if entry is not None:
@@ -323,7 +414,7 @@ class ExactSearch:
         else:
             if not misere:
                 safe = self._full & ~(me | opp)
-            if self._cells - marks > self.dynamic_empties:
+            if self._cells - marks > self._dynamic_empties:
                 moves = self._ordered(me, opp, my_live, opp_live, safe)
             else:
                 moves = [c for c in self._order if safe >> c & 1]
@@ -374,7 +465,7 @@ class ExactSearch:
         if canonical:
             assert keys is not None
             best_move = keys.apply(symmetry, best_move)
-        if len(table) >= self.max_entries:
+        if len(table) >= self._max_entries:
             table.clear()
         table[key] = (best + _OFFSET) << 12 | (best_move + 1) << 2 | flag
         return best

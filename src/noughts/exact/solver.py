@@ -37,6 +37,7 @@ from noughts.variants import Variant, variant
 if TYPE_CHECKING:
     from noughts.budget import Limit
     from noughts.exact.negamax import ExactSearch
+    from noughts.search.core import Core
 
 __all__ = [
     "Solver",
@@ -123,12 +124,18 @@ class Solver:
 
     ``use_book=False`` gives a search that starts from nothing (to measure the solver);
     ``table_share`` bounds its transposition table to that share of the search's usual
-    bound.
+    bound; ``core`` asks for a search core (``"python"`` or ``"compiled"``; by default
+    the one :mod:`noughts.search.core` picks).
     All methods take ``(me, opp)`` bitboards of an unfinished position, ``me`` to move.
     """
 
     def __init__(
-        self, game: Variant | Geometry, *, use_book: bool = True, table_share: float = 1.0
+        self,
+        game: Variant | Geometry,
+        *,
+        use_book: bool = True,
+        table_share: float = 1.0,
+        core: Core | None = None,
     ) -> None:
         self.game = variant(game)
         self.geometry = geometry = self.game.geometry
@@ -136,6 +143,7 @@ class Solver:
         self.table3x3 = Table3x3.get() if self.game.table3x3 and use_book else None
         self._use_book = use_book
         self._table_share = table_share
+        self._core = core
         self._search = None if self.table3x3 is not None else self._new_search()
 
     @property
@@ -154,7 +162,8 @@ class Solver:
 
         kind = MisereSearch if self.game.rules.misere else ExactSearch
         book = load_book(self.game) if self._use_book else None
-        return kind(self.game, book=book, max_entries=int(DEFAULT_MAX_ENTRIES * self._table_share))
+        max_entries = int(DEFAULT_MAX_ENTRIES * self._table_share)
+        return kind(self.game, book=book, max_entries=max_entries, core=self._core)
 
     @property
     def table_entries(self) -> int:

@@ -112,3 +112,36 @@ class ProofSearch:
     def proof(self, seen: set[int] | None = None) -> list[tuple[int, int, int, bool, int]]: ...
     def plies(self) -> int: ...
     def resisting_move(self) -> int | None: ...
+
+class Exact:
+    """The exact negamax with its table (normal play and misère), compiled."""
+
+    @property
+    def nodes(self) -> int: ...
+    next_poll: int
+    max_entries: int
+    dynamic_empties: int
+    def __init__(
+        self,
+        cells: int,
+        k: int,
+        lines: tuple[int, ...],
+        order: tuple[int, ...],
+        win_score: int,
+        misere: bool,
+        perms: tuple[tuple[int, ...], ...],
+        canonical_marks: int,
+        book_marks: int,
+        book_keys: object,
+        book_scores: object,
+        max_entries: int,
+        dynamic_empties: int,
+        /,
+    ) -> None: ...
+    def search(
+        self, me: int, opp: int, alpha: int, beta: int, limit: Limit | None, start: int, /
+    ) -> int: ...
+    def get(self, key: int, /) -> int | None: ...
+    def clear(self) -> None: ...
+    def items(self) -> list[tuple[int, int]]: ...
+    def __len__(self) -> int: ...

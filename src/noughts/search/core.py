@@ -9,11 +9,15 @@ extension is not built, on boards of more than 64 cells, and everywhere when the
 environment sets ``NOUGHTS_PURE_PYTHON=1``. The choice is made once, at the first
 search, so importing the package loads no extension.
 
-The factories below (:func:`anytime_search`, :func:`threat_search`,
-:func:`proof_search` and the proof search's table, :func:`proof_table`) give a search of
-the core that runs; ``core="python"`` or ``core="compiled"`` asks for one (the parity
-tests compare them). Callers use a search through the Protocols here (:class:`Searcher`,
-:class:`ThreatSearcher`, :class:`ProofSearcher`), never through either core's internals.
+The factories below give a search of the core that runs: :func:`anytime_search` the
+principal-variation search, :func:`threat_search` the threat-space search,
+:func:`proof_search` the proof-number search (and its table, :func:`proof_table`),
+:func:`exact_search` the inner negamax of :class:`noughts.exact.negamax.ExactSearch`
+(``None`` where the Python one runs); ``core="python"`` or ``core="compiled"`` asks
+for one (the parity tests compare them). Callers use a search through the Protocols
+here (:class:`Searcher`, :class:`ThreatSearcher`, :class:`ProofSearcher`,
+:class:`ExactCore`), never through either core's internals. Importing this module
+loads neither the extension nor the searches' modules.
 
 >>> name() in ("compiled", "python")
 True
@@ -26,6 +30,7 @@ True
 from __future__ import annotations
 
 import os
+from array import array
 from functools import cache, lru_cache
 from types import ModuleType
 from typing import TYPE_CHECKING, Any, Literal, Protocol
@@ -33,13 +38,13 @@ from typing import TYPE_CHECKING, Any, Literal, Protocol
 from noughts.budget import Limit
 from noughts.errors import NoughtsError
 from noughts.geometry import Geometry
-from noughts.position import Position
-from noughts.search.board import Tables, line_values, tables_for
-from noughts.search.evaluate import Style, search_weights
-from noughts.search.pvs import AnytimeSearch
+from noughts.results import WIN_SCORE
 
 if TYPE_CHECKING:
     from noughts.knowledge.learned import LearnedEval
+    from noughts.position import Position
+    from noughts.search.board import Tables
+    from noughts.search.evaluate import Style
     from noughts.variants import Variant
 
 __all__ = [
@@ -55,6 +60,8 @@ __all__ = [
     "ThreatSearcher",
     "ProofSearcher",
     "ProofTable",
+    "exact_search",
+    "ExactCore",
     "PURE_PYTHON_VARIABLE",
 ]
 
@@ -62,6 +69,8 @@ Core = Literal["python", "compiled"]
 PURE_PYTHON_VARIABLE = "NOUGHTS_PURE_PYTHON"
 """Set to ``1`` in the environment, it makes every search run on the Python core."""
 _MAX_COMPILED_CELLS = 64
+_MAX_COMPILED_EXACT_K = 16
+"""The compiled exact search's move weights (``4**marks``) stay in 64 bits up to here."""
 
 
 @cache
@@ -150,6 +159,10 @@ def anytime_search(
 ) -> Searcher:
     """A principal-variation search of ``position`` on the core that runs (or ``core``),
     as :class:`~noughts.search.pvs.AnytimeSearch` takes its arguments."""
+    from noughts.search.board import line_values, tables_for
+    from noughts.search.evaluate import search_weights
+    from noughts.search.pvs import AnytimeSearch
+
     native = _native(core, position.geometry)
     if native is None:
         return AnytimeSearch(position, style=style, limit=limit, learned=learned,
@@ -187,6 +200,7 @@ def threat_search(
     >>> threats.find(0b000000011, 0b000011000), threats.nodes
     ([2], 0)
     """
+    from noughts.search.board import tables_for
     from noughts.search.threat_search import ThreatSearch
     from noughts.variants import variant
 
@@ -278,6 +292,7 @@ def proof_search(
     >>> search.run(), search.best_move()
     ((0, 1099511627776), 2)
     """
+    from noughts.search.board import tables_for
     from noughts.search.proof_search import LEAF_THREAT_NODES, ProofSearch
     from noughts.search.threat_search import DEFAULT_MAX_THREATS
 
@@ -303,3 +318,67 @@ def proof_search(
         0 if position.to_move == "X" else 1, attacker,
         table if table is not None else native.ProofTable(), leaf_threat_nodes, max_threats)
     return search
+
+
+class ExactCore(Protocol):
+    """The compiled negamax inside :class:`~noughts.exact.negamax.ExactSearch`: its
+    search, node counter and poll schedule, and its table (a mapping of keys to packed
+    entries, as the reference's dict)."""
+
+    @property
+    def nodes(self) -> int: ...
+
+    next_poll: int
+    max_entries: int
+    dynamic_empties: int
+
+    def search(
+        self, me: int, opp: int, alpha: int, beta: int, limit: Limit | None, start: int, /
+    ) -> int: ...
+
+    def get(self, key: int, /) -> int | None: ...
+
+    def clear(self) -> None: ...
+
+    def items(self) -> list[tuple[int, int]]: ...
+
+    def __len__(self) -> int: ...
+
+
+def exact_search(
+    geometry: Geometry,
+    *,
+    misere: bool,
+    order: tuple[int, ...],
+    perms: tuple[tuple[int, ...], ...],
+    canonical_marks: int,
+    book: tuple[array[int], array[int]] | None,
+    book_marks: int,
+    max_entries: int,
+    dynamic_empties: int,
+    core: Core | None = None,
+) -> ExactCore | None:
+    """The compiled negamax of :class:`~noughts.exact.negamax.ExactSearch` on the core
+    that runs (or ``core``), or ``None`` where the Python reference runs (no extension,
+    more than 64 cells, or lines longer than 16). Its arguments are the reference's:
+    the static move ``order``, the key symmetries' ``perms`` (their canonical keys serve
+    positions of up to ``canonical_marks`` marks), the ``book`` (its keys and scores)
+    consulted up to ``book_marks`` marks, the table's ``max_entries`` and the
+    ``dynamic_empties`` above which moves are ordered by line weights.
+
+    >>> from noughts.variants import variant
+    >>> game = variant("3x3")
+    >>> exact_search(game.geometry, misere=False, order=tuple(range(9)), perms=((*range(9),),),
+    ...              canonical_marks=-1, book=None, book_marks=-1, max_entries=10,
+    ...              dynamic_empties=4, core="python") is None
+    True
+    """
+    native = _native(core, geometry)
+    if native is None or geometry.k > _MAX_COMPILED_EXACT_K:
+        return None
+    keys, scores = book if book is not None else (None, None)
+    exact: ExactCore = native.Exact(
+        geometry.cells, geometry.k, geometry.lines, order, WIN_SCORE, misere, perms,
+        canonical_marks, book_marks, keys, scores, max_entries, dynamic_empties,
+    )
+    return exact

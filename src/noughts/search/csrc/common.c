@@ -288,76 +288,136 @@ void raise_exhausted(void) {
 }
 
 /* -- hash maps ------------------------------------------------------------------------ */
-static inline size_t word_hash(word_t key) {
-    uint64_t low = (uint64_t)key, high = (uint64_t)(key >> 64);
-    uint64_t h = low ^ (high * 0x9E3779B97F4A7C15ULL);
-    h ^= h >> 33;
-    h *= 0xFF51AFD7ED558CCDULL;
-    h ^= h >> 33;
-    return (size_t)h;
-}
+#define MOVE_STEP 64 /* slots of the old table moved at each put (a microsecond or so): it
+                        is gone long before the bigger table is half full */
 
-int map_init(Map *map, size_t capacity) {
-    size_t size = 16;
-    while (size < capacity) size <<= 1;
-    map->keys = PyMem_Malloc(size * sizeof(word_t));
-    map->values = PyMem_Malloc(size * sizeof(int64_t));
-    map->used = PyMem_Calloc(size, 1);
-    map->capacity = size;
-    map->count = 0;
-    if (map->keys == NULL || map->values == NULL || map->used == NULL) {
-        map_free(map);
+/* Fresh slots: malloc'd keys and values, calloc'd marks (large ones come from the
+ * system already zeroed, page by page as they are first touched: no up-front cost). */
+static int slots_init(Slots *slots, size_t capacity) {
+    slots->keys = malloc(capacity * sizeof(word_t));
+    slots->values = malloc(capacity * sizeof(int64_t));
+    slots->used = calloc(capacity, 1);
+    slots->capacity = capacity;
+    if (slots->keys == NULL || slots->values == NULL || slots->used == NULL) {
+        free(slots->keys);
+        free(slots->values);
+        free(slots->used);
+        memset(slots, 0, sizeof(*slots));
         PyErr_NoMemory();
         return -1;
     }
     return 0;
 }
 
+static void slots_free(Slots *slots) {
+    free(slots->keys);
+    free(slots->values);
+    free(slots->used);
+    memset(slots, 0, sizeof(*slots));
+}
+
+/* The slot holding key, or -1. */
+static ptrdiff_t slots_find(const Slots *slots, word_t key) {
+    size_t mask = slots->capacity - 1;
+    for (size_t slot = word_hash(key) & mask;; slot = (slot + 1) & mask) {
+        if (!slots->used[slot]) return -1;
+        if (slots->used[slot] == 1 && slots->keys[slot] == key) return (ptrdiff_t)slot;
+    }
+}
+
+/* Put key (not held yet) in its first empty slot. */
+static void slots_add(Slots *slots, word_t key, int64_t value) {
+    size_t mask = slots->capacity - 1, slot = word_hash(key) & mask;
+    while (slots->used[slot]) slot = (slot + 1) & mask;
+    slots->used[slot] = 1;
+    slots->keys[slot] = key;
+    slots->values[slot] = value;
+}
+
+int map_init(Map *map, size_t capacity) {
+    size_t size = 16;
+    while (size < capacity) size <<= 1;
+    memset(map, 0, sizeof(*map));
+    return slots_init(&map->now, size);
+}
+
 void map_free(Map *map) {
-    PyMem_Free(map->keys);
-    PyMem_Free(map->values);
-    PyMem_Free(map->used);
-    map->keys = NULL;
-    map->values = NULL;
-    map->used = NULL;
-    map->capacity = map->count = 0;
+    slots_free(&map->now);
+    slots_free(&map->before);
+    map->moved = map->count = 0;
 }
 
 void map_clear(Map *map) {
-    if (map->count) memset(map->used, 0, map->capacity);
-    map->count = 0;
+    slots_free(&map->before);
+    if (map->count) memset(map->now.used, 0, map->now.capacity);
+    map->moved = map->count = 0;
 }
 
-ptrdiff_t map_find(const Map *map, word_t key) {
-    size_t mask = map->capacity - 1;
-    for (size_t slot = word_hash(key) & mask;; slot = (slot + 1) & mask) {
-        if (!map->used[slot]) return -1;
-        if (map->keys[slot] == key) return (ptrdiff_t)slot;
+int64_t *map_get(const Map *map, word_t key) {
+    ptrdiff_t slot = slots_find(&map->now, key);
+    if (slot >= 0) return &map->now.values[slot];
+    if (map->before.capacity == 0) return NULL;
+    slot = slots_find(&map->before, key);
+    return slot >= 0 ? &map->before.values[slot] : NULL;
+}
+
+/* Move up to step slots of the old table to the new one (every entry of the old table
+ * is absent from the new: a put of its key moves it). */
+static void map_move(Map *map, size_t step) {
+    Slots *before = &map->before;
+    for (size_t end = map->moved + step; map->moved < end && map->moved < before->capacity;
+         map->moved++) {
+        size_t slot = map->moved;
+        if (before->used[slot] != 1) continue;
+        slots_add(&map->now, before->keys[slot], before->values[slot]);
+        before->used[slot] = 2;
     }
-}
-
-static int map_grow(Map *map) {
-    Map bigger;
-    if (map_init(&bigger, map->capacity * 2) < 0) return -1;
-    for (size_t slot = 0; slot < map->capacity; slot++)
-        if (map->used[slot]) map_put(&bigger, map->keys[slot], map->values[slot]);
-    map_free(map);
-    *map = bigger;
-    return 0;
+    if (map->moved == before->capacity) {
+        slots_free(before);
+        map->moved = 0;
+    }
 }
 
 int map_put(Map *map, word_t key, int64_t value) {
-    if (2 * (map->count + 1) > map->capacity && map_grow(map) < 0) return -1;
-    size_t mask = map->capacity - 1;
-    size_t slot = word_hash(key) & mask;
-    while (map->used[slot] && map->keys[slot] != key) slot = (slot + 1) & mask;
-    if (!map->used[slot]) {
-        map->used[slot] = 1;
-        map->keys[slot] = key;
-        map->count++;
+    if (map->before.capacity) {
+        map_move(map, MOVE_STEP);
+    } else if (2 * (map->count + 1) > map->now.capacity) {
+        Slots bigger;
+        if (slots_init(&bigger, map->now.capacity * 2) < 0) return -1;
+        map->before = map->now;
+        map->now = bigger;
+        map->moved = 0;
+        map_move(map, MOVE_STEP);
     }
-    map->values[slot] = value;
+    ptrdiff_t slot = slots_find(&map->now, key);
+    if (slot >= 0) {
+        map->now.values[slot] = value;
+        return 0;
+    }
+    slot = map->before.capacity ? slots_find(&map->before, key) : -1;
+    if (slot >= 0) map->before.used[slot] = 2; /* moves to the new table */
+    else map->count++;
+    slots_add(&map->now, key, value);
     return 0;
+}
+
+int map_next(const Map *map, size_t *cursor, word_t *key, int64_t *value) {
+    const Slots *tables[2] = {&map->now, &map->before};
+    for (;; (*cursor)++) {
+        size_t at = *cursor;
+        const Slots *slots = tables[0];
+        if (at >= slots->capacity) {
+            at -= slots->capacity;
+            slots = tables[1];
+            if (at >= slots->capacity) return 0;
+        }
+        if (slots->used[at] == 1) {
+            *key = slots->keys[at];
+            *value = slots->values[at];
+            (*cursor)++;
+            return 1;
+        }
+    }
 }
 
 /* -- conversions ----------------------------------------------------------------------- */

@@ -89,21 +89,50 @@ void raise_exhausted(void);
 /* -- hash maps with full keys (the reference's dicts) ----------------------------- */
 /* Keys are unsigned 128-bit words (a 64-bit key is a word with a zero high half).
  * Values are int64. Open addressing, linear probing, a power-of-two capacity that
- * doubles at half load; clear() empties it, as dict.clear(). */
+ * doubles at half load; map_clear empties it, as dict.clear(). A map grows a little at
+ * a time: at half load it takes a table twice the size for new entries and moves the
+ * old table's entries over a few at each map_put, so no put stalls a search (moving a
+ * million entries at once took 0.1-0.4 s). */
 typedef struct {
     word_t *keys;
     int64_t *values;
-    uint8_t *used;
-    size_t capacity, count;
+    uint8_t *used; /* 0 empty, 1 an entry, 2 an entry gone to the bigger table */
+    size_t capacity;
+} Slots;
+
+typedef struct {
+    Slots now;    /* where entries go */
+    Slots before; /* while the map grows: the smaller table (capacity 0 otherwise) */
+    size_t moved; /* the slots of before moved so far */
+    size_t count; /* the entries, in both tables */
 } Map;
+
+static inline size_t word_hash(word_t key) {
+    uint64_t low = (uint64_t)key, high = (uint64_t)(key >> 64);
+    uint64_t h = low ^ (high * 0x9E3779B97F4A7C15ULL);
+    h ^= h >> 33;
+    h *= 0xFF51AFD7ED558CCDULL;
+    h ^= h >> 33;
+    return (size_t)h;
+}
+
+/* Ask the caches for the slot where a search for key starts (a hint: no effect on
+ * what the map holds). */
+static inline void map_prefetch(const Map *map, word_t key) {
+    size_t slot = word_hash(key) & (map->now.capacity - 1);
+    __builtin_prefetch(&map->now.used[slot]);
+    __builtin_prefetch(&map->now.keys[slot]);
+}
 
 int map_init(Map *map, size_t capacity);
 void map_free(Map *map);
 void map_clear(Map *map);
-/* The slot of key, or -1. */
-ptrdiff_t map_find(const Map *map, word_t key);
+/* The value of key (valid until the next map_put or map_clear), or NULL. */
+int64_t *map_get(const Map *map, word_t key);
 /* Set key to value (insert or replace); -1 on memory error. */
 int map_put(Map *map, word_t key, int64_t value);
+/* Every entry once: start *cursor at 0; 0 once there are no more. */
+int map_next(const Map *map, size_t *cursor, word_t *key, int64_t *value);
 
 /* -- the threat-space search (threats.c: noughts.search.threat_search) ------------- */
 #define MAX_CHAIN (MAX_CELLS + 4) /* a chain's moves, both sides' */

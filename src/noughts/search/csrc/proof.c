@@ -69,8 +69,8 @@ static int table_empty(ProofTable *table) {
 
 /* The entry number of key, or -1. */
 static inline int64_t table_get(const ProofTable *table, uint64_t key) {
-    ptrdiff_t slot = map_find(&table->index, (word_t)key);
-    return slot < 0 ? -1 : table->index.values[slot];
+    const int64_t *number = map_get(&table->index, (word_t)key);
+    return number == NULL ? -1 : *number;
 }
 
 /* Store a new entry under key; its number, or -1 on memory error. */
@@ -604,8 +604,8 @@ static void not_proven(ProofSearch *s) {
 static int64_t plies(ProofSearch *s, Map *memo) {
     int symmetry;
     uint64_t key = board_key(s, &symmetry);
-    ptrdiff_t slot = map_find(memo, (word_t)key);
-    if (slot >= 0) return memo->values[slot];
+    const int64_t *known = map_get(memo, (word_t)key);
+    if (known != NULL) return *known;
     int64_t number = entry_of(s, key); /* a reply the rules settled without expanding */
     if (number < 0) return -1;
     int64_t result;

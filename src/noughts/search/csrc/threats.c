@@ -116,8 +116,8 @@ static int search(Threats *t, bb_t att, bb_t dfn, const bb_t *twos, int ntwos, i
             }
     }
     word_t key = ((word_t)att << t->shift) | dfn;
-    ptrdiff_t slot = map_find(&t->failed, key);
-    if (slot >= 0 && t->failed.values[slot] >= depth) return 0;
+    const int64_t *failed = map_get(&t->failed, key);
+    if (failed != NULL && *failed >= depth) return 0;
     if (level + 1 >= t->levels) return 0; /* (never: each level fills two cells) */
     bb_t *after = t->work + (size_t)(level + 1) * 5 * nlines;
     for (int o = 0; o < noptions; o++) {

@@ -1,0 +1,725 @@
+/* The exact negamax in C: a faithful port of noughts/exact/negamax.py's
+ * ExactSearch._negamax, normal play and misère (the rule's branches are in the same
+ * function there too). Every branch, move order, table rule and node count is the
+ * reference's; read that module for the why of each step.
+ *
+ * One difference of representation, none of meaning: the reference carries the lines
+ * open to each side as bit sets over line numbers, which a C word holds only up to 64
+ * lines. A line is open to a side exactly when the other side has no mark on it, so
+ * here the bitboards answer "is this line open to me" and each side carries only the
+ * count of its open lines (the reference asks of its sets only that, beyond the lines
+ * through a cell): one code path for boards of any number of lines.
+ *
+ * One search object may serve several threads, as the reference does: its table and
+ * node counter are shared, each call's limit travels with the call (a Run on the C
+ * stack), and no pointer into the table is held across a child search (a poll may run
+ * Python code, and another thread may then search, grow or clear the same table). */
+#include "core.h"
+
+#define EXACT 0
+#define LOWER 1
+#define UPPER 2
+#define OFFSET 4096 /* packed entry = (score + OFFSET) << 12 | (move + 1) << 2 | flag */
+#define MOVE_MASK 1023
+#define POLL_NODES 1024
+#define MAX_KEY_SYMMETRIES 256
+#define MAX_WEIGHT_K 16 /* line weights 1 + 4**marks stay far inside 64 bits */
+
+typedef struct {
+    PyObject_HEAD
+    int cells, k, nlines, nsym, misere, win_score;
+    int canonical_marks, book_marks, dynamic_empties;
+    bb_t full;
+    bb_t *lines;
+    int through_start[MAX_CELLS + 1];
+    bb_t *through;                 /* the lines through each cell, in line order */
+    int *through_index;            /* ... and their numbers */
+    uint8_t (*line_cells)[MAX_K];  /* each line's cells */
+    uint8_t order[MAX_CELLS];      /* the static move order */
+    int64_t weights[MAX_WEIGHT_K + 1];
+    uint8_t (*perms)[MAX_CELLS];   /* the key symmetries' cell maps, and inverses */
+    uint8_t (*inverses)[MAX_CELLS];
+    uint64_t *book_keys;           /* the book: canonical keys ascending, scores */
+    int16_t *book_scores;
+    Py_ssize_t book_size;
+    Map table;
+    int64_t max_entries;
+    int64_t nodes, next_poll;
+} Exact;
+
+/* One call: its limit (what the reference keeps in its context variable) and the move
+ * ordering's weights of the position being searched, kept up to date move by move. */
+typedef struct {
+    Exact *exact;
+    Poll poll;
+    int has_limit;
+    int64_t start;
+    int stop; /* 1: the limit ran out, 2: a Python error; unwind */
+    int dynamic_empties;
+    int64_t *line_weights;            /* each line's weight (for each side open to) */
+    int64_t cell_weights[MAX_CELLS];  /* the sum of the weights of the lines through */
+} Run;
+
+static PyTypeObject *ExactType = NULL;
+
+/* -- keys ------------------------------------------------------------------------------ */
+static inline bb_t image(const uint8_t *perm, bb_t cells) {
+    bb_t result = 0;
+    for (; cells; cells &= cells - 1) result |= (bb_t)1 << perm[lowest(cells)];
+    return result;
+}
+
+/* SymmetryKeys.key_and_symmetry: the least word me | opp << cells over the images, and
+ * the first symmetry giving it. Words compare by opp's image first, so me's image is
+ * made only where opp's does not already lose. */
+static word_t canonical_key(const Exact *e, bb_t me, bb_t opp, int *symmetry) {
+    bb_t best_opp = image(e->perms[0], opp), best_me = image(e->perms[0], me);
+    int best = 0;
+    for (int s = 1; s < e->nsym; s++) {
+        bb_t theirs = image(e->perms[s], opp);
+        if (theirs > best_opp) continue;
+        bb_t mine = image(e->perms[s], me);
+        if (theirs < best_opp || mine < best_me) {
+            best_opp = theirs;
+            best_me = mine;
+            best = s;
+        }
+    }
+    *symmetry = best;
+    return (word_t)best_me | (word_t)best_opp << e->cells;
+}
+
+static inline word_t raw_key(const Exact *e, bb_t me, bb_t opp) {
+    return (word_t)me | (word_t)opp << e->cells;
+}
+
+/* Book.get: the book's score of a canonical key; 0 if absent, 1 if found. */
+static int book_get(const Exact *e, word_t key, int *score) {
+    if (e->book_size == 0 || key >> 64) return 0;
+    uint64_t wanted = (uint64_t)key;
+    Py_ssize_t low = 0, high = e->book_size;
+    while (low < high) {
+        Py_ssize_t middle = low + (high - low) / 2;
+        if (e->book_keys[middle] < wanted) low = middle + 1;
+        else high = middle;
+    }
+    if (low < e->book_size && e->book_keys[low] == wanted) {
+        *score = e->book_scores[low];
+        return 1;
+    }
+    return 0;
+}
+
+/* -- the limit ------------------------------------------------------------------------- */
+/* ExactSearch._poll: 0 to go on, else the search stops (the node stays counted). */
+static int poll(Run *run) {
+    Exact *e = run->exact;
+    e->next_poll = e->nodes + POLL_NODES;
+    if (!run->has_limit) return 0;
+    int expired = poll_expired(&run->poll, e->nodes - run->start);
+    if (expired) {
+        run->stop = expired < 0 ? 2 : 1;
+        return 1;
+    }
+    if (run->poll.has_nodes && run->start + run->poll.node_limit < e->next_poll)
+        e->next_poll = run->start + run->poll.node_limit;
+    return 0;
+}
+
+/* -- move ordering --------------------------------------------------------------------- */
+/* A line's weight in ExactSearch._ordered: for each side it is open to, the weight of
+ * that side's marks on it (the same from either side's view). */
+static inline int64_t line_weight(const Exact *e, bb_t line, bb_t me, bb_t opp) {
+    int64_t weight = 0;
+    if (!(line & opp)) weight += e->weights[popcount(line & me)];
+    if (!(line & me)) weight += e->weights[popcount(line & opp)];
+    return weight;
+}
+
+/* Every line's weight and every cell's sum of them, for the position (me, opp). */
+static void weigh(Run *run, bb_t me, bb_t opp) {
+    const Exact *e = run->exact;
+    for (int i = 0; i < e->nlines; i++) run->line_weights[i] = line_weight(e, e->lines[i], me, opp);
+    for (int cell = 0; cell < e->cells; cell++) {
+        int64_t sum = 0;
+        for (int i = e->through_start[cell]; i < e->through_start[cell + 1]; i++)
+            sum += run->line_weights[e->through_index[i]];
+        run->cell_weights[cell] = sum;
+    }
+}
+
+/* Add delta to the weight of line i and of the cells on it. */
+static inline void shift_line(Run *run, int i, int64_t delta) {
+    const Exact *e = run->exact;
+    run->line_weights[i] += delta;
+    for (int j = 0; j < e->k; j++) run->cell_weights[e->line_cells[i][j]] += delta;
+}
+
+/* ExactSearch._ordered's first cell of cells (not empty): the highest weight of its
+ * lines, then the lowest cell (each cell ranked weight * 64 + 63 - cell). Moves are
+ * picked one at a time as the search needs them: a node cut off after its first moves
+ * never ranks the rest (the same order as sorting them all). */
+static int pick(const Run *run, bb_t cells) {
+    int best = lowest(cells);
+    int64_t top = run->cell_weights[best] * 64 + (63 - best);
+    for (cells &= cells - 1; cells; cells &= cells - 1) {
+        int cell = lowest(cells);
+        int64_t rank = run->cell_weights[cell] * 64 + (63 - cell);
+        if (rank > top) {
+            top = rank;
+            best = cell;
+        }
+    }
+    return best;
+}
+
+/* -- the search ------------------------------------------------------------------------ */
+static int negamax(Run *run, bb_t me, bb_t opp, int marks, int my_live, int opp_live,
+                   bb_t my_wins, bb_t opp_wins, int alpha, int beta) {
+    Exact *e = run->exact;
+    const int win = e->win_score, misere = e->misere;
+    e->nodes++;
+    if (e->nodes >= e->next_poll && poll(run)) return 0;
+    bb_t safe = 0;
+    if (misere) {
+        if (marks == e->cells) return 0;
+        safe = e->full & ~(me | opp) & ~my_wins;
+        if (!safe) return marks + 1 - win; /* every cell completes a line of ours */
+    } else if (my_wins) {
+        return win - marks - 1;
+    } else if (marks == e->cells) {
+        return 0;
+    } else if (opp_wins & (opp_wins - 1)) {
+        return marks + 2 - win; /* two threats: one is blocked, the other wins */
+    }
+    if (!my_live && !opp_live) return 0; /* no line is open to anyone */
+    int upper, lower;
+    if (misere) {
+        upper = opp_live ? win - marks - 2 : 0;
+        lower = my_live ? marks + 3 - win : 0;
+    } else {
+        upper = my_live ? win - marks - 3 : 0;
+        lower = opp_live ? marks + 4 - win : 0;
+    }
+    if (upper <= alpha) return upper;
+    if (lower >= beta) return lower;
+    if (beta > upper) beta = upper;
+    if (alpha < lower) alpha = lower;
+
+    int canonical = marks <= e->canonical_marks, symmetry = 0;
+    word_t key;
+    if (canonical) {
+        key = canonical_key(e, me, opp, &symmetry);
+        int known;
+        if (marks <= e->book_marks && book_get(e, key, &known)) return known;
+    } else {
+        key = raw_key(e, me, opp);
+    }
+    int tt_move = -1;
+    const int64_t *found = map_get(&e->table, key);
+    if (found != NULL) {
+        int64_t entry = *found;
+        int stored = (int)(entry >> 12) - OFFSET, flag = (int)(entry & 3);
+        if (flag == EXACT) return stored;
+        if (flag == LOWER) {
+            if (stored >= beta) return stored;
+            if (stored > alpha) alpha = stored;
+        } else if (stored <= alpha) {
+            return stored;
+        } else if (stored < beta) {
+            beta = stored;
+        }
+        tt_move = (int)(entry >> 2 & MOVE_MASK) - 1;
+        if (canonical && tt_move >= 0) tt_move = e->inverses[symmetry][tt_move];
+    }
+
+    /* The moves: the forced block; else the table's move first, then the others where
+     * more than dynamic_empties cells are empty by their lines' weights (picked as they
+     * are needed, from left), else in the static order. */
+    int moves[MAX_CELLS], count = 0, next = -1;
+    bb_t left = 0;
+    if (opp_wins && !misere) {
+        moves[count++] = highest(opp_wins); /* the forced block */
+        next = moves[0];
+    } else {
+        if (!misere) safe = e->full & ~(me | opp);
+        if (e->cells - marks > run->dynamic_empties) {
+            next = tt_move >= 0 && safe >> tt_move & 1 ? tt_move : pick(run, safe);
+            left = safe & ~((bb_t)1 << next);
+        } else {
+            for (int i = 0; i < e->cells; i++)
+                if (safe >> e->order[i] & 1) moves[count++] = e->order[i];
+            if (count && tt_move >= 0 && tt_move != moves[0]) {
+                int at = 0;
+                while (at < count && moves[at] != tt_move) at++;
+                if (at < count) {
+                    for (; at > 0; at--) moves[at] = moves[at - 1];
+                    moves[0] = tt_move;
+                }
+            }
+            if (count) next = moves[0];
+        }
+    }
+
+    /* the child orders its moves by weights: keep them up to date through its move */
+    int weighed = e->cells - marks - 1 > run->dynamic_empties;
+    int window_alpha = alpha, best = -win, best_move = -1;
+    for (int index = 0; next >= 0; index++) {
+        int cell = next;
+        if (left) {
+            next = pick(run, left);
+            left &= ~((bb_t)1 << next);
+        } else {
+            next = index + 1 < count ? moves[index + 1] : -1;
+        }
+        bb_t bit = (bb_t)1 << cell, mine = me | bit, threats = my_wins;
+        int closed = 0; /* lines open to the opponent that this mark closes */
+        int64_t shifts[MAX_THROUGH];
+        for (int i = e->through_start[cell], j = 0; i < e->through_start[cell + 1]; i++, j++) {
+            bb_t line = e->through[i];
+            if (!(line & opp)) {
+                bb_t rest = line & ~mine;
+                if (!(rest & (rest - 1))) threats |= rest;
+            }
+            if (!(line & me)) closed++;
+            if (weighed) {
+                int number = e->through_index[i];
+                shifts[j] = line_weight(e, line, mine, opp) - run->line_weights[number];
+                if (shifts[j]) shift_line(run, number, shifts[j]);
+            }
+        }
+        if (marks + 1 > e->canonical_marks) {
+            map_prefetch(&e->table, raw_key(e, opp, mine));
+            if (next >= 0) map_prefetch(&e->table, raw_key(e, opp, me | (bb_t)1 << next));
+        }
+        int score = -negamax(run, opp, mine, marks + 1, opp_live - closed, my_live,
+                             opp_wins & ~bit, threats, -beta, -alpha);
+        if (weighed)
+            for (int i = e->through_start[cell], j = 0; i < e->through_start[cell + 1]; i++, j++)
+                if (shifts[j]) shift_line(run, e->through_index[i], -shifts[j]);
+        if (run->stop) return 0;
+        if (score > best) {
+            best = score;
+            best_move = cell;
+            if (score > alpha) {
+                alpha = score;
+                if (alpha >= beta) break;
+            }
+        }
+    }
+
+    int flag = best <= window_alpha ? UPPER : best >= beta ? LOWER : EXACT;
+    if (canonical && best_move >= 0) best_move = e->perms[symmetry][best_move];
+    if ((int64_t)e->table.count >= e->max_entries) map_clear(&e->table);
+    int64_t packed = (int64_t)(best + OFFSET) << 12 | (int64_t)(best_move + 1) << 2 | flag;
+    if (map_put(&e->table, key, packed) < 0) {
+        run->stop = 2;
+        return 0;
+    }
+    return best;
+}
+
+/* -- Python -------------------------------------------------------------------------- */
+/* A sequence of ints, each in [0, limit), into out[count]. */
+static int cell_row(PyObject *sequence, uint8_t *out, int count, int limit, const char *what) {
+    PyObject *fast = PySequence_List(sequence);
+    if (fast == NULL) return -1;
+    if (SIZE(fast) != count) {
+        PyErr_Format(PyExc_ValueError, "%s: expected %d items", what, count);
+        Py_DECREF(fast);
+        return -1;
+    }
+    for (int i = 0; i < count; i++) {
+        long value = PyLong_AsLong(ITEM(fast, i));
+        if (value == -1 && PyErr_Occurred()) { Py_DECREF(fast); return -1; }
+        if (value < 0 || value >= limit) {
+            PyErr_Format(PyExc_ValueError, "%s: %ld out of range", what, value);
+            Py_DECREF(fast);
+            return -1;
+        }
+        out[i] = (uint8_t)value;
+    }
+    Py_DECREF(fast);
+    return 0;
+}
+
+/* Copy a buffer of count items of size bytes each (an array('Q') or array('h')). */
+static void *buffer_copy(PyObject *object, Py_ssize_t size, Py_ssize_t *count) {
+    Py_buffer view;
+    if (PyObject_GetBuffer(object, &view, PyBUF_SIMPLE) < 0) return NULL;
+    void *copy = NULL;
+    if (view.len % size) {
+        PyErr_SetString(PyExc_ValueError, "book: a buffer of another item size");
+    } else {
+        copy = PyMem_Malloc(view.len ? (size_t)view.len : 1);
+        if (copy == NULL) PyErr_NoMemory();
+        else memcpy(copy, view.buf, (size_t)view.len);
+        *count = view.len / size;
+    }
+    PyBuffer_Release(&view);
+    return copy;
+}
+
+/* The lines (bitmasks of k cells on the board) and the lines through each cell. */
+static int read_lines(Exact *e, PyObject *lines) {
+    PyObject *fast = PySequence_List(lines);
+    if (fast == NULL) return -1;
+    Py_ssize_t nlines = SIZE(fast);
+    e->lines = PyMem_Malloc((size_t)(nlines ? nlines : 1) * sizeof(bb_t));
+    e->through = PyMem_Malloc((size_t)(nlines ? nlines : 1) * (size_t)e->k * sizeof(bb_t));
+    e->through_index = PyMem_Malloc((size_t)(nlines ? nlines : 1) * (size_t)e->k * sizeof(int));
+    e->line_cells = PyMem_Calloc((size_t)(nlines ? nlines : 1), sizeof(*e->line_cells));
+    if (e->lines == NULL || e->through == NULL || e->through_index == NULL ||
+        e->line_cells == NULL) {
+        Py_DECREF(fast);
+        PyErr_NoMemory();
+        return -1;
+    }
+    for (Py_ssize_t i = 0; i < nlines; i++) {
+        bb_t line;
+        if (as_bitboard(ITEM(fast, i), &line) < 0) { Py_DECREF(fast); return -1; }
+        if (line & ~e->full || popcount(line) != e->k) {
+            PyErr_SetString(PyExc_ValueError, "lines: a line off the board or of another length");
+            Py_DECREF(fast);
+            return -1;
+        }
+        e->lines[i] = line;
+        int j = 0;
+        for (bb_t rest = line; rest; rest &= rest - 1) e->line_cells[i][j++] = (uint8_t)lowest(rest);
+    }
+    Py_DECREF(fast);
+    e->nlines = (int)nlines;
+    int at = 0;
+    for (int cell = 0; cell < e->cells; cell++) {
+        e->through_start[cell] = at;
+        for (int i = 0; i < e->nlines; i++)
+            if (e->lines[i] >> cell & 1) {
+                e->through_index[at] = i;
+                e->through[at++] = e->lines[i];
+            }
+        if (at - e->through_start[cell] > MAX_THROUGH) {
+            PyErr_SetString(PyExc_ValueError, "too many lines through a cell");
+            return -1;
+        }
+    }
+    e->through_start[e->cells] = at;
+    return 0;
+}
+
+/* Exact(cells, k, lines, order, win_score, misere, perms, canonical_marks, book_marks,
+ * book_keys, book_scores, max_entries, dynamic_empties): see noughts.search.core. */
+static PyObject *exact_new(PyTypeObject *type, PyObject *args, PyObject *kwargs) {
+    int cells, k, win_score, misere, canonical_marks, book_marks, dynamic_empties;
+    long long max_entries;
+    PyObject *lines, *order, *perms, *book_keys, *book_scores;
+    if (kwargs != NULL && PyDict_Size(kwargs)) {
+        PyErr_SetString(PyExc_TypeError, "Exact takes positional arguments only");
+        return NULL;
+    }
+    if (!PyArg_ParseTuple(args, "iiOOipOiiOOLi", &cells, &k, &lines, &order, &win_score,
+                          &misere, &perms, &canonical_marks, &book_marks, &book_keys,
+                          &book_scores, &max_entries, &dynamic_empties))
+        return NULL;
+    if (cells < 1 || cells > MAX_CELLS || k < 1 || k > MAX_WEIGHT_K) {
+        PyErr_SetString(PyExc_ValueError,
+                        "the compiled exact search takes boards of 1 to 64 cells, k up to 16");
+        return NULL;
+    }
+    if (win_score < 2 * MAX_CELLS || win_score >= OFFSET) {
+        PyErr_SetString(PyExc_ValueError, "win_score out of range");
+        return NULL;
+    }
+    allocfunc tp_alloc = (allocfunc)PyType_GetSlot(type, Py_tp_alloc);
+    Exact *e = (Exact *)tp_alloc(type, 0);
+    if (e == NULL) return NULL;
+    memset((char *)e + sizeof(PyObject), 0, sizeof(Exact) - sizeof(PyObject));
+    e->cells = cells;
+    e->k = k;
+    e->full = cells == 64 ? ~(bb_t)0 : (((bb_t)1 << cells) - 1);
+    e->win_score = win_score;
+    e->misere = misere;
+    e->canonical_marks = canonical_marks;
+    e->book_marks = book_marks;
+    e->dynamic_empties = dynamic_empties;
+    e->max_entries = max_entries;
+    for (int marks = 0; marks <= k; marks++) {
+        int64_t weight = 1 + ((int64_t)1 << (2 * marks));
+        e->weights[marks] = misere ? -weight : weight;
+    }
+    if (read_lines(e, lines) < 0) goto fail;
+    if (cell_row(order, e->order, cells, cells, "order") < 0) goto fail;
+    PyObject *perm_list = PySequence_List(perms);
+    if (perm_list == NULL) goto fail;
+    Py_ssize_t nsym = SIZE(perm_list);
+    if (nsym < 1 || nsym > MAX_KEY_SYMMETRIES) {
+        PyErr_SetString(PyExc_ValueError, "perms: 1 to 256 symmetries");
+        Py_DECREF(perm_list);
+        goto fail;
+    }
+    e->nsym = (int)nsym;
+    e->perms = PyMem_Calloc((size_t)nsym, sizeof(*e->perms));
+    e->inverses = PyMem_Calloc((size_t)nsym, sizeof(*e->inverses));
+    if (e->perms == NULL || e->inverses == NULL) {
+        PyErr_NoMemory();
+        Py_DECREF(perm_list);
+        goto fail;
+    }
+    for (Py_ssize_t s = 0; s < nsym; s++) {
+        if (cell_row(ITEM(perm_list, s), e->perms[s], cells, cells, "perms") < 0) {
+            Py_DECREF(perm_list);
+            goto fail;
+        }
+        for (int cell = 0; cell < cells; cell++) e->inverses[s][e->perms[s][cell]] = (uint8_t)cell;
+    }
+    Py_DECREF(perm_list);
+    if (book_keys != Py_None) {
+        Py_ssize_t nkeys = 0, nscores = 0;
+        e->book_keys = buffer_copy(book_keys, sizeof(uint64_t), &nkeys);
+        if (e->book_keys == NULL) goto fail;
+        e->book_scores = buffer_copy(book_scores, sizeof(int16_t), &nscores);
+        if (e->book_scores == NULL) goto fail;
+        if (nkeys != nscores) {
+            PyErr_SetString(PyExc_ValueError, "book: one score per key");
+            goto fail;
+        }
+        e->book_size = nkeys;
+    }
+    if (map_init(&e->table, 1024) < 0) goto fail;
+    e->next_poll = POLL_NODES;
+    return (PyObject *)e;
+fail:
+    Py_DECREF(e);
+    return NULL;
+}
+
+static void exact_dealloc(PyObject *self) {
+    Exact *e = (Exact *)self;
+    map_free(&e->table);
+    PyMem_Free(e->lines);
+    PyMem_Free(e->through);
+    PyMem_Free(e->through_index);
+    PyMem_Free(e->line_cells);
+    PyMem_Free(e->perms);
+    PyMem_Free(e->inverses);
+    PyMem_Free(e->book_keys);
+    PyMem_Free(e->book_scores);
+    PyTypeObject *type = Py_TYPE(self);
+    freefunc tp_free = (freefunc)PyType_GetSlot(type, Py_tp_free);
+    tp_free(self);
+    Py_DECREF(type);
+}
+
+/* A window bound: any int, clamped to just outside the scores (the same search). */
+static int as_bound(Exact *e, PyObject *value, int *out) {
+    int overflow = 0;
+    long long bound = PyLong_AsLongLongAndOverflow(value, &overflow);
+    if (bound == -1 && PyErr_Occurred()) return -1;
+    long long edge = e->win_score + 1;
+    if (overflow > 0 || bound > edge) bound = edge;
+    if (overflow < 0 || bound < -edge) bound = -edge;
+    *out = (int)bound;
+    return 0;
+}
+
+/* search(me, opp, alpha, beta, limit, start): ExactSearch.search with the calling
+ * thread's limit (None for none) and the node count its node limit counts from. */
+static PyObject *exact_search(PyObject *self, PyObject *args) {
+    Exact *e = (Exact *)self;
+    PyObject *me_obj, *opp_obj, *alpha_obj, *beta_obj, *limit;
+    long long start;
+    if (!PyArg_ParseTuple(args, "OOOOOL", &me_obj, &opp_obj, &alpha_obj, &beta_obj, &limit,
+                          &start))
+        return NULL;
+    bb_t me, opp;
+    int alpha, beta;
+    if (as_bitboard(me_obj, &me) < 0 || as_bitboard(opp_obj, &opp) < 0 ||
+        as_bound(e, alpha_obj, &alpha) < 0 || as_bound(e, beta_obj, &beta) < 0)
+        return NULL;
+    if (me & opp || (me | opp) & ~e->full) {
+        PyErr_SetString(PyExc_ValueError, "a position's two sides share a cell or leave the board");
+        return NULL;
+    }
+    /* ExactSearch._state: the lines open to each side, the cells completing one */
+    int my_live = 0, opp_live = 0;
+    bb_t my_wins = 0, opp_wins = 0;
+    for (int i = 0; i < e->nlines; i++) {
+        bb_t line = e->lines[i];
+        if (!(line & opp)) {
+            my_live++;
+            bb_t rest = line & ~me;
+            if (rest && !(rest & (rest - 1))) my_wins |= rest;
+        }
+        if (!(line & me)) {
+            opp_live++;
+            bb_t rest = line & ~opp;
+            if (rest && !(rest & (rest - 1))) opp_wins |= rest;
+        }
+    }
+    Run run = {.exact = e, .start = start, .dynamic_empties = e->dynamic_empties};
+    run.line_weights = PyMem_Malloc((size_t)(e->nlines ? e->nlines : 1) * sizeof(int64_t));
+    if (run.line_weights == NULL) return PyErr_NoMemory();
+    weigh(&run, me, opp);
+    if (poll_set(&run.poll, limit) < 0) {
+        PyMem_Free(run.line_weights);
+        return NULL;
+    }
+    run.has_limit = run.poll.limit != NULL;
+    int score = negamax(&run, me, opp, popcount(me | opp), my_live, opp_live, my_wins,
+                        opp_wins, alpha, beta);
+    poll_clear(&run.poll);
+    PyMem_Free(run.line_weights);
+    if (run.stop == 1) raise_exhausted();
+    if (run.stop) return NULL;
+    return PyLong_FromLong(score);
+}
+
+static PyObject *exact_get(PyObject *self, PyObject *key_obj) {
+    Exact *e = (Exact *)self;
+    word_t key;
+    if (as_word(key_obj, &key) < 0) {
+        if (!PyErr_ExceptionMatches(PyExc_OverflowError)) return NULL;
+        PyErr_Clear(); /* no key of this table */
+        Py_RETURN_NONE;
+    }
+    const int64_t *found = map_get(&e->table, key);
+    if (found == NULL) Py_RETURN_NONE;
+    return PyLong_FromLongLong(*found);
+}
+
+static PyObject *exact_clear(PyObject *self, PyObject *unused) {
+    (void)unused;
+    map_clear(&((Exact *)self)->table);
+    Py_RETURN_NONE;
+}
+
+static PyObject *exact_items(PyObject *self, PyObject *unused) {
+    (void)unused;
+    /* copied out first: making Python objects may run code that changes the table */
+    const Map *map = &((Exact *)self)->table;
+    size_t count = 0;
+    word_t *keys = PyMem_Malloc((map->count ? map->count : 1) * sizeof(word_t));
+    int64_t *values = PyMem_Malloc((map->count ? map->count : 1) * sizeof(int64_t));
+    if (keys == NULL || values == NULL) {
+        PyMem_Free(keys);
+        PyMem_Free(values);
+        return PyErr_NoMemory();
+    }
+    for (size_t cursor = 0; count < map->count &&
+                            map_next(map, &cursor, &keys[count], &values[count]);)
+        count++;
+    PyObject *list = PyList_New((Py_ssize_t)count);
+    for (size_t i = 0; list != NULL && i < count; i++) {
+        PyObject *key = from_word(keys[i]);
+        PyObject *value = PyLong_FromLongLong(values[i]);
+        PyObject *pair = key && value ? PyTuple_Pack(2, key, value) : NULL;
+        Py_XDECREF(key);
+        Py_XDECREF(value);
+        if (pair == NULL) Py_CLEAR(list);
+        else PyList_SetItem(list, (Py_ssize_t)i, pair);
+    }
+    PyMem_Free(keys);
+    PyMem_Free(values);
+    return list;
+}
+
+static Py_ssize_t exact_length(PyObject *self) {
+    return (Py_ssize_t)((Exact *)self)->table.count;
+}
+
+static PyObject *exact_get_nodes(PyObject *self, void *closure) {
+    (void)closure;
+    return PyLong_FromLongLong(((Exact *)self)->nodes);
+}
+
+static PyObject *exact_get_next_poll(PyObject *self, void *closure) {
+    (void)closure;
+    return PyLong_FromLongLong(((Exact *)self)->next_poll);
+}
+
+static int set_int64(PyObject *value, int64_t *out, const char *name) {
+    if (value == NULL) {
+        PyErr_Format(PyExc_AttributeError, "%s cannot be deleted", name);
+        return -1;
+    }
+    long long number = PyLong_AsLongLong(value);
+    if (number == -1 && PyErr_Occurred()) return -1;
+    *out = number;
+    return 0;
+}
+
+static int exact_set_next_poll(PyObject *self, PyObject *value, void *closure) {
+    (void)closure;
+    return set_int64(value, &((Exact *)self)->next_poll, "next_poll");
+}
+
+static PyObject *exact_get_max_entries(PyObject *self, void *closure) {
+    (void)closure;
+    return PyLong_FromLongLong(((Exact *)self)->max_entries);
+}
+
+static int exact_set_max_entries(PyObject *self, PyObject *value, void *closure) {
+    (void)closure;
+    return set_int64(value, &((Exact *)self)->max_entries, "max_entries");
+}
+
+static PyObject *exact_get_dynamic_empties(PyObject *self, void *closure) {
+    (void)closure;
+    return PyLong_FromLong(((Exact *)self)->dynamic_empties);
+}
+
+static int exact_set_dynamic_empties(PyObject *self, PyObject *value, void *closure) {
+    (void)closure;
+    int64_t number;
+    if (set_int64(value, &number, "dynamic_empties") < 0) return -1;
+    if (number < -1 || number > MAX_CELLS) {
+        PyErr_SetString(PyExc_ValueError, "dynamic_empties: -1 to 64");
+        return -1;
+    }
+    ((Exact *)self)->dynamic_empties = (int)number;
+    return 0;
+}
+
+static PyGetSetDef exact_getset[] = {
+    {"nodes", exact_get_nodes, NULL, "Nodes searched so far.", NULL},
+    {"next_poll", exact_get_next_poll, exact_set_next_poll,
+     "The node count at which the limit is polled next.", NULL},
+    {"max_entries", exact_get_max_entries, exact_set_max_entries,
+     "The table is emptied when it holds this many entries.", NULL},
+    {"dynamic_empties", exact_get_dynamic_empties, exact_set_dynamic_empties,
+     "Nodes with more empty cells than this order their moves by line weights.", NULL},
+    {NULL, NULL, NULL, NULL, NULL},
+};
+
+static PyMethodDef exact_methods[] = {
+    {"search", exact_search, METH_VARARGS,
+     "search(me, opp, alpha, beta, limit, start): the fail-soft negamax."},
+    {"get", exact_get, METH_O, "The table's packed entry of a key, or None."},
+    {"clear", exact_clear, METH_NOARGS, "Empty the table."},
+    {"items", exact_items, METH_NOARGS, "The table's (key, packed entry) pairs."},
+    {NULL, NULL, 0, NULL},
+};
+
+static PyType_Slot exact_slots[] = {
+    {Py_tp_new, exact_new},
+    {Py_tp_dealloc, exact_dealloc},
+    {Py_tp_methods, exact_methods},
+    {Py_tp_getset, exact_getset},
+    {Py_mp_length, exact_length},
+    {Py_tp_doc, "The exact negamax with its table (normal play and misère), compiled."},
+    {0, NULL},
+};
+
+static PyType_Spec exact_spec = {
+    "noughts.search._core.Exact", sizeof(Exact), 0, Py_TPFLAGS_DEFAULT, exact_slots,
+};
+
+int exact_add_type(PyObject *module) {
+    ExactType = (PyTypeObject *)PyType_FromSpec(&exact_spec);
+    if (ExactType == NULL) return -1;
+    Py_INCREF((PyObject *)ExactType);
+    if (PyModule_AddObject(module, "Exact", (PyObject *)ExactType) < 0) {
+        Py_DECREF(ExactType);
+        return -1;
+    }
+    return 0;
+}
