@@ -12,6 +12,12 @@ reply of the opponent; each must lead to a stored position or to one that
 :func:`threat_win` proves. A proven entry whose subtree reaches an open entry or an
 unproven position is a failure; open entries are counted as the frontier.
 
+The compiled core (:mod:`noughts.search.core`) holds a port of this checker, its walk
+and its threat checker, written apart from the searches it checks. Where the compiled
+core runs, :func:`verify_strategy` and :func:`check_entries` run that port (``core=``
+asks for one); it gives the same :class:`Report`, and the Python code here stays the
+reference.
+
 >>> from noughts.variants import variant
 >>> g = variant("4x4x4")
 >>> x = sum(1 << c for c in (0, 1, 6, 10))  # two lines of two cross on the empty cell 2
@@ -27,12 +33,18 @@ from __future__ import annotations
 import random
 from collections.abc import Callable
 from dataclasses import dataclass, field
-from functools import cache
+from functools import cache, lru_cache
+from types import ModuleType
+from typing import TYPE_CHECKING
 
-from noughts.geometry import Bitboard
+from noughts.errors import NoughtsError
+from noughts.geometry import Bitboard, Geometry
 from noughts.knowledge.strategy import Found, Strategy
 from noughts.notation import format_board
 from noughts.position import Position
+
+if TYPE_CHECKING:
+    from noughts.search.core import Core
 
 __all__ = ["threat_win", "verify_strategy", "check_entries", "Report", "CHECK_THREATS"]
 
@@ -192,24 +204,98 @@ def verify_strategy(
     root: Position | None = None,
     *,
     progress: Callable[[Report], None] | None = None,
+    core: Core | None = None,
 ) -> Report:
     """Walk ``strategy`` from ``root`` (the empty board by default) through every reply
-    of the opponent; see the module docstring."""
+    of the opponent; see the module docstring. ``progress`` gets the report so far after
+    every hundredth stored position checked. ``core`` picks the checker (by default the
+    compiled one where the compiled core runs)."""
     start = root if root is not None else Position("", strategy.geometry)
-    report = Report()
-    walk = _Walk(strategy, report, start.to_move, progress)
+    walk = _Walk(strategy, Report(), start.to_move, progress)
     me, them = start.marks(start.to_move), start.marks(start.last_mover)
     placed = walk.key(me, them)
-    found = strategy.found_at(*placed)
-    report.root_proven = bool(found and found.proven)
-    walk.walk(me, them, False, placed, 0 if start.winner is not None else start.empty)
-    return report
+    found = walk.found(*placed)
+    legal = 0 if start.winner is not None else start.empty
+    root_proven = bool(found and found.proven)
+    compiled = _compiled_checker(core, strategy.geometry)
+    if compiled is None:
+        walk.report.root_proven = root_proven
+        walk.walk(me, them, False, placed, legal)
+        return walk.report
+    module, tables = compiled
+
+    def report_progress(so_far: _CompiledReport) -> None:
+        assert progress is not None
+        progress(_report(strategy.geometry, so_far, root_proven=root_proven))
+
+    result = module.verify_strategy(tables, strategy.records(), start.x, start.o,
+                                    start.to_move == "X", legal, CHECK_THREATS,
+                                    None if progress is None else report_progress)
+    return _report(strategy.geometry, result, root_proven=root_proven)
+
+
+def check_entries(strategy: Strategy, count: int, seed: int = 0, *,
+                  core: Core | None = None) -> Report:
+    """Check ``count`` proven entries drawn at random, each one step deep: its move is
+    legal and every reply leads to a stored proven entry or a threat win. ``core`` as
+    for :func:`verify_strategy`."""
+    rng = random.Random(seed)
+    proven = [key for key, entry in strategy.entries.items() if entry.proven]
+    positions = [Position.from_bitboards(x, o, strategy.geometry)
+                 for x, o in rng.sample(proven, min(count, len(proven)))]
+    compiled = _compiled_checker(core, strategy.geometry)
+    if compiled is None:
+        report = Report()
+        for position in positions:
+            _check_one_step(strategy, position, report)
+        return report
+    module, tables = compiled
+    result = module.check_entries(
+        tables, strategy.records(),
+        [(position.x, position.o, position.to_move == "X",
+          0 if position.winner is not None else position.empty) for position in positions],
+        CHECK_THREATS)
+    return _report(strategy.geometry, result)
+
+
+def _check_one_step(strategy: Strategy, position: Position, report: Report) -> None:
+    """Check ``position``'s entry: its move is legal and every reply leads to a stored
+    proven entry (whose move is legal) or a threat win."""
+    walk = _Walk(strategy, report, position.to_move)
+    full = walk.full
+
+    def one_step(me: Bitboard, them: Bitboard, claimed: bool, placed: tuple[Key, int]) -> bool:
+        stored = walk.found(*placed)
+        if stored is not None and stored.proven:
+            return bool((full & ~(me | them)) >> stored.move & 1)
+        return walk.check(me, them, None, claimed, one_step)
+
+    me, them = position.marks(position.to_move), position.marks(position.last_mover)
+    walk.check(me, them, walk.found(*walk.key(me, them)), True, one_step,
+               0 if position.winner is not None else position.empty)
 
 
 Key = tuple[int, int]
 Visit = Callable[[Bitboard, Bitboard, bool, tuple[Key, int]], bool]
 """What :meth:`_Walk.check` does with a reply: ``visit(me, them, claimed, (key,
 symmetry))`` for the position after it, True if that position is won."""
+
+_FAILURES = (
+    "not stored and no threat win",
+    "stored move {move} is illegal",
+    "stored move {move} draws",
+    "after {move}, {reply} ends the game",
+    "stored as proven, but not every reply is won",
+)
+"""What a failure says after the board, by kind (the compiled checker gives the kind's
+number)."""
+NOT_STORED, ILLEGAL, DRAWS, ENDS, NOT_EVERY_REPLY = range(len(_FAILURES))
+
+
+def _failure(geometry: Geometry, x: Bitboard, o: Bitboard, kind: int, move: int = -1,
+             reply: int = -1) -> str:
+    """A failure's line: the board, then what failed there."""
+    return f"{format_board(x, o, geometry)}: {_FAILURES[kind].format(move=move, reply=reply)}"
 
 
 class _Walk:
@@ -246,10 +332,22 @@ class _Walk:
 
         return key
 
-    def fail(self, me: Bitboard, them: Bitboard, what: str) -> None:
-        """Record a failure at the position."""
+    def found(self, key: Key, symmetry: int) -> Found | None:
+        """:meth:`Strategy.found_at`, but a stored move off the board (a damaged file)
+        stays as stored, an illegal move, instead of failing to map."""
+        entry = self.strategy.get(key)
+        if entry is None:
+            return None
+        move = entry.move
+        if move < self.geometry.cells:
+            move = self.strategy.from_canonical(symmetry, move)
+        return Found(move, entry.proven, entry.plies)
+
+    def fail(self, me: Bitboard, them: Bitboard, kind: int, move: int = -1,
+             reply: int = -1) -> None:
+        """Record a failure of ``kind`` at the position."""
         x, o = (me, them) if self.x_moves else (them, me)
-        self.report.failures.append(f"{format_board(x, o, self.geometry)}: {what}")
+        self.report.failures.append(_failure(self.geometry, x, o, kind, move, reply))
 
     def completes(self, marks: Bitboard, bit: Bitboard) -> bool:
         """Whether ``marks`` complete a line through the cell ``bit``."""
@@ -264,7 +362,7 @@ class _Walk:
         if key in seen:
             return seen[key]
         seen[key] = False
-        found = self.strategy.found_at(key, symmetry)
+        found = self.found(key, symmetry)
         won = self.check(me, them, found, claimed, self.walk, legal)
         report = self.report
         if found is not None and self.progress is not None and report.checked % 100 == 0:
@@ -288,7 +386,7 @@ class _Walk:
                 return True
             report.unsolved += 1
             if claimed:
-                self.fail(me, them, "not stored and no threat win")
+                self.fail(me, them, NOT_STORED)
             return False
         report.checked += 1
         if not found.proven:
@@ -296,7 +394,7 @@ class _Walk:
         move = found.move
         empty = self.full & ~(me | them)
         if not (empty if legal is None else legal) >> move & 1:
-            self.fail(me, them, f"stored move {move} is illegal")
+            self.fail(me, them, ILLEGAL, move)
             return False
         played = 1 << move
         after = me | played
@@ -304,7 +402,7 @@ class _Walk:
             return True
         empty ^= played
         if not empty:
-            self.fail(me, them, f"stored move {move} draws")
+            self.fail(me, them, DRAWS, move)
             return False
         claim = claimed or found.proven
         won = True
@@ -317,7 +415,7 @@ class _Walk:
             replied = them | bit
             if bit == empty or self.completes(replied, bit):  # the reply ends the game
                 if claim:
-                    self.fail(me, them, f"after {move}, {bit.bit_length() - 1} ends the game")
+                    self.fail(me, them, ENDS, move, bit.bit_length() - 1)
                 won = False
                 continue
             placed = reply_key(bit.bit_length() - 1)
@@ -327,33 +425,56 @@ class _Walk:
             if not visit(after, replied, claim, placed):
                 won = False
         if found.proven and not won:
-            self.fail(me, them, "stored as proven, but not every reply is won")
+            self.fail(me, them, NOT_EVERY_REPLY)
         return won
 
 
-def check_entries(strategy: Strategy, count: int, seed: int = 0) -> Report:
-    """Check ``count`` proven entries drawn at random, each one step deep: its move is
-    legal and every reply leads to a stored proven entry or a threat win."""
-    rng = random.Random(seed)
-    proven = [key for key, entry in strategy.entries.items() if entry.proven]
-    report = Report()
-    for x, o in rng.sample(proven, min(count, len(proven))):
-        _check_one_step(strategy, Position.from_bitboards(x, o, strategy.geometry), report)
-    return report
+# -- the compiled checker ----------------------------------------------------------------
+_CompiledReport = tuple[int, int, int, int, list[tuple[int, int, int, int, int]],
+                        dict[int, list[int]]]
+"""What the compiled checker gives: checked, threat_leaves, open_entries, unsolved, the
+failures as (x, o, kind, move, reply), by_plies."""
+def _compiled_checker(core: Core | None, geometry: Geometry) -> tuple[ModuleType, object] | None:
+    """The compiled core and its tables of ``geometry`` for the checker, or ``None`` for
+    the Python checker: where the compiled core does not run (or ``core`` is
+    ``"python"``), on boards its tables do not take (over 64 cells or 192 symmetries),
+    and where its build predates the checker (``core="compiled"`` then raises
+    :class:`NoughtsError`)."""
+    from noughts.search.core import core_module
+
+    module = core_module(core, geometry)
+    if module is None:
+        return None
+    if not hasattr(module, "verify_strategy"):
+        if core == "compiled":
+            raise NoughtsError("the compiled core was built without the strategy checker: "
+                               "build it again")
+        return None
+    try:
+        return module, _checker_tables(geometry)
+    except ValueError:  # a board past the compiled tables' bounds
+        return None
 
 
-def _check_one_step(strategy: Strategy, position: Position, report: Report) -> None:
-    """Check ``position``'s entry: its move is legal and every reply leads to a stored
-    proven entry (whose move is legal) or a threat win."""
-    walk = _Walk(strategy, report, position.to_move)
-    full = walk.full
+@lru_cache(maxsize=8)
+def _checker_tables(geometry: Geometry) -> object:
+    """The compiled core's tables of ``geometry`` with every symmetry of its group, in
+    the group's order (the strategy's keys are made with them all)."""
+    from noughts.search.core import built
 
-    def one_step(me: Bitboard, them: Bitboard, claimed: bool, placed: tuple[Key, int]) -> bool:
-        stored = strategy.found_at(*placed)
-        if stored is not None and stored.proven:
-            return bool((full & ~(me | them)) >> stored.move & 1)
-        return walk.check(me, them, None, claimed, one_step)
+    module = built()
+    assert module is not None
+    index = {line: i for i, line in enumerate(geometry.lines)}
+    through = tuple(tuple(index[line] for line in geometry.lines_through[cell])
+                    for cell in range(geometry.cells))
+    unhashed = (0,) * geometry.cells  # (the checker hashes nothing)
+    return module.Tables(geometry.cells, geometry.k, geometry.lines, through,
+                         geometry.symmetry_group.perms, unhashed, unhashed)
 
-    me, them = position.marks(position.to_move), position.marks(position.last_mover)
-    walk.check(me, them, strategy.lookup(position), True, one_step,
-               0 if position.winner is not None else position.empty)
+
+def _report(geometry: Geometry, result: _CompiledReport, *, root_proven: bool = False) -> Report:
+    """The compiled checker's report as a :class:`Report`."""
+    checked, threat_leaves, open_entries, unsolved, failures, by_plies = result
+    return Report(checked=checked, threat_leaves=threat_leaves, open_entries=open_entries,
+                  unsolved=unsolved, root_proven=root_proven, by_plies=by_plies,
+                  failures=[_failure(geometry, *failure) for failure in failures])

@@ -13,7 +13,8 @@ PyMODINIT_FUNC PyInit__core(void) {
     PyObject *module = PyModule_Create(&core_module);
     if (module == NULL) return NULL;
     if (tables_add_type(module) < 0 || search_add_type(module) < 0 ||
-        threats_add_type(module) < 0 || proof_add_types(module) < 0) {
+        threats_add_type(module) < 0 || proof_add_types(module) < 0 ||
+        check_add_functions(module) < 0) {
         Py_DECREF(module);
         return NULL;
     }
