@@ -69,16 +69,31 @@ static inline bb_t image(const Check *c, int s, bb_t b) {
     return result;
 }
 
-/* The least image (x, o) of the position under the symmetries, as the word
- * x | o << cells orders them, and the first symmetry giving it. */
-static void canonical(const Check *c, bb_t x, bb_t o, bb_t *key_x, bb_t *key_o, int *symmetry) {
+/* Whether the image (x, o) comes before (than_x, than_o) as the word x | o << cells
+ * orders them. */
+static inline int before(bb_t x, bb_t o, bb_t than_x, bb_t than_o) {
+    return o < than_o || (o == than_o && x < than_x);
+}
+
+/* The images of a position's X and O marks under every symmetry (the tables hold at
+ * least one: the identity). */
+static void images_of(const Check *c, bb_t x, bb_t o, bb_t *xs, bb_t *os) {
+    int s = 0;
+    do {
+        xs[s] = image(c, s, x);
+        os[s] = image(c, s, o);
+    } while (++s < c->tables->nsym);
+}
+
+/* The key of a position of the walk (me to move), as Strategy.key gives it: the least
+ * image and the first symmetry giving it (Symmetries.canonical). */
+static void key_of(const Check *c, bb_t me, bb_t them, bb_t *key_x, bb_t *key_o, int *symmetry) {
+    bb_t x = c->x_moves ? me : them, o = c->x_moves ? them : me;
     bb_t best_x = image(c, 0, x), best_o = image(c, 0, o);
     int best = 0;
     for (int s = 1; s < c->tables->nsym; s++) {
-        bb_t image_o = image(c, s, o);
-        if (image_o > best_o) continue;
-        bb_t image_x = image(c, s, x);
-        if (image_o < best_o || image_x < best_x) {
+        bb_t image_x = image(c, s, x), image_o = image(c, s, o);
+        if (before(image_x, image_o, best_x, best_o)) {
             best_x = image_x;
             best_o = image_o;
             best = s;
@@ -89,12 +104,26 @@ static void canonical(const Check *c, bb_t x, bb_t o, bb_t *key_x, bb_t *key_o, 
     *symmetry = best;
 }
 
-/* The key of a position of the walk (me to move), as Strategy.key gives it. */
-static void key_of(const Check *c, bb_t me, bb_t them, bb_t *key_x, bb_t *key_o, int *symmetry) {
-    if (c->x_moves)
-        canonical(c, me, them, key_x, key_o, symmetry);
-    else
-        canonical(c, them, me, key_x, key_o, symmetry);
+/* key_of for the position after the opponent's reply, from the images of the position
+ * before it (xs, os: what all the replies share; Symmetries.child_canonical). */
+static void reply_key(const Check *c, const bb_t *xs, const bb_t *os, int reply, bb_t *key_x,
+                      bb_t *key_o, int *symmetry) {
+    const Tables *t = c->tables;
+    bb_t best_x = 0, best_o = 0;
+    int best = -1;
+    for (int s = 0; s < t->nsym; s++) {
+        bb_t mark = bit_of(t->perms[s][reply]); /* the reply is the other side's */
+        bb_t image_x = c->x_moves ? xs[s] : xs[s] | mark;
+        bb_t image_o = c->x_moves ? os[s] | mark : os[s];
+        if (best < 0 || before(image_x, image_o, best_x, best_o)) {
+            best_x = image_x;
+            best_o = image_o;
+            best = s;
+        }
+    }
+    *key_x = best_x;
+    *key_o = best_o;
+    *symmetry = best;
 }
 
 /* -- the strategy's records (Strategy._get_packed and found_at) ---------------------------- */
@@ -308,6 +337,8 @@ static int check(Check *c, bb_t me, bb_t them, const Entry *found, int claimed, 
     if (!empty) return fail(c, DRAWS, me, them, move, -1);
     int claim = claimed || found->proven, won = 1, nreplies = 0;
     bb_t replies_x[MAX_CELLS], replies_o[MAX_CELLS]; /* the replies' keys: one per class */
+    bb_t xs[MAX_SYMMETRIES], os[MAX_SYMMETRIES];
+    images_of(c, c->x_moves ? after : them, c->x_moves ? them : after, xs, os);
     for (bb_t rest = empty; rest; rest &= rest - 1) {
         int reply = lowest(rest);
         bb_t replied = them | bit_of(reply);
@@ -318,7 +349,7 @@ static int check(Check *c, bb_t me, bb_t them, const Entry *found, int claimed, 
         }
         bb_t key_x, key_o;
         int symmetry, known = 0;
-        key_of(c, after, replied, &key_x, &key_o, &symmetry);
+        reply_key(c, xs, os, reply, &key_x, &key_o, &symmetry);
         for (int i = 0; i < nreplies && !known; i++)
             known = replies_x[i] == key_x && replies_o[i] == key_o;
         if (known) continue;
