@@ -145,16 +145,26 @@ class Strategy(CanonicalTable[Entry]):
         return Found(self.from_canonical(symmetry, entry.move), entry.proven, entry.plies)
 
     # -- the file ----------------------------------------------------------------------
-    def to_bytes(self) -> bytes:
-        """The compressed file form (records sorted, so equal strategies give equal
-        bytes)."""
-        body = b"".join(
+    def records(self) -> bytes:
+        """The entries as the file's records (23 bytes each, see the module docstring):
+        the file's own while none is unpacked, else packed sorted by key, so a binary
+        search finds an entry as :meth:`get` does."""
+        if self._entries is None:
+            return self._packed
+        return self._pack()
+
+    def _pack(self) -> bytes:
+        return b"".join(
             _RECORD.pack(x, o, e.move, PROVEN if e.proven else OPEN, e.plies,
                          min(e.effort_ms, 2**32 - 1))
             for (x, o), e in sorted(self.entries.items())
         )
+
+    def to_bytes(self) -> bytes:
+        """The compressed file form (records sorted, so equal strategies give equal
+        bytes)."""
         name = self.variant.encode()
-        return _MAGIC + bytes([len(name)]) + name + zlib.compress(body, 9)
+        return _MAGIC + bytes([len(name)]) + name + zlib.compress(self._pack(), 9)
 
     @classmethod
     def from_bytes(cls, data: bytes) -> Strategy:

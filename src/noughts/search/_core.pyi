@@ -1,5 +1,7 @@
 """The compiled search core's interface (a C extension; see noughts.search.core)."""
 
+from collections.abc import Callable
+
 from noughts.budget import Limit
 
 class Tables:
@@ -145,3 +147,27 @@ class Exact:
     def clear(self) -> None: ...
     def items(self) -> list[tuple[int, int]]: ...
     def __len__(self) -> int: ...
+
+# The strategy checker (csrc/check.c, noughts.builders.strategy_check's port): the
+# report as (checked, threat_leaves, open_entries, unsolved, failures as (x, o, kind,
+# move, reply), by_plies).
+CheckReport = tuple[int, int, int, int, list[tuple[int, int, int, int, int]], dict[int, list[int]]]
+
+def verify_strategy(
+    tables: Tables,
+    records: bytes,
+    x: int,
+    o: int,
+    x_moves: bool,
+    legal: int,
+    depth: int,
+    progress: Callable[[CheckReport], object] | None,
+    /,
+) -> CheckReport: ...
+def check_entries(
+    tables: Tables,
+    records: bytes,
+    positions: list[tuple[int, int, bool, int]],
+    depth: int,
+    /,
+) -> CheckReport: ...

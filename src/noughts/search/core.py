@@ -52,6 +52,7 @@ __all__ = [
     "built",
     "compiled",
     "name",
+    "core_module",
     "anytime_search",
     "threat_search",
     "proof_search",
@@ -98,9 +99,10 @@ def name() -> Core:
     return "compiled" if compiled() is not None else "python"
 
 
-def _native(core: Core | None, geometry: Geometry) -> ModuleType | None:
-    """The compiled module to use for a search on ``geometry``, or ``None`` for Python
-    (``core`` asks for one; the compiled one takes boards of up to 64 cells)."""
+def core_module(core: Core | None, geometry: Geometry) -> ModuleType | None:
+    """The compiled module to use for work on ``geometry`` (a search, the strategy
+    checker), or ``None`` for Python (``core`` asks for one; the compiled one takes
+    boards of up to 64 cells)."""
     if core == "python":
         return None
     module = built() if core == "compiled" else compiled()
@@ -163,7 +165,7 @@ def anytime_search(
     from noughts.search.evaluate import search_weights
     from noughts.search.pvs import AnytimeSearch
 
-    native = _native(core, position.geometry)
+    native = core_module(core, position.geometry)
     if native is None:
         return AnytimeSearch(position, style=style, limit=limit, learned=learned,
                              misere=misere)
@@ -206,7 +208,7 @@ def threat_search(
 
     game = variant(game)
     limit = limit if limit is not None else Limit()
-    native = _native(core, game.geometry)
+    native = core_module(core, game.geometry)
     if native is None:
         return ThreatSearch(game, limit=limit)
     search: ThreatSearcher = native.ThreatSearch(
@@ -303,7 +305,7 @@ def proof_search(
         if core is not None and core != table_core:
             raise NoughtsError(f"a table of the {table_core} core cannot serve the {core} core")
         core = table_core
-    native = _native(core, position.geometry)
+    native = core_module(core, position.geometry)
     if native is None:
         python_table: dict[int, Any] | None = None
         if table is not None:
@@ -373,7 +375,7 @@ def exact_search(
     ...              dynamic_empties=4, core="python") is None
     True
     """
-    native = _native(core, geometry)
+    native = core_module(core, geometry)
     if native is None or geometry.k > _MAX_COMPILED_EXACT_K:
         return None
     keys, scores = book if book is not None else (None, None)

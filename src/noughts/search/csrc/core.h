@@ -2,8 +2,10 @@
  *
  * Every search here is a faithful port of its pure-Python reference in
  * noughts.search (board, pvs, misere, threats, proof) and noughts.exact (negamax):
- * the same move order, the same table semantics, the same node counts. Boards of up
- * to 64 cells: a bitboard is one uint64_t, bit i is cell i.
+ * the same move order, the same table semantics, the same node counts. The strategy
+ * checker (check.c) ports noughts.builders.strategy_check and stands apart: it shares
+ * the plumbing below, never a search, since it checks what the searches built. Boards
+ * of up to 64 cells: a bitboard is one uint64_t, bit i is cell i.
  *
  * Built against the CPython stable ABI (Py_LIMITED_API 3.11), so one wheel serves
  * every Python from 3.11 on.
@@ -177,5 +179,6 @@ int search_add_type(PyObject *module);   /* pvs.c: the board and the anytime sea
 int threats_add_type(PyObject *module);  /* threats.c */
 int proof_add_types(PyObject *module);   /* proof.c */
 int exact_add_type(PyObject *module);    /* exact.c */
+int check_add_functions(PyObject *module); /* check.c: the strategy checker */
 
 #endif

@@ -14,7 +14,7 @@ PyMODINIT_FUNC PyInit__core(void) {
     if (module == NULL) return NULL;
     if (tables_add_type(module) < 0 || search_add_type(module) < 0 ||
         threats_add_type(module) < 0 || proof_add_types(module) < 0 ||
-        exact_add_type(module) < 0) {
+        exact_add_type(module) < 0 || check_add_functions(module) < 0) {
         Py_DECREF(module);
         return NULL;
     }
