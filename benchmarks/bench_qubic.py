@@ -21,6 +21,7 @@ one game loop, :func:`noughts.players.game.play_game`, the engine as level 10):
   at look-ahead 1-3 with lowest-cell and with random ties, the engine's own search
   without the strategy, the threat player), X's first mark placed by the harness on
   each of ``--cells``; ``--members`` picks members (see :mod:`noughts.arena.family`);
+  with ``--cli`` O moves through the command line, a cold process a move;
 * ``cold``: the wall time of a cold ``noughts move --time`` as O (a new process each
   run, ``--cold-runs`` runs in two positions past O's book, one after X opened on a
   corner and one on a cell of the other kind), beside a bare interpreter's start:
@@ -412,6 +413,10 @@ def main(argv: list[str] | None = None) -> int:
                         help="family: comma-separated X players (player specs, @N for N "
                              "nodes a move; 'family' or 'outside' for a whole set); "
                              "default the whole family")
+    parser.add_argument("--cli", action="store_true",
+                        help="family: O moves through the command line, each move a new "
+                             "'python -m noughts move ... --json' process (default: in "
+                             "this process)")
     parser.add_argument("--cells", default="all",
                         help="family: X's first cells: all, a list with ranges (0-15,21) or "
                              "sample:N (N cells spread over the 64)")
@@ -462,10 +467,12 @@ def main(argv: list[str] | None = None) -> int:
         report["self"] = bench_self(args.games, args.time, args.fast, args.seed, args.jobs)
     if "family" in parts:
         budget = f"{args.nodes} nodes" if args.nodes else f"{args.time} s"
-        print(f"family: the engine as O at {budget} a move against {len(members)} X players, "
-              f"{len(cells)} first cells each", flush=True)
-        tasks = tasks_for(members, cells, args.seed, args.time, args.nodes)
+        way = "through the command line" if args.cli else "in-process"
+        print(f"family: the engine as O at {budget} a move ({way}) against {len(members)} "
+              f"X players, {len(cells)} first cells each", flush=True)
+        tasks = tasks_for(members, cells, args.seed, args.time, args.nodes, args.cli)
         report["family_budget"] = budget
+        report["family_o"] = "cli" if args.cli else "in-process"
         report["family_cells"] = cells
         report["jobs"] = args.jobs
 

@@ -13,6 +13,11 @@ same. A member is any player spec, with ``@N`` for a node budget a move
 (:func:`noughts.arena.family.member_player`), so ``--members`` may name others;
 ``--members outside`` names the players outside the family.
 
+With ``--cli`` (``cli=True``), O answers as a user of the command line does: each O
+move is a new ``python -m noughts move BOARD --variant qubic --time T --json`` process
+(``--nodes N`` with a node budget), cold, and O's move times are the processes' wall
+times (:class:`CliPlayer`).
+
 Run as a script, it reads family results and prints the games by line, the wins O
 missed (``--missed-wins``), where the lost games were lost (``--escapes``) or the games
 another O book would change (``--book-changes``)::
@@ -26,7 +31,9 @@ import argparse
 import json
 import multiprocessing
 import statistics
+import subprocess
 import sys
+import time
 import zlib
 from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass
@@ -38,11 +45,11 @@ from noughts.budget import Limit
 from noughts.errors import NoughtsError
 from noughts.knowledge.obook import OBook
 from noughts.knowledge.shipped import SHIPPED, Knowledge
+from noughts.players.choice import choice_of
 from noughts.players.game import play_game
 from noughts.players.protocol import LevelPlayer, Player
 from noughts.position import Position
-from noughts.results import Mark
-from noughts.search.defence import CHECK_NODES
+from noughts.results import Mark, MoveChoice
 from noughts.search.proof import find_win
 
 CELLS = 64
@@ -52,14 +59,42 @@ _T = TypeVar("_T")
 
 @dataclass(frozen=True)
 class FamilyTask:
-    """One game: the member (spec, ``@N`` for nodes), X's first cell, the run's seed and
-    O's budget (seconds or nodes a move)."""
+    """One game: the member (spec, ``@N`` for nodes), X's first cell, the run's seed,
+    O's budget (seconds or nodes a move) and whether O moves through the command line
+    (``cli``: a cold process a move)."""
 
     member: str
     cell: int
     seed: int
     time_limit: float | None
     nodes: int | None
+    cli: bool = False
+
+
+class CliPlayer:
+    """O (or X) through the command line: each move a new
+    ``python -m noughts move BOARD --variant qubic --json`` process with ``--time`` or
+    ``--nodes``, as a user runs it (the same interpreter and environment as this one).
+
+    >>> player = CliPlayer(time_limit=None, nodes=2_000)
+    >>> player.move(Position("XXX./OOO./..../....|" + "|".join(["..../..../..../...."] * 3),
+    ...                      "qubic"), Limit()).move
+    3
+    """
+
+    name = "noughts move"
+
+    def __init__(self, *, time_limit: float | None, nodes: int | None) -> None:
+        self.budget = ["--nodes", str(nodes)] if nodes else ["--time", f"{time_limit:g}"]
+
+    def move(self, position: Position, budget: Limit) -> MoveChoice:
+        started = time.perf_counter()
+        command = [sys.executable, "-m", "noughts", "move", position.board,
+                   "--variant", "qubic", *self.budget, "--json"]
+        done = subprocess.run(command, capture_output=True, text=True, check=False)
+        if done.returncode != 0:
+            raise RuntimeError(f"noughts move exited {done.returncode}: {done.stderr.strip()}")
+        return choice_of(position, json.loads(done.stdout)["move"], started=started)
 
 
 def game_seed(seed: int, member: str, cell: int) -> int:
@@ -78,8 +113,9 @@ def family_game(task: FamilyTask, start: Position | None = None, *,
     against the engine as O (consulting ``o_knowledge``). Runs in a worker process."""
     seed = game_seed(task.seed, task.member, task.cell)
     x = member_player(task.member, seed)
-    o = LevelPlayer(10, seed ^ 0x5EED, time_limit=task.time_limit, nodes=task.nodes,
-                    knowledge=o_knowledge)
+    o: Player = (CliPlayer(time_limit=task.time_limit, nodes=task.nodes) if task.cli else
+                 LevelPlayer(10, seed ^ 0x5EED, time_limit=task.time_limit,
+                             nodes=task.nodes, knowledge=o_knowledge))
     position = start if start is not None else Position("", "qubic").play(task.cell)
     players: dict[Mark, Player] = {"X": x, "O": o}
     played = play_game(players, position)
@@ -135,11 +171,11 @@ def _spread(index: int) -> float:
 
 def tasks_for(
     members: Iterable[str], cells: list[int], seed: int, time_limit: float | None,
-    nodes: int | None,
+    nodes: int | None, cli: bool = False,
 ) -> list[FamilyTask]:
     """Every (member, cell) game, cell by cell (a run cut short has played every member
-    about as often)."""
-    return [FamilyTask(member, cell, seed, None if nodes else time_limit, nodes)
+    about as often); ``cli``: O through the command line."""
+    return [FamilyTask(member, cell, seed, None if nodes else time_limit, nodes, cli)
             for cell in cells for member in members]
 
 
@@ -361,6 +397,9 @@ def proven_o_win(check: WinCheck) -> dict[str, object]:
             "plies": None if win is None else win[1]}
 
 
+CHECK_NODES = 1_000_000
+"""Proof positions of a move's check in ``--escapes``: about what the defence's checks
+reach in a move of a second on the compiled core."""
 WALK_NODES = 500_000
 """Proof positions of the search that finds, in a game O lost, the first O move after
 which X's win is proven (``--escapes``)."""
