@@ -390,3 +390,25 @@ def test_a_choice_carries_its_game_and_pickles_by_name() -> None:
     back = pickle.loads(raw)
     assert back == misere and back.game is variant("3x3-misere")
     assert (back.square, back.coords) == (misere.square, variant("3x3").coords(misere.move))
+
+
+def test_misere_boards_are_solved_from_16_empty_cells_on_the_compiled_core() -> None:
+    from noughts.search import core
+
+    assert core.exact_compiled(variant("4x4-misere").geometry)
+    empty, fifteen = Position("", "4x4-misere"), Position("", "4x4-misere").play(5)
+    assert can_solve(empty) and can_solve(fifteen)
+    assert not can_solve(Position("", "5x4k4-misere"))  # 20 empty cells
+    assert str(solve(empty)) == "draw"
+    with pytest.raises(TooLargeError, match="limit 16 empty cells"):
+        solve(Position("", "5x4k4-misere"))
+
+
+def test_on_the_python_core_the_misere_limit_stays_at_12(monkeypatch: pytest.MonkeyPatch) -> None:
+    from noughts.search import core
+
+    monkeypatch.setattr(core, "compiled", lambda: None)
+    assert not can_solve(Position("", "4x4-misere"))
+    assert can_solve(Position("XO.X/O.X./.O../....", "4x4-misere"))  # 10 empty cells
+    with pytest.raises(TooLargeError, match="limit 12 empty cells"):
+        solve(Position("", "4x4-misere"))

@@ -50,6 +50,7 @@ __all__ = [
     "MAX_EMPTY_CELLS",
     "MAX_EMPTY_CELLS_LARGE_BOARD",
     "MAX_EMPTY_CELLS_MISERE",
+    "MAX_EMPTY_CELLS_MISERE_COMPILED",
     "MAX_KEPT_SOLVERS",
     "IDLE_TABLE_ENTRIES",
     "share_tables",
@@ -63,9 +64,14 @@ MAX_EMPTY_CELLS_LARGE_BOARD = 18
 games with 20 empty cells took 20 s of CPU (5x5k4) and 18 take well under a second."""
 
 MAX_EMPTY_CELLS_MISERE = 12
-"""The limit in misère games, where few lines are ever completed and games run long: the
-worst of a handful of random positions took 3 s with 15 empty cells (4x4 misère), 2 s
-with 14 and a quarter of a second with 12."""
+"""The limit in misère games on the Python core, where few lines are ever completed and
+games run long: the worst of a handful of random positions took 3 s with 15 empty cells
+(4x4 misère), 2 s with 14 and a quarter of a second with 12."""
+
+MAX_EMPTY_CELLS_MISERE_COMPILED = 16
+"""The limit in misère games where the exact search runs on the compiled core: a best
+move with 16 empty cells takes at most half a second there (4x4 misère from the empty
+board 42 ms, 5x5k4 misère 0.27 s, 5x4k4 misère 0.51 s); with 17, two seconds."""
 
 
 
@@ -74,22 +80,30 @@ def can_solve(position: Position) -> bool:
 
     That is: a 3x3x3 (or smaller) cube, or at most :data:`MAX_EMPTY_CELLS` empty cells
     (:data:`MAX_EMPTY_CELLS_LARGE_BOARD` on boards with more cells than that, and
-    :data:`MAX_EMPTY_CELLS_MISERE` in misère games, cubes included).
+    :data:`MAX_EMPTY_CELLS_MISERE` in misère games, cubes included, or
+    :data:`MAX_EMPTY_CELLS_MISERE_COMPILED` where the compiled core runs the search).
 
     >>> can_solve(Position("", "4x4")), can_solve(Position("", "5x5k4"))
     (True, False)
-    >>> can_solve(Position("", "3x3-misere")), can_solve(Position("", "4x4k3-misere"))
+    >>> can_solve(Position("", "3x3-misere")), can_solve(Position("", "5x4k4-misere"))
     (True, False)
     """
     empty = position.empty.bit_count()
     game = position.game
     if game.dims == 3 and game.shape[0] <= 3 and game.rules.threat_search:
         return True
-    return empty <= _empty_limit(game)
+    return empty <= _empty_limit(game, empty)
 
 
-def _empty_limit(game: Variant) -> int:
+def _empty_limit(game: Variant, empty: int) -> int:
+    """The most empty cells solved on the spot on ``game`` (``empty``: the position's;
+    up to the Python core's misère limit the compiled core is not even asked about)."""
     if game.rules.misere:
+        if empty > MAX_EMPTY_CELLS_MISERE:
+            from noughts.search.core import exact_compiled
+
+            if exact_compiled(game.geometry):
+                return MAX_EMPTY_CELLS_MISERE_COMPILED
         return MAX_EMPTY_CELLS_MISERE
     if game.cells <= MAX_EMPTY_CELLS:
         return MAX_EMPTY_CELLS
@@ -358,7 +372,7 @@ def _idle_entries(in_use: Solver) -> int:
 
 def _require_solvable(position: Position) -> None:
     if not can_solve(position):
-        limit = _empty_limit(position.game)
+        limit = _empty_limit(position.game, position.empty.bit_count())
         raise TooLargeError(
             f"{position.variant} with {position.empty.bit_count()} empty cells is too large "
             f"to solve on the spot (limit {limit} empty cells); "

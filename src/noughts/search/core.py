@@ -62,6 +62,7 @@ __all__ = [
     "ProofSearcher",
     "ProofTable",
     "exact_search",
+    "exact_compiled",
     "ExactCore",
     "PURE_PYTHON_VARIABLE",
 ]
@@ -347,6 +348,18 @@ class ExactCore(Protocol):
     def __len__(self) -> int: ...
 
 
+def exact_compiled(geometry: Geometry, core: Core | None = None) -> bool:
+    """True if the exact search of ``geometry`` runs on the compiled core (where it runs,
+    on boards of up to 64 cells and lines of up to 16).
+
+    >>> from noughts.variants import variant
+    >>> exact_compiled(variant("4x4").geometry, core="python")
+    False
+    """
+    return (core_module(core, geometry) is not None
+            and geometry.k <= _MAX_COMPILED_EXACT_K)
+
+
 def exact_search(
     geometry: Geometry,
     *,
@@ -375,8 +388,8 @@ def exact_search(
     ...              dynamic_empties=4, core="python") is None
     True
     """
-    native = core_module(core, geometry)
-    if native is None or geometry.k > _MAX_COMPILED_EXACT_K:
+    native = core_module(core, geometry) if exact_compiled(geometry, core) else None
+    if native is None:
         return None
     keys, scores = book if book is not None else (None, None)
     exact: ExactCore = native.Exact(
