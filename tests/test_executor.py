@@ -64,7 +64,7 @@ def test_a_worker_that_dies_is_replaced_and_its_job_fails_as_lost(
 ) -> None:
     began = time.monotonic()
     with pytest.raises(WorkerLostError, match="exit code 3") as raised:
-        executor.run(Exit(), budget=Limit.within(seconds=30)).result(10)
+        executor.run(Exit(), limit=Limit.within(seconds=30)).result(10)
     assert not raised.value.hung and time.monotonic() - began < 5
     assert executor.replaced == 1
     assert executor.submit(pow, 2, 5).result(30) == 32  # the pool carries on
@@ -84,7 +84,7 @@ def test_a_silent_job_is_hung_and_its_worker_killed(executor: ProcessExecutor) -
 def test_a_job_past_its_deadline_is_hung() -> None:
     with ProcessExecutor(1, hang_s=0.2) as pool:
         with pytest.raises(WorkerLostError) as raised:
-            pool.run(Hang(60.0), budget=Limit.within(seconds=0.2)).result(10)
+            pool.run(Hang(60.0), limit=Limit.within(seconds=0.2)).result(10)
         assert raised.value.hung
 
 
@@ -92,14 +92,14 @@ def test_a_cancelled_job_stops_at_its_next_poll_and_its_worker_lives_on(
     executor: ProcessExecutor,
 ) -> None:
     started = threading.Event()
-    running = executor.run(SpinUntilStopped(), budget=Limit.within(seconds=60), slot=0,
+    running = executor.run(SpinUntilStopped(), limit=Limit.within(seconds=60), slot=0,
                            on_progress=lambda _: started.set())
     assert started.wait(10)  # the job runs in its worker now
     pid = executor.pids()[0]
     executor.cancel(running)
     with pytest.raises(BudgetExhausted):
         running.result(5)
-    assert executor.run(WorkerPid(), budget=Limit.within(seconds=5), slot=0).result(5) == pid
+    assert executor.run(WorkerPid(), limit=Limit.within(seconds=5), slot=0).result(5) == pid
     assert executor.replaced == 0
 
 
@@ -107,7 +107,7 @@ def test_a_job_cancelled_before_it_starts_stops_as_soon_as_it_does(
     executor: ProcessExecutor,
 ) -> None:
     busy = executor.run(quiet, (0.5,), slot=0)
-    later = executor.run(SpinUntilStopped(), budget=Limit.within(seconds=60), slot=0)
+    later = executor.run(SpinUntilStopped(), limit=Limit.within(seconds=60), slot=0)
     executor.cancel(later)
     assert not later.cancelled()  # it still runs, to answer that it was stopped
     busy.result(10)
@@ -166,3 +166,18 @@ def test_a_program_that_never_shuts_its_executor_down_still_exits() -> None:
         [sys.executable, "-c", program], capture_output=True, text=True, timeout=60
     )
     assert (done.returncode, done.stdout.strip()) == (0, "6"), done.stderr
+
+
+def test_a_worker_replaced_while_the_executor_shuts_down_does_not_outlive_it() -> None:
+    """A worker dies and its replacement starts just as the executor shuts down: the
+    replacement is stopped too (one left behind kept the interpreter from exiting)."""
+    import multiprocessing
+
+    for round_ in range(20):
+        pool = ProcessExecutor(1, name=f"noughts-replaced-{round_}")
+        with pytest.raises(WorkerLostError):
+            pool.run(Exit(), (), {}, limit=Limit()).result(timeout=30)
+        pool.shutdown()
+    time.sleep(0.5)  # (a replacement that slipped through would be started by now)
+    left = [p for p in multiprocessing.active_children() if p.name.startswith("noughts-replaced")]
+    assert left == []

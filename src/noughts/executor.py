@@ -154,10 +154,10 @@ def _serve(
     send(("ready", None, None))
     while True:
         job_id, fn, args, kwargs = jobs.get()
-        budget = budgets.get(job_id)
+        limit = budgets.get(job_id)
         _reporter = lambda value, job_id=job_id: send(("progress", job_id, value))  # noqa: E731
         try:
-            value = fn(*args, budget, **kwargs) if budget is not None else fn(*args, **kwargs)
+            value = fn(*args, limit, **kwargs) if limit is not None else fn(*args, **kwargs)
             outcome: tuple[bool, Any] = (True, value)
         except Exception as error:
             outcome = (False, _portable(error))
@@ -189,9 +189,9 @@ def _listen(
                     budgets[job_id] = Limit(deadline=deadline, node_limit=node_limit, start=start)
                 jobs.put((job_id, fn, args, kwargs))
             elif message[0] == "cancel":
-                budget = budgets.get(message[1])
-                if budget is not None:
-                    budget.cancel()
+                limit = budgets.get(message[1])
+                if limit is not None:
+                    limit.cancel()
     except (EOFError, OSError):
         pass
     os._exit(0)  # at once, even in the middle of a job
@@ -398,8 +398,15 @@ class ProcessExecutor(Executor):
         finally:
             child_end.close()
         with self._state:
-            worker.connection = parent_end
-            worker.launched = True
+            stopped = self._stop.is_set()  # shut down while it started: shutdown() missed it
+            if not stopped:
+                worker.connection = parent_end
+                worker.launched = True
+        if stopped:
+            parent_end.close()
+            process.kill()
+            process.join(timeout=2)
+            return
         threading.Thread(
             target=self._read,
             args=(worker,),
@@ -420,11 +427,11 @@ class ProcessExecutor(Executor):
         kwargs: dict[str, Any] | None = None,
         *,
         slot: int | None = None,
-        budget: Limit | None = None,
+        limit: Limit | None = None,
         silence_s: float | None = None,
         on_progress: Callable[[object], None] | None = None,
     ) -> Future[_T]:
-        """Run ``fn(*args, **kwargs)``; with a ``budget``, ``fn(*args, budget, **kwargs)``
+        """Run ``fn(*args, **kwargs)``; with a ``limit``, ``fn(*args, limit, **kwargs)``
         with the worker's copy of it (:meth:`cancel` cancels it).
 
         ``slot`` picks the worker (else the first free one); ``silence_s`` is the longest
@@ -436,10 +443,10 @@ class ProcessExecutor(Executor):
         self.start()
         future: Future[_T] = Future()
         job_id = next(self._ids)
-        limits = None if budget is None else (budget.deadline, budget.node_limit, budget.start)
+        limits = None if limit is None else (limit.deadline, limit.node_limit, limit.start)
         message = ("run", job_id, fn, args, kwargs or {}, limits)
-        deadline = None if budget is None else budget.deadline
-        job = _Job(job_id, future, message, deadline, silence_s, on_progress, budget is not None)
+        deadline = None if limit is None else limit.deadline
+        job = _Job(job_id, future, message, deadline, silence_s, on_progress, limit is not None)
         with self._state:
             if self._stop.is_set():
                 raise RuntimeError("cannot run a job on an executor that was shut down")
