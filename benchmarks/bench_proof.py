@@ -76,24 +76,24 @@ def make(count: int, seed: int, label_nodes: int) -> list[dict[str, object]]:
 def bench(positions: list[Position], budgets: list[float]) -> list[dict[str, object]]:
     """Per budget: positions proven and median seconds, threat search and proof search."""
     rows = []
-    for budget in budgets:
+    for limit in budgets:
         for name in ("threat search", "proof search"):
             times = []
             proven = 0
             for position in positions:
                 start = time.perf_counter()
                 if name == "threat search":
-                    ok = find_forced_win(position, time_limit=budget) is not None
+                    ok = find_forced_win(position, time_limit=limit) is not None
                 else:
-                    ok = prove(position, time_limit=budget).status == "win"
+                    ok = prove(position, time_limit=limit).status == "win"
                 elapsed = time.perf_counter() - start
                 if ok:
                     proven += 1
                     times.append(elapsed)
-            rows.append({"budget_s": budget, "search": name, "proven": proven,
+            rows.append({"budget_s": limit, "search": name, "proven": proven,
                          "positions": len(positions),
                          "median_ms": round(statistics.median(times) * 1000, 1) if times else None})
-            print(f"{budget:>8.2f} s  {name:<14} {proven:>3}/{len(positions)}  "
+            print(f"{limit:>8.2f} s  {name:<14} {proven:>3}/{len(positions)}  "
                   f"{rows[-1]['median_ms'] or '-':>8} ms", flush=True)
     return rows
 

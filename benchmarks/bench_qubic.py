@@ -452,12 +452,12 @@ def main(argv: list[str] | None = None) -> int:
         print(f"speed: {args.positions} middle-game positions at {args.time} s", flush=True)
         report["speed"] = bench_speed(args.positions, args.time)
     if "seed" in parts:
-        budget = f"{args.nodes} nodes" if args.nodes else f"{args.time} s"
+        limit = f"{args.nodes} nodes" if args.nodes else f"{args.time} s"
         print(f"vs {SeedQubicBot(depth=3).name} (the seed's AI_DEPTH 3, four plies), "
-              f"opening {args.seed_opening}: {args.games} games a side at {budget}", flush=True)
+              f"opening {args.seed_opening}: {args.games} games a side at {limit}", flush=True)
         report["seed"] = bench_seed(args.games, None if args.nodes else args.time, args.seed,
                                     args.nodes, args.jobs, args.seed_opening)
-        report["seed_budget"] = budget
+        report["seed_budget"] = limit
     if "own" in parts:
         print(f"own: X against the engine's own best O, both at {args.time} s, "
               f"{args.games} games", flush=True)
@@ -466,12 +466,12 @@ def main(argv: list[str] | None = None) -> int:
         print(f"self-play: {args.time} s vs {args.fast} s, {args.games} games", flush=True)
         report["self"] = bench_self(args.games, args.time, args.fast, args.seed, args.jobs)
     if "family" in parts:
-        budget = f"{args.nodes} nodes" if args.nodes else f"{args.time} s"
+        limit = f"{args.nodes} nodes" if args.nodes else f"{args.time} s"
         way = "through the command line" if args.cli else "in-process"
-        print(f"family: the engine as O at {budget} a move ({way}) against {len(members)} "
+        print(f"family: the engine as O at {limit} a move ({way}) against {len(members)} "
               f"X players, {len(cells)} first cells each", flush=True)
         tasks = tasks_for(members, cells, args.seed, args.time, args.nodes, args.cli)
-        report["family_budget"] = budget
+        report["family_budget"] = limit
         report["family_o"] = "cli" if args.cli else "in-process"
         report["family_cells"] = cells
         report["jobs"] = args.jobs

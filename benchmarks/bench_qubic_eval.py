@@ -58,8 +58,8 @@ def main(argv: list[str] | None = None) -> None:
     games: list[dict[str, object]] = []
     rows: dict[str, dict[str, int]] = {}
     started = time.perf_counter()
-    for budget in budgets:
-        member = f"level:10:no-strategy@{budget}"
+    for limit in budgets:
+        member = f"level:10:no-strategy@{limit}"
         row = rows.setdefault(member, {"games": 0, "learned": 0, "hand": 0, "learned_draws": 0,
                                        "hand_draws": 0, "only_learned": 0, "only_hand": 0})
         for cell in cells:

@@ -485,16 +485,16 @@ def heavy_run(mode: str, rng: random.Random, seconds: float) -> dict[str, Any]:
 def bursts(rounds: int) -> dict[str, Any]:
     """``rounds`` bursts per budget and mode, alternating; medians per budget and mode."""
     rng = random.Random(14)
-    runs = [burst_run(mode, budget, rng) for _ in range(rounds)
-            for budget in BURST_BUDGETS_MS for mode in ("processes", "threads")]
+    runs = [burst_run(mode, limit, rng) for _ in range(rounds)
+            for limit in BURST_BUDGETS_MS for mode in ("processes", "threads")]
     summary = []
     print(f"\n{'searches in':<12}{'time_ms':>8}{'200':>6}{'429':>6}{'late':>6}{'max ms':>8}"
           f"{'healthz p50':>12}{'p99':>7}  load averages")
     for mode in ("processes", "threads"):
-        for budget in BURST_BUDGETS_MS:
-            mine = [r for r in runs if r["mode"] == mode and r["budget_ms"] == budget]
+        for limit in BURST_BUDGETS_MS:
+            mine = [r for r in runs if r["mode"] == mode and r["budget_ms"] == limit]
             row = {
-                "mode": mode, "budget_ms": budget, "bursts": len(mine),
+                "mode": mode, "budget_ms": limit, "bursts": len(mine),
                 "ok": statistics.median(r["statuses"].get("200", 0) for r in mine),
                 "busy": statistics.median(r["statuses"].get("429", 0) for r in mine),
                 "other": sum(sum(n for s, n in r["statuses"].items() if s not in ("200", "429"))
@@ -507,7 +507,7 @@ def bursts(rounds: int) -> dict[str, Any]:
                 "load_averages": [r["load_average"] for r in mine],
             }
             summary.append(row)
-            print(f"{mode:<12}{budget:>8}{row['ok']:>6}{row['busy']:>6}{row['late']:>6}"
+            print(f"{mode:<12}{limit:>8}{row['ok']:>6}{row['busy']:>6}{row['late']:>6}"
                   f"{row['max_ms']:>8.0f}{row['healthz_p50_ms']:>12.1f}"
                   f"{row['healthz_p99_ms']:>7.1f}  {row['load_averages']}")
     heavy = [heavy_run(mode, rng, 15.0) for _ in range(rounds) for mode in ("processes", "threads")]

@@ -122,26 +122,26 @@ def make_call(rng: random.Random, distinct: list[str]) -> Call:
     roll = rng.random()
     if roll < 0.40:
         name = rng.choice(MOVE_VARIANTS) if rng.random() < 0.8 else _new_variant(rng, distinct)
-        budget = rng.choice(BUDGETS_MS)
-        body: dict[str, Any] = {"variant": name, "time_ms": budget}
+        limit = rng.choice(BUDGETS_MS)
+        body: dict[str, Any] = {"variant": name, "time_ms": limit}
         board = _random_board(rng, name)
         if board:
             body["board"] = board
         if rng.random() < 0.2:
             body["level"], body["seed"] = rng.randrange(0, 10), rng.randrange(1 << 30)
-        call = Call("POST /api/v1/move", _post("/api/v1/move", json.dumps(body).encode()), budget)
+        call = Call("POST /api/v1/move", _post("/api/v1/move", json.dumps(body).encode()), limit)
         if rng.random() < 0.05:
-            call.hang_up_after_s = rng.uniform(0.01, budget / 2000)
+            call.hang_up_after_s = rng.uniform(0.01, limit / 2000)
         return call
     if roll < 0.50:
         name = rng.choice(["3x3", "4x4k3", "4x4", "qubic"])
-        budget = rng.choice(BUDGETS_MS)
-        body = {"variant": name, "time_ms": budget}
+        limit = rng.choice(BUDGETS_MS)
+        body = {"variant": name, "time_ms": limit}
         board = _random_board(rng, name)
         if board:
             body["board"] = board
         return Call(
-            "POST /api/v1/analyze", _post("/api/v1/analyze", json.dumps(body).encode()), budget
+            "POST /api/v1/analyze", _post("/api/v1/analyze", json.dumps(body).encode()), limit
         )
     if roll < 0.58:
         x = rng.choice([0, 1, 3, 16, 33])

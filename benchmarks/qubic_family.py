@@ -85,12 +85,12 @@ class CliPlayer:
     name = "noughts move"
 
     def __init__(self, *, time_limit: float | None, nodes: int | None) -> None:
-        self.budget = ["--nodes", str(nodes)] if nodes else ["--time", f"{time_limit:g}"]
+        self.limit = ["--nodes", str(nodes)] if nodes else ["--time", f"{time_limit:g}"]
 
-    def move(self, position: Position, budget: Limit) -> MoveChoice:
+    def move(self, position: Position, limit: Limit) -> MoveChoice:
         started = time.perf_counter()
         command = [sys.executable, "-m", "noughts", "move", position.board,
-                   "--variant", "qubic", *self.budget, "--json"]
+                   "--variant", "qubic", *self.limit, "--json"]
         done = subprocess.run(command, capture_output=True, text=True, check=False)
         if done.returncode != 0:
             raise RuntimeError(f"noughts move exited {done.returncode}: {done.stderr.strip()}")

@@ -64,13 +64,13 @@ class Exploring:
         self.name = inner.name
         self.inner, self.rng, self.rate, self.plies = inner, rng, rate, plies
 
-    def move(self, position: Position, budget: Limit) -> MoveChoice:
+    def move(self, position: Position, limit: Limit) -> MoveChoice:
         counts = features(position)
         if (position.ply < self.plies and not counts[2] and not counts[5]
                 and self.rng.random() < self.rate):
             return choice_of(position, self.rng.choice(sorted(position.legal_moves)),
                              started=time.perf_counter())
-        return self.inner.move(position, budget)
+        return self.inner.move(position, limit)
 
 
 def play(args: argparse.Namespace) -> None:

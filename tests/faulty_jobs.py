@@ -15,7 +15,7 @@ from noughts.executor import report
 class WorkerPid:
     """Answers the worker's process id."""
 
-    def __call__(self, budget: Limit) -> int:
+    def __call__(self, limit: Limit) -> int:
         return os.getpid()
 
 
@@ -25,7 +25,7 @@ class Raise:
 
     message: str
 
-    def __call__(self, budget: Limit) -> None:
+    def __call__(self, limit: Limit) -> None:
         raise RuntimeError(self.message)
 
 
@@ -33,7 +33,7 @@ class Raise:
 class Exit:
     """Ends its worker process at once, as a crash would."""
 
-    def __call__(self, budget: Limit) -> None:
+    def __call__(self, limit: Limit) -> None:
         os._exit(3)
 
 
@@ -43,7 +43,7 @@ class Hang:
 
     seconds: float
 
-    def __call__(self, budget: Limit) -> None:
+    def __call__(self, limit: Limit) -> None:
         time.sleep(self.seconds)
 
 
@@ -51,8 +51,8 @@ class Hang:
 class SpinUntilStopped:
     """Polls its budget until it is cancelled or runs out; answers the worker's pid."""
 
-    def __call__(self, budget: Limit) -> int:
+    def __call__(self, limit: Limit) -> int:
         report("spinning")  # (to on_progress: the job is running in its worker)
         while True:
-            budget.check()
+            limit.check()
             time.sleep(0.001)

@@ -103,11 +103,11 @@ def outcome(call: Callable[[], Any]) -> Any:
 
 
 # -- the threat search ---------------------------------------------------------------------
-def threat_record(name: Core, position: Position, attacker: int, budget: int | None) -> list[Any]:
+def threat_record(name: Core, position: Position, attacker: int, nodes: int | None) -> list[Any]:
     """One search's calls in turn (its table of failed positions and its hint carry
     over), and what it holds after each."""
     mine, theirs = sides(position, attacker)
-    limit = Limit(node_limit=budget if budget is not None else 300_000)
+    limit = Limit(node_limit=nodes if nodes is not None else 300_000)
     search = threat_search(position.game, limit=limit, core=name)
     record: list[Any] = []
     calls = [lambda: search.find(mine, theirs), lambda: search.refute(theirs, mine, 4),
@@ -126,10 +126,10 @@ def test_the_threat_searches_find_the_same_lines_with_the_same_nodes(board: str)
     found = 0
     for index, position in enumerate(positions(board, 80, 1)):
         for attacker in (0, 1):
-            for budget in (None, 60, 700):
-                python, compiled = (threat_record(name, position, attacker, budget)
+            for limit in (None, 60, 700):
+                python, compiled = (threat_record(name, position, attacker, limit)
                                     for name in CORES)
-                assert python == compiled, (board, index, position.board, attacker, budget)
+                assert python == compiled, (board, index, position.board, attacker, limit)
                 found += python[0] is not None
     assert found > 10  # the positions hold chains to find
 
@@ -175,13 +175,13 @@ def reading(search: ProofSearcher) -> list[Any]:
     return [search.best_move(), search.children(), search.defence_chain(), len(search.table)]
 
 
-def proof_record(name: Core, position: Position, attacker: int, budget: int,
+def proof_record(name: Core, position: Position, attacker: int, limit: int,
                  **options: int) -> list[Any]:
     search = proof_search(position, attacker, core=name, **options)
-    record: list[Any] = [search.run(nodes=budget), search.nodes, *reading(search)]
+    record: list[Any] = [search.run(nodes=limit), search.nodes, *reading(search)]
     record.append(outcome(search.moves))
-    record.append(search.run(nodes=budget, thresholds=(50, 40)))  # resumed, thresholds
-    numbers = search.run(nodes=budget)
+    record.append(search.run(nodes=limit, thresholds=(50, 40)))  # resumed, thresholds
+    numbers = search.run(nodes=limit)
     record += [numbers, search.nodes, *reading(search)]
     for move, _, _ in search.children()[:3]:  # the children's own tables, and proofs
         search.play(move)
@@ -199,10 +199,10 @@ def test_the_proof_searches_agree_node_for_node(board: str) -> None:
     proven = 0
     for index, position in enumerate(positions(board, 24, 3)):
         for attacker in (0, 1):
-            for budget in (37, 400, 5_000):
-                python, compiled = (proof_record(name, position, attacker, budget)
+            for limit in (37, 400, 5_000):
+                python, compiled = (proof_record(name, position, attacker, limit)
                                     for name in CORES)
-                assert python == compiled, (board, index, position.board, attacker, budget)
+                assert python == compiled, (board, index, position.board, attacker, limit)
                 proven += python[0][0] == 0
     assert proven > 5
 
@@ -294,14 +294,14 @@ def test_the_defence_s_proof_checks_agree() -> None:
 
 def test_a_cancelled_or_spent_limit_stops_both_alike() -> None:
     position = Position("", "qubic").play(0).play(21)
-    for budget in (1, 2, 5):
+    for limit in (1, 2, 5):
         runs = []
         for name in CORES:
             cancelled = Limit()
             cancelled.cancel()
             search = proof_search(position, 0, core=name)
             runs.append((search.run(cancelled), search.nodes,
-                         search.run(Limit(node_limit=budget)), search.nodes,
+                         search.run(Limit(node_limit=limit)), search.nodes,
                          len(search.table)))
         assert runs[0] == runs[1]
 

@@ -38,9 +38,9 @@ def test_a_request_that_cannot_start_in_time_is_turned_away_promptly() -> None:
     runner = EngineRunner(max_searches=1, queue_wait_s=5.0, min_search_s=0.1)
     release = threading.Event()
 
-    def hold(budget: Limit) -> None:
+    def hold(limit: Limit) -> None:
         while not release.is_set():
-            budget.check()
+            limit.check()
             time.sleep(0.001)
 
     async def scenario() -> float:
@@ -62,7 +62,7 @@ def test_a_request_that_cannot_start_in_time_is_turned_away_promptly() -> None:
 def test_a_queued_request_gets_the_slot_as_it_comes_free() -> None:
     runner = EngineRunner(max_searches=1, queue_wait_s=1.0, min_search_s=0.1)
 
-    def short(budget: Limit) -> str:
+    def short(limit: Limit) -> str:
         time.sleep(0.2)
         return "first"
 

@@ -149,9 +149,9 @@ def test_a_node_limit_is_kept_by_the_threat_chains_at_the_leaves_too() -> None:
 
 
 def test_a_cancelled_search_stops() -> None:
-    budget = Limit()
-    budget.cancel()
-    result = prove(Position("", "4x4x4"), limit=budget)
+    limit = Limit()
+    limit.cancel()
+    result = prove(Position("", "4x4x4"), limit=limit)
     assert result.status == "unknown"
 
 

@@ -238,15 +238,12 @@ def test_saturated_search_slots_answer_429(monkeypatch: pytest.MonkeyPatch) -> N
         assert stats["rejected"] == 1 and stats["running"] == 0
 
 
-def spin_forever(
-    position: Position, limit: Limit | None = None, *, budget: Limit | None = None, **_: Any
-) -> MoveChoice:
+def spin_forever(position: Position, limit: Limit | None = None, **_: Any) -> MoveChoice:
     """A search (the engine's plan, or the exact solver in it) that never ends by itself:
     only its limit stops it."""
-    polled = limit if limit is not None else budget
-    assert polled is not None
+    assert limit is not None
     while True:
-        polled.check()
+        limit.check()
 
 
 def test_a_search_past_its_deadline_is_stopped(monkeypatch: pytest.MonkeyPatch) -> None:
@@ -309,10 +306,10 @@ def test_a_client_that_goes_away_stops_its_search() -> None:
     runner = EngineRunner(max_searches=1, queue_wait_s=0.0)
     polls: list[Limit] = []
 
-    def work(budget: Limit) -> None:
-        polls.append(budget)
+    def work(limit: Limit) -> None:
+        polls.append(limit)
         while True:
-            budget.check()
+            limit.check()
 
     async def gone() -> bool:
         return bool(polls)  # the client leaves once the search has started

@@ -271,10 +271,10 @@ def test_bad_requests_are_named() -> None:
 
 
 def test_a_walk_polls_its_budget() -> None:
-    budget = Limit()
-    budget.cancel()
+    limit = Limit()
+    limit.cancel()
     with pytest.raises(BudgetExhausted):
-        trace(Position(), "minimax", max_stored=0, budget=budget)
+        trace(Position(), "minimax", max_stored=0, limit=limit)
     with pytest.raises(BudgetExhausted):
-        compare(Position(), ("alphabeta",), budget=Limit(node_limit=1))
-    assert trace(Position("XX./OO./..."), budget=Limit.within(seconds=60)).best_move == 2
+        compare(Position(), ("alphabeta",), limit=Limit(node_limit=1))
+    assert trace(Position("XX./OO./..."), limit=Limit.within(seconds=60)).best_move == 2

@@ -151,13 +151,13 @@ class WatchedPlayer:
         self.limit = limit
         self.name = player.name
 
-    def move(self, position: Position, budget: Limit) -> MoveChoice:
+    def move(self, position: Position, limit: Limit) -> MoveChoice:
         outcome: list[MoveChoice] = []
         failure: list[BaseException] = []
 
         def run() -> None:
             try:
-                outcome.append(self.player.move(position, budget))
+                outcome.append(self.player.move(position, limit))
             except BaseException as error:  # SystemExit included: it must not end the arena
                 failure.append(error)
 
@@ -165,7 +165,7 @@ class WatchedPlayer:
         thread.start()
         thread.join(self.limit)
         if thread.is_alive():
-            budget.cancel()
+            limit.cancel()
             raise MoveOverrun(f"no move within {self.limit:.1f} s")
         if failure:
             error = failure[0]

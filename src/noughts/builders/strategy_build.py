@@ -103,8 +103,8 @@ def run_job(variant_name: str, x: int, o: int, seconds: float,
         table.clear()
     search = proof_search(position, 0 if position.first == "X" else 1, table=table)
     _tables[variant_name] = search.table
-    budget = Limit.within(seconds)
-    pn, dn = search.run(budget, thresholds=(most_pn, most_dn))
+    limit = Limit.within(seconds)
+    pn, dn = search.run(limit, thresholds=(most_pn, most_dn))
     elapsed = time.perf_counter() - start
     if not pn:
         proof = tuple((px, po, move, plies)
@@ -113,7 +113,7 @@ def run_job(variant_name: str, x: int, o: int, seconds: float,
                          search.plies())
     if not dn:
         return JobResult(x, o, "disproven", search.best_move(), (), search.nodes, elapsed)
-    if not budget.expired():
+    if not limit.expired():
         return JobResult(x, o, "open", search.best_move(), (), search.nodes, elapsed,
                          numbers=(pn, dn))
     moves = tuple(search.children())

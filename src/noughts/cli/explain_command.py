@@ -123,10 +123,10 @@ def run(name: str, args: argparse.Namespace) -> int:
     def explained() -> tuple[Trace, tuple[AlgorithmCount, ...]]:
         result = trace(
             position, algorithm, depth=args.depth, max_stored=args.lines,
-            node_limit=args.node_limit, tutorial=args.tutorial, budget=limit,
+            node_limit=args.node_limit, tutorial=args.tutorial, limit=limit,
         )  # fmt: skip
         rows = compare(position, depth=result.depth, node_limit=args.node_limit,
-                       tutorial=args.tutorial, budget=limit)  # fmt: skip
+                       tutorial=args.tutorial, limit=limit)  # fmt: skip
         return result, rows
 
     try:

@@ -155,9 +155,9 @@ class _Thinking:
     terminal: Terminal
     text: str
 
-    def move(self, position: Position, budget: Limit) -> MoveChoice:
+    def move(self, position: Position, limit: Limit) -> MoveChoice:
         with self.terminal.console.status(self.text):
-            return self.player.move(position, budget)
+            return self.player.move(position, limit)
 
 
 class GameLoop:

@@ -1,4 +1,4 @@
-"""Players: a ``name`` and ``move(position, budget) -> MoveChoice``, and how to name them.
+"""Players: a ``name`` and ``move(position, limit) -> MoveChoice``, and how to name them.
 
 Every player -- the engine's levels, the seed projects' reference bots, random play --
 answers a :class:`~noughts.results.MoveChoice` within a :class:`~noughts.budget.Limit`
@@ -97,7 +97,7 @@ class Player(Protocol):
 
     name: str
 
-    def move(self, position: Position, budget: Limit) -> MoveChoice: ...
+    def move(self, position: Position, limit: Limit) -> MoveChoice: ...
 
 
 class RandomPlayer:
@@ -107,7 +107,7 @@ class RandomPlayer:
         self.name = name
         self._rng = random.Random(seed)
 
-    def move(self, position: Position, budget: Limit) -> MoveChoice:
+    def move(self, position: Position, limit: Limit) -> MoveChoice:
         started = time.perf_counter()
         return choice_of(position, self._rng.choice(list(position.legal_moves)), started=started)
 
@@ -144,9 +144,9 @@ class LevelPlayer:
         """Whether it plays the shipped strategy where it serves."""
         return self.knowledge.strategy
 
-    def move(self, position: Position, budget: Limit) -> MoveChoice:
+    def move(self, position: Position, limit: Limit) -> MoveChoice:
         seed = None if self._rng is None else self._rng.getrandbits(63)
-        mine = budget.inner(self.time_limit, self.nodes)  # this move's allowance in it
+        mine = limit.inner(self.time_limit, self.nodes)  # this move's allowance in it
         return choose_move(position, mine, level=self.level, seed=seed,
                            knowledge=self.knowledge)
 
@@ -159,7 +159,7 @@ class CallablePlayer:
         self.name = name
         self._answer = answer
 
-    def move(self, position: Position, budget: Limit) -> MoveChoice:
+    def move(self, position: Position, limit: Limit) -> MoveChoice:
         started = time.perf_counter()
         answer = self._answer(position)
         if isinstance(answer, MoveChoice):
@@ -388,7 +388,7 @@ def as_spec(player: object, *, name: str | None = None) -> PlayerSpec:
 
 
 def _plays(player: object) -> bool:
-    """True if ``player`` follows the protocol: ``move(position, budget)``."""
+    """True if ``player`` follows the protocol: ``move(position, limit)``."""
     method = getattr(player, "move", None)
     if not callable(method):
         return False

@@ -81,14 +81,14 @@ SEED_WIN = 100_000
 
 class Bot:
     """A reference bot: ``choose(position) -> cell``, played through the player protocol
-    (``move(position, budget) -> MoveChoice``; the seeds' bots keep no clock)."""
+    (``move(position, limit) -> MoveChoice``; the seeds' bots keep no clock)."""
 
     name: str = "bot"
 
     def choose(self, position: Position) -> int:  # pragma: no cover - interface
         raise NotImplementedError
 
-    def move(self, position: Position, budget: Limit) -> MoveChoice:
+    def move(self, position: Position, limit: Limit) -> MoveChoice:
         """The bot's move as a :class:`~noughts.results.MoveChoice`."""
         started = time.perf_counter()
         return choice_of(position, self.choose(position), started=started)

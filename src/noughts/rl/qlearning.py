@@ -10,7 +10,7 @@ the opponent then has (the negamax form of the Q-learning update)::
 
 Moves are epsilon-greedy while training (ties broken at random, so every opening
 gets played); the trained :class:`QTable` plays greedily and is a player
-(``move(position, budget) -> MoveChoice``), so :func:`noughts.rl.evaluate` can judge it.
+(``move(position, limit) -> MoveChoice``), so :func:`noughts.rl.evaluate` can judge it.
 
 :func:`blunders` judges the table in every position it can meet (as X and as O, every
 reply of the other side followed) by exact values; :func:`train_until_sound` trains until
@@ -70,9 +70,9 @@ class QTable:
         move = int(legal[np.argmax(row[legal])])
         return move, float(row[move])
 
-    def move(self, position: Position, budget: Limit) -> MoveChoice:
+    def move(self, position: Position, limit: Limit) -> MoveChoice:
         """The greedy move in ``position`` (the player protocol; a table lookup needs no
-        budget)."""
+        limit)."""
         started = time.perf_counter()
         cell, _ = self.best(observe(position, position.to_move))
         return choice_of(position, cell, started=started)

@@ -99,10 +99,10 @@ class MoveJob:
     seed: int | None
     exact: bool
 
-    def __call__(self, budget: Limit) -> MoveFound:
+    def __call__(self, limit: Limit) -> MoveFound:
         began = time.perf_counter()
         position = self.board.position()
-        result = choose_move(position, budget, level=self.level, seed=self.seed)
+        result = choose_move(position, limit, level=self.level, seed=self.seed)
         fell_back = self.exact and result.method != "exact"
         return MoveFound(result, fell_back, time.perf_counter() - began)
 
@@ -114,9 +114,9 @@ class AnalysisJob:
     board: Board
     exact: bool
 
-    def __call__(self, budget: Limit) -> AnalysisFound:
+    def __call__(self, limit: Limit) -> AnalysisFound:
         began = time.perf_counter()
-        moves, method, nodes = evaluation(self.board.position(), budget)
+        moves, method, nodes = evaluation(self.board.position(), limit)
         elapsed_ms = (time.perf_counter() - began) * 1000
         fell_back = self.exact and method != "exact"
         return AnalysisFound(tuple(moves), nodes, elapsed_ms, fell_back, elapsed_ms / 1000)
@@ -137,7 +137,7 @@ class ExplainJob:
     tutorial: bool
     compare: bool
 
-    def __call__(self, budget: Limit) -> tuple[dict[str, Any], tuple[dict[str, Any], ...]]:
+    def __call__(self, limit: Limit) -> tuple[dict[str, Any], tuple[dict[str, Any], ...]]:
         from noughts.teaching.trace import trace
 
         position = self.board.position()
@@ -148,11 +148,11 @@ class ExplainJob:
             max_stored=self.max_nodes,
             node_limit=EXPLAIN_NODE_LIMIT,
             tutorial=self.tutorial,
-            budget=budget,
+            limit=limit,
         )
         rows: tuple[dict[str, Any], ...] = ()
         if self.compare:
-            rows = _compare_rows(self.board, result.depth, self.tutorial, budget)
+            rows = _compare_rows(self.board, result.depth, self.tutorial, limit)
         return result.to_json(), rows
 
 
@@ -164,7 +164,7 @@ _COMPARED_LOCK = threading.Lock()
 
 
 def _compare_rows(
-    board: Board, depth: int | None, tutorial: bool, budget: Limit
+    board: Board, depth: int | None, tutorial: bool, limit: Limit
 ) -> tuple[dict[str, Any], ...]:
     """Every algorithm's row on ``board``, cached (a table stopped by its budget is not)."""
     key = (board, depth, tutorial)
@@ -174,8 +174,8 @@ def _compare_rows(
         from noughts.teaching.trace import compare
 
         position = board.position()
-        limit = EXPLAIN_NODE_LIMIT
-        table = compare(position, depth=depth, node_limit=limit, tutorial=tutorial, budget=budget)
+        table = compare(position, depth=depth, node_limit=EXPLAIN_NODE_LIMIT, tutorial=tutorial,
+                        limit=limit)
         rows = tuple(asdict(row) for row in table)
         with _COMPARED_LOCK:
             _COMPARED[key] = rows

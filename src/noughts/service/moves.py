@@ -221,7 +221,7 @@ class MoveService:
 
         ``client_gone`` (the request's disconnect check) stops the search when it says so.
         """
-        budget, budget_ms = self._budget(time_ms, arrived)
+        limit, budget_ms = self._budget(time_ms, arrived)
         exact = answers_exactly(position, level)
         ready = self._ready(position)
         cacheable = level == MAX_LEVEL and (seed is None or exact) and ready
@@ -244,7 +244,7 @@ class MoveService:
         try:
             result, fell_back, seconds = await self.runner_for(target, exact=exact).run(
                 job,
-                budget,
+                limit,
                 client_gone=client_gone,
                 expected_s=self._expected_s(kind, budget_ms, exact),
             )
@@ -256,7 +256,7 @@ class MoveService:
         if key is not None and view is not None:
             exact_answer = result.method == "exact"
             # a fallback searched only in the budget's reserve
-            searched = round(reserve_s(budget) * 1000) if fell_back else budget_ms
+            searched = round(reserve_s(limit) * 1000) if fell_back else budget_ms
             self.moves.put(key, result, searched_ms=searched, exact=exact_answer)
             if self.shared is not None:
                 self.shared.store(key, result, searched_ms=searched, exact=exact_answer)
@@ -275,7 +275,7 @@ class MoveService:
     ) -> Analysis:
         """Every legal move's value for ``position`` within the request's budget (from
         ``arrived``, as :meth:`move`)."""
-        budget, budget_ms = self._budget(time_ms, arrived)
+        limit, budget_ms = self._budget(time_ms, arrived)
         exact = answers_exactly(position)
         cacheable = exact and self._ready(position)
         view = await _view(position) if cacheable else None
@@ -291,7 +291,7 @@ class MoveService:
         try:
             found = await self.runner_for(target, exact=exact).run(
                 job,
-                budget,
+                limit,
                 client_gone=client_gone,
                 expected_s=self._expected_s(kind, budget_ms, exact),
             )

@@ -127,7 +127,7 @@ class ProcessRunner(SearchRunner):
 
     # -- running a job ----------------------------------------------------------------------
     def _start(
-        self, job: Job[T], budget: Limit, slot: int, future: asyncio.Future[T]
+        self, job: Job[T], limit: Limit, slot: int, future: asyncio.Future[T]
     ) -> Callable[[], None]:
         """Send ``job`` (it must pickle) to the worker of ``slot`` (the workers start with
         the first job, if :meth:`start` was not called); cancelling it sends a cancel. A
@@ -144,6 +144,6 @@ class ProcessRunner(SearchRunner):
             value: Any = None if error is not None else done.result()
             deliver(loop, future, value, error)
 
-        running = self.executor.run(job, slot=slot, budget=budget)
+        running = self.executor.run(job, slot=slot, limit=limit)
         running.add_done_callback(finished)
         return lambda: self.executor.cancel(running)

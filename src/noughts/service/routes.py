@@ -88,9 +88,9 @@ async def post_move(body: MoveRequest, request: Request) -> Response:
     note_variant(request.scope, body.variant)
     reply_key: CacheKey | None = None
     if body.level == MAX_LEVEL and body.seed is None:
-        budget = service.settings.budget_ms(body.time_ms)
+        limit = service.settings.budget_ms(body.time_ms)
         reply_key = ("move", body.variant, body.board, body.num_x, body.num_o, body.is_x,
-                     body.to_move, budget)
+                     body.to_move, limit)
         reply = service.replies.get(reply_key)
         if reply is not None:
             service.moves.record_hit()

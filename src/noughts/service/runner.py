@@ -17,7 +17,7 @@ spot.
 
 >>> import asyncio
 >>> runner = EngineRunner(max_searches=1, queue_wait_s=0.0)
->>> asyncio.run(runner.run(lambda budget: 6 * 7, Limit.within(seconds=1.0)))
+>>> asyncio.run(runner.run(lambda limit: 6 * 7, Limit.within(seconds=1.0)))
 42
 """
 
@@ -71,11 +71,11 @@ class ClientGoneError(Exception):
     """The client went away before the search finished; its budget has been cancelled."""
 
 
-def deadline_of(budget: Limit) -> float:
+def deadline_of(limit: Limit) -> float:
     """The budget's deadline (a runner needs one)."""
-    if budget.deadline is None:
+    if limit.deadline is None:
         raise ValueError("a search handed to a runner needs a budget with a deadline")
-    return budget.deadline
+    return limit.deadline
 
 
 def deliver(
@@ -134,28 +134,28 @@ class SearchRunner:
     async def run(
         self,
         job: Job[T],
-        budget: Limit,
+        limit: Limit,
         *,
         client_gone: ClientCheck | None = None,
         expected_s: float | None = None,
     ) -> T:
-        """``job(budget)`` in a search slot, its result by the budget's deadline.
+        """``job(limit)`` in a search slot, its result by the budget's deadline.
 
         Raises :class:`EngineBusyError` (no slot in time), :class:`DeadlineExceededError`
         (still running at the deadline + :data:`HARD_MARGIN_S`, or stopped by its budget)
         and :class:`ClientGoneError` once ``client_gone()`` says so. ``expected_s`` is how
         long the job is expected to hold its slot, if less than its whole budget.
         """
-        deadline = deadline_of(budget)
+        deadline = deadline_of(limit)
         expected_end = None if expected_s is None else time.perf_counter() + expected_s
         slot = await self.admission.acquire(deadline, expected_end)
         future: asyncio.Future[T] = asyncio.get_running_loop().create_future()
         self._began()
-        cancel = self._start(job, budget, slot, future)
+        cancel = self._start(job, limit, slot, future)
         return await self._wait(future, deadline, client_gone, cancel)
 
     def _start(
-        self, job: Job[T], budget: Limit, slot: int, future: asyncio.Future[T]
+        self, job: Job[T], limit: Limit, slot: int, future: asyncio.Future[T]
     ) -> Callable[[], None]:
         """Start ``job`` in ``slot``, its outcome to ``future``; how to cancel it."""
         raise NotImplementedError
@@ -207,16 +207,16 @@ class EngineRunner(SearchRunner):
         )
 
     def _start(
-        self, job: Job[T], budget: Limit, slot: int, future: asyncio.Future[T]
+        self, job: Job[T], limit: Limit, slot: int, future: asyncio.Future[T]
     ) -> Callable[[], None]:
-        """``job(budget)`` in a thread of its own."""
+        """``job(limit)`` in a thread of its own."""
         loop = future.get_loop()
 
         def main() -> None:
             value: Any = None
             error: BaseException | None = None
             try:
-                value = job(budget)
+                value = job(limit)
             except BaseException as raised:  # handed to the waiting request
                 error = raised
             finally:
@@ -230,7 +230,7 @@ class EngineRunner(SearchRunner):
             self._ended()
             self.admission.release(slot)
             raise
-        return budget.cancel
+        return limit.cancel
 
 
 class Inline:
@@ -238,6 +238,6 @@ class Inline:
     a complete table), where a trip to a thread or a worker would cost more than the
     answer. Not a search slot: nothing to admit, wait for or count."""
 
-    async def run(self, job: Job[T], budget: Limit, **_: object) -> T:
-        """``job(budget)``, now (the options of :meth:`SearchRunner.run` do not apply)."""
-        return job(budget)
+    async def run(self, job: Job[T], limit: Limit, **_: object) -> T:
+        """``job(limit)``, now (the options of :meth:`SearchRunner.run` do not apply)."""
+        return job(limit)

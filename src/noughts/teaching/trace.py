@@ -311,7 +311,7 @@ class _Walk:
         max_stored: int,
         node_limit: int | None,
         tutorial: bool,
-        budget: Limit | None,
+        limit: Limit | None,
     ) -> None:
         geometry = position.geometry
         self.position = position
@@ -329,7 +329,7 @@ class _Walk:
         self.keys: SymmetryKeys | None = (
             geometry.symmetry_group.keys if algorithm == "symmetry" else None
         )
-        self.budget = budget
+        self.limit = limit
         self.table: dict[int, tuple[int, int]] = {}
         win = geometry.cells + 1
         if self.horizon is not None:
@@ -409,8 +409,8 @@ class _Walk:
                 "(the bound on a trace's nodes): choose a position with fewer empty cells, "
                 "alpha-beta instead of minimax, or a depth limit"
             )
-        if self.budget is not None and not self.nodes % _POLL_NODES:
-            self.budget.check(self.nodes)
+        if self.limit is not None and not self.nodes % _POLL_NODES:
+            self.limit.check(self.nodes)
         maximizing = depth % 2 == 0
         record: TraceNode | None = None
         if len(self.kept) < self.max_stored:
@@ -569,7 +569,7 @@ def trace(
     max_stored: int = DEFAULT_MAX_STORED,
     node_limit: int | None = None,
     tutorial: bool = False,
-    budget: Limit | None = None,
+    limit: Limit | None = None,
 ) -> Trace:
     """Search ``position`` with ``algorithm``, counting every node and keeping the first
     ``max_stored`` of them.
@@ -578,7 +578,7 @@ def trace(
     other algorithms search to the end and refuse it). ``node_limit`` raises
     :class:`TraceTooLargeError` as soon as the walk would enter more positions.
     ``tutorial`` counts the tutorial seed's way (see the module docstring). The walk
-    polls ``budget`` and raises :class:`~noughts.budget.BudgetExhausted` when it runs out.
+    polls ``limit`` and raises :class:`~noughts.budget.BudgetExhausted` when it runs out.
 
     >>> t = trace(Position("XOX/OO./X.."), "alphabeta")
     >>> t.best_move, t.value_text, t.pv, t.nodes
@@ -605,7 +605,7 @@ def trace(
         raise GameOverError("the game is over: there is no search to trace")
     walk = _Walk(
         position, algorithm, depth=depth, style=style, max_stored=max_stored,
-        node_limit=node_limit, tutorial=tutorial, budget=budget,
+        node_limit=node_limit, tutorial=tutorial, limit=limit,
     )  # fmt: skip
     me = position.to_move
     mine, theirs = position.marks(me), position.marks(other(me))
@@ -648,12 +648,12 @@ def compare(
     style: Style = DEFAULT_STYLE,
     node_limit: int | None = None,
     tutorial: bool = False,
-    budget: Limit | None = None,
+    limit: Limit | None = None,
 ) -> tuple[AlgorithmCount, ...]:
     """Each algorithm's answer, node count and time on ``position`` (nothing kept).
 
     ``node_limit`` stops a walk that would pass it; its row says so (``finished`` False).
-    Every walk polls ``budget`` (one budget for the whole table).
+    Every walk polls ``limit`` (one budget for the whole table).
 
     >>> [(row.algorithm, row.nodes) for row in compare(Position("XOX/OO./X.."))][:3]
     [('minimax', 12), ('alphabeta', 9), ('ordered', 9)]
@@ -672,7 +672,7 @@ def compare(
                 max_stored=0,
                 node_limit=node_limit,
                 tutorial=tutorial,
-                budget=budget,
+                limit=limit,
             )
         except TraceTooLargeError:
             assert node_limit is not None
