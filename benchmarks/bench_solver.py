@@ -236,14 +236,17 @@ def _cold_record(
     }
 
 
-def _cold_against_bare(runs: int, env: dict[str, str], *, site: bool) -> dict[str, Any]:
-    """The 3x3 ``noughts move`` and a bare ``python -c pass``, run alternately (so a
-    change of load touches both alike); with ``site=False`` both run under ``-S``."""
+def _cold_against_bare(
+    runs: int, env: dict[str, str], *, site: bool, anchor: str = "pass"
+) -> dict[str, Any]:
+    """The 3x3 ``noughts move`` and a bare ``python -c ANCHOR`` (``pass``, or ``import
+    argparse``: the start of any command line), run alternately (so a change of load
+    touches both alike); with ``site=False`` both run under ``-S``."""
     args = ["move", "X../.O./...", "--json"]
     if not site:
         env = _no_site_environment(env)
     command = _noughts_command(site=site) + args
-    bare_command = [sys.executable, *([] if site else ["-S"]), "-c", "pass"]
+    bare_command = [sys.executable, *([] if site else ["-S"]), "-c", anchor]
     _run_process(command, env)  # untimed: writes the bytecode cache
     walls, cpus, peaks, bare_walls, bare_cpus = [], [], [], [], []
     for _ in range(runs):
@@ -288,7 +291,8 @@ def main() -> int:
     parser.add_argument(
         "--cold-only",
         action="store_true",
-        help="only the 3x3 new-process figure against a bare interpreter (no results file)",
+        help="only the 3x3 new-process figure against a bare interpreter and against an "
+             "argparse start (no results file)",
     )
     add_out_dir(parser)
     args = parser.parse_args()
@@ -302,7 +306,10 @@ def main() -> int:
         cold_3x3 = _cold_against_bare(args.cold_runs, env, site=True)
         cold_3x3_no_site = _cold_against_bare(args.cold_runs, env, site=False)
         if args.cold_only:
-            for cold, how in ((cold_3x3, "python"), (cold_3x3_no_site, "python -S")):
+            against_argparse = _cold_against_bare(args.cold_runs, env, site=True,
+                                                  anchor="import argparse")
+            for cold, how in ((cold_3x3, "python"), (cold_3x3_no_site, "python -S"),
+                              (against_argparse, "python, against an argparse start")):
                 print(
                     f"{how + ':':<11} bare start {cold['bare_cpu_median_ms']:5.1f} ms CPU, "
                     f"noughts move (3x3) {cold['cpu_median_ms']:5.1f} ms CPU: "
