@@ -13,8 +13,9 @@ is measured on).
 
 The settings (:data:`SETTINGS`): the evaluation's ``STEEP_BASE`` and ``OPPONENT_WEIGHT``
 (``a/b``), when the second player tilts its weights (``DEFENDS``: ``strong-cells``, the
-shipped condition, ``always`` or ``never``), the move's shares (``DEFENCE_SHARE``,
-``BOOK_CHECK_SHARE``), ``PROOF_NODE_COST``, and another O book (``BOOK``: a file).
+shipped condition, ``always`` or ``never``), the defence's share of a move (``DEFENCE_SHARE``),
+the book check's positions (``BOOK_CHECK_NODES``), ``PROOF_NODE_COST``, and another O book
+(``BOOK``: a file).
 
 The table gives each try's wins, draws and losses by X player and in all, and the games
 a try won that the first try did not, and lost that it won. Results, with every game,
@@ -91,7 +92,7 @@ SETTINGS: dict[str, tuple[Any, str, Callable[[str], Any]]] = {
     "OPPONENT_WEIGHT": (evaluate, "OPPONENT_WEIGHT", _ratio),
     "DEFENDS": (evaluate, "_defends", lambda name: _CONDITIONS[name]),
     "DEFENCE_SHARE": (anytime, "_DEFENCE_SHARE", float),
-    "BOOK_CHECK_SHARE": (anytime, "BOOK_CHECK_SHARE", float),
+    "BOOK_CHECK_NODES": (anytime, "BOOK_CHECK_NODES", int),
     "PROOF_NODE_COST": (defence, "PROOF_NODE_COST", int),
     "BOOK": (shipped, "shipped_o_book", _book),
 }

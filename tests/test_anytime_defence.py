@@ -8,17 +8,13 @@ import pytest
 
 import noughts.knowledge.shipped as shipped_module
 import noughts.search.anytime as search_module
-import noughts.search.defence as defence_module
 from noughts.budget import Limit
 from noughts.engine import choose_move
 from noughts.knowledge.shipped import Knowledge
 from noughts.knowledge.strategy import Strategy, proven_replies, shipped_strategy, strategy_move
 from noughts.position import Position
-from noughts.search.defence import PROOF_NODE_COST, ProofDefence
+from noughts.search.defence import CHECK_NODES, ProofDefence
 from noughts.search.proof import find_win
-
-CHECK = 20_000
-"""Proof positions of the checks here."""
 
 # A game O lost to a four-ply searcher as X (the 4x4x4 seed's bot): X opened on cell 48.
 GAME = [48, 37, 0, 21, 3, 5, 53, 17, 12]
@@ -38,7 +34,7 @@ def _after(moves: list[int]) -> Position:
 
 
 def _x_wins_after(position: Position, move: int) -> bool:
-    return find_win(position.play(move), limit=Limit(node_limit=CHECK)) is not None
+    return find_win(position.play(move), limit=Limit(node_limit=CHECK_NODES)) is not None
 
 
 def test_the_defence_avoids_the_reply_after_which_x_has_a_proven_win(
@@ -57,28 +53,12 @@ def test_the_defence_avoids_the_reply_after_which_x_has_a_proven_win(
 
 def test_a_check_proves_a_win_or_says_none_was_found_within_its_budget() -> None:
     position = _after(GAME)
-    defence = ProofDefence(position, Limit(node_limit=2_000_000), check_nodes=CHECK)
+    defence = ProofDefence(position, Limit(node_limit=2_000_000))
     assert not defence.check(25) and defence.refuted[25] > 1 and defence.effort[25] > 0
-    assert defence.check(36) and 36 in defence.unrefuted  # its whole cap: not again
+    assert defence.check(36) and 36 in defence.unrefuted
     assert defence.nodes > 0
     starved = ProofDefence(position, Limit(node_limit=10))
     assert starved.check(25) and not starved.refuted and not starved.unrefuted
-
-
-def test_a_check_without_a_cap_runs_on_the_limit_it_has(
-        monkeypatch: pytest.MonkeyPatch) -> None:
-    position = _after(GAME)  # X's win after 36 takes over a million proof positions
-    by_nodes = ProofDefence(position, Limit(node_limit=400_000))
-    assert by_nodes.check(36, spent=100_000) and 36 not in by_nodes.unrefuted
-    assert by_nodes.positions == 300_000 // PROOF_NODE_COST  # the nodes left, all of them
-    assert by_nodes.nodes == 300_000 and by_nodes.exhausted(100_000)
-    timed = ProofDefence(position, Limit.within(seconds=0.05))
-    assert timed.check(36) and timed.exhausted() and timed.positions > 0
-    assert 36 not in timed.unrefuted  # cut short by the clock: it may be tried again
-    monkeypatch.setattr(defence_module, "MAX_PROOF_NODES", 5_000)
-    bounded = ProofDefence(position, Limit())  # no limit: the table's bound stops it
-    assert bounded.check(36) and bounded.positions == 5_000
-    assert bounded.check(15) and bounded.positions == 5_000  # nothing left for more
 
 
 def test_lost_against_perfect_play_o_picks_the_reply_hardest_to_refute(
@@ -91,15 +71,15 @@ def test_lost_against_perfect_play_o_picks_the_reply_hardest_to_refute(
     monkeypatch.setattr(shipped_module, "shipped_strategy", lambda: book)
     lost = proven_replies(position, book)
     assert len(lost) == len(position.legal_moves)
-    defence = ProofDefence(position, Limit(node_limit=100_000_000), check_nodes=CHECK)
+    defence = ProofDefence(position, Limit(node_limit=100_000_000))
     quick = [move for move in sorted(position.legal_moves) if not defence.check(move)]
     hard = [move for move in sorted(position.legal_moves) if move not in quick]
     assert quick and hard  # most replies are refuted by a small proof search, a few not
     # listed best first with the quickly refuted ones ahead, the choice skips them
-    assert ProofDefence(position, Limit(node_limit=100_000_000), check_nodes=CHECK).choose(
+    assert ProofDefence(position, Limit(node_limit=100_000_000)).choose(
         quick + hard) == hard[0]
     # when all are refuted, the one whose refutation took the largest proof is played
-    refuted = ProofDefence(position, Limit(node_limit=100_000_000), check_nodes=CHECK)
+    refuted = ProofDefence(position, Limit(node_limit=100_000_000))
     assert refuted.choose(quick[:5]) == max(
         quick[:5], key=lambda m: (refuted.effort[m], refuted.refuted[m]))
     assert len({refuted.effort[m] for m in quick[:5]}) > 1

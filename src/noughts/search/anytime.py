@@ -65,7 +65,7 @@ __all__ = [
     "evaluate_all",
     "choice",
     "DEFAULT_TIME_LIMIT",
-    "BOOK_CHECK_SHARE",
+    "BOOK_CHECK_NODES",
     "MATE",
     "MATE_BOUND",
 ]
@@ -97,12 +97,11 @@ _PROOF_SHARE = 0.1
 """The share of the limit the proof-number search gets to prove a win by quiet moves
 (after the threat search found none)."""
 
-BOOK_CHECK_SHARE = 0.05
-"""The share of the limit the proof check of a book move may take before the move is
-played (under a deadline its time, under a node limit its nodes). A book kept by games
-can hold a move after which the opponent has a forced win that the games' players
-missed; a check of 50 ms finds those the proof search proves in a few hundred thousand
-positions."""
+BOOK_CHECK_NODES = 2_000
+"""The proof positions the check of a book move may take before it is played. A book
+kept by games can hold a move after which the opponent has a short forced win that the
+games' players missed; the proof search finds those in a few dozen positions, and 2,000
+take about 30 ms."""
 
 
 # -- the limit and the answer ------------------------------------------------------------------
@@ -218,10 +217,9 @@ def proof_win(position: Position, limit: Limit) -> tuple[int, int] | None:
 
 
 def book_check(position: Position, move: int, limit: Limit) -> ProofDefence:
-    """The proof check of a book's ``move``, within :data:`BOOK_CHECK_SHARE` of
-    ``limit``: the opponent's forced win after it, if one is found, is in its
-    ``refuted``."""
-    check = ProofDefence(position, limit.share(BOOK_CHECK_SHARE))
+    """The proof check of a book's ``move`` (:data:`BOOK_CHECK_NODES` positions): the
+    opponent's forced win after it, if one is found, is in its ``refuted``."""
+    check = ProofDefence(position, limit, check_nodes=BOOK_CHECK_NODES)
     check.check(move)
     return check
 
@@ -330,7 +328,7 @@ def _hardest_note(position: Position, move: int, defence: ProofDefence | None,
                 f"the largest proof search ({defence.effort[move]:,} positions).")
     if defence is not None and move in defence.unrefuted:
         return (head + f"this one is the hardest to refute: the proof search found no "
-                f"win of {them} after it within the move's limit.")
+                f"win of {them} after it within its {defence.check_nodes:,} positions.")
     if defence is not None and defence.refuted:
         return (head + "this one is the search's best try of those the proof search did "
                 "not refute within the move's limit.")

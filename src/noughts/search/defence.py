@@ -15,12 +15,7 @@ positions a move or two before the bot played it.
 position after each, with one table for every check (sibling positions share most of
 their proofs), and counts its positions into the search's node count at
 :data:`PROOF_NODE_COST` search nodes each, so that the move's node limit (and its
-clock) cover both searches. A check runs on the limit it has: under a deadline until
-the deadline, under a node limit until the nodes left run out (so a check within a
-second goes as deep as a second allows, and one within a node limit is the same on every
-run), and never past :data:`MAX_PROOF_NODES` positions in all, which bounds its table's
-memory. A caller may cap each check instead (``check_nodes``: the builders' deep
-checks).
+clock) cover both searches.
 
 >>> from noughts.position import Position
 >>> from noughts.budget import Limit
@@ -32,8 +27,6 @@ checks).
 (False, True)
 >>> defence.check(2)
 True
->>> defence.nodes <= 100_000
-True
 """
 
 from __future__ import annotations
@@ -42,17 +35,14 @@ from noughts.budget import Limit
 from noughts.position import Position
 from noughts.search.core import ProofTable, proof_search
 
-__all__ = ["ProofDefence", "PROOF_NODE_COST", "MAX_PROOF_NODES"]
+__all__ = ["ProofDefence", "PROOF_NODE_COST", "CHECK_NODES"]
 
-PROOF_NODE_COST = 4
-"""Search nodes one proof-search position counts as: on the compiled core a proof
-position, with its threat search at the leaves, costs about as much CPU time as 3 to 5
-nodes of the principal-variation search (``benchmarks/bench_defence_cost.py``)."""
+PROOF_NODE_COST = 8
+"""Search nodes one proof-search position counts as (a proof position, with its threat
+search at the leaves, costs from 5 to 40 search nodes in CPU time, about 8 in the middle game)."""
 
-MAX_PROOF_NODES = 8_000_000
-"""The most proof positions the checks of one move take in all, whatever its limit:
-their shared table then holds about 130 MB (about 1.3 s of checks on the compiled core,
-the defence's share of a 5 s move)."""
+CHECK_NODES = 20_000
+"""The most proof positions one candidate's check may take."""
 
 
 class ProofDefence:
@@ -61,24 +51,22 @@ class ProofDefence:
     ``refuted`` maps a move to the most plies the opponent's proven win lasts after it,
     ``effort`` to the proof positions it took to find that win (how hard the move is to
     refute);
-    ``unrefuted`` holds the moves checked with no win found. ``limit`` bounds the checks
-    in search nodes (a check stops at its node limit or deadline), and the checks take
-    :data:`MAX_PROOF_NODES` proof positions in all at most; ``check_nodes``, if given,
-    caps each check's proof positions instead. :attr:`nodes` is what the checks spent,
-    in search nodes.
+    ``unrefuted`` holds the moves checked with no win found. A check takes at most
+    ``check_nodes`` proof positions (:data:`CHECK_NODES` by default). ``limit`` counts search
+    nodes (a check stops at its node limit or deadline); :attr:`nodes` is what the
+    checks spent, in search nodes.
     """
 
     def __init__(self, position: Position, limit: Limit, *,
                  check_nodes: int | None = None) -> None:
         self.position = position
         self.limit = limit
-        self.check_nodes = check_nodes
+        self.check_nodes = CHECK_NODES if check_nodes is None else check_nodes
         self.opponent = 1 if position.to_move == "X" else 0
         self.table: ProofTable | None = None  # the first check's, shared by the rest
         self.refuted: dict[int, int] = {}
         self.effort: dict[int, int] = {}
         self.unrefuted: set[int] = set()
-        self.positions = 0  # proof positions, every check's
         self.nodes = 0
 
     def exhausted(self, spent: int = 0) -> bool:
@@ -97,18 +85,16 @@ class ProofDefence:
         if after.is_over:
             self.unrefuted.add(move)
             return True
-        limit = (MAX_PROOF_NODES - self.positions if self.check_nodes is None
-                 else self.check_nodes)
+        limit = self.check_nodes
         if self.limit.node_limit is not None:
             left = (self.limit.node_limit - spent - self.nodes) // PROOF_NODE_COST
-            limit = min(limit, left)
+            limit = max(0, min(limit, left))
         if limit <= 0 or self.limit.expired(spent + self.nodes):
             return True  # no limit left: nothing was proven
         search = proof_search(after, self.opponent, table=self.table)
         self.table = search.table
         proof, disproof = search.run(self.limit.limited(deadline=self.limit.deadline,
                                                          node_limit=None), nodes=limit)
-        self.positions += search.nodes
         self.nodes += search.nodes * PROOF_NODE_COST
         if proof == 0:
             self.refuted[move] = 1 + search.plies()
