@@ -277,6 +277,17 @@ PyObject *poll_get(Poll *poll) {
     return limit;
 }
 
+int set_int64(PyObject *value, int64_t *out, const char *name) {
+    if (value == NULL) {
+        PyErr_Format(PyExc_AttributeError, "%s cannot be deleted", name);
+        return -1;
+    }
+    long long number = PyLong_AsLongLong(value);
+    if (number == -1 && PyErr_Occurred()) return -1;
+    *out = number;
+    return 0;
+}
+
 void raise_exhausted(void) {
     PyObject *budget = PyImport_ImportModule("noughts.budget");
     if (budget == NULL) return;

@@ -85,6 +85,10 @@ void poll_share(Poll *poll, const Poll *from, int64_t node_limit);
 /* The Limit as a Python object (None for none), a new reference. */
 PyObject *poll_get(Poll *poll);
 
+/* An int attribute's setter: value into *out (an AttributeError naming name if it is
+ * deleted); 0, or -1 with a Python error. */
+int set_int64(PyObject *value, int64_t *out, const char *name);
+
 /* Raise noughts.budget.BudgetExhausted. */
 void raise_exhausted(void);
 

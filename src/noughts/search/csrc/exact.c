@@ -636,17 +636,6 @@ static PyObject *exact_get_next_poll(PyObject *self, void *closure) {
     return PyLong_FromLongLong(((Exact *)self)->next_poll);
 }
 
-static int set_int64(PyObject *value, int64_t *out, const char *name) {
-    if (value == NULL) {
-        PyErr_Format(PyExc_AttributeError, "%s cannot be deleted", name);
-        return -1;
-    }
-    long long number = PyLong_AsLongLong(value);
-    if (number == -1 && PyErr_Occurred()) return -1;
-    *out = number;
-    return 0;
-}
-
 static int exact_set_next_poll(PyObject *self, PyObject *value, void *closure) {
     (void)closure;
     return set_int64(value, &((Exact *)self)->next_poll, "next_poll");

@@ -398,14 +398,7 @@ static PyObject *threat_search_get_nodes(PyObject *self, void *closure) {
 
 static int threat_search_set_nodes(PyObject *self, PyObject *value, void *closure) {
     (void)closure;
-    if (value == NULL) {
-        PyErr_SetString(PyExc_AttributeError, "nodes cannot be deleted");
-        return -1;
-    }
-    long long nodes = PyLong_AsLongLong(value);
-    if (nodes == -1 && PyErr_Occurred()) return -1;
-    ((ThreatSearchObject *)self)->threats.nodes = nodes;
-    return 0;
+    return set_int64(value, &((ThreatSearchObject *)self)->threats.nodes, "nodes");
 }
 
 static PyObject *threat_search_get_limit(PyObject *self, void *closure) {
