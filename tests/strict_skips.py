@@ -61,26 +61,24 @@ def _failure(what: str, reason: str) -> str:
             "instead of skipping")
 
 
-@pytest.hookimpl(hookwrapper=True)
-def pytest_runtest_makereport(item: pytest.Item, call: pytest.CallInfo[None]
-                              ) -> Generator[None, Any, None]:
-    outcome = yield
-    report = outcome.get_result()
+def _fail_if_missing(report: pytest.TestReport | pytest.CollectReport) -> None:
+    """Turn ``report``'s skip for a missing dependency into a failure naming it."""
     if report.skipped and strict():
         reason = _reason(report.longrepr)
         what = missing_dependency(reason)
         if what is not None:
             report.outcome = "failed"
             report.longrepr = _failure(what, reason)
+
+
+@pytest.hookimpl(hookwrapper=True)
+def pytest_runtest_makereport(item: pytest.Item, call: pytest.CallInfo[None]
+                              ) -> Generator[None, Any, None]:
+    outcome = yield
+    _fail_if_missing(outcome.get_result())
 
 
 @pytest.hookimpl(hookwrapper=True)
 def pytest_make_collect_report(collector: pytest.Collector) -> Generator[None, Any, None]:
     outcome = yield
-    report = outcome.get_result()
-    if report.skipped and strict():
-        reason = _reason(report.longrepr)
-        what = missing_dependency(reason)
-        if what is not None:
-            report.outcome = "failed"
-            report.longrepr = _failure(what, reason)
+    _fail_if_missing(outcome.get_result())
