@@ -24,9 +24,10 @@ import statistics
 import time
 from collections.abc import Callable
 
-from noughts.budget import BudgetExhausted, Limit
+from noughts.budget import Limit
 from noughts.position import Position
 from noughts.search import core
+from noughts.search.anytime import deepening
 from noughts.search.core import Core, anytime_search
 from outputs import add_out_dir, write_json
 
@@ -48,13 +49,8 @@ def qubic_middle_games(count: int, seed: int = 7) -> list[Position]:
 def deepen(position: Position, kind: Core, nodes: int) -> int:
     """Deepen the anytime search of ``position`` until ``nodes`` nodes; its node count."""
     search = anytime_search(position, limit=Limit(node_limit=nodes), core=kind)
-    moves = search.ordered_moves(-1, 0)
-    for depth in range(1, search.empty_count() + 1):
-        try:
-            _, _, scores = search.root(depth, moves)
-        except BudgetExhausted:
-            break
-        moves.sort(key=lambda m: -scores[m])
+    for _ in deepening(search, search.ordered_moves(-1, 0)):
+        pass
     return search.nodes
 
 

@@ -64,6 +64,7 @@ __all__ = [
     "search_move",
     "evaluate_all",
     "choice",
+    "deepening",
     "DEFAULT_TIME_LIMIT",
     "BOOK_CHECK_NODES",
     "MATE",
@@ -270,7 +271,7 @@ def search_move(
     root_moves = len(moves)
     best_move, best_score, depth_done = moves[0], None, 0
     scores: dict[int, int] = {}
-    for depth, score, move, scores in _deepening(search, moves):
+    for depth, score, move, scores in deepening(search, moves):
         best_move, best_score, depth_done = move, score, depth
         if abs(score) >= MATE_BOUND or (len(moves) == 1 and depth >= 4):
             break
@@ -345,7 +346,7 @@ def _misere_move(position: Position, limit: Limit, style: Style,
         move = min(position.legal_moves)
         return choice(position, move, limit, value=Value(Outcome.LOSS, 1), depth=1)
     best_move, best_score, depth_done = moves[0], None, 0
-    for depth, score, move, _ in _deepening(search, moves):
+    for depth, score, move, _ in deepening(search, moves):
         best_move, best_score, depth_done = move, score, depth
         if abs(score) >= MATE_BOUND:  # (a single safe move is searched on: to value it)
             break
@@ -376,12 +377,19 @@ def _defended(position: Position, moves: list[int], best_move: int, best_score: 
     return move, None, value, defence
 
 
-def _deepening(search: Searcher, moves: list[int]
-               ) -> Iterator[tuple[int, int, int, dict[int, int]]]:
+def deepening(search: Searcher, moves: list[int]
+              ) -> Iterator[tuple[int, int, int, dict[int, int]]]:
     """Iterative deepening over ``moves``: after each depth searched whole, ``moves`` is
     sorted best first and ``(depth, score, best move, every move's score)`` is yielded;
     the generator ends when the limit runs out or no depth is left (the caller stops
-    earlier by leaving the loop)."""
+    earlier by leaving the loop).
+
+    >>> from noughts.budget import Limit
+    >>> from noughts.search.core import anytime_search
+    >>> search = anytime_search(Position("", "3x3"), limit=Limit(node_limit=2_000))
+    >>> [depth for depth, *_ in deepening(search, search.ordered_moves(-1, 0))][:3]
+    [1, 2, 3]
+    """
     for depth in range(1, search.empty_count() + 1):
         try:
             score, move, scores = search.root(depth, moves)
