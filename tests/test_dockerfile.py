@@ -3,7 +3,10 @@ CMD as its USER with its ENV, checked by its HEALTHCHECK and stopped by its STOP
 
 No image can be pulled here, so the base image's Python is this one, and the RUN lines'
 ``pip install`` is offline: the venv sees this interpreter's packages (what the base
-image's pip would download) and builds the package with its setuptools.
+image's pip would download). It builds the package as ``docker build`` does, with build
+isolation, from the build requirements in pyproject: ``scripts/test.sh`` downloads them
+into :data:`WHEELHOUSE` beforehand, so a machine whose own setuptools is older than
+pyproject's floor builds the image as Docker would.
 """
 
 from __future__ import annotations
@@ -16,8 +19,10 @@ import shutil
 import signal
 import subprocess
 import sys
+import sysconfig
 import tempfile
 import time
+import tomllib
 import urllib.request
 from collections.abc import Iterator
 from dataclasses import dataclass, field
@@ -85,6 +90,23 @@ def parse(text: str) -> Dockerfile:
 
 DOCKERFILE = parse((ROOT / "Dockerfile").read_text())
 
+WHEELHOUSE = ROOT / "build" / "wheelhouse"
+"""Wheels of pyproject's build requirements (scripts/test.sh downloads them here): the
+image's pip installs them into its isolated build environment, offline."""
+BUILD_REQUIRES: list[str] = tomllib.loads((ROOT / "pyproject.toml").read_text())[
+    "build-system"]["requires"]
+
+
+def _wheelhouse_problem() -> str | None:
+    """Why :data:`WHEELHOUSE` cannot serve the build requirements, or None if it can."""
+    names = {re.split(r"[<>=!~ \[;]", requirement, maxsplit=1)[0].lower().replace("-", "_")
+             for requirement in BUILD_REQUIRES}
+    found = {wheel.name.split("-")[0].lower() for wheel in WHEELHOUSE.glob("*.whl")}
+    if missing := sorted(names - found):
+        return (f"no wheel of {', '.join(missing)} in {WHEELHOUSE}: scripts/test.sh downloads "
+                f"the build requirements {BUILD_REQUIRES} there")
+    return None
+
 
 def test_the_image_is_slim_not_root_and_checked() -> None:
     assert re.fullmatch(r"python:3\.\d+-slim(-\w+)?", DOCKERFILE.base), DOCKERFILE.base
@@ -115,24 +137,39 @@ def installed() -> Iterator[tuple[Path, Path]]:
                 else:
                     destination.mkdir(parents=True, exist_ok=True)
                     shutil.copy(origin, destination / origin.name)
+        problem = _wheelhouse_problem()
+        assert problem is None, problem
         venv = top / "venv"
         subprocess.run([sys.executable, "-m", "venv", "--system-site-packages",
                         "--without-pip", str(venv)], check=True)
+        _see_this_environment(venv)
         shim = venv / "bin" / "pip"  # the base image's pip: this interpreter's, offline
         shim.write_text(f'#!/bin/sh\nexec "{venv}/bin/python" -m pip "$@"\n')
         shim.chmod(0o755)
-        env = {**os.environ, **DOCKERFILE.env, "PATH": f"{venv / 'bin'}:{os.environ['PATH']}",
-               "PIP_NO_INDEX": "1", "PIP_NO_BUILD_ISOLATION": "0"}
-        env.pop("PYTHONPATH", None)
+        env = {key: value for key, value in os.environ.items()
+               if not key.startswith("PIP_") and key != "PYTHONPATH"}
+        env.update(DOCKERFILE.env, PATH=f"{venv / 'bin'}:{os.environ['PATH']}",
+                   PIP_NO_INDEX="1", PIP_FIND_LINKS=str(WHEELHOUSE))
         for line in DOCKERFILE.runs:
             run = subprocess.run(["/bin/sh", "-c", line], cwd=app, env=env,
                                  capture_output=True, text=True, timeout=300)
             assert run.returncode == 0, f"RUN {line}\n{run.stdout}\n{run.stderr}"
+            if "pip install" in line:  # built as docker build builds: isolated
+                assert "Installing build dependencies" in run.stdout, run.stdout
         for path in top.rglob("*"):  # readable by the image's user, as COPY leaves it
             path.chmod(path.stat().st_mode | 0o444 | (0o111 if path.is_dir() else 0))
         yield app, venv
     finally:
         shutil.rmtree(top, ignore_errors=True)
+
+
+def _see_this_environment(venv: Path) -> None:
+    """Let ``venv`` see the packages of the environment running the tests, as the image's
+    pip would see what it downloads: ``--system-site-packages`` alone shows the base
+    interpreter's, which lack them when the tests run in a virtual environment."""
+    site_packages = Path(sysconfig.get_paths(vars={"base": str(venv)})["purelib"])
+    ours = dict.fromkeys(sysconfig.get_paths()[key] for key in ("purelib", "platlib"))
+    (site_packages / "test-environment.pth").write_text("".join(f"{path}\n" for path in ours))
 
 
 def _others_can_run(path: Path) -> bool:
