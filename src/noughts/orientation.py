@@ -34,11 +34,12 @@ from __future__ import annotations
 from typing import TYPE_CHECKING
 
 from noughts.position import Position
+from noughts.results import MoveEval
 
 if TYPE_CHECKING:
     from collections.abc import Callable, Iterable
 
-    from noughts.results import MoveChoice, MoveEval
+    from noughts.results import MoveChoice
 
 __all__ = ["Orientation"]
 
@@ -75,20 +76,18 @@ class Orientation:
         if not game.symmetry.canonical:
             return cls(position)
         group = position.geometry.symmetry_group
-        x, o, symmetry = group.canonical(position.x, position.o)
+        symmetry = group.canonical(position.x, position.o)[2]
         canonical, maps = position, None
         if symmetry:
-            canonical = Position.from_bitboards(x, o, game, first=position.first)
             maps = (group.perms[symmetry], group.inverses[symmetry])
+            canonical = position.mapped(maps[0])
         if seed is None:
             return cls(position, canonical, maps)
         turn = _seeded_symmetry(canonical, seed, group.count)
         if not turn:
             return cls(position, canonical, maps)
-        perm = group.perms[turn]
-        image = Position.from_bitboards(_moved(x, perm), _moved(o, perm), game,
-                                        first=position.first)
-        return cls(position, canonical, maps, image, (perm, group.inverses[turn]))
+        turns = (group.perms[turn], group.inverses[turn])
+        return cls(position, canonical, maps, canonical.mapped(turns[0]), turns)
 
     @property
     def identity(self) -> bool:
@@ -150,28 +149,21 @@ def _seeded_symmetry(canonical: Position, seed: int, count: int) -> int:
         count)
 
 
-def _moved(bb: int, perm: Perm) -> int:
-    """The image of the cells of ``bb`` under ``perm``."""
-    image = 0
-    while bb:
-        low = bb & -bb
-        image |= 1 << perm[low.bit_length() - 1]
-        bb ^= low
-    return image
+def _mapped_evals(moves: Iterable[MoveEval], cell_map: Callable[[int], int]) -> list[MoveEval]:
+    """``moves`` with their cells mapped, lowest cell first."""
+    mapped = [MoveEval(cell_map(m.move), m.game, m.value, m.estimate) for m in moves]
+    mapped.sort(key=_move_of)
+    return mapped
 
 
 def _move_of(evaluation: MoveEval) -> int:
     return evaluation.move
 
 
-def _mapped_evals(moves: Iterable[MoveEval], cell_map: Callable[[int], int]) -> list[MoveEval]:
-    return sorted((m._replace(move=cell_map(m.move)) for m in moves), key=_move_of)
-
-
 def _mapped(choice: MoveChoice, cell_map: Callable[[int], int]) -> MoveChoice:
     cells = choice.game.cells
     return choice._replace(
         move=cell_map(choice.move),
-        pv=tuple(cell_map(c) if 0 <= c < cells else c for c in choice.pv),
-        moves=tuple(_mapped_evals(choice.moves, cell_map)),
+        pv=tuple([cell_map(c) if 0 <= c < cells else c for c in choice.pv]),
+        moves=tuple(_mapped_evals(choice.moves, cell_map)) if choice.moves else (),
     )
