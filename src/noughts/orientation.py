@@ -31,13 +31,14 @@ True
 
 from __future__ import annotations
 
+from operator import itemgetter
 from typing import TYPE_CHECKING
 
 from noughts.position import Position
 from noughts.results import MoveEval
 
 if TYPE_CHECKING:
-    from collections.abc import Callable, Iterable
+    from collections.abc import Iterable
 
     from noughts.results import MoveChoice
 
@@ -51,7 +52,7 @@ class Orientation:
     (``image``: the canonical one, or a seeded image of it), and the cell maps between
     them. (A plain class: 3x3's cold path imports no dataclasses.)"""
 
-    __slots__ = ("original", "canonical", "image", "_in", "_out", "_turn", "_unturn")
+    __slots__ = ("original", "canonical", "image", "_in", "_out", "_forth", "_back")
 
     def __init__(self, original: Position, canonical: Position | None = None,
                  maps: tuple[Perm, Perm] | None = None, image: Position | None = None,
@@ -59,10 +60,14 @@ class Orientation:
         self.original = original
         self.canonical = original if canonical is None else canonical
         self.image = self.canonical if image is None else image
-        self._in: Perm | None = None if maps is None else maps[0]  # original -> canonical
-        self._out: Perm | None = None if maps is None else maps[1]  # and back
-        self._turn: Perm | None = None if turns is None else turns[0]  # canonical -> image
-        self._unturn: Perm | None = None if turns is None else turns[1]  # and back
+        # cell maps, None for the identity: original <-> canonical, original <-> image
+        self._in: Perm | None = None if maps is None else maps[0]
+        self._out: Perm | None = None if maps is None else maps[1]
+        self._forth, self._back = self._in, self._out
+        if turns is not None:
+            turn, unturn = turns
+            self._forth = turn if self._in is None else tuple(turn[c] for c in self._in)
+            self._back = unturn if self._out is None else tuple(self._out[c] for c in unturn)
 
     @classmethod
     def of(cls, position: Position, seed: int | None = None) -> Orientation:
@@ -92,7 +97,7 @@ class Orientation:
     @property
     def identity(self) -> bool:
         """True if the image is the board as given."""
-        return self._in is None and self._turn is None
+        return self._back is None
 
     def to_canonical(self, cell: int) -> int:
         """The canonical image's cell for a cell of the original board."""
@@ -104,40 +109,39 @@ class Orientation:
 
     def to_image(self, cell: int) -> int:
         """The image's cell for a cell of the original board."""
-        cell = self.to_canonical(cell)
-        return cell if self._turn is None else self._turn[cell]
+        return cell if self._forth is None else self._forth[cell]
 
     def to_original(self, cell: int) -> int:
         """The original board's cell for a cell of the image."""
-        return self.from_canonical(cell if self._unturn is None else self._unturn[cell])
+        return cell if self._back is None else self._back[cell]
 
     # -- answers --------------------------------------------------------------------------
     def original_choice(self, choice: MoveChoice) -> MoveChoice:
         """An answer found on the image, on the original board (its move, its line and
         its per-move values)."""
-        return choice if self.identity else _mapped(choice, self.to_original)
+        return choice if self._back is None else _mapped(choice, self._back)
 
     def original_evals(self, moves: Iterable[MoveEval]) -> list[MoveEval]:
         """Per-move values found on the image, on the original board, lowest cell first."""
-        return list(moves) if self.identity else _mapped_evals(moves, self.to_original)
+        return list(moves) if self._back is None else _mapped_evals(moves, self._back)
 
     def canonical_choice(self, choice: MoveChoice) -> MoveChoice:
         """An answer on the original board, on the canonical image (as the move cache
         keeps it)."""
-        return choice if self._in is None else _mapped(choice, self.to_canonical)
+        return choice if self._in is None else _mapped(choice, self._in)
 
     def choice_from_canonical(self, choice: MoveChoice) -> MoveChoice:
         """An answer on the canonical image, on the original board (a cache hit)."""
-        return choice if self._out is None else _mapped(choice, self.from_canonical)
+        return choice if self._out is None else _mapped(choice, self._out)
 
     def canonical_evals(self, moves: Iterable[MoveEval]) -> tuple[MoveEval, ...]:
         """Per-move values on the original board, on the canonical image."""
-        return tuple(moves if self._in is None else _mapped_evals(moves, self.to_canonical))
+        return tuple(moves if self._in is None else _mapped_evals(moves, self._in))
 
     def evals_from_canonical(self, moves: Iterable[MoveEval]) -> list[MoveEval]:
         """Per-move values on the canonical image, on the original board, lowest cell
         first."""
-        return list(moves) if self._out is None else _mapped_evals(moves, self.from_canonical)
+        return list(moves) if self._out is None else _mapped_evals(moves, self._out)
 
 
 def _seeded_symmetry(canonical: Position, seed: int, count: int) -> int:
@@ -149,21 +153,21 @@ def _seeded_symmetry(canonical: Position, seed: int, count: int) -> int:
         count)
 
 
-def _mapped_evals(moves: Iterable[MoveEval], cell_map: Callable[[int], int]) -> list[MoveEval]:
-    """``moves`` with their cells mapped, lowest cell first."""
-    mapped = [MoveEval(cell_map(m.move), m.game, m.value, m.estimate) for m in moves]
-    mapped.sort(key=_move_of)
+def _mapped_evals(moves: Iterable[MoveEval], perm: Perm) -> list[MoveEval]:
+    """``moves`` with their cells mapped by ``perm``, lowest cell first."""
+    mapped = [MoveEval(perm[m.move], m.game, m.value, m.estimate) for m in moves]
+    mapped.sort(key=_MOVE)
     return mapped
 
 
-def _move_of(evaluation: MoveEval) -> int:
-    return evaluation.move
+_MOVE = itemgetter(0)
+"""A move value's cell (the first field of :class:`MoveEval`)."""
 
 
-def _mapped(choice: MoveChoice, cell_map: Callable[[int], int]) -> MoveChoice:
-    cells = choice.game.cells
+def _mapped(choice: MoveChoice, perm: Perm) -> MoveChoice:
+    cells = len(perm)
     return choice._replace(
-        move=cell_map(choice.move),
-        pv=tuple([cell_map(c) if 0 <= c < cells else c for c in choice.pv]),
-        moves=tuple(_mapped_evals(choice.moves, cell_map)) if choice.moves else (),
+        move=perm[choice.move],
+        pv=tuple([perm[c] if 0 <= c < cells else c for c in choice.pv]),
+        moves=tuple(_mapped_evals(choice.moves, perm)) if choice.moves else (),
     )
