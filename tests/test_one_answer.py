@@ -27,6 +27,7 @@ from noughts.orientation import Orientation  # noqa: E402
 from noughts.position import Position  # noqa: E402
 from noughts.results import MoveChoice  # noqa: E402
 from noughts.service.app import create_app  # noqa: E402
+from noughts.service.cache import build_symmetries  # noqa: E402
 from noughts.service.moves import MoveService  # noqa: E402
 from noughts.service.settings import Settings  # noqa: E402
 from waiting import wait_until  # noqa: E402
@@ -171,24 +172,29 @@ class NodeLimited(MoveService):
         return Limit.within(seconds=60, nodes=self.nodes, since=arrived), budget_ms
 
 
-@pytest.mark.parametrize("processes", [0, 1], ids=["thread", "worker process"])
-def test_the_service_at_a_node_limit_answers_as_the_library(processes: int) -> None:
+@pytest.mark.parametrize(("processes", "cache_size"), [(0, 0), (0, 100), (1, 100)],
+                         ids=["thread, no cache", "thread", "worker process"])
+def test_the_service_at_a_node_limit_answers_as_the_library(processes: int,
+                                                            cache_size: int) -> None:
+    build_symmetries(QUBIC.game)  # (else the cache waits for the warm-up to key Qubic)
     service = NodeLimited(Settings(warmup=False, search_processes=processes,
-                                   max_time_ms=60_000))
+                                   cache_size=cache_size, max_time_ms=60_000))
     if service.pool is not None:
         service.pool.start()
     try:
         if service.pool is not None:
             wait_until(lambda: service.pool is not None and service.pool.ready == 1, 60)
         expected = choose_move(QUBIC, Limit.within(seconds=60, nodes=NodeLimited.nodes))
-        for symmetry in (0, *symmetries(QUBIC)[1:3]):
+        for index, symmetry in enumerate(symmetries(QUBIC)[:3]):
             image = QUBIC.transform(symmetry)
             found = asyncio.run(service.move(image, level=10, time_ms=60_000, seed=None))
             assert_mapped(QUBIC, expected.move, symmetry, found.result.move)
+            assert found.cached == (index > 0 and cache_size > 0)  # a miss, then hits
         seeded = choose_move(QUBIC, Limit.within(seconds=60, nodes=NodeLimited.nodes), seed=9)
-        image = QUBIC.transform(symmetries(QUBIC)[4])
-        found = asyncio.run(service.move(image, level=10, time_ms=60_000, seed=9))
-        assert_mapped(QUBIC, seeded.move, symmetries(QUBIC)[4], found.result.move)
+        symmetry = symmetries(QUBIC)[4]
+        found = asyncio.run(service.move(QUBIC.transform(symmetry), level=10, time_ms=60_000,
+                                         seed=9))
+        assert_mapped(QUBIC, seeded.move, symmetry, found.result.move)
     finally:
         if service.pool is not None:
             service.pool.close()
