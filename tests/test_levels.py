@@ -51,16 +51,16 @@ def test_level_zero_is_uniformly_random() -> None:
 
 
 def test_missed_forks_become_rarer_with_level() -> None:
-    """Measured with seeds 0-199: how often each level walks into the fork. (Each seed
-    also picks the image of the board the level plays on, :mod:`noughts.orientation`.)"""
+    """Measured with seeds 0-199: how often each level walks into the fork (played on
+    the board's canonical image, :mod:`noughts.orientation`)."""
     rates = {level: mistakes(TRAP, level, {1, 3, 5, 7}) for level in (2, 5, 9)}
-    assert rates == {2: 65, 5: 57, 9: 34}
+    assert rates == {2: 55, 5: 48, 9: 34}
     assert all(choose_move(TRAP).move in {1, 3, 5, 7} for _ in range(3))
 
 
 def test_late_blocks_become_rarer_with_level() -> None:
     rates = [mistakes(THREAT, level, {2}) for level in (1, 3, 5, 7, 9)]
-    assert rates == [145, 101, 70, 32, 8]
+    assert rates == [160, 108, 73, 33, 7]
 
 
 def test_a_player_who_notices_a_fork_plays_it() -> None:

@@ -26,11 +26,12 @@ stages consult comes in as one :class:`~noughts.knowledge.shipped.Knowledge` val
 (:data:`~noughts.knowledge.shipped.SHIPPED` by default); a benchmark, a builder or a
 player passes another to switch parts of it off.
 
-The plan answers on one image of the position under its board's symmetries and maps the
-answer back (:mod:`noughts.orientation`): the canonical image, or with a ``seed`` a
-seeded image of it. So a position gets one answer whoever asks (the command line, the
-service and its cache, any worker process), and every symmetric image of the board gets
-that answer mapped; the seed picks among moves the stages find equally good.
+The plan answers on the canonical image of the position under its board's symmetries and
+maps the answer back (:mod:`noughts.orientation`). So a position gets one answer whoever
+asks (the command line, the service and its cache, any worker process), and every
+symmetric image of the board gets that answer mapped. A game ``seed`` picks among moves
+a stage finds equally good (the exact solver's tied best moves, the deepening search's
+near-ties, :mod:`noughts.search.ties`), on that image, so it never trades a proven value.
 
 ``method`` says which kind of stage answered (``level``, ``exact`` or ``anytime``).
 :func:`evaluation` values every move by the same plan. The service, the command line,
@@ -282,7 +283,7 @@ def search(request: _Request) -> MoveChoice:
     position, knowledge = request.position, request.knowledge
     lost = {**proven_replies(position, knowledge.strategy_for(position)), **request.lost}
     return search_move(position, request.stages_limit, lost=lost, spent=request.spent,
-                       learned=knowledge.learned_for(position.game))
+                       learned=knowledge.learned_for(position.game), seed=request.seed)
 
 
 PLAN: tuple[Callable[[_Request], MoveChoice | None], ...] = (
@@ -331,8 +332,9 @@ def choose_move(
     """
     check_playable(position)
     _check_level(level)
-    view = Orientation.of(position, seed)
-    request = _Request(view.image, _limit(limit, time_limit, nodes), level, seed, knowledge)
+    view = Orientation.of(position)
+    request = _Request(view.canonical, _limit(limit, time_limit, nodes), level, seed,
+                       knowledge)
     return view.original_choice(_answer(request, PLAN))
 
 
@@ -417,7 +419,7 @@ def evaluation(position: Position, limit: Limit | None = None, *,
     """
     check_playable(position)
     view = Orientation.of(position)
-    image = view.image
+    image = view.canonical
     if solver.can_solve(image):
         counter = solver.solver_for(image.game)
         before = counter.nodes

@@ -9,7 +9,7 @@ and mapped back to each request's own board: a hit gives the move a search would
 
 >>> from noughts.position import Position
 >>> view = Orientation.of(Position("..X/.../..."))
->>> view.canonical.board, view.from_canonical(0)
+>>> view.canonical.board, view.to_original(0)
 ('X../.../...', 2)
 >>> cache = MoveCache(maxsize=10, ttl_s=60)
 >>> key = cache_key("move", view.canonical, level=10)

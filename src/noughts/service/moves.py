@@ -221,7 +221,7 @@ class MoveService:
                     hit, searched_ms, exact_hit = shared
                     self.moves.put(key, hit, searched_ms=searched_ms, exact=exact_hit)
             if hit is not None:
-                return MoveAnswer(position, view.choice_from_canonical(hit), True, budget_ms,
+                return MoveAnswer(position, view.original_choice(hit), True, budget_ms,
                                   reusable=True)
         job = MoveJob(Board.of(position), level=level, seed=seed, exact=exact)
         kind = ("move", position.game.name, level, exact)
@@ -268,7 +268,7 @@ class MoveService:
         if key is not None and view is not None:
             hit = self.analyses.get(key, budget_ms=budget_ms)
             if hit is not None:
-                moves = tuple(view.evals_from_canonical(hit))
+                moves = tuple(view.original_evals(hit))
                 return Analysis(position, moves, 0, 0.0, True, budget_ms)
         job = AnalysisJob(Board.of(position), exact=exact)
         kind = ("analyze", position.game.name, exact)
