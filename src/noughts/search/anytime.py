@@ -285,7 +285,8 @@ def search_move(
                 if best_move in guard.refuted:
                     best_move, best_score = _best_safe(moves, guard.safe, scores)
     value = None if best_score is None else _proven(best_score, search.root_marks)
-    if seed is not None and value is None and best_score is not None:  # (checked below)
+    if seed is not None and value is None and best_score is not None and not doomed:
+        # (the pick is then checked below like the search's own move)
         best_move = ties.pick(position, scores, best_move, moves, seed, style=style,
                               learned=learned)
         best_score = scores.get(best_move, best_score)
