@@ -156,6 +156,12 @@ def test_the_api_gives_the_librarys_move_cache_hit_or_miss() -> None:
                     got = client.post("/api/v1/move", json=body).json()
                     assert got["move"] == choose_move(image, seed=seed).move, (body, got)
                     assert got["cached"] == (symmetry != 0)  # one entry for them all
+            for symmetry in symmetries(position)[:3]:  # a level's mistakes (never cached)
+                image = position.transform(symmetry)
+                body = {"variant": image.game.name, "board": image.board, "level": 4,
+                        "seed": 5}
+                got = client.post("/api/v1/move", json=body).json()
+                assert got["move"] == choose_move(image, level=4, seed=5).move, (body, got)
             analysis = client.post("/api/v1/analyze", json={
                 "variant": position.game.name, "board": position.transform(1).board}).json()
             assert [(m["move"], m["outcome"]) for m in analysis["moves"]] == [
