@@ -51,9 +51,10 @@ def test_level_zero_is_uniformly_random() -> None:
 
 
 def test_missed_forks_become_rarer_with_level() -> None:
-    """Measured with seeds 0-199: how often each level walks into the fork."""
+    """Measured with seeds 0-199: how often each level walks into the fork (played on
+    the board's canonical image, :mod:`noughts.orientation`)."""
     rates = {level: mistakes(TRAP, level, {1, 3, 5, 7}) for level in (2, 5, 9)}
-    assert rates == {2: 77, 5: 67, 9: 37}
+    assert rates == {2: 55, 5: 48, 9: 34}
     assert all(choose_move(TRAP).move in {1, 3, 5, 7} for _ in range(3))
 
 

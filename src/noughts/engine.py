@@ -26,6 +26,13 @@ stages consult comes in as one :class:`~noughts.knowledge.shipped.Knowledge` val
 (:data:`~noughts.knowledge.shipped.SHIPPED` by default); a benchmark, a builder or a
 player passes another to switch parts of it off.
 
+The plan answers on the canonical image of the position under its board's symmetries and
+maps the answer back (:mod:`noughts.orientation`). So a position gets one answer whoever
+asks (the command line, the service and its cache, any worker process), and every
+symmetric image of the board gets that answer mapped. A game ``seed`` picks among moves
+a stage finds equally good (the exact solver's tied best moves, the deepening search's
+near-ties, :mod:`noughts.search.ties`), on that image, so it never trades a proven value.
+
 ``method`` says which kind of stage answered (``level``, ``exact`` or ``anytime``).
 :func:`evaluation` values every move by the same plan. The service, the command line,
 the players (and through them the arena, the terminal game and the learning
@@ -47,6 +54,7 @@ from typing import TYPE_CHECKING, Literal, NamedTuple, TypeVar
 
 from noughts.errors import NoughtsError
 from noughts.exact import solver
+from noughts.orientation import Orientation
 from noughts.position import Position, check_playable
 from noughts.results import MAX_LEVEL, MoveChoice, MoveEval
 
@@ -275,7 +283,7 @@ def search(request: _Request) -> MoveChoice:
     position, knowledge = request.position, request.knowledge
     lost = {**proven_replies(position, knowledge.strategy_for(position)), **request.lost}
     return search_move(position, request.stages_limit, lost=lost, spent=request.spent,
-                       learned=knowledge.learned_for(position.game))
+                       learned=knowledge.learned_for(position.game), seed=request.seed)
 
 
 PLAN: tuple[Callable[[_Request], MoveChoice | None], ...] = (
@@ -309,7 +317,9 @@ def choose_move(
     """The engine's move for the side to move, by the plan (see the module docstring).
 
     ``level`` 10 is the strongest play (perfect wherever the solver applies); lower levels
-    make human-like mistakes, seeded by ``seed``. ``limit`` bounds the whole answer: its
+    make human-like mistakes, seeded by ``seed``. A ``seed`` (a game's) also picks among
+    equally good moves: the same seed gives the same move, in every orientation of the
+    board; no seed gives the canonical answer. ``limit`` bounds the whole answer: its
     deadline and node limit every search (each search counts its own nodes).
     ``time_limit`` (seconds from now) and ``nodes`` narrow it. Cancel the limit to stop
     the search: an exact solve then raises :class:`~noughts.budget.BudgetExhausted`;
@@ -322,8 +332,10 @@ def choose_move(
     """
     check_playable(position)
     _check_level(level)
-    request = _Request(position, _limit(limit, time_limit, nodes), level, seed, knowledge)
-    return _answer(request, PLAN)
+    view = Orientation.of(position)
+    request = _Request(view.canonical, _limit(limit, time_limit, nodes), level, seed,
+                       knowledge)
+    return view.original_choice(_answer(request, PLAN))
 
 
 def _check_level(level: int) -> None:
@@ -406,21 +418,23 @@ def evaluation(position: Position, limit: Limit | None = None, *,
     'exact'
     """
     check_playable(position)
-    if solver.can_solve(position):
-        counter = solver.solver_for(position.game)
+    view = Orientation.of(position)
+    image = view.canonical
+    if solver.can_solve(image):
+        counter = solver.solver_for(image.game)
         before = counter.nodes
-        moves = _exactly(lambda part: solver.analyze(position, limit=part), limit)
+        moves = _exactly(lambda part: solver.analyze(image, limit=part), limit)
         if moves is not None:
-            return Evaluation(moves, "exact", counter.nodes - before)
+            return Evaluation(view.original_evals(moves), "exact", counter.nodes - before)
     from noughts.knowledge.strategy import proven_moves, proven_replies
     from noughts.search.anytime import evaluate_all, search_limit
 
     known = _knowledge(knowledge)
-    plan = known.strategy_for(position)
-    moves = evaluate_all(position, search_limit(limit), wins=proven_moves(position, plan),
-                         lost=proven_replies(position, plan),
-                         learned=known.learned_for(position.game))
-    return Evaluation(moves, "anytime")
+    plan = known.strategy_for(image)
+    moves = evaluate_all(image, search_limit(limit), wins=proven_moves(image, plan),
+                         lost=proven_replies(image, plan),
+                         learned=known.learned_for(image.game))
+    return Evaluation(view.original_evals(moves), "anytime")
 
 
 def evaluate_moves(

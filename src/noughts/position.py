@@ -28,7 +28,7 @@ noughts.errors.GameOverError: the game is over: X has won
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterator
+from collections.abc import Callable, Iterator, Sequence
 
 from noughts.errors import BoardError, GameOverError, IllegalMoveError
 from noughts.geometry import Bitboard, Geometry, scan_forward
@@ -309,6 +309,15 @@ class Position:
             self.first,
         )
 
+    def mapped(self, perm: Sequence[int]) -> Position:
+        """The image of this position under ``perm`` (``perm[cell]`` is the cell's image),
+        a symmetry of its board (not checked: the image of a valid position is valid).
+
+        >>> Position("X../.O./...").mapped((2, 1, 0, 5, 4, 3, 8, 7, 6)).board
+        '..X/.O./...'
+        """
+        return _make(self.game, _mapped(self.x, perm), _mapped(self.o, perm), self.first)
+
     def coords(self, cell: int) -> tuple[int, ...]:
         """Coordinates of ``cell`` on this board."""
         return self.geometry.coords(cell)
@@ -330,6 +339,15 @@ def _make(game: Variant, x: Bitboard, o: Bitboard, first: Mark) -> Position:
     position = Position.__new__(Position)
     _init(position, game, x, o, first)
     return position
+
+
+def _mapped(bb: Bitboard, perm: Sequence[int]) -> Bitboard:
+    image = 0
+    while bb:
+        low = bb & -bb
+        image |= 1 << perm[low.bit_length() - 1]
+        bb ^= low
+    return image
 
 
 def _to_move(x: Bitboard, o: Bitboard, first: Mark) -> Mark:

@@ -147,17 +147,19 @@ class Rules(NamedTuple):
 
 class SymmetryPolicy:
     """Where a variant's symmetries are worth their cost: one policy for the exact
-    search's keys, the anytime search's hashes, the move cache and the service's event
-    loop (each used to keep its own threshold)."""
+    search's keys, the anytime search's hashes, the image the engine answers on (and the
+    move cache's keys) and the service's event loop (each used to keep its own
+    threshold)."""
 
     EXACT_MAX_CELLS = 40
     """Boards with more cells never key the exact search's table by symmetric images."""
     CACHE_MAX_CELLS = 25
-    """Boards up to this size (and the featured ones) share move-cache entries across
-    symmetries. Larger boards can have thousands of symmetries (8x8 has 1,536), which
-    cost more to enumerate than they save, and so do degenerate boards (a side under 3,
-    k under 3, or k longer than the short side: 1x19, 3x3k1 or 3x8k6 have more than
-    5,000, whose tables would cost 100 MB)."""
+    """Boards up to this size (and the featured ones) are answered on their canonical
+    image, and so share move-cache entries across symmetries. Larger boards can have
+    thousands of symmetries (8x8 has 1,536), which cost more to enumerate than they
+    save, and so do degenerate boards (a side under 3, k under 3, or k longer than the
+    short side: 1x19, 3x3k1 or 3x8k6 have more than 5,000, whose tables would cost
+    100 MB)."""
     HASHED_MAX = 192
     """Cubes with more symmetries than this hash the identity only in the anytime search."""
     LOOP_MAX = 8
@@ -182,9 +184,16 @@ class SymmetryPolicy:
 
     @property
     def cache(self) -> bool:
-        """True if the move cache keys positions by their canonical image.
+        """True if the move cache keys positions by their canonical image: where the
+        engine answers on it (:attr:`canonical`)."""
+        return self.canonical
 
-        >>> [variant(n).symmetry.cache for n in ("4x4x4", "5x5k4", "8x8", "1x19", "3x8k6")]
+    @property
+    def canonical(self) -> bool:
+        """True if the engine answers a position on its canonical image
+        (:mod:`noughts.orientation`), so that its symmetric images get one answer.
+
+        >>> [variant(n).symmetry.canonical for n in ("4x4x4", "5x5k4", "8x8", "1x19", "3x8k6")]
         [True, True, False, False, False]
         """
         if self.featured:

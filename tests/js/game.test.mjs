@@ -3,7 +3,7 @@
 import assert from "node:assert/strict";
 import { test } from "node:test";
 
-import { Game, markFor, outcome, positionProblem, sideFrom } from "../../src/noughts/web/game.js";
+import { Game, isSeed, markFor, newSeed, outcome, positionProblem, sideFrom } from "../../src/noughts/web/game.js";
 import { cellName, findVariant, geometryFrom } from "../../src/noughts/web/geometry.js";
 
 // A catalogue as GET /api/v1/variants gives it (the parts the page reads).
@@ -110,6 +110,26 @@ test("a saved game comes back with its moves, so undo still works", () => {
   back.undo();
   assert.equal(back.lastNote("ai"), null);
   assert.throws(() => Game.restore(geometry("4x4"), game.toJSON()), /not a 4x4 game/);
+});
+
+test("a game has a seed: a new game a fresh one, a saved game its own, undo the same", () => {
+  assert.equal(newSeed(() => 0), 0);
+  assert.equal(newSeed(() => 0.5), 2 ** 47);
+  assert.ok(isSeed(newSeed()) && newSeed() < 2 ** 48 && newSeed(() => 0.999999) < 2 ** 48);
+  const seeds = new Set(Array.from({ length: 20 }, () => new Game(g3).seed));
+  assert.ok(seeds.size > 1 && [...seeds].every(isSeed)); // each new game its own seed
+  assert.equal(new Game(g3, { seed: 42 }).seed, 42);
+  assert.ok(isSeed(new Game(g3, { seed: 1.5 }).seed) && new Game(g3, { seed: "7" }).seed !== "7");
+  const game = new Game(g3, { seed: 1234 });
+  game.play(4, "human");
+  game.play(0, "ai");
+  const back = Game.restore(g3, JSON.parse(JSON.stringify(game.toJSON())));
+  assert.equal(back.seed, 1234); // the same game asks with the same seed after a reload
+  back.undo();
+  assert.equal(back.seed, 1234);
+  const old = { ...game.toJSON() };
+  delete old.seed; // a save from before seeds: a fresh one
+  assert.ok(isSeed(Game.restore(g3, old).seed));
 });
 
 test("a game from a position keeps its start through a save", () => {

@@ -130,6 +130,33 @@ def test_undo_takes_back_the_move_and_the_reply(game: Any) -> None:
     assert game.page.is_disabled("#undo")
 
 
+def test_a_game_asks_with_its_seed_and_a_new_game_with_another(game: Any) -> None:
+    """The same seed gives the same game (undo and play again: the same reply, even from
+    a level that errs at random); a new game sends a new seed."""
+    game.open(variant="3x3", level=3, first="you")
+
+    def reply_to(cell: int) -> tuple[int, int]:
+        with game.page.expect_response(
+            lambda r: r.url.endswith("/api/v1/move") and r.status == 200
+        ) as response_info:
+            game.cell(cell).click()
+        game.wait_idle()
+        sent = response_info.value.request.post_data_json
+        return sent["seed"], response_info.value.json()["move"]
+
+    seed, reply = reply_to(4)
+    assert isinstance(seed, int) and 0 <= seed < 2**48
+    for _ in range(3):
+        game.page.click("#undo")
+        assert reply_to(4) == (seed, reply)
+    seeds = {seed}
+    for _ in range(3):
+        game.page.click("#new-game")
+        game.wait_idle()
+        seeds.add(reply_to(4)[0])
+    assert len(seeds) == 4
+
+
 def test_hint_marks_the_best_move_and_the_heat_map_shows_every_value(
     game: Any, server_url: str
 ) -> None:

@@ -10,6 +10,7 @@
 * :mod:`noughts.search.proof` -- proofs: forced wins, losses and draws.
 * :mod:`noughts.search.defence` -- proof checks of the second player's candidate moves.
 * :mod:`noughts.search.openings` -- the first move on an empty board.
+* :mod:`noughts.search.ties` -- a game seed's pick among equally good root moves.
 * :mod:`noughts.search.anytime` -- deepening with its guard and defence, in a limit.
 
 They know positions and the core vocabulary, nothing above them; the shipped knowledge

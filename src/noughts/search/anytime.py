@@ -47,6 +47,7 @@ from noughts.budget import BudgetExhausted, Limit
 from noughts.geometry import scan_forward
 from noughts.position import Position, check_playable
 from noughts.results import Bound, Estimate, MoveChoice, MoveEval, Outcome, Scale, Value
+from noughts.search import ties
 from noughts.search.core import Searcher, anytime_search, threat_search
 from noughts.search.defence import ProofDefence
 from noughts.search.evaluate import Style
@@ -235,6 +236,7 @@ def search_move(
     spent: int = 0,
     style: Style = "strong",
     learned: LearnedEval | None = None,
+    seed: int | None = None,
 ) -> MoveChoice:
     """The deepening search's move (see the module) within ``limit`` (the stages' limit,
     :func:`search_limit`): the move comes back within its deadline plus a few
@@ -242,10 +244,11 @@ def search_move(
     move so far. ``lost`` maps moves known to lose to the plies of the opponent's win;
     ``spent`` counts the nodes earlier stages spent (the node limit covers them too);
     ``style`` and ``learned`` pick the evaluation
-    (:func:`~noughts.search.evaluate.search_weights`)."""
+    (:func:`~noughts.search.evaluate.search_weights`); a game ``seed`` picks among equally
+    good moves (:mod:`noughts.search.ties`)."""
     check_playable(position)
     if not position.game.rules.threat_search:
-        return _misere_move(position, limit, style, learned)
+        return _misere_move(position, limit, style, learned, seed)
     search = anytime_search(position, style=style, limit=limit, learned=learned)
     search.nodes = spent
     theirs = search.threat_cells(1 if position.to_move == "X" else 0)
@@ -282,6 +285,11 @@ def search_move(
                 if best_move in guard.refuted:
                     best_move, best_score = _best_safe(moves, guard.safe, scores)
     value = None if best_score is None else _proven(best_score, search.root_marks)
+    if seed is not None and value is None and best_score is not None and not doomed:
+        # (the pick is then checked below like the search's own move)
+        best_move = ties.pick(position, scores, best_move, moves, seed, style=style,
+                              learned=learned)
+        best_score = scores.get(best_move, best_score)
     note = ""
     if value is None and len(moves) > 1 and not theirs:
         if best_move not in guard.safe and best_move not in guard.refuted:
@@ -337,7 +345,7 @@ def _hardest_note(position: Position, move: int, defence: ProofDefence | None,
 
 
 def _misere_move(position: Position, limit: Limit, style: Style,
-                 learned: LearnedEval | None) -> MoveChoice:
+                 learned: LearnedEval | None, seed: int | None = None) -> MoveChoice:
     """The misère game's move (:mod:`noughts.search.pvs`): no threats to exploit,
     no proof-number stage; iterative deepening by the misère terminal rule."""
     search = anytime_search(position, style=style, limit=limit, learned=learned, misere=True)
@@ -346,11 +354,16 @@ def _misere_move(position: Position, limit: Limit, style: Style,
         move = min(position.legal_moves)
         return choice(position, move, limit, value=Value(Outcome.LOSS, 1), depth=1)
     best_move, best_score, depth_done = moves[0], None, 0
-    for depth, score, move, _ in deepening(search, moves):
-        best_move, best_score, depth_done = move, score, depth
+    scores: dict[int, int] = {}
+    for depth, score, move, found in deepening(search, moves):
+        best_move, best_score, depth_done, scores = move, score, depth, found
         if abs(score) >= MATE_BOUND:  # (a single safe move is searched on: to value it)
             break
     value = None if best_score is None else _proven(best_score, search.root_marks)
+    if seed is not None and value is None and best_score is not None:
+        best_move = ties.pick(position, scores, best_move, moves, seed, style=style,
+                              learned=learned)
+        best_score = scores.get(best_move, best_score)
     if value is not None and value.outcome is Outcome.LOSS and search.restricted:
         value = None  # far moves were not searched: no proof of a loss
     pv = search.principal_variation(best_move, max(depth_done, 1))

@@ -3,11 +3,12 @@
 The 4x4 backend seed kept "a cache of previous moves for a specified amount of time";
 this is that cache, bounded in size and age (:class:`cachetools.TTLCache`). Keys are the
 canonical image of a position under the board's symmetries, so the eight rotations and
-reflections of a 3x3 position share one entry; answers are stored for the canonical
-position and mapped back through the symmetry on the way out.
+reflections of a 3x3 position share one entry. The engine answers every position on
+that image (:mod:`noughts.orientation`), so an entry is stored on the canonical board
+and mapped back to each request's own board: a hit gives the move a search would.
 
 >>> from noughts.position import Position
->>> view = SymmetricView.of(Position("..X/.../..."))
+>>> view = Orientation.of(Position("..X/.../..."))
 >>> view.canonical.board, view.to_original(0)
 ('X../.../...', 2)
 >>> cache = MoveCache(maxsize=10, ttl_s=60)
@@ -29,15 +30,18 @@ from typing import Generic, TypeVar
 from cachetools import TTLCache
 
 from noughts.geometry import Geometry
+from noughts.orientation import Orientation
 from noughts.position import Position
 from noughts.variants import Variant, variant
 
 __all__ = [
     "MoveCache",
     "ReplyCache",
-    "SymmetricView",
+    "Orientation",
     "cache_key",
     "shares_symmetries",
+    "symmetries_ready",
+    "build_symmetries",
     "CacheKey",
 ]
 
@@ -46,8 +50,8 @@ T = TypeVar("T")
 CacheKey = tuple[Hashable, ...]
 
 def shares_symmetries(geometry: Variant | Geometry) -> bool:
-    """True if positions on ``geometry`` are cached under their canonical image (the
-    variant's symmetry policy, :attr:`SymmetryPolicy.cache`).
+    """True if positions on ``geometry`` are answered, and cached, under their canonical
+    image (the variant's symmetry policy, :attr:`SymmetryPolicy.canonical`).
 
     >>> shares_symmetries(variant("4x4x4")), shares_symmetries(variant("5x5k4"))
     (True, True)
@@ -56,7 +60,7 @@ def shares_symmetries(geometry: Variant | Geometry) -> bool:
     >>> shares_symmetries(variant("3x8k6"))
     False
     """
-    return variant(geometry).symmetry.cache
+    return variant(geometry).symmetry.canonical
 
 
 def symmetries_ready(geometry: Variant | Geometry) -> bool:
@@ -66,35 +70,22 @@ def symmetries_ready(geometry: Variant | Geometry) -> bool:
     return geometry.symmetry_group.ready
 
 
-@dataclass(frozen=True)
-class SymmetricView:
-    """A position, its canonical image, and the way back from the image's cells."""
-
-    original: Position
-    canonical: Position
-    inverse: tuple[int, ...]
-    """``inverse[cell]`` is the original cell that the canonical ``cell`` came from."""
-
-    @classmethod
-    def of(cls, position: Position) -> SymmetricView:
-        """The canonical view (the identity for boards that do not share entries)."""
-        geometry = position.geometry
-        if not shares_symmetries(geometry):
-            return cls(position, position, tuple(range(geometry.cells)))
-        group = geometry.symmetry_group
-        _, _, symmetry = group.canonical(position.x, position.o)
-        return cls(position, position.transform(symmetry), group.inverses[symmetry])
-
-    def to_original(self, cell: int) -> int:
-        """The original board's cell for a cell of the canonical board."""
-        return self.inverse[cell]
+def build_symmetries(geometry: Variant | Geometry) -> None:
+    """Build the symmetry tables that :func:`symmetries_ready` waits for (blocking; a
+    large board's take a good part of a second)."""
+    if shares_symmetries(geometry):
+        Orientation.of(Position("", geometry))
+        geometry.symmetry_group.transform(0, 0)  # (its image tables)
 
 
-def cache_key(kind: str, canonical: Position, *, level: int) -> CacheKey:
-    """The key of an answer of ``kind`` ("move", "analyze") for a canonical position."""
+def cache_key(kind: str, canonical: Position, *, level: int,
+              seed: int | None = None) -> CacheKey:
+    """The key of an answer of ``kind`` ("move", "analyze") for a canonical position
+    (and a game ``seed``: it picks among equally good moves)."""
     # The variant's name, not its geometry: an entry must not keep a dropped geometry
     # (and its tables) alive.
-    return (kind, canonical.game.name, canonical.x, canonical.o, canonical.to_move, level)
+    return (kind, canonical.game.name, canonical.x, canonical.o, canonical.to_move, level,
+            seed)
 
 
 @dataclass(frozen=True)

@@ -6,11 +6,15 @@ capped by the server) from when it reached the app
 the search and its fallback all spend it.
 The engine's plan answers (:func:`noughts.engine.choose_move`); the service only caches.
 
+- The engine answers every position on its canonical image and maps the move back
+  (:mod:`noughts.orientation`), so the service never changes an answer: it sends the
+  board as asked and keys its cache by the canonical position (symmetric positions
+  share the entry, stored on the canonical board and mapped to each request's board).
 - Where the plan solves exactly (:func:`noughts.engine.answers_exactly`: level 10 on a
-  board the exact solver can finish): computed on the canonical position and cached
-  (symmetric positions share the entry; the move is mapped back). A solve too slow for
-  ``B`` gives way to the anytime search in the reserve of the budget
-  (:func:`noughts.engine.reserve_s`; ``method`` ``anytime``, counted as a fallback).
+  board the exact solver can finish): cached, by the ``seed`` too (it picks among equally
+  good moves). A solve too slow for ``B`` gives way to the anytime search in the reserve
+  of the budget (:func:`noughts.engine.reserve_s`; ``method`` ``anytime``, counted as a
+  fallback).
 - Level 10 elsewhere (Qubic, big boards): the anytime search with the budget. Its answers
   are cached too, but serve only requests with a budget no larger than the one they were
   searched with. A request that gives a ``seed`` bypasses the cache there.
@@ -55,8 +59,9 @@ from noughts.results import MAX_LEVEL, MoveChoice, MoveEval
 from noughts.service import warmup
 from noughts.service.cache import (
     MoveCache,
+    Orientation,
     ReplyCache,
-    SymmetricView,
+    build_symmetries,
     cache_key,
     symmetries_ready,
 )
@@ -125,32 +130,12 @@ class Analysis:
     budget_ms: int
 
 
-async def _view(position: Position) -> SymmetricView:
-    """The position's canonical view: off the event loop where the variant's symmetry
-    policy says it costs too much there (:attr:`SymmetryPolicy.cheap`)."""
+async def _view(position: Position) -> Orientation:
+    """The position's canonical view, for its cache key: off the event loop where the
+    variant's symmetry policy says it costs too much there (:attr:`SymmetryPolicy.cheap`)."""
     if position.game.symmetry.cheap:
-        return SymmetricView.of(position)  # the identity, or a few symmetries
-    return await asyncio.to_thread(SymmetricView.of, position)
-
-
-def _map_eval(evaluation: MoveEval, view: SymmetricView) -> MoveEval:
-    return evaluation._replace(move=view.to_original(evaluation.move))
-
-
-def _map_result(result: MoveChoice, view: SymmetricView) -> MoveChoice:
-    """``result`` for the canonical position, seen on the original board.
-
-    The per-move values (``moves``) are dropped: the move answer does not show them, and
-    ``/analyze`` maps its own.
-    """
-    if view.canonical is view.original:
-        return result._replace(moves=())
-    cells = view.original.geometry.cells
-    return result._replace(
-        move=view.to_original(result.move),
-        pv=tuple(view.to_original(c) if 0 <= c < cells else c for c in result.pv),
-        moves=(),
-    )
+        return Orientation.of(position)  # the identity, or a few symmetries
+    return await asyncio.to_thread(Orientation.of, position)
 
 
 class MoveService:
@@ -226,7 +211,8 @@ class MoveService:
         ready = self._ready(position)
         cacheable = level == MAX_LEVEL and (seed is None or exact) and ready
         view = await _view(position) if cacheable else None
-        key = cache_key("move", view.canonical, level=level) if view is not None else None
+        key = None if view is None else cache_key("move", view.canonical, level=level,
+                                                  seed=seed)
         if key is not None and view is not None:
             hit = self.moves.get(key, budget_ms=budget_ms)
             if hit is None and self.shared is not None:
@@ -235,14 +221,12 @@ class MoveService:
                     hit, searched_ms, exact_hit = shared
                     self.moves.put(key, hit, searched_ms=searched_ms, exact=exact_hit)
             if hit is not None:
-                return MoveAnswer(
-                    position, _map_result(hit, view), True, budget_ms, reusable=True
-                )
-        target = view.canonical if view is not None else position
-        job = MoveJob(Board.of(target), level=level, seed=seed, exact=exact)
-        kind = ("move", target.game.name, level, exact)
+                return MoveAnswer(position, view.original_choice(hit), True, budget_ms,
+                                  reusable=True)
+        job = MoveJob(Board.of(position), level=level, seed=seed, exact=exact)
+        kind = ("move", position.game.name, level, exact)
         try:
-            result, fell_back, seconds = await self.runner_for(target, exact=exact).run(
+            result, fell_back, seconds = await self.runner_for(position, exact=exact).run(
                 job,
                 limit,
                 client_gone=client_gone,
@@ -252,16 +236,17 @@ class MoveService:
             raise self._overrun(budget_ms) from None
         self.durations.record(kind, seconds=seconds, budget_s=budget_ms / 1000)
         self.fallbacks += fell_back
+        result = result._replace(moves=())  # (the answer does not show per-move values)
         reusable = False
         if key is not None and view is not None:
             exact_answer = result.method == "exact"
             # a fallback searched only in the budget's reserve
             searched = round(reserve_s(limit) * 1000) if fell_back else budget_ms
-            self.moves.put(key, result, searched_ms=searched, exact=exact_answer)
+            stored = view.canonical_choice(result)
+            self.moves.put(key, stored, searched_ms=searched, exact=exact_answer)
             if self.shared is not None:
-                self.shared.store(key, result, searched_ms=searched, exact=exact_answer)
+                self.shared.store(key, stored, searched_ms=searched, exact=exact_answer)
             reusable = exact_answer or searched >= budget_ms
-            result = _map_result(result, view)
         return MoveAnswer(position, result, False, budget_ms, reusable=reusable)
 
     # -- analyses -------------------------------------------------------------------------
@@ -283,13 +268,12 @@ class MoveService:
         if key is not None and view is not None:
             hit = self.analyses.get(key, budget_ms=budget_ms)
             if hit is not None:
-                moves = tuple(sorted((_map_eval(m, view) for m in hit), key=lambda m: m.move))
+                moves = tuple(view.original_evals(hit))
                 return Analysis(position, moves, 0, 0.0, True, budget_ms)
-        target = view.canonical if view is not None else position
-        job = AnalysisJob(Board.of(target), exact=exact)
-        kind = ("analyze", target.game.name, exact)
+        job = AnalysisJob(Board.of(position), exact=exact)
+        kind = ("analyze", position.game.name, exact)
         try:
-            found = await self.runner_for(target, exact=exact).run(
+            found = await self.runner_for(position, exact=exact).run(
                 job,
                 limit,
                 client_gone=client_gone,
@@ -299,12 +283,10 @@ class MoveService:
             raise self._overrun(budget_ms) from None
         self.durations.record(kind, seconds=found.seconds, budget_s=budget_ms / 1000)
         self.fallbacks += found.fell_back
-        moves = found.moves
-        if key is not None and view is not None:
-            if all(m.proven for m in moves):
-                self.analyses.put(key, moves, searched_ms=budget_ms, exact=True)
-            moves = tuple(_map_eval(m, view) for m in moves)
-        moves = tuple(sorted(moves, key=lambda m: m.move))
+        moves = tuple(sorted(found.moves, key=lambda m: m.move))
+        if key is not None and view is not None and all(m.proven for m in moves):
+            self.analyses.put(key, view.canonical_evals(moves), searched_ms=budget_ms,
+                              exact=True)
         return Analysis(position, moves, found.nodes, found.elapsed_ms, False, budget_ms)
 
     # -- plumbing -------------------------------------------------------------------------
@@ -318,7 +300,7 @@ class MoveService:
         game = position.game
         if not warmup.is_warm(game):
             if game.cells <= game.symmetry.CACHE_MAX_CELLS:
-                SymmetricView.of(Position("", game))
+                build_symmetries(game)
             warmup.warm_in_background(game, search=self.searches_here(game))
         return symmetries_ready(game)
 

@@ -93,7 +93,12 @@ class MoveRequest(_PositionFields):
         None,
         ge=-SEED_LIMIT,
         le=SEED_LIMIT - 1024,
-        description="Seed for the random choices of levels below 10 (answers are then repeatable).",
+        description=(
+            "A game seed: it picks among moves the engine finds equally good, and seeds "
+            "the random choices of levels below 10. The same seed gives the same move "
+            "(mapped, in any orientation of the board); the page sends a fresh one with "
+            "each new game. Without it the answer is the engine's canonical one."
+        ),
     )
 
 

@@ -17,10 +17,12 @@ Entries are JSON, never pickles: whoever can write to Redis cannot
 make the service run code.
 
 >>> from noughts.position import Position
->>> from noughts.service.cache import SymmetricView, cache_key
->>> view = SymmetricView.of(Position("X../.../...", "3x3"))
+>>> from noughts.service.cache import Orientation, cache_key
+>>> view = Orientation.of(Position("X../.../...", "3x3"))
 >>> shared_key(cache_key("move", view.canonical, level=10))
-'{noughts}:v3:move:3x3:O:1:0:10'
+'{noughts}:v4:move:3x3:O:1:0:10'
+>>> shared_key(cache_key("move", view.canonical, level=10, seed=7))
+'{noughts}:v4:move:3x3:O:1:0:10:s7'
 >>> entry = encode_entry(CHOICE_EXAMPLE, searched_ms=1000, exact=False)
 >>> decode_entry(entry, CHOICE_EXAMPLE.game)[0] == CHOICE_EXAMPLE
 True
@@ -54,9 +56,11 @@ __all__ = [
 
 logger = logging.getLogger("noughts.service")
 
-PREFIX = "{noughts}:v3"
-"""Every key starts so; the braces keep them in one slot of a Redis Cluster. (``v3``: an
-entry is a choice's :meth:`~noughts.results.MoveChoice.to_record`; ``v2`` entries held
+PREFIX = "{noughts}:v4"
+"""Every key starts so; the braces keep them in one slot of a Redis Cluster. (``v4``: an
+answer to a request with a game seed is keyed by the seed too; ``v3`` keys held seeded
+exact answers under the seedless key. An entry is a choice's
+:meth:`~noughts.results.MoveChoice.to_record`; ``v2`` entries held
 the value and estimate as lists, ``v1`` ones did not say whether plies are exact; neither
 is read.)"""
 
@@ -92,10 +96,12 @@ CHOICE_EXAMPLE = MoveChoice(
 
 
 def shared_key(key: CacheKey) -> str:
-    """The Redis key of a canonical cache key (kind, variant name, x, o, to move, level)."""
-    kind, variant_name, x, o, to_move, level = key
+    """The Redis key of a canonical cache key (kind, variant name, x, o, to move, level,
+    seed)."""
+    kind, variant_name, x, o, to_move, level, seed = key
     assert isinstance(variant_name, str) and isinstance(x, int) and isinstance(o, int)
-    return f"{PREFIX}:{kind}:{variant_name}:{to_move}:{x:x}:{o:x}:{level}"
+    seeded = "" if seed is None else f":s{seed}"
+    return f"{PREFIX}:{kind}:{variant_name}:{to_move}:{x:x}:{o:x}:{level}{seeded}"
 
 
 def encode_entry(choice: MoveChoice, *, searched_ms: int, exact: bool) -> bytes:

@@ -24,7 +24,7 @@ from noughts.exact.solver import solver_for
 from noughts.geometry import Geometry
 from noughts.lru import LRU
 from noughts.position import Position
-from noughts.service.cache import SymmetricView, shares_symmetries
+from noughts.service.cache import build_symmetries
 from noughts.variants import MAX_KEPT_VARIANTS, Variant
 
 __all__ = [
@@ -66,8 +66,7 @@ def warm(geometry: Variant | Geometry, *, search: bool = True) -> None:
     solved on the spot) or one tiny search (blocking)."""
     try:
         empty = Position("", geometry)
-        if shares_symmetries(geometry):
-            SymmetricView.of(empty)
+        build_symmetries(geometry)
         if search and answers_exactly(empty):
             solver_for(geometry)  # its table (3x3) or opening book
         elif search:

@@ -177,7 +177,9 @@ async function aiMove() {
   state.retry = null;
   render();
   try {
-    const answer = await postSearch(api, "/api/v1/move", (attempt) => requestBody({ level: state.level }, attempt), {
+    // the game's seed: the same game asks the same way, a new game picks other equal moves
+    const extra = { level: state.level, seed: state.game.seed };
+    const answer = await postSearch(api, "/api/v1/move", (attempt) => requestBody(extra, attempt), {
       signal: controller.signal,
     });
     if (generation !== state.generation) return;

@@ -39,15 +39,29 @@ export function markFor(side, random = Math.random) {
   return random() < 0.5 ? "X" : "O";
 }
 
+/** A fresh game seed: a whole number below 2**48 (`random`: 0 <= r < 1). The API's
+ * `seed`: where several moves are equally good, the seed picks one, so the same seed
+ * gives the same game and a new game another. */
+export function newSeed(random = Math.random) {
+  return Math.floor(random() * 2 ** 48);
+}
+
+/** True if `seed` can be sent as a game seed (a whole number the API takes exactly). */
+export function isSeed(seed) {
+  return Number.isSafeInteger(seed);
+}
+
 export class Game {
   /**
    * A game on `geo` that `first` ("X" | "O") started, from the empty board or from
-   * `board` (an array of "X" | "O" | null; the moves that led there are not known).
+   * `board` (an array of "X" | "O" | null; the moves that led there are not known),
+   * with its game `seed` (a fresh one unless given).
    */
-  constructor(geo, { first = "X", board = null } = {}) {
+  constructor(geo, { first = "X", board = null, seed = null } = {}) {
     if (board && board.length !== geo.cells) throw new Error(`a ${geo.name} board has ${geo.cells} cells`);
     this.geo = geo;
     this.first = first;
+    this.seed = isSeed(seed) ? seed : newSeed();
     this.board = board ? [...board] : new Array(geo.cells).fill(null);
     this.start = board ? [...board] : null; // the position the game began from
     this.history = []; // {cell, mark, by}, oldest first
@@ -95,15 +109,15 @@ export class Game {
 
   /** A plain object to save (JSON) and give back to Game.restore. */
   toJSON() {
-    return { variant: this.geo.name, first: this.first, start: this.start, history: this.history };
+    return { variant: this.geo.name, first: this.first, start: this.start, history: this.history, seed: this.seed };
   }
 
-  /** The game `saved` (from toJSON) on `geo`: its start position, then its moves replayed.
-   * Throws if the moves do not fit the board. */
+  /** The game `saved` (from toJSON) on `geo`: its start position, then its moves replayed,
+   * with its seed (a fresh one if it has none). Throws if the moves do not fit the board. */
   static restore(geo, saved) {
     if (saved.variant !== geo.name) throw new Error(`a saved ${saved.variant} game is not a ${geo.name} game`);
     const start = saved.start ? saved.start.map((m) => (m === "X" || m === "O" ? m : null)) : null;
-    const game = new Game(geo, { first: saved.first === "O" ? "O" : "X", board: start });
+    const game = new Game(geo, { first: saved.first === "O" ? "O" : "X", board: start, seed: saved.seed });
     for (const { cell, by, note } of saved.history || []) {
       game.play(cell, by === "ai" ? "ai" : "human", note ?? null);
     }
