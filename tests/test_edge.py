@@ -6,6 +6,10 @@ from __future__ import annotations
 
 import http.client
 import json
+import socket
+import threading
+import time
+from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 from typing import Any
 
@@ -16,8 +20,9 @@ import noughts.service.jobs as jobs_module
 import noughts.service.middleware as middleware
 from faulty_serve import FAILING_BOARD, faulty_choose_move
 from noughts.service.app import create_app
+from noughts.service.memory import resident_mb
 from noughts.service.settings import Settings
-from serving import serving
+from serving import request, serving
 
 FAULTY_SERVE = str(Path(__file__).resolve().parent / "faulty_serve.py")
 
@@ -84,3 +89,68 @@ def test_a_real_server_answers_a_500_and_keeps_the_connection_for_the_next_reque
     output = server.output()
     assert "internal error answering POST /api/v1/move" in output
     assert "RuntimeError: injected fault in the search" in output  # the traceback, logged
+
+
+def _send_head(port: int, header_bytes: int, *, pieces: int = 1, chunk: int = 65_536) -> bytes:
+    """Send a GET /healthz whose headers hold ``header_bytes`` bytes of values (in
+    ``pieces`` headers), ``chunk`` bytes a write; the answer's first bytes."""
+    with socket.create_connection(("127.0.0.1", port), timeout=30) as sock:
+        sock.sendall(b"GET /healthz HTTP/1.1\r\nHost: 127.0.0.1\r\nConnection: close\r\n")
+        each = header_bytes // pieces
+        try:
+            for piece in range(pieces):
+                sock.sendall(b"X-Filler-%d: " % piece)
+                for start in range(0, each, chunk):
+                    sock.sendall(b"a" * min(chunk, each - start))
+                sock.sendall(b"\r\n")
+            sock.sendall(b"\r\n")
+        except OSError:  # refused mid-way: the answer is waiting
+            pass
+        answer = b""
+        while True:  # (the server closes after its answer)
+            more = sock.recv(65_536)
+            if not more:
+                break
+            answer += more
+        return answer
+
+
+def _status(answer: bytes) -> int:
+    return int(answer.split(b" ", 2)[1])
+
+
+def test_request_heads_are_bounded_with_a_431_in_front_of_the_app() -> None:
+    with serving({"NOUGHTS_WARMUP": "false"}) as server:
+        assert _status(_send_head(server.port, 31_000)) == 200  # under 32 KiB in all
+        assert _status(_send_head(server.port, 31_000, pieces=31)) == 200
+        refused = _send_head(server.port, 33_000)
+        head, _, body = refused.partition(b"\r\n\r\n")
+        assert _status(refused) == 431 and b"connection: close" in head.lower()
+        assert json.loads(body) == {"detail": "request headers too large: more than 32768 "
+                                              "bytes; the limit is 32768 bytes"}
+        assert _status(_send_head(server.port, 33_000, pieces=33)) == 431  # the total counts
+        before = resident_mb(server.process.pid)
+        assert before is not None
+        peak = [before]
+        done = threading.Event()
+
+        def watch() -> None:
+            while not done.is_set():
+                peak[0] = max(peak[0], resident_mb(server.process.pid) or 0.0)
+                time.sleep(0.01)
+
+        watcher = threading.Thread(target=watch)
+        watcher.start()
+        with ThreadPoolExecutor(8) as clients:  # eight 40 MB headers at once
+            answers = list(clients.map(lambda _: _send_head(server.port, 40_000_000), range(8)))
+        done.set()
+        watcher.join()
+        assert [_status(answer) for answer in answers] == [431] * 8
+        assert peak[0] - before < 20, (before, peak[0])  # (it grew 200 MB, unbounded)
+        assert request(f"{server.base}/healthz")[0] == 200
+
+
+def test_the_head_bound_is_a_setting() -> None:
+    with serving({"NOUGHTS_WARMUP": "false", "NOUGHTS_MAX_HEADER_BYTES": "8192"}) as server:
+        assert _status(_send_head(server.port, 7_000)) == 200
+        assert _status(_send_head(server.port, 9_000)) == 431

@@ -113,7 +113,7 @@ def run(name: str, args: argparse.Namespace) -> int:
     settings = settings.model_copy(update={"search_processes": processes})
     sock = bind(host, port)
     port = sock.getsockname()[1]
-    connections.configure(settings.request_timeout_s)
+    connections.configure(settings.request_timeout_s, settings.max_header_bytes)
     # Some work still runs in threads here (quick 3x3 solves, canonical forms, searches
     # when NOUGHTS_SEARCH_PROCESSES=0): a short switch interval lets the event loop take
     # the interpreter back within a fraction of a millisecond instead of 5 ms per wait,

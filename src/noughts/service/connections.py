@@ -1,4 +1,5 @@
-"""Connections: slow clients cut off, and a stop that answers the requests on their way.
+"""Connections: slow clients cut off, request heads bounded, and a stop that answers the
+requests on their way.
 
 **Slow clients.** uvicorn closes a keep-alive connection that stays idle
 ``timeout_keep_alive`` seconds after a response, but it waits forever for a request that
@@ -16,15 +17,25 @@ Here a stopping server answers every request that is already on its way: an idle
 connection stays open for :data:`DRAIN_IDLE_S` (then closes if nothing came), and every
 answer from then on says ``Connection: close``.
 
+**Request heads** (the request line and its headers) are bounded by
+``NOUGHTS_MAX_HEADER_BYTES`` (default 32 KiB): the
+bytes of a head are counted as they arrive, before the parser sees them (a parser holds
+a header's value whole until it ends, so a check in the app would come after the
+memory is spent), and past the bound the client gets ``431 Request Header Fields Too
+Large`` with ``Connection: close``; what it still sends is read and dropped, not kept,
+until it closes or :data:`LINGER_S` passes. A connection thus holds at most the bound
+and one read (256 KiB) of a head.
+
 :class:`GuardedHttpToolsProtocol` (uvicorn's httptools parser, the fast one: what
 ``noughts serve`` runs) and :class:`GuardedH11Protocol` (the pure-Python h11 parser)
-behave alike. The limit is the setting ``NOUGHTS_REQUEST_TIMEOUT_S`` (default 10 s),
-read once per worker process.
+behave alike. The limits are the settings ``NOUGHTS_REQUEST_TIMEOUT_S`` (default 10 s)
+and ``NOUGHTS_MAX_HEADER_BYTES``, read once per worker process.
 """
 
 from __future__ import annotations
 
 import asyncio
+import json
 from typing import TYPE_CHECKING, Any
 
 import h11
@@ -38,34 +49,69 @@ __all__ = [
     "GuardedH11Protocol",
     "configure",
     "request_timeout_s",
+    "max_header_bytes",
     "DRAIN_IDLE_S",
+    "LINGER_S",
 ]
 
 DRAIN_IDLE_S = 1.0
 """How long a stopping server keeps an idle keep-alive connection open for a request
 that may be on its way (a busy client sends its next one within milliseconds)."""
 
-_timeout_s: float | None = None
+LINGER_S = 1.0
+"""How long a connection refused for its head's size keeps reading (and dropping) what
+the client still sends, so the client reads the 431 instead of a reset."""
+
+_limits: tuple[float, int] | None = None
 
 
-def configure(seconds: float) -> None:
-    """Set this process's request timeout (``noughts serve`` does, from its settings)."""
-    global _timeout_s
-    _timeout_s = seconds
+def configure(seconds: float, header_bytes: int) -> None:
+    """Set this process's request timeout and head bound (``noughts serve`` does, from
+    its settings)."""
+    global _limits
+    _limits = (seconds, header_bytes)
+
+
+def _configured() -> tuple[float, int]:
+    global _limits
+    if _limits is None:
+        from noughts.service.settings import Settings
+
+        settings = Settings()
+        _limits = (settings.request_timeout_s, settings.max_header_bytes)
+    return _limits
 
 
 def request_timeout_s() -> float:
     """This process's request timeout: as configured, else from the ``NOUGHTS_*`` settings.
 
-    >>> configure(2.5); request_timeout_s()
+    >>> configure(2.5, 32_768); request_timeout_s()
     2.5
     """
-    global _timeout_s
-    if _timeout_s is None:
-        from noughts.service.settings import Settings
+    return _configured()[0]
 
-        _timeout_s = Settings().request_timeout_s
-    return _timeout_s
+
+def max_header_bytes() -> int:
+    """This process's bound on a request head, in bytes: as configured, else from the
+    ``NOUGHTS_*`` settings.
+
+    >>> configure(2.5, 8192); max_header_bytes()
+    8192
+    """
+    return _configured()[1]
+
+
+def _too_large(limit: int) -> bytes:
+    """The 431 answer to a head past ``limit`` bytes."""
+    body = json.dumps({"detail": f"request headers too large: more than {limit} bytes; "
+                                 f"the limit is {limit} bytes"}).encode()
+    return b"".join([
+        b"HTTP/1.1 431 Request Header Fields Too Large\r\n",
+        b"content-type: application/json\r\n",
+        b"content-length: %d\r\n" % len(body),
+        b"connection: close\r\n\r\n",
+        body,
+    ])
 
 
 class _Guarded:
@@ -77,6 +123,8 @@ class _Guarded:
     cycle: Any
     _request_timer: asyncio.TimerHandle | None = None
     _draining = False
+    _head_bytes = 0  # of the head being read (so far as counted: see _over_head_bound)
+    _refused = False  # a 431 went out: the rest is dropped
     if TYPE_CHECKING:
 
         def _unset_keepalive_if_required(self) -> None: ...  # (the protocol's)
@@ -95,6 +143,28 @@ class _Guarded:
         self._request_timer = None
         if not self.transport.is_closing():
             self.transport.close()
+
+    def _over_head_bound(self, data: bytes, reading_body: bool) -> bool:
+        """Count ``data`` against the bound on the head being read (not while a body is
+        read); True if the connection is refused, now (the 431 sent) or before. A read
+        in which a head ends and the next begins counts towards the first only."""
+        if self._refused:
+            return True
+        if reading_body:
+            return False
+        self._head_bytes += len(data)
+        limit = max_header_bytes()
+        if self._head_bytes <= limit:
+            return False
+        self._refused = True
+        if self._idle():  # (else an answer is being written: only closing is left)
+            self.transport.write(_too_large(limit))
+            if self.transport.can_write_eof():
+                self.transport.write_eof()  # the client reads the 431, then the end
+                self._arm(LINGER_S)  # (and whatever it still sends is dropped meanwhile)
+                return True
+        self.transport.close()
+        return True
 
     def _idle(self) -> bool:
         return self.cycle is None or bool(self.cycle.response_complete)
@@ -127,15 +197,24 @@ class GuardedHttpToolsProtocol(_Guarded, HttpToolsProtocol):
         self._disarm()
         super().connection_lost(exc)
 
+    _reading_body = False
+
+    def data_received(self, data: bytes) -> None:
+        if not self._over_head_bound(data, self._reading_body):
+            super().data_received(data)
+
     def on_message_begin(self) -> None:
         super().on_message_begin()
         stamp_arrival(self.scope["state"])  # its budget starts now, before other work on it
 
     def on_headers_complete(self) -> None:
+        self._head_bytes = 0
+        self._reading_body = True
         super().on_headers_complete()
         self._close_after_this_request()
 
     def on_message_complete(self) -> None:
+        self._reading_body = False
         super().on_message_complete()
         self._disarm()  # the request is all here
 
@@ -157,8 +236,19 @@ class GuardedH11Protocol(_Guarded, H11Protocol):
         self._disarm()
         super().connection_lost(exc)
 
+    def __init__(self, *args: Any, **kwargs: Any) -> None:
+        super().__init__(*args, **kwargs)
+        # h11's own bound on an incomplete head (16 KiB) would answer 400 before the 431
+        self.conn = h11.Connection(h11.SERVER, max_incomplete_event_size=max_header_bytes() + 1)
+
+    def data_received(self, data: bytes) -> None:
+        if not self._over_head_bound(data, self.conn.their_state is h11.SEND_BODY):
+            super().data_received(data)
+
     def handle_events(self) -> None:
         super().handle_events()
+        if self.conn.their_state is not h11.IDLE:
+            self._head_bytes = 0  # the head is all here
         self._close_after_this_request()
         if self.conn.their_state in (h11.DONE, h11.MUST_CLOSE, h11.CLOSED, h11.ERROR):
             self._disarm()  # the request is all here (or the connection is ending)

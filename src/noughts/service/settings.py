@@ -127,7 +127,7 @@ def _check_cache_url(url: str) -> None:
         from redis.connection import parse_url
     except ImportError:  # (the shared cache says what to install)
         return
-    parse_url(url)  # its query's values; its ValueError names the field, never the value
+    parse_url(url)  # type: ignore[no-untyped-call]  # ValueError naming a query field
 
 
 class Settings(BaseModel):
@@ -179,6 +179,13 @@ class Settings(BaseModel):
     )
     max_body_bytes: int = Field(
         default=16_384, ge=64, description="Largest request body accepted (else 413)."
+    )
+    max_header_bytes: int = Field(
+        default=32_768,
+        ge=1024,
+        le=1 << 20,
+        description="Largest request head, the request line and headers together, in "
+        "bytes (else 431; noughts serve).",
     )
     max_searches: int = Field(
         default=2,
