@@ -6,7 +6,11 @@ from __future__ import annotations
 
 import http.client
 import json
+import os
+import signal
 import socket
+import subprocess
+import sys
 import threading
 import time
 from concurrent.futures import ThreadPoolExecutor
@@ -22,7 +26,8 @@ from faulty_serve import FAILING_BOARD, faulty_choose_move
 from noughts.service.app import create_app
 from noughts.service.memory import resident_mb
 from noughts.service.settings import Settings
-from serving import request, serving
+from serving import free_port, request, serving
+from waiting import wait_until
 
 FAULTY_SERVE = str(Path(__file__).resolve().parent / "faulty_serve.py")
 
@@ -154,3 +159,36 @@ def test_the_head_bound_is_a_setting() -> None:
     with serving({"NOUGHTS_WARMUP": "false", "NOUGHTS_MAX_HEADER_BYTES": "8192"}) as server:
         assert _status(_send_head(server.port, 7_000)) == 200
         assert _status(_send_head(server.port, 9_000)) == 431
+
+
+def test_stdout_is_json_lines_only_when_the_log_is_json() -> None:
+    port = free_port()
+    process = subprocess.Popen(
+        [sys.executable, FAULTY_SERVE, "serve", "--port", str(port)],
+        stdout=subprocess.PIPE, stderr=subprocess.PIPE,
+        env={**os.environ, "NOUGHTS_ACCESS_LOG": "json", "NOUGHTS_WARMUP": "false",
+             "NOUGHTS_SEARCH_PROCESSES": "0"},
+    )
+    base = f"http://127.0.0.1:{port}"
+    try:
+        wait_until(lambda: _answers(f"{base}/healthz"), 30, "the server to answer")
+        assert request(f"{base}/api/v1/move", b'{"board": "X../.../..."}')[0] == 200
+        assert request(f"{base}/api/v1/move", json.dumps({"board": FAILING_BOARD}).encode()
+                       )[0] == 500
+        assert request(f"{base}/no/such/page")[0] == 404
+    finally:
+        process.send_signal(signal.SIGINT)
+        out, err = process.communicate(timeout=30)
+    lines = out.decode().splitlines()
+    records = [json.loads(line) for line in lines]  # every line is JSON
+    assert records[0]["event"] == "serving" and records[0]["url"] == f"{base}/"
+    answered = [record["status"] for record in records[1:] if record["path"] != "/healthz"]
+    assert answered == [200, 500, 404]
+    assert "RuntimeError: injected fault" in err.decode()  # the traceback: on stderr
+
+
+def _answers(url: str) -> bool:
+    try:
+        return request(url, timeout=2)[0] == 200
+    except OSError:
+        return False

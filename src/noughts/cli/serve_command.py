@@ -95,6 +95,22 @@ def bind(host: str, port: int) -> socket.socket:
     return sock
 
 
+def _announcement(url: str, json_log: bool) -> str:
+    """The line that says the server is up: a JSON object when the log is JSON lines (so
+    stdout stays JSON only), else a sentence.
+
+    >>> _announcement("http://127.0.0.1:8000/", False)
+    'noughts: serving the page and the API on http://127.0.0.1:8000/ (docs at /docs)'
+    >>> import json; sorted(json.loads(_announcement("http://127.0.0.1:8000/", True)).items())[:3]
+    [('docs', '/docs'), ('event', 'serving'), ('time', ...)]
+    """
+    if json_log:
+        from noughts.service.middleware import json_log_line
+
+        return json_log_line({"event": "serving", "url": url, "docs": "/docs"})
+    return f"noughts: serving the page and the API on {url} (docs at /docs)"
+
+
 def run(name: str, args: argparse.Namespace) -> int:
     import uvicorn
 
@@ -119,10 +135,7 @@ def run(name: str, args: argparse.Namespace) -> int:
     # the interpreter back within a fraction of a millisecond instead of 5 ms per wait,
     # so answers and 429s go out on time meanwhile (see docs/robustness.md).
     sys.setswitchinterval(SWITCH_INTERVAL_S)
-    print(
-        f"noughts: serving the page and the API on http://{host}:{port}/ (docs at /docs)",
-        flush=True,
-    )
+    print(_announcement(f"http://{host}:{port}/", settings.access_log == "json"), flush=True)
     common: dict[str, Any] = {
         "host": host,
         "port": port,

@@ -41,6 +41,7 @@ __all__ = [
     "note_variant",
     "INTERNAL",
     "log_json_lines",
+    "json_log_line",
     "install_middleware",
     "access_logger",
 ]
@@ -156,8 +157,7 @@ class ArrivalTime:
             self.metrics.record(scope["method"], scope["path"], variant, status, seconds)
         if self.access_log:
             client = scope.get("client")
-            access_logger.info(json.dumps({
-                "time": datetime.now(UTC).isoformat(timespec="milliseconds"),
+            access_logger.info(json_log_line({
                 "request_id": request_id.decode(),
                 "method": scope["method"],
                 "path": scope["path"],
@@ -165,7 +165,18 @@ class ArrivalTime:
                 "latency_ms": round(seconds * 1000, 2),
                 "variant": variant,
                 "client": client[0] if client else None,
-            }, separators=(",", ":")))
+            }))
+
+
+def json_log_line(fields: dict[str, Any]) -> str:
+    """One line of the JSON log: ``fields`` after the time they are logged at.
+
+    >>> line = json.loads(json_log_line({"event": "serving"}))
+    >>> list(line), line["time"].endswith("+00:00")
+    (['time', 'event'], True)
+    """
+    now = datetime.now(UTC).isoformat(timespec="milliseconds")
+    return json.dumps({"time": now, **fields}, separators=(",", ":"))
 
 
 def log_json_lines() -> None:
