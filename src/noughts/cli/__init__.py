@@ -50,8 +50,9 @@ def fail(message: str) -> UsageError:
     return UsageError(message)
 
 
-class _Formatter(argparse.HelpFormatter):
-    """argparse's formatter, sized without importing :mod:`shutil` (a cold-start cost)."""
+class _Formatter(argparse.RawDescriptionHelpFormatter):
+    """argparse's formatter, sized without importing :mod:`shutil` (a cold-start cost); a
+    command's description and epilog (its examples) keep their lines as written."""
 
     def __init__(self, prog: str) -> None:
         try:
@@ -126,6 +127,10 @@ def _dispatch(args_list: list[str], started: float) -> int:
         parser = _Parser(prog=f"noughts {chosen}", description=COMMANDS[chosen][1])
         module.add_arguments(chosen, parser)
         args = parser.parse_args(args_list[1:])
+        if hasattr(args, "variant_default"):  # (a command of limits.add_variant_arguments)
+            from noughts.cli.limits import settle_variant
+
+            settle_variant(args)
         args.command = chosen
         args.started = started
         return module.run(chosen, args)

@@ -48,8 +48,7 @@ def add_arguments(name: str, parser: argparse.ArgumentParser) -> None:
         parser.add_argument("--nodes", type=limits.nodes, metavar="N", help="node budget")
         parser.add_argument("--json", action="store_true", help="print one JSON object")
         return
-    parser.add_argument("variant", metavar="VARIANT", type=limits.variant_name,
-                        help="qubic (the only one for now)")
+    limits.add_variant_arguments(parser, default="qubic", help_text="qubic (the only one for now)")
     parser.add_argument("--file", type=Path, metavar="PATH",
                         help="a strategy file (default: the one shipped with noughts)")
     if name == "verify-book":
