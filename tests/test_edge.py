@@ -51,6 +51,10 @@ def test_a_500_carries_the_request_id_cors_and_timing_headers(
     assert "connection" not in broken.headers  # answered in the app: the connection stays
     fine = client.post("/api/v1/move", json={"board": "X../.../..."}, headers=headers)
     assert fine.status_code == 200 and fine.json()["move"] == 4
+    seed = client.post("/", json={"numX": 1, "numO": 2, "isX": True})  # no Origin sent
+    assert seed.status_code == 500 and seed.headers["access-control-allow-origin"] == "*"
+    assert seed.headers["x-request-id"] and seed.json() == {"detail": "internal error: "
+                                                                      "RuntimeError"}
 
 
 def test_a_500_from_the_outer_middleware_says_it_closes_and_keeps_the_request_id(

@@ -62,6 +62,12 @@ async def _send_json(
     await send({"type": "http.response.body", "body": body})
 
 
+def _open_cors(scope: Scope, open_paths: frozenset[str]) -> list[tuple[bytes, bytes]]:
+    """The header that lets any origin read an answer on ``open_paths`` (the seed's
+    drop-in: its clients expect it on every answer, errors included)."""
+    return [(b"access-control-allow-origin", b"*")] if scope["path"] in open_paths else []
+
+
 _ARRIVED = "noughts.arrived"
 """The scope state key of a request's arrival time."""
 
@@ -228,8 +234,12 @@ class InternalErrors:
     and the server closes the connection (the answer is cut short, which says so).
     """
 
-    def __init__(self, app: ASGIApp) -> None:
+    def __init__(self, app: ASGIApp, open_paths: Sequence[str] = ()) -> None:
         self.app = app
+        self.open_paths = frozenset(open_paths)
+
+    def _cors(self, scope: Scope) -> list[tuple[bytes, bytes]]:
+        return _open_cors(scope, self.open_paths)
 
     async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
         if scope["type"] != "http":
@@ -251,7 +261,7 @@ class InternalErrors:
             request_id = (request_id_of(scope) or b"-").decode()
             _error_logger.error("internal error answering %s %s (request %s)",
                                 scope["method"], scope["path"], request_id, exc_info=error)
-            await _send_json(send, 500, internal_error_detail(error), ())
+            await _send_json(send, 500, internal_error_detail(error), self._cors(scope))
 
 
 def stamp_arrival(state: MutableMapping[str, Any]) -> None:
@@ -283,8 +293,9 @@ class BodySizeLimit:
         self.max_bytes = max_bytes
         self.open_paths = frozenset(open_paths)
 
+
     def _cors(self, scope: Scope) -> list[tuple[bytes, bytes]]:
-        return [(b"access-control-allow-origin", b"*")] if scope["path"] in self.open_paths else []
+        return _open_cors(scope, self.open_paths)
 
     async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
         if scope["type"] != "http":
@@ -405,7 +416,7 @@ def install_middleware(
     (open on :data:`SEED_PATH`), the root path and, outermost, the arrival time (with the
     request id, ``metrics`` if given, and the JSON access log if the settings ask for
     it)."""
-    app.add_middleware(InternalErrors)
+    app.add_middleware(InternalErrors, open_paths=[SEED_PATH])
     app.add_middleware(BodySizeLimit, max_bytes=settings.max_body_bytes, open_paths=[SEED_PATH])
     app.add_middleware(CorsDispatch, origins=settings.cors_origins, open_paths=[SEED_PATH])
     if settings.root_path:
