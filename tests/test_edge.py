@@ -196,3 +196,34 @@ def _answers(url: str) -> bool:
         return request(url, timeout=2)[0] == 200
     except OSError:
         return False
+
+
+def test_the_h11_protocol_bounds_heads_alike() -> None:
+    import asyncio
+
+    import uvicorn
+
+    from noughts.service import connections
+
+    async def app(scope: Any, receive: Any, send: Any) -> None:
+        if scope["type"] != "http":
+            return
+        await send({"type": "http.response.start", "status": 200,
+                    "headers": [(b"content-length", b"2")]})
+        await send({"type": "http.response.body", "body": b"ok"})
+
+    connections.configure(10.0, 32_768)
+    port = free_port()
+    config = uvicorn.Config(app, host="127.0.0.1", port=port, http=connections.GuardedH11Protocol,
+                            log_level="warning", lifespan="off")
+    server = uvicorn.Server(config)
+    thread = threading.Thread(target=lambda: asyncio.run(server.serve()))
+    thread.start()
+    try:
+        wait_until(lambda: server.started, 30, "uvicorn to start")
+        assert _status(_send_head(port, 31_000)) == 200  # above h11's own 16 KiB
+        assert _status(_send_head(port, 33_000, pieces=33)) == 431
+        assert _status(_send_head(port, 40_000_000)) == 431
+    finally:
+        server.should_exit = True
+        thread.join(30)
