@@ -50,9 +50,9 @@ def fail(message: str) -> UsageError:
     return UsageError(message)
 
 
-class _Formatter(argparse.RawDescriptionHelpFormatter):
+class _Formatter(argparse.HelpFormatter):
     """argparse's formatter, sized without importing :mod:`shutil` (a cold-start cost); a
-    command's description and epilog (its examples) keep their lines as written."""
+    description or epilog written on several lines (a command's examples) keeps them."""
 
     def __init__(self, prog: str) -> None:
         try:
@@ -60,6 +60,11 @@ class _Formatter(argparse.RawDescriptionHelpFormatter):
         except (OSError, ValueError):
             width = 80
         super().__init__(prog, width=max(width - 2, 20))
+
+    def _fill_text(self, text: str, width: int, indent: str) -> str:
+        if "\n" in text:
+            return "".join(indent + line for line in text.splitlines(keepends=True))
+        return super()._fill_text(text, width, indent)
 
 
 class _Parser(argparse.ArgumentParser):
