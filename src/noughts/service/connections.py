@@ -17,14 +17,14 @@ Here a stopping server answers every request that is already on its way: an idle
 connection stays open for :data:`DRAIN_IDLE_S` (then closes if nothing came), and every
 answer from then on says ``Connection: close``.
 
-**Request heads** (the request line and its headers) are bounded by
-``NOUGHTS_MAX_HEADER_BYTES`` (default 32 KiB): the
-bytes of a head are counted as they arrive, before the parser sees them (a parser holds
-a header's value whole until it ends, so a check in the app would come after the
-memory is spent), and past the bound the client gets ``431 Request Header Fields Too
-Large`` with ``Connection: close``; what it still sends is read and dropped, not kept,
-until it closes or :data:`LINGER_S` passes. A connection thus holds at most the bound
-and one read (256 KiB) of a head.
+**Request heads** (the target and the headers) are bounded by
+``NOUGHTS_MAX_HEADER_BYTES`` (default 32 KiB): measured as they arrive, in the protocol
+(a parser holds a header's value whole until it ends, so a check in the app would come
+after the memory is spent), and past the bound the client gets ``431 Request Header
+Fields Too Large`` with ``Connection: close``; what it still sends is read and dropped,
+not kept, while it keeps coming (:data:`LINGER_S`), then the connection closes. A head
+that ends is measured whole; one still arriving by the reads that are head from end to
+end, so a connection holds at most the bound and a read or two of a head.
 
 :class:`GuardedHttpToolsProtocol` (uvicorn's httptools parser, the fast one: what
 ``noughts serve`` runs) and :class:`GuardedH11Protocol` (the pure-Python h11 parser)
@@ -58,9 +58,13 @@ DRAIN_IDLE_S = 1.0
 """How long a stopping server keeps an idle keep-alive connection open for a request
 that may be on its way (a busy client sends its next one within milliseconds)."""
 
+_MAX_READ = 1 << 20
+"""More than one read from a socket holds (asyncio reads 256 KiB at most)."""
+
 LINGER_S = 1.0
-"""How long a connection refused for its head's size keeps reading (and dropping) what
-the client still sends, so the client reads the 431 instead of a reset."""
+"""How long a connection refused for its head's size waits for more of what the client
+still sends (read and dropped, so the client reads the 431 instead of a reset), each
+time something comes, up to the request timeout in all."""
 
 _limits: tuple[float, int] | None = None
 
@@ -123,8 +127,8 @@ class _Guarded:
     cycle: Any
     _request_timer: asyncio.TimerHandle | None = None
     _draining = False
-    _head_bytes = 0  # of the head being read (so far as counted: see _over_head_bound)
-    _refused = False  # a 431 went out: the rest is dropped
+    _refused = False  # the head was too large (a 431 went out): the rest is dropped
+    _linger_until = 0.0  # (the loop's time) when a refused connection closes at the latest
     if TYPE_CHECKING:
 
         def _unset_keepalive_if_required(self) -> None: ...  # (the protocol's)
@@ -144,27 +148,30 @@ class _Guarded:
         if not self.transport.is_closing():
             self.transport.close()
 
-    def _over_head_bound(self, data: bytes, reading_body: bool) -> bool:
-        """Count ``data`` against the bound on the head being read (not while a body is
-        read); True if the connection is refused, now (the 431 sent) or before. A read
-        in which a head ends and the next begins counts towards the first only."""
-        if self._refused:
-            return True
-        if reading_body:
-            return False
-        self._head_bytes += len(data)
+    def _head_past_bound(self, size: int) -> bool:
+        """Refuse the connection (a 431, then what the client still sends is dropped) if
+        ``size``, what is known of the head being read, is past the bound; True if so."""
         limit = max_header_bytes()
-        if self._head_bytes <= limit:
+        if size <= limit:
             return False
         self._refused = True
         if self._idle():  # (else an answer is being written: only closing is left)
             self.transport.write(_too_large(limit))
             if self.transport.can_write_eof():
                 self.transport.write_eof()  # the client reads the 431, then the end
+                self._linger_until = self.loop.time() + request_timeout_s()
                 self._arm(LINGER_S)  # (and whatever it still sends is dropped meanwhile)
                 return True
         self.transport.close()
         return True
+
+    def _drop(self) -> None:
+        """More bytes on a refused connection: dropped; it waits :data:`LINGER_S` more
+        for the rest, within the request timeout from the refusal."""
+        if self.loop.time() < self._linger_until:
+            self._arm(LINGER_S)
+        elif not self.transport.is_closing():
+            self.transport.close()
 
     def _idle(self) -> bool:
         return self.cycle is None or bool(self.cycle.response_complete)
@@ -197,24 +204,63 @@ class GuardedHttpToolsProtocol(_Guarded, HttpToolsProtocol):
         self._disarm()
         super().connection_lost(exc)
 
-    _reading_body = False
+    # What is known of the head being read, two lower bounds of its size: the bytes of
+    # the reads that were head from end to end (a head too long never ends: counted
+    # before the parser holds more than the bound and one read), and what the parser has
+    # handed over (the URL and each whole header: a head that ends is measured whole,
+    # however the reads cut it). A read that also holds another request's bytes is
+    # never counted whole, so pipelined requests are not taken for one long head.
+    _in_head = False
+    _head_reads = 0
+    _head_parsed = 0
 
     def data_received(self, data: bytes) -> None:
-        if not self._over_head_bound(data, self._reading_body):
-            super().data_received(data)
+        if self._refused:
+            self._drop()
+            return
+        whole = self._in_head  # the last read ended in a head: this one starts in it
+        super().data_received(data)
+        if self._in_head and not self._refused:  # ... and it ends in one too
+            self._head_reads += len(data) if whole else 0
+            self._head_past_bound(max(self._head_reads, self._head_parsed))
+
+    def send_400_response(self, msg: str) -> None:
+        if not self._refused:  # (a refused connection's further bytes are not parsed)
+            super().send_400_response(msg)
 
     def on_message_begin(self) -> None:
+        if self._refused:
+            return
         super().on_message_begin()
+        self._in_head, self._head_reads, self._head_parsed = True, 0, 0
         stamp_arrival(self.scope["state"])  # its budget starts now, before other work on it
 
+    def on_url(self, url: bytes) -> None:
+        if not self._refused:
+            self._head_parsed += len(url)
+            super().on_url(url)
+
+    def on_header(self, name: bytes, value: bytes) -> None:
+        if not self._refused:
+            self._head_parsed += len(name) + len(value) + 4  # ": " and the line's end
+            super().on_header(name, value)
+
     def on_headers_complete(self) -> None:
-        self._head_bytes = 0
-        self._reading_body = True
+        if self._refused:
+            return
+        self._in_head = False
+        if self._head_past_bound(max(self._head_reads, self._head_parsed)):
+            return  # the app never sees it
         super().on_headers_complete()
         self._close_after_this_request()
 
+    def on_body(self, body: bytes) -> None:
+        if not self._refused:
+            super().on_body(body)
+
     def on_message_complete(self) -> None:
-        self._reading_body = False
+        if self._refused:
+            return
         super().on_message_complete()
         self._disarm()  # the request is all here
 
@@ -238,17 +284,28 @@ class GuardedH11Protocol(_Guarded, H11Protocol):
 
     def __init__(self, *args: Any, **kwargs: Any) -> None:
         super().__init__(*args, **kwargs)
-        # h11's own bound on an incomplete head (16 KiB) would answer 400 before the 431
-        self.conn = h11.Connection(h11.SERVER, max_incomplete_event_size=max_header_bytes() + 1)
+        # h11's own bound on an incomplete head (16 KiB by default) answers 400: past ours
+        # and one read, so the 431 comes first
+        self.conn = _MeasuredConnection(h11.SERVER,
+                                        max_incomplete_event_size=max_header_bytes() + _MAX_READ)
 
     def data_received(self, data: bytes) -> None:
-        if not self._over_head_bound(data, self.conn.their_state is h11.SEND_BODY):
-            super().data_received(data)
+        if self._refused:
+            self._drop()
+            return
+        super().data_received(data)
+        if self.conn.their_state is h11.IDLE and not self._refused:  # a head not yet whole:
+            self._head_past_bound(len(self.conn.trailing_data[0]))  # h11 holds it, unparsed
+
+    def send_400_response(self, msg: str) -> None:
+        too_large = getattr(self.conn, "too_large", None)
+        if too_large is not None:  # (see _MeasuredConnection)
+            self._head_past_bound(too_large)
+        elif not self._refused:
+            super().send_400_response(msg)
 
     def handle_events(self) -> None:
         super().handle_events()
-        if self.conn.their_state is not h11.IDLE:
-            self._head_bytes = 0  # the head is all here
         self._close_after_this_request()
         if self.conn.their_state in (h11.DONE, h11.MUST_CLOSE, h11.CLOSED, h11.ERROR):
             self._disarm()  # the request is all here (or the connection is ending)
@@ -257,3 +314,22 @@ class GuardedH11Protocol(_Guarded, H11Protocol):
         super().on_response_complete()
         if not self.transport.is_closing() and self.conn.their_state is not h11.DONE:
             self._arm(DRAIN_IDLE_S if self._draining else None)  # the next request's time
+
+
+class _MeasuredConnection(h11.Connection):
+    """h11's connection, refusing a whole request head past the bound (its target and
+    headers, measured as :class:`GuardedHttpToolsProtocol` measures them) before the app
+    sees it: it raises h11's protocol error, which uvicorn answers by
+    ``send_400_response``, and :class:`GuardedH11Protocol` answers by the 431."""
+
+    too_large: int | None = None
+
+    def next_event(self) -> Any:
+        event = super().next_event()
+        if isinstance(event, h11.Request):
+            size = len(event.target) + sum(len(name) + len(value) + 4
+                                           for name, value in event.headers.raw_items())
+            if size > max_header_bytes():
+                self.too_large = size
+                raise h11.RemoteProtocolError("request head too large", 431)
+        return event
