@@ -145,7 +145,7 @@ def add_variant_arguments(
     command takes it, or a positional ``VARIANT`` (the same; the older form); ``default``
     when neither is given. :func:`settle_variant` leaves the one chosen in ``variant``."""
     parser.add_argument(_GIVEN, metavar="VARIANT", nargs="?", type=variant_name,
-                        help=f"the same as --variant: {help_text}")
+                        help="the same as --variant (the older form)")
     parser.add_argument("--variant", "-v", metavar="V", type=variant_name,
                         help=f"{help_text} (default {default})")
     parser.set_defaults(variant_default=default)
