@@ -10,7 +10,7 @@ import sys
 import time
 import urllib.error
 import urllib.request
-from collections.abc import Iterator
+from collections.abc import Iterator, Sequence
 from contextlib import contextmanager
 from dataclasses import dataclass
 
@@ -50,11 +50,13 @@ class Server:
         return self.process.stdout.read().decode() if self.process.stdout else ""
 
 
-def start(env: dict[str, str] | None = None, port: int | None = None) -> Server:
-    """Start `noughts serve` and wait until /healthz answers."""
+def start(env: dict[str, str] | None = None, port: int | None = None,
+          program: Sequence[str] = ("-m", "noughts")) -> Server:
+    """Start `noughts serve` and wait until /healthz answers (``program``: what Python
+    runs, the package's command line unless a test's wrapper of it)."""
     port = free_port() if port is None else port
     process = subprocess.Popen(
-        [sys.executable, "-m", "noughts", "serve", "--port", str(port), "--log-level", "warning"],
+        [sys.executable, *program, "serve", "--port", str(port), "--log-level", "warning"],
         stdout=subprocess.PIPE,
         stderr=subprocess.STDOUT,
         env={**os.environ, **(env or {})},
@@ -87,8 +89,9 @@ def stop(server: Server) -> int:
 
 
 @contextmanager
-def serving(env: dict[str, str] | None = None) -> Iterator[Server]:
-    server = start(env)
+def serving(env: dict[str, str] | None = None,
+            program: Sequence[str] = ("-m", "noughts")) -> Iterator[Server]:
+    server = start(env, program=program)
     try:
         yield server
     finally:

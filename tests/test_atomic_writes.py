@@ -3,6 +3,7 @@ earlier files whole, names the file in one line, and is found before the work is
 
 from __future__ import annotations
 
+import contextlib
 import errno
 import json
 import os
@@ -194,3 +195,42 @@ def test_a_stopped_build_saves_and_its_workers_exit_quietly(tmp_path: Path) -> N
         err = build.stderr.read()
     assert status == 130 and err == "noughts: interrupted\n", err
     assert ProofTree.load(checkpoint_path(path)).counts()["nodes"] > 2
+
+
+@pytest.fixture
+def nearly_full_dir(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Iterator[Path]:
+    """A directory on a disk with 16 KiB free: a 64 KiB tmpfs filled but for that, as
+    root, else a directory whose free space the writer is told is 16 KiB."""
+    folder = tmp_path / "nearly-full"
+    folder.mkdir()
+    if _mount_tmpfs(folder, "size=64k"):
+        try:
+            with open(folder / "filler", "wb", buffering=0) as filler:
+                with contextlib.suppress(OSError):
+                    while True:
+                        filler.write(b"\0" * 4096)
+                os.ftruncate(filler.fileno(), os.fstat(filler.fileno()).st_size - 16384)
+            space = os.statvfs(folder)
+            assert space.f_bavail * space.f_frsize == 16384
+            yield folder
+        finally:
+            subprocess.run(["umount", str(folder)], check=True)
+        return
+    sixteen_k_free = os.statvfs_result((4096, 4096, 16, 4, 4) + (0,) * 5)
+    monkeypatch.setattr(atomic.os, "statvfs", lambda _: sixteen_k_free)
+    yield folder
+
+
+def test_build_book_asks_for_the_space_its_first_save_needs(
+    nearly_full_dir: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    path = nearly_full_dir / "s.bin"  # a fresh build saves a few hundred bytes
+    status = main(["build-book", "qubic", "--file", str(path), "--time", "1",
+                   "--job-seconds", "1"])
+    assert status == 0, capsys.readouterr().err
+    assert path.stat().st_size > 0 and checkpoint_path(path).stat().st_size > 0
+    os.truncate(path, 20_000)  # (sparse) larger than the space left: its copy won't fit
+    assert main(["build-book", "qubic", "--file", str(path), "--time", "1"]) == 2
+    err = capsys.readouterr().err
+    assert err.startswith(f"noughts: error: cannot write {path}: No space left on device")
+    assert "about 20,000 needed" in err

@@ -3,7 +3,9 @@
 from __future__ import annotations
 
 import json
+import re
 from collections.abc import Iterator
+from pathlib import Path
 from typing import Any
 
 import pytest
@@ -31,6 +33,20 @@ def test_move_over_http(server: str) -> None:
         "win",
         "XXX./OO../..../....",
     )
+
+
+def test_the_readmes_curl_line_shows_what_the_server_returns(server: str) -> None:
+    readme = (Path(__file__).resolve().parent.parent / "README.md").read_text()
+    found = re.search(r"curl -s localhost:8000(\S+) -H '([^']+)' \\\n\s+-d '([^']+)'\n# (.+)\n",
+                      readme)
+    assert found, "the README's curl example"
+    path, header, body, shown = found.groups()
+    assert header == "Content-Type: application/json"
+    status, _, raw = request(f"{server}{path}", body.encode())
+    text = raw.decode()
+    assert status == 200
+    start, _, end = shown.partition(",...,")  # what the README leaves out: timings, ...
+    assert text.startswith(start) and text.endswith(end), (shown, text)
 
 
 def test_seed_client_over_http(server: str) -> None:

@@ -83,6 +83,20 @@ def test_empty_request_is_the_empty_board(client: TestClient) -> None:
     assert answer["outcome"] == "draw" and answer["plies"] == 9
 
 
+@pytest.mark.parametrize("variant", ["3x3", "4x4k3", "4x4"])
+def test_an_empty_board_string_is_the_empty_board_as_in_the_library(
+    client: TestClient, variant: str
+) -> None:
+    empty = Position("", variant)
+    answer = move(client, board="", variant=variant, time_ms=500)
+    assert answer["board"] == empty.board and answer["to_move"] == "X"
+    if variant == "3x3":  # (solved on the spot: every move's value)
+        analysis = client.post("/api/v1/analyze", json={"board": "", "variant": variant})
+        assert analysis.status_code == 200 and analysis.json()["board"] == empty.board
+    both = client.post("/api/v1/move", json={"board": "", "numX": 1, "numO": 0})
+    assert both.status_code == 400 and "not both" in both.json()["detail"]
+
+
 @pytest.mark.parametrize(
     "board", ["X../.O./...", "XO./.X./..O", "X.O/.../...", ".../.X./O..", "XO./OX./X.."]
 )

@@ -8,7 +8,7 @@ import sys
 
 import pytest
 
-from noughts.service.settings import Settings, SettingsError
+from noughts.service.settings import Settings, SettingsError, redacted
 
 SECRET = "S3cretPassw0rd"
 
@@ -21,6 +21,26 @@ MALFORMED = [
     f"redis://:{SECRET}@h:6379/zero",  # a database that is not a number
     f"http://user:{SECRET}@h:6379",
     f"redis://:{SECRET}/with/slash@h:6379/0",  # a password holding a slash
+    f"redis://h:6379/zero?password={SECRET}",  # the password in the query
+    f"redis://h:6379/0?password={SECRET}&socket_timeout=soon",  # a bad query value
+    f"redis://:{SECRET}@:6379/0#{SECRET}",  # and in the fragment
+]
+
+IN_URLS = [
+    f"redis://:{SECRET}@cache.internal:6379/0",
+    f"redis://default:{SECRET}@cache.internal:6379/0",
+    f"redis://cache.internal:6379/0?password={SECRET}",
+    f"redis://cache.internal:6379/0?db=1&username=u&password={SECRET}",
+    f"redis://cache.internal:6379/0?{SECRET}",
+    f"redis://cache.internal:6379/0#{SECRET}",
+    f"redis://:{SECRET}/with/slash@h:6379/0",
+    f"redis://:pre?{SECRET}@h:6379/0",  # a "?" in the password
+    f"redis://:pre#{SECRET}@h:6379/0",  # a "#" in the password
+    f"redis://h:6379/0?password=pre@{SECRET}",
+    f"redis//:{SECRET}@h:6379/0",
+    f"unix://:{SECRET}@/run/redis.sock?db=0",
+    f"unix:///run/redis.sock?password={SECRET}",
+    f"redis://[::1:{SECRET}@h:6379/0",  # a malformed IPv6 host
 ]
 
 
@@ -78,3 +98,16 @@ def test_a_good_url_is_kept_but_not_shown() -> None:
 def test_other_settings_name_their_variable_and_value() -> None:
     with pytest.raises(SettingsError, match=r"^bad setting NOUGHTS_PORT: .*\(got 'abc'\)"):
         Settings(port="abc")
+
+
+@pytest.mark.parametrize("url", IN_URLS)
+def test_redacted_hides_the_credential_wherever_it_sits(url: str) -> None:
+    shown = redacted(url)
+    assert SECRET not in shown and "***" in shown
+    assert redacted(shown) == shown  # (showing it again changes nothing)
+
+
+def test_redacted_keeps_what_says_where_the_cache_is() -> None:
+    assert redacted("rediss://cache.internal:6380/2") == "rediss://cache.internal:6380/2"
+    shown = redacted(f"rediss://u:{SECRET}@cache.internal:6380/2?password={SECRET}&db=2")
+    assert shown == "rediss://***@cache.internal:6380/2?password=***&db=***"

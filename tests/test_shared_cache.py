@@ -3,10 +3,13 @@
 from __future__ import annotations
 
 import asyncio
+import json
 import logging
+import os
 import shutil
 import socket
 import subprocess
+import sys
 import time
 from collections.abc import Iterator
 from typing import Any
@@ -21,6 +24,8 @@ from noughts.service.settings import Settings
 from noughts.service.shared_cache import CHOICE_EXAMPLE, INDEX, SharedCache, decode_entry
 from noughts.service.warmup import warm
 from noughts.variants import variant
+from serving import request as serving_request
+from serving import serving
 
 redis = pytest.importorskip("redis")
 SERVER = shutil.which("redis-server")
@@ -237,3 +242,90 @@ def test_lookups_past_the_readers_are_skipped_not_failed(redis_url: str, store: 
     finally:
         pause.close()
         cache.close()
+
+
+SECRET = "RealPass7s3cret"
+"""The password of the Redis the credential tests start (``--requirepass``)."""
+
+
+@pytest.fixture(scope="module")
+def guarded_redis() -> Iterator[int]:
+    """A redis-server on 127.0.0.1 that asks for :data:`SECRET`; its port."""
+    assert SERVER is not None
+    port = free_port()
+    server = subprocess.Popen(
+        [SERVER, "--bind", "127.0.0.1", "--port", str(port), "--save", "", "--appendonly",
+         "no", "--requirepass", SECRET],
+        stdout=subprocess.DEVNULL,
+    )
+    client = redis.Redis(host="127.0.0.1", port=port, password=SECRET)
+    try:
+        for _ in range(100):
+            try:
+                client.ping()
+                break
+            except redis.ConnectionError:
+                time.sleep(0.05)
+        yield port
+    finally:
+        client.close()
+        server.terminate()
+        server.wait(10)
+
+
+def _over_http(base: str) -> dict[str, Any]:
+    """One searched move, then the shared cache's stats, from a real server."""
+    body = json.dumps({"board": "XX./OO./...", "time_ms": 200}).encode()
+    assert serving_request(f"{base}/api/v1/move", body)[0] == 200
+    time.sleep(0.3)  # (the store, in the background)
+    stats_body = serving_request(f"{base}/api/v1/stats")[2]
+    shared: dict[str, Any] = json.loads(stats_body)["cache"]["shared"]
+    return shared
+
+
+@pytest.mark.parametrize(("url", "works"), [
+    ("redis://127.0.0.1:{port}/0?password={secret}", True),
+    ("redis://:{secret}@127.0.0.1:{port}/0#{secret}", True),
+    ("redis://127.0.0.1:{port}/0?password=Wrong{secret}", False),
+    ("redis://user:Wrong{secret}@127.0.0.1:{port}/0?db=0", False),
+])
+def test_a_password_in_the_url_never_shows_in_stats_or_logs(
+    guarded_redis: int, url: str, works: bool
+) -> None:
+    given = url.format(port=guarded_redis, secret=SECRET)
+    env = {"NOUGHTS_CACHE_URL": given, "NOUGHTS_WARMUP": "false",
+           "NOUGHTS_CACHE_TIMEOUT_MS": "500", "NOUGHTS_SEARCH_PROCESSES": "0"}
+    with serving(env) as server:
+        shared = _over_http(server.base)
+    assert SECRET not in json.dumps(shared)
+    assert shared["url"].startswith("redis://") and "***" in shared["url"]
+    assert shared["status"] == ("ok" if works else "unreachable"), shared
+    output = server.output()
+    assert SECRET not in output
+    if not works:
+        assert "unreachable" in output and "***" in output  # the warning, redacted
+
+
+def test_the_lambda_log_never_shows_the_password(guarded_redis: int) -> None:
+    url = f"redis://127.0.0.1:{guarded_redis}/0?password=Wrong{SECRET}"
+    script = (
+        "import json, logging\n"
+        "logging.basicConfig(level=logging.INFO)\n"
+        "from noughts.service import lambda_handler\n"
+        "event = {'resource': '/', 'path': '/', 'httpMethod': 'POST', 'headers':\n"
+        "         {'Content-Type': 'application/json'}, 'multiValueHeaders': {},\n"
+        "         'queryStringParameters': None, 'multiValueQueryStringParameters': None,\n"
+        "         'requestContext': {'resourcePath': '/', 'httpMethod': 'POST', 'stage': 'Prod',\n"
+        "                            'identity': {'sourceIp': '127.0.0.1'}},\n"
+        "         'pathParameters': None, 'stageVariables': None, 'isBase64Encoded': False,\n"
+        "         'body': json.dumps({'numX': 3, 'numO': 48, 'isX': True})}\n"
+        "print(lambda_handler.handler(event, None)['statusCode'])\n"
+    )
+    run = subprocess.run(
+        [sys.executable, "-c", script], capture_output=True, text=True, timeout=120,
+        env={**os.environ, "NOUGHTS_CACHE_URL": url, "NOUGHTS_CACHE_TIMEOUT_MS": "500"},
+    )
+    assert run.returncode == 0, run.stderr
+    assert run.stdout.strip() == "200"
+    assert "unreachable" in run.stderr and "password=***" in run.stderr
+    assert SECRET not in run.stdout + run.stderr

@@ -25,10 +25,20 @@ from pathlib import Path
 
 from noughts.errors import NoughtsError
 
-__all__ = ["WriteError", "write_atomic", "write_files", "write_if_changed", "check_writable"]
+__all__ = [
+    "WriteError",
+    "write_atomic",
+    "write_files",
+    "write_if_changed",
+    "check_writable",
+    "BLOCK_BYTES",
+]
 
 _PROBE_BYTES = 64 * 1024
 """Free space a file of unknown size is expected to need at least."""
+
+BLOCK_BYTES = 4096
+"""The least a small file takes on a disk (one block of the usual file systems)."""
 
 
 class WriteError(NoughtsError):
@@ -113,11 +123,13 @@ def write_if_changed(path: Path, data: bytes) -> bool:
     return True
 
 
-def check_writable(path: Path | str, *, needed_bytes: int | None = None) -> None:
+def check_writable(path: Path | str, *, needed_bytes: int | None = None,
+                   at_least: int = _PROBE_BYTES) -> None:
     """Raise :class:`WriteError` now if ``path`` could not be written later: its
     directory missing or not writable (a file is created there and removed), the path a
     directory, or less free space than ``needed_bytes`` (default: the file's present
-    size, at least 64 KiB).
+    size, which its rewrite stages a copy of, and at least ``at_least``: 64 KiB for a
+    file of unknown size, :data:`BLOCK_BYTES` for one that starts small).
 
     >>> check_writable("/proc/noughts-test")
     Traceback (most recent call last):
@@ -135,7 +147,7 @@ def check_writable(path: Path | str, *, needed_bytes: int | None = None) -> None
     except OSError as error:
         raise _failure(target, error) from None
     if needed_bytes is None:
-        needed_bytes = max(_PROBE_BYTES, target.stat().st_size if target.is_file() else 0)
+        needed_bytes = max(at_least, target.stat().st_size if target.is_file() else 0)
     try:
         space = os.statvfs(folder)
     except OSError:

@@ -51,7 +51,8 @@ def fail(message: str) -> UsageError:
 
 
 class _Formatter(argparse.HelpFormatter):
-    """argparse's formatter, sized without importing :mod:`shutil` (a cold-start cost)."""
+    """argparse's formatter, sized without importing :mod:`shutil` (a cold-start cost); a
+    description or epilog written on several lines (a command's examples) keeps them."""
 
     def __init__(self, prog: str) -> None:
         try:
@@ -59,6 +60,11 @@ class _Formatter(argparse.HelpFormatter):
         except (OSError, ValueError):
             width = 80
         super().__init__(prog, width=max(width - 2, 20))
+
+    def _fill_text(self, text: str, width: int, indent: str) -> str:
+        if "\n" in text:
+            return "".join(indent + line for line in text.splitlines(keepends=True))
+        return super()._fill_text(text, width, indent)
 
 
 class _Parser(argparse.ArgumentParser):
@@ -126,6 +132,10 @@ def _dispatch(args_list: list[str], started: float) -> int:
         parser = _Parser(prog=f"noughts {chosen}", description=COMMANDS[chosen][1])
         module.add_arguments(chosen, parser)
         args = parser.parse_args(args_list[1:])
+        if hasattr(args, "variant_default"):  # (a command of limits.add_variant_arguments)
+            from noughts.cli.limits import settle_variant
+
+            settle_variant(args)
         args.command = chosen
         args.started = started
         return module.run(chosen, args)

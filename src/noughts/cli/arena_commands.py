@@ -16,7 +16,16 @@ from typing import Any
 
 from noughts.cli import limits
 
-__all__ = ["add_arguments", "run"]
+__all__ = ["add_arguments", "run", "EXAMPLES"]
+
+EXAMPLES = (
+    "noughts arena level:10 random --games 20",
+    "noughts arena easy medium impossible --variant 4x4k3 --games 4 --time 0.05",
+    "noughts arena seed-qubic:2:strong level:10 --variant qubic --games 2 --time 0.1 "
+    "--json arena.json",
+)
+"""The commands ``noughts arena --help`` shows (each runs in a second or two: the tests
+run them): a match, a round-robin of the named levels, a Qubic match saved as JSON."""
 
 
 def add_arguments(name: str, parser: argparse.ArgumentParser) -> None:
@@ -25,6 +34,7 @@ def add_arguments(name: str, parser: argparse.ArgumentParser) -> None:
         parser.add_argument("file", help="a JSON-lines file written by arena --games-out")
         parser.add_argument("--game", type=int, default=0, help="game number (default 0)")
         return
+    parser.epilog = "examples:\n" + "\n".join(f"  {example}" for example in EXAMPLES)
     parser.add_argument(
         "players",
         nargs="+",
@@ -36,8 +46,9 @@ def add_arguments(name: str, parser: argparse.ArgumentParser) -> None:
         "module:callable",
     )
     parser.add_argument(
-        "--variant", default="3x3", type=limits.variant_name, help="board (default 3x3; "
-        "NAME-misere for the misère game, where completing a line loses)"
+        "--variant", "-v", default="3x3", metavar="V", type=limits.variant_name,
+        help="board (default 3x3; NAME-misere for the misère game, where completing a line "
+        "loses)",
     )
     parser.add_argument(
         "--games", type=limits.positive_count, default=100, help="games per pairing (default 100)"

@@ -4,7 +4,7 @@
     noughts move --x NUMX --o NUMO [--variant V] [--first X|O] ...
     noughts analyze BOARD [--variant V] [--json]
     noughts analyze - [--variant V] < boards.txt      (one JSON object per line)
-    noughts solve VARIANT [--json] [--book]
+    noughts solve [--variant] VARIANT [--json] [--book]    (qubic: from the shipped proof)
 
 Without ``--variant`` a board's variant comes from its shape: rows split by ``/`` and
 layers by ``|`` give ``RxC`` or ``NxNxN`` (k = the smallest side); a board without
@@ -33,9 +33,10 @@ __all__ = ["add_arguments", "run", "infer_variant"]
 def add_arguments(name: str, parser: argparse.ArgumentParser) -> None:
     """Arguments of ``move``, ``analyze`` or ``solve``."""
     if name == "solve":
-        parser.add_argument(
-            "variant", metavar="VARIANT", type=limits.variant_name,
-            help="e.g. 3x3, 4x4k3, 4x4, 3x3-misere (misère: completing a line loses)"
+        limits.add_variant_arguments(
+            parser, default="3x3",
+            help_text="e.g. 3x3, 4x4k3, 4x4, qubic, 3x3-misere (misère: completing a line "
+            "loses)",
         )
         parser.add_argument("--json", action="store_true", help="print one JSON object")
         parser.add_argument(
@@ -68,7 +69,9 @@ def add_arguments(name: str, parser: argparse.ArgumentParser) -> None:
     )
     default = f"default {DEFAULT_SECONDS:g} s, as the API's"
     if name == "move":
-        parser.add_argument("--level", type=int, default=10, help="0 (random) to 10 (best)")
+        parser.add_argument("--level", type=limits.level, default=10, metavar="L",
+                            help="0 (random) to 10 (best), or easy, medium, hard, impossible "
+                            "(default 10)")
         parser.add_argument(
             "--time", dest="time_limit", type=limits.seconds, metavar="S",
             default=DEFAULT_SECONDS,
@@ -309,6 +312,8 @@ def _solve(args: argparse.Namespace) -> int:
     from noughts.variants import variant
 
     geometry = variant(args.variant)
+    if not can_solve(Position("", geometry)) and geometry.strategy is not None:
+        return _solve_by_strategy(args)
     if not can_solve(Position("", geometry)):
         from noughts.errors import TooLargeError
 
@@ -352,4 +357,54 @@ def _solve(args: argparse.Namespace) -> int:
         verdict += f" in {value.plies} plies"
     how = "from the book" if args.book else "searched from scratch"
     print(f"{geometry.name}: {verdict} ({nodes:,} nodes, {elapsed_ms:.1f} ms, {how})")
+    return 0
+
+
+def _solve_by_strategy(args: argparse.Namespace) -> int:
+    """The value of a variant too large to solve on the spot, from the winning strategy
+    shipped for it (Qubic's): its first move, and the strategy checked now by the same
+    walk as ``noughts verify-book`` (every reply of the defender, up to symmetry)."""
+    import time
+
+    from noughts.builders.strategy_check import verify_strategy
+    from noughts.errors import NoughtsError
+    from noughts.knowledge.strategy import shipped_strategy, strategy_move
+    from noughts.notation import square_name
+    from noughts.position import Position
+    from noughts.variants import variant
+
+    geometry = variant(args.variant)
+    strategy = shipped_strategy()
+    empty = Position("", geometry)
+    opening = strategy_move(empty, strategy)
+    if strategy is None or opening is None:
+        raise NoughtsError(f"this installation ships no winning strategy for {geometry.name}")
+    started = time.perf_counter()
+    report = with_progress(lambda: verify_strategy(strategy), "checking the shipped strategy",
+                           show=not args.json and on_terminal())
+    elapsed_ms = (time.perf_counter() - started) * 1000
+    if not (report.ok and report.root_proven):
+        raise NoughtsError(
+            f"the shipped strategy for {geometry.name} does not prove the first player's win "
+            f"(noughts verify-book {args.variant} says where it falls short)"
+        )
+    square = square_name(geometry.geometry, opening.move)
+    how = (f"the shipped winning strategy ({len(strategy):,} positions), checked now as "
+           f"noughts verify-book {args.variant} checks it")
+    if args.json:
+        import json
+
+        print(json.dumps({
+            "variant": geometry.name, "outcome": "win", "plies": opening.plies,
+            "plies_exact": False, "result": "first player wins", "nodes": report.checked,
+            "elapsed_ms": round(elapsed_ms, 3), "from_scratch": False, "table_entries": 0,
+            "move": opening.move, "square": square, "proven_by": "shipped strategy",
+            "strategy_entries": len(strategy), "checked": report.checked,
+            "threat_leaves": report.threat_leaves,
+        }))
+        return 0
+    print(f"{geometry.name}: first player wins within {opening.plies} plies, "
+          f"opening on {square} (cell {opening.move})")
+    print(f"proven by {how}: {report.checked:,} positions with stored moves, "
+          f"{report.threat_leaves:,} leaves won by threats ({elapsed_ms / 1000:.1f} s)")
     return 0

@@ -33,6 +33,8 @@ def add_arguments(name: str, parser: argparse.ArgumentParser) -> None:
     )
     parser.add_argument(
         "--variant",
+        "-v",
+        metavar="V",
         default="3x3",
         type=limits.variant_name,
         help="board: 3x3, 4x4k3, 4x4, qubic, 7x6k4...; add -misere for the misère game "
@@ -113,11 +115,9 @@ def parse_levels(text: str | None, count: int) -> list[int]:
 
 def _level(text: str) -> int:
     """A level number, or a preset name (easy, medium, hard, impossible)."""
-    from noughts.levels import parse_level
-
     try:
-        return parse_level(text)
-    except ValueError as error:
+        return limits.level(text)
+    except argparse.ArgumentTypeError as error:
         raise fail(f"--level: {error}") from None
 
 

@@ -48,8 +48,7 @@ def add_arguments(name: str, parser: argparse.ArgumentParser) -> None:
         parser.add_argument("--nodes", type=limits.nodes, metavar="N", help="node budget")
         parser.add_argument("--json", action="store_true", help="print one JSON object")
         return
-    parser.add_argument("variant", metavar="VARIANT", type=limits.variant_name,
-                        help="qubic (the only one for now)")
+    limits.add_variant_arguments(parser, default="qubic", help_text="qubic (the only one for now)")
     parser.add_argument("--file", type=Path, metavar="PATH",
                         help="a strategy file (default: the one shipped with noughts)")
     if name == "verify-book":
@@ -175,7 +174,7 @@ def _verify(args: argparse.Namespace) -> int:
 
 
 def _build(args: argparse.Namespace) -> int:
-    from noughts.atomic import check_writable
+    from noughts.atomic import BLOCK_BYTES, check_writable
     from noughts.builders.strategy_build import checkpoint_path
     from noughts.cli import fail
     from noughts.cluster import LOCAL, executor_for, parse_cluster
@@ -192,7 +191,10 @@ def _build(args: argparse.Namespace) -> int:
     if args.status:
         return _status(path, args.checkpoint)
     for target in (path, args.checkpoint):  # now, not after the build's whole time
-        check_writable(target)
+        # what its first save needs: a copy of the file as large as it is now (a fresh
+        # build's files are a few hundred bytes: one block); a disk that fills later
+        # fails that save with one line, the earlier files whole
+        check_writable(target, at_least=BLOCK_BYTES)
     cluster = parse_cluster(args.cluster)
     executor = None if cluster == LOCAL else executor_for(cluster, workers=args.workers)
     # a termination (a session ending, a scheduler's stop) is an interruption: the build

@@ -95,6 +95,22 @@ def bind(host: str, port: int) -> socket.socket:
     return sock
 
 
+def _announcement(url: str, json_log: bool) -> str:
+    """The line that says the server is up: a JSON object when the log is JSON lines (so
+    stdout stays JSON only), else a sentence.
+
+    >>> _announcement("http://127.0.0.1:8000/", False)
+    'noughts: serving the page and the API on http://127.0.0.1:8000/ (docs at /docs)'
+    >>> import json; sorted(json.loads(_announcement("http://127.0.0.1:8000/", True)).items())[:3]
+    [('docs', '/docs'), ('event', 'serving'), ('time', ...)]
+    """
+    if json_log:
+        from noughts.service.middleware import json_log_line
+
+        return json_log_line({"event": "serving", "url": url, "docs": "/docs"})
+    return f"noughts: serving the page and the API on {url} (docs at /docs)"
+
+
 def run(name: str, args: argparse.Namespace) -> int:
     import uvicorn
 
@@ -113,16 +129,13 @@ def run(name: str, args: argparse.Namespace) -> int:
     settings = settings.model_copy(update={"search_processes": processes})
     sock = bind(host, port)
     port = sock.getsockname()[1]
-    connections.configure(settings.request_timeout_s)
+    connections.configure(settings.request_timeout_s, settings.max_header_bytes)
     # Some work still runs in threads here (quick 3x3 solves, canonical forms, searches
     # when NOUGHTS_SEARCH_PROCESSES=0): a short switch interval lets the event loop take
     # the interpreter back within a fraction of a millisecond instead of 5 ms per wait,
     # so answers and 429s go out on time meanwhile (see docs/robustness.md).
     sys.setswitchinterval(SWITCH_INTERVAL_S)
-    print(
-        f"noughts: serving the page and the API on http://{host}:{port}/ (docs at /docs)",
-        flush=True,
-    )
+    print(_announcement(f"http://{host}:{port}/", settings.access_log == "json"), flush=True)
     common: dict[str, Any] = {
         "host": host,
         "port": port,

@@ -3,6 +3,8 @@
 >>> from noughts.service.schemas import MoveRequest
 >>> position_from_request(MoveRequest.model_validate({"board": "X../.../..."})).to_move
 'O'
+>>> position_from_request(MoveRequest.model_validate({"board": "", "variant": "4x4"})).board
+'..../..../..../....'
 >>> position_from_request(MoveRequest.model_validate({"numX": 3, "numO": 1}))
 Traceback (most recent call last):
 ...
@@ -46,8 +48,8 @@ def position_from_request(request: PositionFields, *, max_cells: int | None = No
     has_masks = request.num_x is not None or request.num_o is not None
     if request.board is not None and has_masks:
         raise BoardError("give the board either as 'board' or as 'numX'/'numO', not both")
-    if request.board is not None:
-        x, o = parse_board(request.board, geometry.geometry)
+    if request.board is not None:  # ("" is the empty board, as for Position)
+        x, o = parse_board(request.board, geometry.geometry) if request.board else (0, 0)
     elif has_masks:
         if request.num_x is None or request.num_o is None:
             missing = "numX" if request.num_x is None else "numO"

@@ -1,5 +1,6 @@
 """ASGI middleware: each request's arrival time, request id, metrics and access log, the
-request body size limit and CORS (open for the seed drop-in).
+request body size limit, CORS (open for the seed drop-in) and the answer to an
+unexpected error (a 500 that carries the same headers as every other answer).
 
 All are plain ASGI (no per-request task or body copy on the common path), so they cost
 next to nothing on small JSON requests.
@@ -31,12 +32,16 @@ __all__ = [
     "ArrivalTime",
     "BodySizeLimit",
     "CorsDispatch",
+    "InternalErrors",
+    "internal_error_detail",
+    "request_id_of",
     "RootPath",
     "arrival_of",
     "stamp_arrival",
     "note_variant",
     "INTERNAL",
     "log_json_lines",
+    "json_log_line",
     "install_middleware",
     "access_logger",
 ]
@@ -57,6 +62,12 @@ async def _send_json(
     await send({"type": "http.response.body", "body": body})
 
 
+def _open_cors(scope: Scope, open_paths: frozenset[str]) -> list[tuple[bytes, bytes]]:
+    """The header that lets any origin read an answer on ``open_paths`` (the seed's
+    drop-in: its clients expect it on every answer, errors included)."""
+    return [(b"access-control-allow-origin", b"*")] if scope["path"] in open_paths else []
+
+
 _ARRIVED = "noughts.arrived"
 """The scope state key of a request's arrival time."""
 
@@ -68,6 +79,9 @@ _VARIANT = "noughts.variant"
 """The scope state key of the variant a request asked about (for the metrics)."""
 
 _REQUEST_ID = b"x-request-id"
+
+_ID = "noughts.request_id"
+"""The scope state key of a request's id (set by :class:`ArrivalTime`)."""
 
 _MAX_REQUEST_ID = 128
 
@@ -123,7 +137,7 @@ class ArrivalTime:
         if arrived is None:  # (noughts serve's protocol stamps it as the request is read)
             arrived = state[_ARRIVED] = time.perf_counter()
             await asyncio.sleep(0)  # the other requests that came with it are stamped first
-        request_id = _request_id(scope.get("headers", ()))
+        request_id = state[_ID] = _request_id(scope.get("headers", ()))
         status = 500  # unless an answer starts
 
         async def timed(message: Message) -> None:
@@ -149,8 +163,7 @@ class ArrivalTime:
             self.metrics.record(scope["method"], scope["path"], variant, status, seconds)
         if self.access_log:
             client = scope.get("client")
-            access_logger.info(json.dumps({
-                "time": datetime.now(UTC).isoformat(timespec="milliseconds"),
+            access_logger.info(json_log_line({
                 "request_id": request_id.decode(),
                 "method": scope["method"],
                 "path": scope["path"],
@@ -158,7 +171,18 @@ class ArrivalTime:
                 "latency_ms": round(seconds * 1000, 2),
                 "variant": variant,
                 "client": client[0] if client else None,
-            }, separators=(",", ":")))
+            }))
+
+
+def json_log_line(fields: dict[str, Any]) -> str:
+    """One line of the JSON log: ``fields`` after the time they are logged at.
+
+    >>> line = json.loads(json_log_line({"event": "serving"}))
+    >>> list(line), line["time"].endswith("+00:00")
+    (['time', 'event'], True)
+    """
+    now = datetime.now(UTC).isoformat(timespec="milliseconds")
+    return json.dumps({"time": now, **fields}, separators=(",", ":"))
 
 
 def log_json_lines() -> None:
@@ -176,6 +200,68 @@ def log_json_lines() -> None:
 def note_variant(scope: Scope, name: str) -> None:
     """Say which variant the request of ``scope`` asked about (its metrics' label)."""
     scope.setdefault("state", {})[_VARIANT] = name
+
+
+def request_id_of(scope: Scope) -> bytes | None:
+    """The id :class:`ArrivalTime` gave the request of ``scope``, if it did.
+
+    >>> request_id_of({"state": {"noughts.request_id": b"abc"}}), request_id_of({})
+    (b'abc', None)
+    """
+    found: bytes | None = scope.get("state", {}).get(_ID)
+    return found
+
+
+def internal_error_detail(error: BaseException) -> str:
+    """The ``detail`` of a 500: the error's kind, never its message (which may hold
+    anything).
+
+    >>> internal_error_detail(KeyError("secret"))
+    'internal error: KeyError'
+    """
+    return f"internal error: {type(error).__name__}"
+
+
+_error_logger = logging.getLogger("noughts.service")
+
+
+class InternalErrors:
+    """Answer an unexpected error with a 500 ``{"detail": "internal error: <kind>"}``
+    here, inside the other middleware, so the 500 gets the request id, CORS and
+    ``Server-Timing`` headers as every answer does, and the connection stays open for
+    the client's next request (the error and its traceback go to the log, with the
+    request id). An error after the answer started cannot be answered: it goes on up,
+    and the server closes the connection (the answer is cut short, which says so).
+    """
+
+    def __init__(self, app: ASGIApp, open_paths: Sequence[str] = ()) -> None:
+        self.app = app
+        self.open_paths = frozenset(open_paths)
+
+    def _cors(self, scope: Scope) -> list[tuple[bytes, bytes]]:
+        return _open_cors(scope, self.open_paths)
+
+    async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
+        if scope["type"] != "http":
+            await self.app(scope, receive, send)
+            return
+        started = False
+
+        async def watched(message: Message) -> None:
+            nonlocal started
+            if message["type"] == "http.response.start":
+                started = True
+            await send(message)
+
+        try:
+            await self.app(scope, receive, watched)
+        except Exception as error:
+            if started:
+                raise
+            request_id = (request_id_of(scope) or b"-").decode()
+            _error_logger.error("internal error answering %s %s (request %s)",
+                                scope["method"], scope["path"], request_id, exc_info=error)
+            await _send_json(send, 500, internal_error_detail(error), self._cors(scope))
 
 
 def stamp_arrival(state: MutableMapping[str, Any]) -> None:
@@ -207,8 +293,9 @@ class BodySizeLimit:
         self.max_bytes = max_bytes
         self.open_paths = frozenset(open_paths)
 
+
     def _cors(self, scope: Scope) -> list[tuple[bytes, bytes]]:
-        return [(b"access-control-allow-origin", b"*")] if scope["path"] in self.open_paths else []
+        return _open_cors(scope, self.open_paths)
 
     async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
         if scope["type"] != "http":
@@ -325,9 +412,11 @@ def install_middleware(
     app: Starlette, settings: Settings, metrics: RequestMetrics | None = None
 ) -> None:
     """The service's middleware, on the app and on the Lambda handler's first-request app
-    alike: the body size limit, CORS (open on :data:`SEED_PATH`), the root path and,
-    outermost, the arrival time (with the request id, ``metrics`` if given, and the JSON
-    access log if the settings ask for it)."""
+    alike: innermost the answer to unexpected errors, then the body size limit, CORS
+    (open on :data:`SEED_PATH`), the root path and, outermost, the arrival time (with the
+    request id, ``metrics`` if given, and the JSON access log if the settings ask for
+    it)."""
+    app.add_middleware(InternalErrors, open_paths=[SEED_PATH])
     app.add_middleware(BodySizeLimit, max_bytes=settings.max_body_bytes, open_paths=[SEED_PATH])
     app.add_middleware(CorsDispatch, origins=settings.cors_origins, open_paths=[SEED_PATH])
     if settings.root_path:

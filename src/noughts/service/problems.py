@@ -21,7 +21,7 @@ from starlette.requests import ClientDisconnect
 
 from noughts.errors import GameOverError, NoughtsError
 from noughts.executor import WorkerLostError
-from noughts.service.middleware import SEED_PATH
+from noughts.service.middleware import SEED_PATH, internal_error_detail, request_id_of
 from noughts.service.moves import EngineOverrunError
 from noughts.service.runner import ClientGoneError, EngineBusyError
 
@@ -155,7 +155,14 @@ def install_error_handlers(app: FastAPI) -> None:
         return error_response(request, error.status_code, str(error.detail), headers)
 
     async def on_unexpected(request: Request, error: Exception) -> JSONResponse:
-        return error_response(request, 500, f"internal error: {type(error).__name__}")
+        # Only errors in the outer middleware come here (the app's own are answered by
+        # middleware.InternalErrors): the server closes the connection after this
+        # answer, so it says so, with the request id if it was given one.
+        headers = {"Connection": "close"}
+        request_id = request_id_of(request.scope)
+        if request_id is not None:
+            headers["X-Request-ID"] = request_id.decode()
+        return error_response(request, 500, internal_error_detail(error), headers)
 
     app.add_exception_handler(ProblemError, on_problem)
     app.add_exception_handler(RequestValidationError, on_validation)

@@ -59,7 +59,7 @@ class _PositionFields(BaseModel):
         None,
         max_length=MAX_BOARD_TEXT,
         description="Cells row-major with X, O and '.'; '/' between rows, '|' between layers. "
-        "It must have the variant's cells (else 400).",
+        "It must have the variant's cells (else 400); \"\" is the empty board.",
         examples=["X.O/.X./..."],
     )
     num_x: StrictInt | None = Field(

@@ -56,23 +56,53 @@ class SettingsError(NoughtsError):
     """A setting with a bad value: the message names its variable, never a credential."""
 
 
+def _masked_query(query: str) -> str:
+    """Every value of a query masked, its names kept (a field without ``=`` masked whole)."""
+    fields = []
+    for field in query.split("&"):
+        name, equals, _ = field.partition("=")
+        fields.append(f"{name}=***" if equals else "***" if field else "")
+    return "&".join(fields)
+
+
 def redacted(url: str) -> str:
-    """``url`` with anything before its last ``@`` (a user and password) replaced by
-    ``***``, for messages, logs and stats; malformed URLs included.
+    """``url`` with every place a credential can sit masked by ``***``: the user info
+    (a user and password, up to the last ``@``, even one that holds a ``/``), every query
+    value (``?password=...``) and the fragment. Built from the URL's parts
+    (:func:`urllib.parse.urlsplit`), for every setting, message, log line and endpoint
+    that shows a URL; malformed URLs included.
 
     >>> redacted("redis://:s3cret@cache.internal:6379/0")
     'redis://***@cache.internal:6379/0'
-    >>> redacted("redis//:S3cret@h:6379/0"), redacted(":p@ss@h")
-    ('redis//***@h:6379/0', '***@h')
-    >>> redacted("redis://127.0.0.1:6379")
-    'redis://127.0.0.1:6379'
+    >>> redacted("redis://cache.internal:6379/0?password=s3cret&db=1#s3cret")
+    'redis://cache.internal:6379/0?password=***&db=***#***'
+    >>> redacted("redis://user:s3/cret@h:6379/0"), redacted("redis//:S3cret@h:6379/0")
+    ('redis://***@h:6379/0', 'redis//***@h:6379/0')
+    >>> redacted("redis://h/0?password=p@ss"), redacted("redis://:pa#ss@h")
+    ('redis://***/0?password=***', 'redis://***#***')
+    >>> redacted("unix:///run/redis.sock?db=0"), redacted("redis://127.0.0.1:6379")
+    ('unix:///run/redis.sock?db=***', 'redis://127.0.0.1:6379')
     """
-    at = url.rfind("@")
-    if at < 0:
-        return url
-    scheme_end = url.find("//")
-    start = scheme_end + 2 if 0 <= scheme_end < at else 0
-    return url[:start] + "***" + url[at:]
+    try:
+        parts = urlsplit(url)
+    except ValueError:  # (a malformed IPv6 host, say): nothing of it is shown
+        return "***"
+    slashes = "//" if url[len(parts.scheme) + 1 if parts.scheme else 0:].startswith("//") else ""
+    location = parts.netloc + parts.path  # the user info may run on past a "/" it holds
+    if "@" in location:
+        at = location.rindex("@")
+        kept = location.find("//") + 2 if 0 <= location.find("//") < at else 0
+        location = location[:kept] + "***" + location[at:]
+    elif parts.netloc and "@" in parts.query + parts.fragment:
+        # the user info may have been cut off at a "?" or "#" it holds: hide the host too
+        location = "***" + parts.path
+    text = f"{parts.scheme}:{slashes}" if parts.scheme else slashes
+    text += location
+    if parts.query:
+        text += "?" + _masked_query(parts.query)
+    if parts.fragment:
+        text += "#***"
+    return text
 
 
 def _check_cache_url(url: str) -> None:
@@ -93,6 +123,11 @@ def _check_cache_url(url: str) -> None:
     database = parts.path.lstrip("/")
     if database and not database.isdigit():
         raise ValueError("the URL's database (after the last /) must be a number")
+    try:
+        from redis.connection import parse_url
+    except ImportError:  # (the shared cache says what to install)
+        return
+    parse_url(url)  # type: ignore[no-untyped-call]  # ValueError naming a query field
 
 
 class Settings(BaseModel):
@@ -144,6 +179,13 @@ class Settings(BaseModel):
     )
     max_body_bytes: int = Field(
         default=16_384, ge=64, description="Largest request body accepted (else 413)."
+    )
+    max_header_bytes: int = Field(
+        default=32_768,
+        ge=1024,
+        le=1 << 20,
+        description="Largest request head, the request line and headers together, in "
+        "bytes (else 431; noughts serve).",
     )
     max_searches: int = Field(
         default=2,
@@ -269,9 +311,9 @@ def _describe(error: ValidationError) -> str:
     field = str(problem["loc"][0]) if problem["loc"] else ""
     message = str(problem["msg"]).removeprefix("Value error, ")
     given = problem.get("input")
-    if isinstance(given, str) and field in SECRET_FIELDS:
+    if isinstance(given, str) and field:  # any setting may be given a URL
         message += f" (got {redacted(given)!r})"
-    elif isinstance(given, str | int | float | bool) and field:
+    elif isinstance(given, int | float | bool) and field:
         message += f" (got {given!r})"
     more = error.error_count() - 1
     if more:
