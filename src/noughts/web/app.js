@@ -23,7 +23,9 @@ import {
 } from "./geometry.js";
 import { openLearn } from "./learn.js";
 import { addToTally, loadGame, loadGameOn, loadPrefs, resetTally, saveGame, savePrefs, tallyFor } from "./storage.js";
-import { bestCells, endInWords, formatScore, heatMap, levelName, verdictInWords } from "./values.js";
+import {
+  bestCells, endInWords, formatScore, heatMap, levelName, lookAhead, valueInPlies, verdictInWords,
+} from "./values.js";
 
 const DEFAULT_THINK_MS = 1000;
 const MAX_THINK_MS = 5000; // the service's default cap
@@ -432,11 +434,8 @@ function renderStats() {
     return;
   }
   set("stat-move", cellName(state.geo, a.move));
-  // one unit in the numbers, the ply (one move of either side), and named wherever a
-  // count stands: the engine's words end with the plies ("win in at most 57")
-  const words = a.words ?? a.outcome;
-  const inPlies = typeof a.plies === "number" && String(words).endsWith(String(a.plies)) ? `${words} ${a.plies === 1 ? "ply" : "plies"}` : words;
-  const proven = a.proven ? `${inPlies} (proven)` : null;
+  // one unit in the numbers, the ply, named wherever a count stands (values.js)
+  const proven = a.proven ? `${valueInPlies(a)} (proven)` : null;
   set("stat-score", proven ?? (typeof a.score === "number" ? `${formatScore(a.score)} (a guess)` : "—"));
   set("stat-depth", lookAhead(a));
   set("stat-nodes", a.method === "exact" && !a.nodes ? "none (solved)" : Number(a.nodes || 0).toLocaleString("en"));
@@ -444,19 +443,6 @@ function renderStats() {
   const level = a.level ?? state.level;
   const method = { exact: "exact solver", anytime: "anytime search", level: `level ${level} play` }[a.method];
   set("stat-method", `${method || a.method || "?"}${a.cached ? " (cached)" : ""}`);
-}
-
-/** "1 ply", "57 plies". */
-function plies(n) {
-  return `${n} ${n === 1 ? "ply" : "plies"}`;
-}
-
-/** How far the answer looked ahead, in plies: to the end of the game for an exact
- * answer, none for a level's move judged on its own. */
-function lookAhead(a) {
-  if (typeof a.depth !== "number") return "—";
-  if (a.depth === 0) return "none (each move judged on its own)";
-  return a.method === "exact" ? `to the end, ${plies(a.depth)}` : plies(a.depth);
 }
 
 /** The AI's verdict on its last move, in the engine's view and under the status line
