@@ -230,7 +230,8 @@ def test_the_numbers_name_their_unit(opened: Any) -> None:
     page = opened("variant=4x4&level=2&you=O", DESKTOP)
     page.click("#numbers summary")
     depth = page.inner_text("#stat-depth")
-    assert depth == "none (each move judged on its own)" or re.fullmatch(r"\d+ plies", depth)
+    # a low level looks ahead 0 or a few plies, as its dice fall
+    assert depth == "none (each move judged on its own)" or re.fullmatch(r"1 ply|\d+ plies", depth)
     page = opened("variant=3x3&level=10&you=O", DESKTOP)
     page.click("#numbers summary")
     assert re.fullmatch(r"to the end, \d+ plies", page.inner_text("#stat-depth"))
