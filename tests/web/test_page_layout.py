@@ -286,3 +286,22 @@ def test_tree_rows_stay_on_one_line_on_a_phone(opened: Any, width: int) -> None:
     # the page itself does not scroll sideways: the tree does
     sideways = "document.documentElement.scrollWidth - document.documentElement.clientWidth"
     assert page.evaluate(sideways) == 0
+
+
+def test_the_cube_fits_again_when_learn_narrows_its_card(opened: Any) -> None:
+    """Learn beside the board narrows the board's card: the cube is fitted to it anew."""
+    page = opened("variant=4x4x4&think=150&you=X", DESKTOP)
+    inside = """() => { const s = document.querySelector('.scene').getBoundingClientRect();
+        return [...document.querySelectorAll('.cell')].every(c => {
+            const r = c.getBoundingClientRect();
+            return r.left >= s.left - 1 && r.right <= s.right + 1
+                && r.top >= s.top - 1 && r.bottom <= s.bottom + 1; }); }"""
+    wide = box(page, ".scene")[2]
+    width = "document.querySelector('.scene').getBoundingClientRect().width"
+    page.click("#learn-open")
+    page.wait_for_selector("#learn-summary:not(:empty)")
+    page.wait_for_function(f"{width} < {wide - 100}")
+    page.wait_for_function(inside)
+    page.click("#learn-close")
+    page.wait_for_function(f"{width} > {wide - 1}")
+    page.wait_for_function(inside)

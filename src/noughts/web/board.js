@@ -105,10 +105,12 @@ export class BoardView {
     this.zoom = null; // the layer zoomed into on a narrow screen, or null
     this.onInfo = null; // called with a cell (or null) as a pointer or focus rests on it
     root.addEventListener("keydown", (event) => this.#onKey(event));
-    window.addEventListener("resize", () => {
+    // the board's box changes with the window and with the layout around it (the Learn
+    // view opening beside it): the cube is fitted again, the winning stroke redrawn
+    new ResizeObserver(() => {
       this.#layoutCube();
       this.#drawStrike(false);
-    });
+    }).observe(root);
     this.#wireDrag();
   }
 
