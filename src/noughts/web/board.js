@@ -12,10 +12,12 @@
 //
 // No layer of the cube ever hides a cell of another: as the cube turns, the layers
 // spread apart along its axis just enough that their pictures on the screen do not
-// overlap, and the cube shrinks to keep within its box (#layoutCube). The layer captions
-// are drawn flat beside each layer's picture. On a narrow screen a cell is too small a
-// target for a finger, so a tap on the cube zooms into that layer, drawn flat with large
-// cells; a tap there plays, and the cube comes back.
+// overlap, and the cube shrinks to keep within its box (#layoutCube). In a wide, low box
+// (a desktop's card) the cube lies on its side, layer 1 at the left, so that it fills the
+// width. The layer captions are drawn flat beside (or above) each layer's picture. On a
+// narrow screen a cell is too small a target for a finger, so a tap on the cube zooms
+// into that layer, drawn flat with large cells; a tap there plays, and the cube comes
+// back.
 
 import { cellName } from "./geometry.js";
 
