@@ -1,5 +1,5 @@
 """Screenshots of the web page for the docs: every variant, Qubic as a cube and as flat
-layers, the dark theme, and two phone-sized pages (Qubic, a finished 3x3 game).
+layers, the dark theme, a hint, and two phone-sized pages (Qubic, a finished 3x3 game).
 
 Usage: python scripts/screenshots.py [--url http://127.0.0.1:8000] [--out docs/img]
 
@@ -34,6 +34,7 @@ class Scene:
     params: dict[str, str]
     clicks: list[int] = field(default_factory=list)
     engine_view: bool = False
+    hint: bool = False
     hover: int | None = None
     scheme: str = "light"
     phone: bool = False
@@ -45,8 +46,11 @@ SCENES: dict[str, Scene] = {
     "4x4": Scene({"variant": "4x4", "level": "10"}, [5, 10, 0]),
     # the cube, the player's winning move drawn through it
     "4x4x4": Scene({"variant": "4x4x4", "board": QUBIC_NEAR_WIN, "to": "X", "you": "X"}, [63]),
-    "4x4x4-flat": Scene({"variant": "4x4x4", "view": "flat"}, [21, 42, 0, 63], hover=22),
+    # the flat layers with the heat map's words on the cells
+    "4x4x4-flat": Scene({"variant": "4x4x4", "view": "flat"}, [21, 42], engine_view=True),
     "dark": Scene({"variant": "4x4x4"}, [21, 42], engine_view=True, hover=22, scheme="dark"),
+    # a hint on the empty 3x3 board: one move singled out, the eight as good outlined
+    "hint": Scene({"variant": "3x3", "you": "X"}, hint=True),
     "phone-qubic": Scene({"variant": "4x4x4"}, [21, 42], phone=True),
 }
 
@@ -105,6 +109,9 @@ def capture(browser: Any, base_url: str, out_dir: Path, *, settle_ms: int = 450)
         if scene.engine_view:
             page.click("label.switch")
             page.wait_for_selector(".cell.has-heat")
+        if scene.hint:
+            page.click("#hint")
+            page.wait_for_selector(".cell.hinted")
         if scene.hover is not None:
             page.hover(f".cell[data-cell='{scene.hover}']")
         else:

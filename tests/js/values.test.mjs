@@ -3,7 +3,9 @@
 import assert from "node:assert/strict";
 import { test } from "node:test";
 
-import { bestCells, category, endInWords, heatMap, verdictInWords } from "../../src/noughts/web/values.js";
+import {
+  bestCells, category, endInWords, heatMap, lookAhead, valueInPlies, verdictInWords,
+} from "../../src/noughts/web/values.js";
 
 test("proven values read as the engine words them; cells show the outcome and its plies", () => {
   // as POST /api/v1/analyze answers (words: noughts.results.describe)
@@ -89,4 +91,15 @@ test("the verdict gives way to the result when the game ends", () => {
   assert.equal(endInWords("O", "O"), "The game is over: I won");
   assert.equal(endInWords("X", "O"), "The game is over: you won");
   assert.equal(endInWords(null, "O"), "The game is over: a draw");
+});
+
+test("the numbers count plies and say so", () => {
+  assert.equal(valueInPlies({ outcome: "win", plies: 57, words: "win in at most 57" }), "win in at most 57 plies");
+  assert.equal(valueInPlies({ outcome: "win", plies: 1, words: "win in 1" }), "win in 1 ply");
+  assert.equal(valueInPlies({ outcome: "draw", plies: 8, words: "draw" }), "draw");
+  assert.equal(valueInPlies({ outcome: "loss", plies: 4 }), "loss");
+  assert.equal(lookAhead({ depth: 12, method: "anytime" }), "12 plies");
+  assert.equal(lookAhead({ depth: 9, method: "exact" }), "to the end, 9 plies");
+  assert.equal(lookAhead({ depth: 0, method: "level" }), "none (each move judged on its own)");
+  assert.equal(lookAhead({ depth: null, method: "level" }), "—");
 });

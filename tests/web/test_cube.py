@@ -18,9 +18,11 @@ def test_qubic_opens_as_a_cube_of_four_stacked_layers(game: Any) -> None:
     page = game.page
     assert page.locator(".board.cube .solid .layer").count() == 4
     assert page.is_checked("input[name='view'][value='cube']")
-    # the layers are really stacked: each one drawn above the one before it
-    tops = [page.locator(".layer").nth(i).bounding_box()["y"] for i in range(4)]
-    assert tops[0] > tops[1] > tops[2] > tops[3], tops
+    # the layers are really stacked: on a desktop's wide card the cube lies on its side,
+    # each layer drawn right of the one before it (on a narrow card: above it)
+    assert page.locator("#board.lying").count() == 1
+    lefts = [page.locator(".layer .grid").nth(i).bounding_box()["x"] for i in range(4)]
+    assert lefts[0] < lefts[1] < lefts[2] < lefts[3], lefts
     transform = page.eval_on_selector(".solid", "e => getComputedStyle(e).transform")
     assert transform.startswith("matrix3d"), transform
     # every one of the 64 cells takes a click at its centre (no layer hides another)

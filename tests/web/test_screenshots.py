@@ -33,7 +33,7 @@ def load_script() -> Any:
 
 def test_a_screenshot_of_every_variant(browser: Any, server_url: str, tmp_path: Path) -> None:
     saved = load_script().capture(browser, server_url, tmp_path, settle_ms=0)
-    views = ("4x4x4-flat", "dark")
+    views = ("4x4x4-flat", "dark", "hint")
     phones = ("phone-qubic", "phone")
     assert [p.name for p in saved] == [f"{name}.png" for name in (*VARIANTS, *views, *phones)]
     for path in saved:

@@ -23,7 +23,9 @@ import {
 } from "./geometry.js";
 import { openLearn } from "./learn.js";
 import { addToTally, loadGame, loadGameOn, loadPrefs, resetTally, saveGame, savePrefs, tallyFor } from "./storage.js";
-import { bestCells, endInWords, formatScore, heatMap, levelName, verdictInWords } from "./values.js";
+import {
+  bestCells, endInWords, formatScore, heatMap, levelName, lookAhead, valueInPlies, verdictInWords,
+} from "./values.js";
 
 const DEFAULT_THINK_MS = 1000;
 const MAX_THINK_MS = 5000; // the service's default cap
@@ -250,14 +252,21 @@ async function showHeat(fromHint) {
   }
 }
 
+/** The cell a hint singles out: the first of the best moves (null: no hint shown). */
+function hintCell() {
+  if (!state.hintShown || !state.heat) return null;
+  const [first] = state.heat.best;
+  return first ?? null;
+}
+
 function announceHint() {
-  const best = [...state.heat.best];
-  if (!best.length) return;
-  const move = state.heat.moves.find((m) => m.move === best[0]);
-  const value = state.heat.map.get(best[0]);
-  const more = best.length > 1 ? ` (${best.length} moves are as good)` : "";
+  const cell = hintCell();
+  if (cell === null) return;
+  const value = state.heat.map.get(cell);
+  const others = state.heat.best.size - 1;
+  const more = others ? `; ${others} other move${others === 1 ? " is" : "s are"} as good (dashed)` : "";
   const words = state.numbers && value.number !== value.text ? `${value.label}, ${value.number}` : value.label;
-  say(`Hint: ${cellName(state.geo, move.move)} — ${words}${more}.`, false);
+  say(`Hint: ${cellName(state.geo, cell)} — ${words}${more}.`, false);
 }
 
 function undo() {
@@ -329,11 +338,14 @@ function statusText() {
     return `This position is already over: ${how}. Start a new game to play.`;
   }
   if (state.game.over) {
+    // one sentence: the result, and how (the verdict line under it stays empty)
     const { winner } = state.game.result;
-    const line = state.geo.misere ? (winner === state.human ? ": the AI completed a line" : ": you completed a line") : "";
-    if (winner === state.human) return `You win${line}! Well played (${winner}).`;
-    if (winner === state.ai) return `The AI wins${line} (${winner}).`;
-    return "It's a draw.";
+    const how = state.geo.misere
+      ? (winner === state.human ? "the AI completed a line" : "you completed a line")
+      : `${state.geo.k} in a row`;
+    if (winner === state.human) return `You win with ${winner}: ${how}, well played!`;
+    if (winner === state.ai) return `The AI wins with ${winner}: ${how}.`;
+    return "It's a draw: the board is full.";
   }
   if (state.busy) return `The AI (${state.ai}) is thinking…`;
   if (toMove() === state.human) {
@@ -344,12 +356,14 @@ function statusText() {
   return `The AI (${state.ai}) is to move.`;
 }
 
-/** The values to draw: all of them with the heat map on, the best ones after a hint. */
+/** The values to draw: all of them with the heat map on, the hinted move's after a
+ * hint (the moves as good as it are outlined, without their values). */
 function shownHeat() {
   const heat = state.heat;
   if (!heat || !(state.engineView || state.hintShown)) return null;
   if (state.engineView) return heat.map;
-  return new Map([...heat.map].filter(([cell]) => heat.best.has(cell)));
+  const cell = hintCell();
+  return new Map(cell === null ? [] : [[cell, heat.map.get(cell)]]);
 }
 
 function render() {
@@ -361,6 +375,7 @@ function render() {
     winLine: game.over ? game.result.line : null,
     heat,
     best: heat ? state.heat.best : null,
+    hint: hintCell(),
     playable: humansTurn(),
     numbers: state.numbers,
   });
@@ -421,9 +436,10 @@ function renderStats() {
     return;
   }
   set("stat-move", cellName(state.geo, a.move));
-  const proven = a.proven ? `${a.words ?? a.outcome} (proven)` : null;
+  // one unit in the numbers, the ply, named wherever a count stands (values.js)
+  const proven = a.proven ? `${valueInPlies(a)} (proven)` : null;
   set("stat-score", proven ?? (typeof a.score === "number" ? `${formatScore(a.score)} (a guess)` : "—"));
-  set("stat-depth", a.depth ?? "—");
+  set("stat-depth", lookAhead(a));
   set("stat-nodes", a.method === "exact" && !a.nodes ? "none (solved)" : Number(a.nodes || 0).toLocaleString("en"));
   set("stat-time", `${Number(a.elapsed_ms || 0).toFixed(a.elapsed_ms < 10 ? 1 : 0)} ms`);
   const level = a.level ?? state.level;
@@ -444,8 +460,10 @@ function renderVerdict(note) {
     text = verdictInWords(note, current ? state.heat.moves : null);
   }
   $("stat-verdict").textContent = text;
-  $("verdict-text").textContent = text;
-  $("verdict-line").hidden = text === "—";
+  // under the status line only while the game goes on: at the end the status says it
+  const line = game.over ? "" : text === "—" ? "" : text;
+  $("verdict-text").textContent = line;
+  $("verdict-line").hidden = !line;
 }
 
 /** The words of the heat map for the cell a pointer or the focus rests on (the cube
@@ -597,7 +615,7 @@ function wireControls() {
   });
   $("engine-view").addEventListener("change", () => {
     state.engineView = $("engine-view").checked;
-    state.hintShown = false;
+    if (!state.engineView) state.hintShown = false; // off: no values, until the next hint
     rememberChoices();
     if (state.engineView) afterHumanTurnBegins();
     render();

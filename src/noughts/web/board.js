@@ -12,10 +12,12 @@
 //
 // No layer of the cube ever hides a cell of another: as the cube turns, the layers
 // spread apart along its axis just enough that their pictures on the screen do not
-// overlap, and the cube shrinks to keep within its box (#layoutCube). The layer captions
-// are drawn flat beside each layer's picture. On a narrow screen a cell is too small a
-// target for a finger, so a tap on the cube zooms into that layer, drawn flat with large
-// cells; a tap there plays, and the cube comes back.
+// overlap, and the cube shrinks to keep within its box (#layoutCube). In a wide, low box
+// (a desktop's card) the cube lies on its side, layer 1 at the left, so that it fills the
+// width. The layer captions are drawn flat beside (or above) each layer's picture. On a
+// narrow screen a cell is too small a target for a finger, so a tap on the cube zooms
+// into that layer, drawn flat with large cells; a tap there plays, and the cube comes
+// back.
 
 import { cellName } from "./geometry.js";
 
@@ -27,9 +29,10 @@ export const CUBE_START = { tilt: 62, spin: -12 };
 export const TILT_RANGE = [45, 80];
 const DRAG_DEGREES_PER_PX = 0.4;
 const KEY_DEGREES = 10;
-const MAX_CUBE_PX = 250; // the cube's side, at most
+const MAX_CUBE_PX = 360; // the cube's side, at most
 const NARROW_PX = 560; // a board narrower than this zooms into a layer to play it
 const CAPTION_ROOM_PX = 84; // room beside a layer's picture for its caption
+const CAPTION_HEIGHT_PX = 30; // room above the layers' pictures for their captions (lying)
 
 /**
  * How far apart the layers must stand along the cube's axis (`gap`), in units of the
@@ -73,6 +76,19 @@ function markSvg(mark) {
   return svg;
 }
 
+/** Write a heat-map label into its cell as words (`win`, `≤57`): a small cell stands
+ * them on two lines (style.css), and the text stays "win ≤57". */
+function showLabel(el, text) {
+  if (el.textContent === text) return;
+  el.replaceChildren();
+  text.split(" ").forEach((word, i) => {
+    if (i) el.append(" ");
+    const span = document.createElement("span");
+    span.textContent = word;
+    el.append(span);
+  });
+}
+
 export class BoardView {
   /**
    * @param {HTMLElement} root the element to draw into
@@ -91,10 +107,12 @@ export class BoardView {
     this.zoom = null; // the layer zoomed into on a narrow screen, or null
     this.onInfo = null; // called with a cell (or null) as a pointer or focus rests on it
     root.addEventListener("keydown", (event) => this.#onKey(event));
-    window.addEventListener("resize", () => {
+    // the board's box changes with the window and with the layout around it (the Learn
+    // view opening beside it): the cube is fitted again, the winning stroke redrawn
+    new ResizeObserver(() => {
       this.#layoutCube();
       this.#drawStrike(false);
-    });
+    }).observe(root);
     this.#wireDrag();
   }
 
@@ -147,7 +165,10 @@ export class BoardView {
     return this.root.clientWidth > 0 && this.root.clientWidth < NARROW_PX;
   }
 
-  /** Spread the layers for the angles, fit the cube in its box, place the captions. */
+  /** Spread the layers for the angles, fit the cube in its box, place the captions.
+   * The layers' picture is a tall column; in a wide, low box (a desktop's card) the cube
+   * is drawn lying on its side (rolled 90 degrees on the screen, layer 1 at the left),
+   * where it can be nearly twice as large, its captions above the layers. */
   #layoutCube() {
     const scene = this.root.querySelector(".scene");
     if (!scene || !this.#isCube() || this.zoom !== null) return;
@@ -156,33 +177,65 @@ export class BoardView {
     const box = scene.getBoundingClientRect();
     if (!box.width || !box.height) return;
     const grids = [...this.root.querySelectorAll(".layer .grid")];
-    this.root.style.setProperty("--gap-z", String(gap));
-    // draw at a trial size, measure the picture, then scale it to fit and centre it
-    // (the perspective scales with the size, so the picture scales with it)
+    const style = this.root.style;
+    style.setProperty("--gap-z", String(gap));
+    // draw standing at a trial size and measure the picture; a roll about the scene's
+    // centre (the perspective's origin) turns that picture without changing it
     const trial = MAX_CUBE_PX;
-    this.root.style.setProperty("--size", `${trial}px`);
-    this.root.style.setProperty("--shift", "0px");
-    const rects = grids.map((grid) => grid.getBoundingClientRect());
-    const top = Math.min(...rects.map((r) => r.top));
-    const bottom = Math.max(...rects.map((r) => r.bottom));
-    const width = Math.max(...rects.map((r) => r.width));
-    const fit = Math.min(1, (box.height - 12) / (bottom - top), (box.width - 2 * CAPTION_ROOM_PX) / width);
-    const size = Math.max(40, Math.floor(trial * fit));
-    const shift = (box.top + box.height / 2 - (top + bottom) / 2) * (size / trial);
-    this.root.style.setProperty("--size", `${size}px`);
-    this.root.style.setProperty("--shift", `${Math.round(shift)}px`);
-    // the captions: flat, level with each layer's picture, beside it
+    const place = (size, roll, dx, dy) => {
+      style.setProperty("--size", `${size}px`);
+      style.setProperty("--roll", `${roll}deg`);
+      style.setProperty("--unroll", `${-roll}deg`); // each layer's rows as in the flat view
+      style.setProperty("--shift-x", `${Math.round(dx)}px`);
+      style.setProperty("--shift", `${Math.round(dy)}px`);
+    };
+    place(trial, 0, 0, 0);
+    const picture = () => {
+      const rects = grids.map((grid) => grid.getBoundingClientRect());
+      const [left, right] = [Math.min(...rects.map((r) => r.left)), Math.max(...rects.map((r) => r.right))];
+      const [top, bottom] = [Math.min(...rects.map((r) => r.top)), Math.max(...rects.map((r) => r.bottom))];
+      return { rects, left, right, top, bottom, widest: Math.max(...rects.map((r) => r.width)) };
+    };
+    const standing = picture();
+    const [wide, high] = [standing.right - standing.left, standing.bottom - standing.top];
+    const standFit = Math.min((box.height - 12) / high, (box.width - 2 * CAPTION_ROOM_PX) / standing.widest);
+    const lieFit = Math.min((box.height - 12 - CAPTION_HEIGHT_PX) / wide, (box.width - 12) / high);
+    const lying = lieFit > standFit * 1.15;
+    const size = Math.max(40, Math.floor(trial * Math.min(MAX_CUBE_PX / trial, lying ? lieFit : standFit)));
+    // centre the picture (below its captions when lying), then correct what the
+    // perspective makes of the shift
+    const roll = lying ? 90 : 0;
+    const [cx, cy] = [box.left + box.width / 2, box.top + box.height / 2 + (lying ? CAPTION_HEIGHT_PX / 2 : 0)];
+    let [dx, dy] = [0, 0];
+    for (let pass = 0; pass < 2; pass++) {
+      place(size, roll, dx, dy);
+      const now = picture();
+      dx += cx - (now.left + now.right) / 2;
+      dy += cy - (now.top + now.bottom) / 2;
+    }
+    place(size, roll, dx, dy);
+    this.root.classList.toggle("lying", lying);
+    // the captions: flat; beside each layer's picture standing, above it lying
     const captions = scene.querySelectorAll(".cube-caption");
+    const drawn = picture();
     grids.forEach((grid, i) => {
       const caption = captions[i];
       if (!caption) return;
-      const r = grid.getBoundingClientRect();
+      const r = drawn.rects[i];
       const w = caption.offsetWidth;
       const h = caption.offsetHeight;
-      let left = r.left - box.left - w - 12;
-      if (left < 0) left = r.right - box.left + 12;
+      let left;
+      let top;
+      if (lying) {
+        left = r.left + r.width / 2 - w / 2 - box.left;
+        top = drawn.top - box.top - h - 8;
+      } else {
+        left = r.left - box.left - w - 12;
+        if (left < 0) left = r.right - box.left + 12;
+        top = r.top - box.top + r.height / 2 - h / 2;
+      }
       caption.style.left = `${Math.round(left)}px`;
-      caption.style.top = `${Math.round(r.top - box.top + r.height / 2 - h / 2)}px`;
+      caption.style.top = `${Math.round(top)}px`;
     });
   }
 
@@ -202,7 +255,8 @@ export class BoardView {
     });
     this.root.addEventListener("pointermove", (event) => {
       if (!from) return;
-      const [dx, dy] = [event.clientX - from.x, event.clientY - from.y];
+      let [dx, dy] = [event.clientX - from.x, event.clientY - from.y];
+      if (this.root.classList.contains("lying")) [dx, dy] = [-dy, dx]; // the picture's own axes
       this.turn(from.tilt - dy * DRAG_DEGREES_PER_PX, from.spin - dx * DRAG_DEGREES_PER_PX);
     });
     const stop = () => {
@@ -331,9 +385,10 @@ export class BoardView {
   /**
    * Show a state: board (array of "X" | "O" | null), lastMove, winLine (cells),
    * heat (Map cell -> {text, label, tone, strength, number}), best (Set of cells),
+   * hint (the cell a hint singles out, or null: the other best cells are as good),
    * playable (whether empty cells can be played now), numbers (show heat as raw numbers).
    */
-  update({ board, lastMove = null, winLine = null, heat = null, best = null, playable = false, numbers = false }) {
+  update({ board, lastMove = null, winLine = null, heat = null, best = null, hint = null, playable = false, numbers = false }) {
     const winSet = new Set(winLine || []);
     this.root.classList.toggle("finished", Boolean(winLine));
     this.root.dataset.winner = winLine ? board[winLine[0]] : "";
@@ -346,11 +401,13 @@ export class BoardView {
       }
       const info = !mark && heat ? heat.get(cell) : null;
       const heatEl = button.querySelector(".heat");
-      heatEl.textContent = info ? (numbers ? info.number : info.text) : "";
+      showLabel(heatEl, info ? (numbers ? info.number : info.text) : "");
       button.dataset.tone = info ? info.tone : "";
       button.style.setProperty("--strength", info ? String(info.strength ?? 1) : "0");
       button.classList.toggle("has-heat", Boolean(info));
-      button.classList.toggle("best", Boolean(info && best && best.has(cell)));
+      const isBest = Boolean(!mark && best && best.has(cell));
+      button.classList.toggle("best", isBest);
+      button.classList.toggle("hinted", !mark && cell === hint);
       button.classList.toggle("last", cell === lastMove);
       button.classList.toggle("win", winSet.has(cell));
       button.classList.toggle("taken", Boolean(mark));
@@ -360,6 +417,8 @@ export class BoardView {
       if (cell === lastMove) name += ", last move";
       if (winSet.has(cell)) name += ", winning line";
       if (info) name += `, ${info.label}${numbers && info.number !== info.text ? `, ${info.number}` : ""}`;
+      if (!mark && cell === hint) name += ", the hint";
+      else if (isBest && hint !== null) name += ", as good as the hint";
       button.setAttribute("aria-label", name);
     });
     const changed = String(winLine) !== String(this.winLine);

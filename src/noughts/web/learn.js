@@ -111,9 +111,10 @@ class LearnView {
       stylesheet.addEventListener("error", resolve, { once: true }); // plain, but usable
     });
     document.head.append(stylesheet);
-    // after the game's layout, not in it: the sticky board must not slide over the view
-    const main = document.querySelector("main");
-    if (main) main.after(section);
+    // in the game's layout, beside the board on a wide screen (learn.css), under it on
+    // a narrow one: opening it scrolls nothing, and the board stays in sight
+    const play = document.querySelector("main .play");
+    if (play) play.after(section);
     else document.body.append(section);
     this.section = section;
     this.$ = (id) => section.querySelector(`#${id}`);
@@ -162,15 +163,19 @@ class LearnView {
     this.positionCells = geo.cells;
     this.position = { variant: geo.name, board, to_move: toMove };
     this.section.hidden = false;
+    this.section.parentElement.classList.add("learning");
     this.$("learn-position").textContent = `Position ${board} (${geo.name}), ${toMove} to move.`;
-    this.section.scrollIntoView({ block: "start" });
-    this.$("learn-title").focus();
+    // its title in sight (a phone: at the foot of the screen, the board still above it)
+    const title = this.$("learn-title");
+    if (title.getBoundingClientRect().bottom > window.innerHeight) title.scrollIntoView({ block: "end" });
+    title.focus({ preventScroll: true });
     this.load();
   }
 
   close() {
     this.pause();
     this.section.hidden = true;
+    this.section.parentElement.classList.remove("learning");
     const opener = document.getElementById("learn-open");
     if (opener) opener.focus();
   }
@@ -523,6 +528,15 @@ class LearnView {
     return li;
   }
 
+  /** Scroll the tree's own box to show `row`: the page itself stays where it is. */
+  keepInTree(row) {
+    const tree = this.$("learn-tree");
+    const [r, t] = [row.getBoundingClientRect(), tree.getBoundingClientRect()];
+    if (r.top < t.top) tree.scrollTop -= t.top - r.top;
+    else if (r.bottom > t.bottom) tree.scrollTop += r.bottom - t.bottom;
+    if (r.left < t.left) tree.scrollLeft -= t.left - r.left;
+  }
+
   visibleItems() {
     return [...this.$("learn-tree").querySelectorAll("[role=treeitem]")].filter(
       (li) => !li.closest("[role=group][hidden]"),
@@ -532,7 +546,8 @@ class LearnView {
   focusItem(li) {
     for (const other of this.$("learn-tree").querySelectorAll("[role=treeitem][tabindex='0']")) other.tabIndex = -1;
     li.tabIndex = 0;
-    li.focus();
+    li.focus({ preventScroll: true });
+    this.keepInTree(li.querySelector(".row") ?? li);
     if (li.dataset.id !== undefined) {
       this.pause();
       this.go(this.nodes[Number(li.dataset.id)].enter, false);
@@ -624,7 +639,7 @@ class LearnView {
     const { node, kind } = this.events[this.step];
     if (reveal) {
       const item = this.reveal(node.id);
-      if (item) item.querySelector(".row").scrollIntoView({ block: "nearest" });
+      if (item) this.keepInTree(item.querySelector(".row"));
     }
     this.markCurrent();
     this.$("learn-step-text").textContent = `Step ${this.step + 1} of ${last + 1}`;

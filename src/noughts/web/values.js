@@ -91,6 +91,27 @@ export function verdictInWords(answer, replies = null) {
   return answer.score > 0 ? "I think this is good for me (not proven)" : "I think you have the better of it (not proven)";
 }
 
+/** "1 ply", "57 plies": the Numbers' one unit, a ply being one move of either side. */
+export function plies(n) {
+  return `${n} ${n === 1 ? "ply" : "plies"}`;
+}
+
+/** A proven value with its unit: the engine's words end with the plies ("win in at most
+ * 57"), so the unit follows them ("win in at most 57 plies"); "draw" stays as it is. */
+export function valueInPlies(answer) {
+  const words = String(answer.words ?? answer.outcome);
+  const count = typeof answer.plies === "number" ? String(answer.plies) : null;
+  return count !== null && words.endsWith(count) ? `${words} ${answer.plies === 1 ? "ply" : "plies"}` : words;
+}
+
+/** How far an answer looked ahead, in plies: to the end of the game for an exact
+ * answer; none for a level's move judged on its own (depth 0); "—" when not said. */
+export function lookAhead(answer) {
+  if (typeof answer.depth !== "number") return "—";
+  if (answer.depth === 0) return "none (each move judged on its own)";
+  return answer.method === "exact" ? `to the end, ${plies(answer.depth)}` : plies(answer.depth);
+}
+
 /** The words for a finished game, from the AI's side: they replace its last verdict. */
 export function endInWords(winner, aiMark) {
   if (!winner) return "The game is over: a draw";
