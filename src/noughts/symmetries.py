@@ -248,7 +248,7 @@ class SymmetryKeys:
     images of one another, so they have one value.
     """
 
-    __slots__ = ("cells", "count", "_tables", "_singles", "_perms", "_inverses")
+    __slots__ = ("cells", "count", "_tables", "_singles", "_perms", "_group", "_columns")
 
     def __init__(self, geometry: Geometry, max_symmetries: int = MAX_KEY_SYMMETRIES) -> None:
         group = geometry.symmetry_group
@@ -257,7 +257,8 @@ class SymmetryKeys:
         self.cells = cells
         self.count = len(perms)
         self._perms = perms
-        self._inverses: tuple[tuple[int, ...], ...] = group.inverses[:max_symmetries]
+        self._group = group  # (its inverses, built when a cell is first mapped back)
+        self._columns: list[tuple[int, ...]] | None = None  # each cell's images
         # For each byte of a position's word (the bits of ``me``, then those of ``opp``)
         # and each of its 256 values, the images of those bits under every symmetry: a
         # table filled as the lookups need it (a cold start reads a few dozen entries).
@@ -274,11 +275,13 @@ class SymmetryKeys:
         """The images of ``byte`` at byte ``index`` of a word, under every symmetry."""
         singles = self._singles[index]
         if singles is None:
+            if self._columns is None:
+                self._columns = list(zip(*self._perms, strict=True))
             singles = []
             for bit in range(min(8, 2 * self.cells - 8 * index)):
                 at = 8 * index + bit
                 cell, shift = (at, 0) if at < self.cells else (at - self.cells, self.cells)
-                singles.append(tuple(1 << (perm[cell] + shift) for perm in self._perms))
+                singles.append(tuple(map((1 << shift).__lshift__, self._columns[cell])))
             self._singles[index] = singles
         low = byte & -byte
         rest = byte ^ low
@@ -329,7 +332,7 @@ class SymmetryKeys:
 
     def invert(self, symmetry: int, cell: int) -> int:
         """The cell that symmetry number ``symmetry`` maps onto ``cell``."""
-        return self._inverses[symmetry][cell]
+        return self._group.inverses[symmetry][cell]
 
     def split(self, key: int) -> tuple[Bitboard, Bitboard]:
         """The ``(me, opp)`` bitboards of a key (or of any word)."""
@@ -417,14 +420,17 @@ def _search_order(geometry: Geometry) -> tuple[list[Bitboard], list[int]]:
             collinear[cell] |= line
     for cell in range(cells):
         collinear[cell] &= ~(1 << cell)
+    # score[c] orders cells as (how many placed cells c is collinear with, -c) does
     order: list[int] = []
-    placed = 0
+    step = cells + 1
+    score = [-cell for cell in range(cells)]
     remaining = set(range(cells))
     while remaining:
-        best = max(remaining, key=lambda c: ((collinear[c] & placed).bit_count(), -c))
+        best = max(remaining, key=score.__getitem__)
         order.append(best)
-        placed |= 1 << best
         remaining.remove(best)
+        for cell in _cells(collinear[best]):
+            score[cell] += step
     return collinear, order
 
 

@@ -34,14 +34,16 @@ import functools
 import gzip
 import json
 from dataclasses import dataclass
-from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from noughts.errors import NoughtsError
 from noughts.knowledge.canonical import CanonicalTable
 from noughts.knowledge.data import shipped_bytes
 from noughts.position import Position
 from noughts.variants import variant
+
+if TYPE_CHECKING:
+    from pathlib import Path
 
 __all__ = ["BookEntry", "BookMove", "OBook", "shipped_o_book"]
 

@@ -34,13 +34,17 @@ import functools
 import struct
 import zlib
 from dataclasses import dataclass
-from pathlib import Path
+from itertools import starmap
+from operator import or_
+from typing import TYPE_CHECKING
 
-from noughts.atomic import write_if_changed
 from noughts.errors import NoughtsError
 from noughts.knowledge.canonical import CanonicalTable
 from noughts.knowledge.data import shipped_bytes
 from noughts.position import Position
+
+if TYPE_CHECKING:
+    from pathlib import Path
 
 __all__ = [
     "Entry",
@@ -58,6 +62,7 @@ STRATEGY_FILE = "qubic-strategy.bin"
 
 _MAGIC = b"NQS1"
 _RECORD = struct.Struct("<QQBBBI")
+_BOARDS = struct.Struct(f"<QQ{_RECORD.size - 16}x")  # a record's two boards alone
 PROVEN, OPEN = 1, 0
 
 
@@ -103,8 +108,8 @@ class Strategy(CanonicalTable[Entry]):
         """The most marks on any stored position's board (read without unpacking)."""
         if self._entries is not None:
             return super().most_marks
-        return max(((x | o).bit_count() for x, o, *_ in _RECORD.iter_unpack(self._packed)),
-                   default=0)
+        boards = _BOARDS.iter_unpack(self._packed)  # (x, o) of each record, read in C
+        return max(map(int.bit_count, starmap(or_, boards)), default=0)
 
     def _get_packed(self, key: tuple[int, int]) -> Entry | None:
         """Binary search of the packed records for ``key``."""
@@ -185,6 +190,8 @@ class Strategy(CanonicalTable[Entry]):
     def save(self, path: Path) -> bool:
         """Write the file atomically, unless it already holds these bytes; True if it
         was written."""
+        from noughts.atomic import write_if_changed  # (a cold move reads, never writes)
+
         return write_if_changed(path, self.to_bytes())
 
     @classmethod

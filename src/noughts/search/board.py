@@ -75,9 +75,10 @@ class Tables:
         """Each side's key by cell (the identity's; the compiled core builds the rest)."""
         # zobrist[side][cell]: the keys of ``side`` on the image of ``cell`` under every
         # symmetry s, packed 64 bits apiece (s = 0, the identity, in the low bits).
+        images = list(zip(*self.perms, strict=True))  # images[cell]: under every symmetry
         self.zobrist: tuple[tuple[int, ...], ...] = tuple(
             tuple(
-                int.from_bytes(array("Q", [base[side][perm[cell]] for perm in self.perms]),
+                int.from_bytes(array("Q", map(base[side].__getitem__, images[cell])),
                                sys.byteorder)
                 for cell in range(self.cells)
             )
