@@ -138,6 +138,25 @@ def test_4x4_has_the_inside_out_symmetry() -> None:
     assert perm not in variant("4x4k3").symmetries
 
 
+@pytest.mark.parametrize(("shape", "k"), [((3, 3), 3), ((5, 4), 3), ((4, 4, 4), 4),
+                                          ((5, 5, 5), 3), ((7, 2), 2), ((1, 5), 2)])
+def test_lines_are_ordered_by_their_first_cell_then_by_direction(
+        shape: tuple[int, ...], k: int) -> None:
+    # Line numbers are shared by every table and the compiled core: the order is a promise.
+    from noughts.geometry import _directions
+
+    geometry = Geometry(shape, k)
+    keys = []
+    for line in geometry.lines:
+        first, second = list(scan_forward(line))[:2]
+        a, b = geometry.coords(first), geometry.coords(second)
+        direction = tuple(y - x for x, y in zip(a, b, strict=True))
+        keys.append((first, _directions(len(shape)).index(direction)))
+    assert keys == sorted(set(keys))
+    count = lines_2d(*shape, k) if len(shape) == 2 else lines_3d(shape[0], k)
+    assert len(geometry.lines) == count
+
+
 CUBES = [(side,) * dims for dims, most in ((2, MAX_SIDE_2D), (3, MAX_SIDE_3D))
          for side in range(1, most + 1)]
 
