@@ -68,7 +68,9 @@ class Tables:
             tuple(scan_forward(line)) for line in self.lines
         )
         self.perms: tuple[tuple[int, ...], ...] = _symmetries(geometry)
-        self.inverse: tuple[tuple[int, ...], ...] = tuple(invert(p) for p in self.perms)
+        group = geometry.symmetry_group
+        self.inverse: tuple[tuple[int, ...], ...] = (  # the group's own when they are its
+            group.inverses if self.perms is group.perms else tuple(map(invert, self.perms)))
         rng = random.Random(0x5EED ^ self.cells ^ (self.k << 16))
         base = [[rng.getrandbits(63) for _ in range(self.cells)] for _ in range(2)]
         self.base: tuple[tuple[int, ...], tuple[int, ...]] = (tuple(base[0]), tuple(base[1]))
