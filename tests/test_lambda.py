@@ -4,11 +4,14 @@ from __future__ import annotations
 
 import base64
 import json
+import os
+from pathlib import Path
 from typing import Any
 
 import pytest
 
 from noughts.position import Position
+from noughts.search.core import PURE_PYTHON_VARIABLE
 from noughts.service import lambda_handler
 
 SEED_BODY = {"numX": 3, "numO": 48, "isX": True}
@@ -357,3 +360,50 @@ def test_other_requests_build_the_full_app_once_and_share_the_move_service() -> 
     assert stats["statusCode"] == 200 and handler._full is not None
     assert json.loads(stats["body"])["engine"]["started"] == 1  # the seed's search counted
     assert handler.full.state.service is handler.service
+
+
+# -- the compiled core on Lambda, and the Python core when it cannot load -----------------
+UNLOADABLE_CORE = """
+import json, logging, sys
+logging.basicConfig(level=logging.WARNING, stream=sys.stderr)  # as Lambda's runtime logs
+from noughts.service import lambda_handler
+move, stats = (lambda_handler.handler(json.loads(event), None) for event in sys.argv[1:3])
+print(json.dumps({"move": move, "stats": stats, "core": lambda_handler.__file__}))
+"""
+
+
+def test_an_extension_that_cannot_load_leaves_the_python_core_and_a_log_line(
+        tmp_path: Path) -> None:
+    """The package as a Lambda build made on the wrong system would hold it: the compiled
+    core's file is there but does not load (here: not an ELF file at all; on Lambda a
+    newer C library than Amazon Linux's). The handler answers on the Python core and
+    the log says why, once."""
+    import shutil
+    import subprocess
+    import sys
+
+    import noughts
+
+    copy = tmp_path / "noughts"
+    shutil.copytree(Path(noughts.__file__).parent, copy,
+                    ignore=shutil.ignore_patterns("__pycache__", "_core*.so", "_core*.pyd"))
+    (copy / "search" / "_core.abi3.so").write_bytes(b"\x7fELF not a shared object")
+    board = "XX.O/..../..../....|..../.X../..../....|..../..../..O./....|..../..../..../...."
+    request = json.dumps({"variant": "qubic", "board": board, "time_ms": 1000})  # O, past
+    # its book: the search answers
+    events = [json.dumps(rest_event("POST", "/api/v1/move", request)),
+              json.dumps(rest_event("GET", "/api/v1/stats", content_type=None))]
+    environment = {name: value for name, value in os.environ.items()
+                   if name != PURE_PYTHON_VARIABLE}
+    done = subprocess.run(
+        [sys.executable, "-c", UNLOADABLE_CORE, *events], capture_output=True, text=True,
+        timeout=120, check=True, env={**environment, "PYTHONPATH": str(tmp_path)})
+    report = json.loads(done.stdout.splitlines()[-1])
+    assert report["core"].startswith(str(copy))  # it ran the copy with the broken file
+    move, stats = report["move"], report["stats"]
+    assert move["statusCode"] == 200, move
+    assert json.loads(move["body"])["method"] == "anytime"
+    assert json.loads(stats["body"])["engine"]["core"] == "python"
+    warnings = [line for line in done.stderr.splitlines() if "compiled search core" in line]
+    assert len(warnings) == 1 and "cannot load on this system" in warnings[0]
+    assert "_core.abi3.so" in warnings[0] and "Python core" in warnings[0]

@@ -77,11 +77,25 @@ _MAX_COMPILED_EXACT_K = 16
 
 @cache
 def built() -> ModuleType | None:
-    """The compiled core's module if the installation holds it (loaded at the first
-    call), whatever the environment says."""
+    """The compiled core's module if the installation holds it and this system can load
+    it (at the first call), whatever the environment says.
+
+    An extension that is there but does not load (built for another system: a newer C
+    library than this one's, another processor) leaves one warning in the log, on the
+    ``noughts.search`` logger, and the searches run on the Python core.
+    """
     try:
-        from noughts.search import _core
-    except ImportError:
+        import noughts.search._core as _core
+    except ModuleNotFoundError as error:
+        if error.name == "noughts.search._core":  # not built in this installation
+            return None
+        raise
+    except ImportError as error:  # built, but not loadable here
+        import logging
+
+        logging.getLogger("noughts.search").warning(
+            "noughts: the compiled search core cannot load on this system (%s); the "
+            "searches run on the Python core, 20 to 30 times slower", error)
         return None
     return _core if hasattr(_core, "Search") else None  # (not a stray folder of that name)
 
