@@ -407,3 +407,27 @@ def test_an_extension_that_cannot_load_leaves_the_python_core_and_a_log_line(
     warnings = [line for line in done.stderr.splitlines() if "compiled search core" in line]
     assert len(warnings) == 1 and "cannot load on this system" in warnings[0]
     assert "_core.abi3.so" in warnings[0] and "Python core" in warnings[0]
+
+
+LAMBDA_GLIBC = (2, 26)
+"""The C library of Lambda's ``python3.11`` runtime (Amazon Linux 2), the template's."""
+
+
+def test_the_compiled_core_built_here_would_load_on_lambdas_system() -> None:
+    """The check docs/deployment.md gives a Lambda build: the extension links the C
+    library alone and asks for no glibc symbol newer than Lambda's."""
+    import re
+    import subprocess
+
+    from noughts.search import core
+
+    module = core.built()
+    assert module is not None and module.__file__, "the compiled core is not built here"
+    dump = subprocess.run(["objdump", "-T", "-p", module.__file__], capture_output=True,
+                          text=True, timeout=60, check=True).stdout
+    versions = {tuple(map(int, found.split(".")))
+                for found in re.findall(r"GLIBC_([0-9]+(?:\.[0-9]+)+)", dump)}
+    assert versions and max(versions) <= LAMBDA_GLIBC, sorted(versions)
+    assert set(re.findall(r"NEEDED\s+(\S+)", dump)) <= {"libc.so.6", "libm.so.6"}
+    template = (Path(__file__).resolve().parent.parent / "template.yaml").read_text()
+    assert "Runtime: python3.11" in template  # (a newer runtime has a newer system)
