@@ -33,10 +33,9 @@ from __future__ import annotations
 import functools
 import struct
 import zlib
-from dataclasses import dataclass
 from itertools import starmap
 from operator import or_
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, NamedTuple
 
 from noughts.errors import NoughtsError
 from noughts.knowledge.canonical import CanonicalTable
@@ -66,8 +65,7 @@ _BOARDS = struct.Struct(f"<QQ{_RECORD.size - 16}x")  # a record's two boards alo
 PROVEN, OPEN = 1, 0
 
 
-@dataclass(frozen=True)
-class Entry:
+class Entry(NamedTuple):
     """A stored decision: the move (in the canonical orientation), whether it is
     proven to win, the most plies the strategy lets the game last from there (0 when
     open), and the search time recorded for it (milliseconds; the builder leaves it 0 and
@@ -79,8 +77,7 @@ class Entry:
     effort_ms: int = 0
 
 
-@dataclass(frozen=True)
-class Found:
+class Found(NamedTuple):
     """A position found in a strategy: the move in the position's own orientation,
     whether it is proven, and the plies bound (see :class:`Entry`)."""
 
