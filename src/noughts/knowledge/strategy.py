@@ -251,10 +251,19 @@ def proven_replies(position: Position, strategy: Strategy | None) -> dict[int, i
     if (strategy is None or position.to_move == position.first or position.is_over
             or position.ply + 1 > strategy.most_marks):
         return {}
+    # The keys of the positions after each reply, from the images the replies share
+    # (one pass over the symmetries a reply); a reply that ends the game has no entry.
+    geometry = position.geometry
+    side = 0 if position.to_move == "X" else 1
+    marks = position.o if side else position.x
+    key_after = geometry.symmetry_group.child_canonical(position.x, position.o, side)
+    last = position.ply + 1 == geometry.cells
     replies = {}
     for move in position.legal_moves:
-        after = position.play(move)
-        found = None if after.is_over else strategy_move(after, strategy)
-        if found is not None:
-            replies[move] = 1 + found.plies
+        if last or geometry.wins_after(marks | 1 << move, move):
+            continue
+        x, o, _ = key_after(move)
+        entry = strategy.get((x, o))
+        if entry is not None and entry.proven:
+            replies[move] = 1 + entry.plies
     return replies
