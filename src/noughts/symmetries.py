@@ -4,8 +4,9 @@
 lines onto lines (found once, by a search that keeps collinearity, so combinatorial
 symmetries such as 4x4's inside-out swaps are found too; on n x n (x n) boards with
 k = n, Qubic's among them, the same group is derived without a search), their
-inverses, per-byte image tables, and the canonical form of a position. Everything that needs symmetries
-(canonical keys, the search board's hashes, counts, the service's cache) asks it.
+inverses, per-byte image tables, and the canonical form of a position. Everything that
+needs symmetries (canonical keys, the search board's hashes, counts, the service's
+cache) asks it.
 
 >>> from noughts.variants import variant
 >>> group = variant("3x3").symmetry_group

@@ -29,6 +29,7 @@ True
 
 from __future__ import annotations
 
+import _thread
 import os
 from array import array
 from functools import cache, lru_cache
@@ -75,7 +76,11 @@ _MAX_COMPILED_EXACT_K = 16
 """The compiled exact search's move weights (``4**marks``) stay in 64 bits up to here."""
 
 
-@cache
+_BUILT: list[ModuleType | None] = []
+"""The compiled core's module (or ``None``), once :func:`built` has loaded it."""
+_BUILT_LOCK = _thread.allocate_lock()
+
+
 def built() -> ModuleType | None:
     """The compiled core's module if the installation holds it and this system can load
     it (at the first call), whatever the environment says.
@@ -84,6 +89,14 @@ def built() -> ModuleType | None:
     library than this one's, another processor) leaves one warning in the log, on the
     ``noughts.search`` logger, and the searches run on the Python core.
     """
+    if not _BUILT:
+        with _BUILT_LOCK:  # searches starting together in threads load (and log) once
+            if not _BUILT:
+                _BUILT.append(_load_built())
+    return _BUILT[0]
+
+
+def _load_built() -> ModuleType | None:
     try:
         import noughts.search._core as _core
     except ModuleNotFoundError as error:
