@@ -11,6 +11,9 @@ work costs an idle one (wall time there also counts waiting for a core). Targets
   (target: within 2x of it, in CPU time), timed alternately in the same run; and the
   same pair under ``python -S`` (no site hooks: what the interpreter itself costs, apart
   from whatever ``.pth`` files a machine's site-packages run at every start);
+- Qubic: ``noughts move`` as O past its book with ``--nodes 1`` (what a move costs
+  besides its search) as a whole new process, alternating with the 3x3 one (target:
+  within 2x of it); and a new process's first canonical form of a Qubic position;
 - 4x4k3: ``noughts move`` on the empty board as a whole new process (target < 100 ms);
   1,000 random positions warm, median ``choose_move`` (target < 5 ms);
 - 4x4: ``noughts move`` on the empty board as a whole new process (target < 2 s);
@@ -158,8 +161,44 @@ def scenario_solve(name: str) -> dict[str, Any]:
     }
 
 
+def scenario_qubic_canonical() -> dict[str, Any]:
+    """A new process's first Qubic canonical form (``group.canonical``), with everything
+    it builds on the way: the geometry and its lines, the 192 symmetries (derived), the
+    keys' tables; then the median of later ones over random positions, and what the
+    symmetry search (the reference, no longer on this path) would have cost; CPU times
+    (the process is single-threaded: on a loaded machine they swing less than wall
+    times)."""
+    began = time.process_time()
+    from noughts.symmetries import Symmetries, _find_automorphisms
+    from noughts.variants import variant
+
+    geometry = variant("qubic").geometry
+    geometry_ms = (time.process_time() - began) * 1000
+    group = geometry.symmetry_group
+    x, o = 1 << 0 | 1 << 1 | 1 << 21, 1 << 42 | 1 << 3  # the cold move's position
+    began = time.process_time()
+    assert group.count == 192
+    perms_ms = (time.process_time() - began) * 1000
+    began = time.process_time()
+    group.canonical(x, o)
+    first_ms = (time.process_time() - began) * 1000
+    later = []
+    for position in random_positions("qubic", 1000, 7):
+        began = time.process_time()
+        group.canonical(position.x, position.o)
+        later.append(time.process_time() - began)
+    began = time.process_time()
+    searched, _ = _find_automorphisms(geometry)
+    search_ms = (time.process_time() - began) * 1000
+    assert tuple(searched) == Symmetries(geometry).perms
+    return {"geometry_ms": geometry_ms, "perms_ms": perms_ms, "first_canonical_ms": first_ms,
+            "later_canonical_us": statistics.median(later) * 1e6, "search_ms": search_ms,
+            "cpu_ms": time.process_time() * 1000}
+
+
 SCENARIOS: dict[str, Callable[[], dict[str, Any]]] = {
     "3x3": scenario_3x3,
+    "qubic-canonical": scenario_qubic_canonical,
     "warm-4x4k3": partial(scenario_warm, "4x4k3", 1000),
     "warm-4x4": partial(scenario_warm, "4x4", 300),
     **{f"solve-{name}": partial(scenario_solve, name) for name in SOLVED_VARIANTS},
@@ -265,6 +304,57 @@ def _cold_against_bare(
     return cold
 
 
+QUBIC_COLD_OPENING = (0, 42, 1, 3, 21)
+"""The cold Qubic move's position: O to move past its book (X 0, O 42, X 1, O 3, X 21),
+so the search answers."""
+
+
+def _cold_qubic_against_3x3(runs: int, env: dict[str, str]) -> dict[str, Any]:
+    """A cold Qubic move as O (``--nodes 1``: what a move costs besides its search) and
+    the cold 3x3 move, run alternately; medians of each, and their ratio."""
+    from noughts.position import Position
+
+    position = Position("", "qubic")
+    for cell in QUBIC_COLD_OPENING:
+        position = position.play(cell)
+    qubic_args = ["move", position.board, "--variant", "qubic", "--nodes", "1", "--json"]
+    small_args = ["move", "X../.O./...", "--json"]
+    commands = {"qubic": _noughts_command() + qubic_args, "3x3": _noughts_command() + small_args}
+    for command in commands.values():
+        _run_process(command, env)  # untimed: writes the bytecode cache
+    walls: dict[str, list[float]] = {name: [] for name in commands}
+    cpus: dict[str, list[float]] = {name: [] for name in commands}
+    outs: dict[str, str] = {}
+    for _ in range(runs):
+        for name, command in commands.items():
+            wall, cpu, _, outs[name] = _run_process(command, env)
+            walls[name].append(wall * 1000)
+            cpus[name].append(cpu * 1000)
+    record: dict[str, Any] = {"runs": runs, "move": json.loads(outs["qubic"])["move"]}
+    for name in commands:
+        record[f"{name}_median_ms"] = statistics.median(walls[name])
+        record[f"{name}_cpu_median_ms"] = statistics.median(cpus[name])
+    record["ratio"] = record["qubic_median_ms"] / record["3x3_median_ms"]
+    record["cpu_ratio"] = record["qubic_cpu_median_ms"] / record["3x3_cpu_median_ms"]
+    return record
+
+
+def _print_cold_qubic(cold: dict[str, Any]) -> None:
+    print(f"cold Qubic move (O, --nodes 1) against a cold 3x3 move, alternating, medians of "
+          f"{cold['runs']}: wall {cold['qubic_median_ms']:.1f} ms against "
+          f"{cold['3x3_median_ms']:.1f} ms ({cold['ratio']:.2f}x), CPU "
+          f"{cold['qubic_cpu_median_ms']:.1f} ms against {cold['3x3_cpu_median_ms']:.1f} ms "
+          f"({cold['cpu_ratio']:.2f}x; target 2x)")
+
+
+def _print_qubic_canonical(first: dict[str, Any]) -> None:
+    print(f"Qubic canonical form in a new process (CPU, the median run of {first['runs']}): "
+          f"geometry {first['geometry_ms']:.2f} ms, its 192 symmetries "
+          f"{first['perms_ms']:.2f} ms (the search: {first['search_ms']:.1f} ms), the first "
+          f"canonical() {first['first_canonical_ms']:.2f} ms, later ones "
+          f"{first['later_canonical_us']:.0f} us")
+
+
 def _scenario(name: str, runs: int, env: dict[str, str]) -> dict[str, Any]:
     results = []
     for _ in range(runs):
@@ -291,8 +381,9 @@ def main() -> int:
     parser.add_argument(
         "--cold-only",
         action="store_true",
-        help="only the 3x3 new-process figure against a bare interpreter and against an "
-             "argparse start (no results file)",
+        help="only the new-process figures: 3x3 against a bare interpreter and against an "
+             "argparse start, Qubic against 3x3, and Qubic's first canonical form (no "
+             "results file)",
     )
     add_out_dir(parser)
     args = parser.parse_args()
@@ -315,6 +406,8 @@ def main() -> int:
                     f"noughts move (3x3) {cold['cpu_median_ms']:5.1f} ms CPU: "
                     f"{cold['cpu_ratio']:.2f}x (medians of {args.cold_runs})"
                 )
+            _print_cold_qubic(_cold_qubic_against_3x3(args.cold_runs, env))
+            _print_qubic_canonical(_scenario("qubic-canonical", args.cold_runs, env))
             print(f"load average {load_before[0]:.1f} -> {os.getloadavg()[0]:.1f}")
             return 0
         results: dict[str, Any] = {
@@ -328,6 +421,8 @@ def main() -> int:
                 env,
             ),
             "cold_4x4": _cold(["move", "..../..../..../....", "--json"], args.cold_runs, env),
+            "cold_qubic": _cold_qubic_against_3x3(args.cold_runs, env),
+            "qubic_canonical": _scenario("qubic-canonical", args.cold_runs, env),
             "3x3": _scenario("3x3", args.runs, env),
             "warm_4x4k3": _scenario("warm-4x4k3", args.runs, env),
             "warm_4x4": _scenario("warm-4x4", args.runs, env),
@@ -391,6 +486,9 @@ def _print_table(results: dict[str, Any]) -> None:
         )
         print(f"{solved['variant']:<8} {value:<28} {solved['nodes']:>10,} "
               f"{solved['ms']:>7.0f} ms {solved['cpu_ms']:>7.0f} ms")
+    print()
+    _print_cold_qubic(results["cold_qubic"])
+    _print_qubic_canonical(results["qubic_canonical"])
     machine = results["machine"]
     print(f"\nPython {machine['python']}, {machine['cpus']} CPUs, load average "
           f"{machine['load_average_before'][0]:.1f} -> {machine['load_average_after'][0]:.1f}")

@@ -11,8 +11,14 @@ from hypothesis import strategies as st
 
 from noughts.errors import VariantError
 from noughts.geometry import Geometry, scan_forward
-from noughts.symmetries import MAX_SYMMETRIES
-from noughts.variants import variant
+from noughts.symmetries import (
+    MAX_DERIVED_SYMMETRIES,
+    MAX_SYMMETRIES,
+    Symmetries,
+    _cube_automorphisms,
+    _find_automorphisms,
+)
+from noughts.variants import MAX_SIDE_2D, MAX_SIDE_3D, variant
 
 
 def lines_2d(rows: int, cols: int, k: int) -> int:
@@ -130,6 +136,66 @@ def test_4x4_has_the_inside_out_symmetry() -> None:
     perm = tuple(swap[cell // 4] * 4 + swap[cell % 4] for cell in range(16))
     assert perm in variant("4x4").symmetries
     assert perm not in variant("4x4k3").symmetries
+
+
+@pytest.mark.parametrize(("shape", "k"), [((3, 3), 3), ((5, 4), 3), ((4, 4, 4), 4),
+                                          ((5, 5, 5), 3), ((7, 2), 2), ((1, 5), 2)])
+def test_lines_are_ordered_by_their_first_cell_then_by_direction(
+        shape: tuple[int, ...], k: int) -> None:
+    # Line numbers are shared by every table and the compiled core: the order is a promise.
+    from noughts.geometry import _directions
+
+    geometry = Geometry(shape, k)
+    keys = []
+    for line in geometry.lines:
+        first, second = list(scan_forward(line))[:2]
+        a, b = geometry.coords(first), geometry.coords(second)
+        direction = tuple(y - x for x, y in zip(a, b, strict=True))
+        keys.append((first, _directions(len(shape)).index(direction)))
+    assert keys == sorted(set(keys))
+    count = lines_2d(*shape, k) if len(shape) == 2 else lines_3d(shape[0], k)
+    assert len(geometry.lines) == count
+
+
+CUBES = [(side,) * dims for dims, most in ((2, MAX_SIDE_2D), (3, MAX_SIDE_3D))
+         for side in range(1, most + 1)]
+
+
+@pytest.mark.parametrize("shape", CUBES, ids=["x".join(map(str, shape)) for shape in CUBES])
+def test_derived_cube_symmetries_are_what_the_search_finds(shape: tuple[int, ...]) -> None:
+    # Every cube board with k = side that takes the derived group (no search) gets the
+    # very permutations the search finds, in the search's order; the others (sides 1-2,
+    # and groups past the bound: 8x8 has 1,536 symmetries) are left to the search.
+    geometry = Geometry(shape, shape[0])
+    derived = _cube_automorphisms(geometry)
+    side, dims = shape[0], len(shape)
+    expected = {2: {3: 8, 4: 32, 5: 32, 6: 192, 7: 192}, 3: {3: 48, 4: 192, 5: 192}}[dims]
+    if side not in expected:
+        assert derived is None
+        return
+    assert derived is not None and len(derived) == expected[side] <= MAX_DERIVED_SYMMETRIES
+    searched, complete = _find_automorphisms(geometry)
+    assert complete and derived == searched
+
+
+def test_derived_symmetries_skip_boards_that_are_not_cubes_with_k_equal_to_the_side() -> None:
+    for shape, k in [((4, 4), 3), ((5, 4), 4), ((4, 4, 4), 3), ((3, 3, 3), 2), ((2, 2), 2)]:
+        assert _cube_automorphisms(Geometry(shape, k)) is None
+
+
+def test_qubic_symmetries_come_without_a_search(monkeypatch: pytest.MonkeyPatch) -> None:
+    def no_search(geometry: Geometry) -> None:
+        raise AssertionError(f"searched the symmetries of {geometry}")
+
+    monkeypatch.setattr("noughts.symmetries._find_automorphisms", no_search)
+    group = Symmetries(Geometry((4, 4, 4), 4))  # a fresh group: nothing cached
+    assert group.count == 192 and group.complete
+    twist = (1, 0, 3, 2)  # Qubic's inside-out map: 0 <-> 1 and 2 <-> 3 on every axis
+    inside_out = tuple(twist[cell // 16] * 16 + twist[cell // 4 % 4] * 4 + twist[cell % 4]
+                       for cell in range(64))
+    assert inside_out in group.perms
+    x, o = 1 << 5 | 1 << 63, 1 << 21
+    assert group.canonical(x, o) == variant("qubic").geometry.canonical(x, o)
 
 
 def test_degenerate_boards_report_an_incomplete_group() -> None:

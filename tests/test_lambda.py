@@ -4,11 +4,14 @@ from __future__ import annotations
 
 import base64
 import json
+import os
+from pathlib import Path
 from typing import Any
 
 import pytest
 
 from noughts.position import Position
+from noughts.search.core import PURE_PYTHON_VARIABLE
 from noughts.service import lambda_handler
 
 SEED_BODY = {"numX": 3, "numO": 48, "isX": True}
@@ -357,3 +360,76 @@ def test_other_requests_build_the_full_app_once_and_share_the_move_service() -> 
     assert stats["statusCode"] == 200 and handler._full is not None
     assert json.loads(stats["body"])["engine"]["started"] == 1  # the seed's search counted
     assert handler.full.state.service is handler.service
+
+
+# -- the compiled core on Lambda, and the Python core when it cannot load -----------------
+UNLOADABLE_CORE = """
+import json, logging, sys
+logging.basicConfig(level=logging.WARNING, stream=sys.stderr)  # as Lambda's runtime logs
+from noughts.service import lambda_handler
+move, stats = (lambda_handler.handler(json.loads(event), None) for event in sys.argv[1:3])
+print(json.dumps({"move": move, "stats": stats, "core": lambda_handler.__file__}))
+"""
+
+
+def test_an_extension_that_cannot_load_leaves_the_python_core_and_a_log_line(
+        tmp_path: Path) -> None:
+    """The package as a Lambda build made on the wrong system would hold it: the compiled
+    core's file is there but does not load (here: not an ELF file at all; on Lambda a
+    newer C library than Amazon Linux's). The handler answers on the Python core and
+    the log says why, once."""
+    import shutil
+    import subprocess
+    import sys
+
+    import noughts
+
+    copy = tmp_path / "noughts"
+    shutil.copytree(Path(noughts.__file__).parent, copy,
+                    ignore=shutil.ignore_patterns("__pycache__", "_core*.so", "_core*.pyd"))
+    (copy / "search" / "_core.abi3.so").write_bytes(b"\x7fELF not a shared object")
+    # O to move with a win on cell 19: the threat search (on a core) finds it at once,
+    # so a loaded machine does not run the budget out on the Python core's first search
+    board = "XX.X/..../..../....|OOO./..../..../....|..../..../..../X...|..../..../..../...."
+    request = json.dumps({"variant": "qubic", "board": board, "time_ms": 3000})
+    events = [json.dumps(rest_event("POST", "/api/v1/move", request)),
+              json.dumps(rest_event("GET", "/api/v1/stats", content_type=None))]
+    environment = {name: value for name, value in os.environ.items()
+                   if name != PURE_PYTHON_VARIABLE}
+    done = subprocess.run(
+        [sys.executable, "-c", UNLOADABLE_CORE, *events], capture_output=True, text=True,
+        timeout=120, check=True, env={**environment, "PYTHONPATH": str(tmp_path)})
+    report = json.loads(done.stdout.splitlines()[-1])
+    assert report["core"].startswith(str(copy))  # it ran the copy with the broken file
+    move, stats = report["move"], report["stats"]
+    assert move["statusCode"] == 200, move
+    answer = json.loads(move["body"])
+    assert (answer["move"], answer["outcome"], answer["plies"]) == (19, "win", 1)
+    assert json.loads(stats["body"])["engine"]["core"] == "python"
+    warnings = [line for line in done.stderr.splitlines() if "compiled search core" in line]
+    assert len(warnings) == 1 and "cannot load on this system" in warnings[0]
+    assert "_core.abi3.so" in warnings[0] and "Python core" in warnings[0]
+
+
+LAMBDA_GLIBC = (2, 26)
+"""The C library of Lambda's ``python3.11`` runtime (Amazon Linux 2), the template's."""
+
+
+def test_the_compiled_core_built_here_would_load_on_lambdas_system() -> None:
+    """The check docs/deployment.md gives a Lambda build: the extension links the C
+    library alone and asks for no glibc symbol newer than Lambda's."""
+    import re
+    import subprocess
+
+    from noughts.search import core
+
+    module = core.built()
+    assert module is not None and module.__file__, "the compiled core is not built here"
+    dump = subprocess.run(["objdump", "-T", "-p", module.__file__], capture_output=True,
+                          text=True, timeout=60, check=True).stdout
+    versions = {tuple(map(int, found.split(".")))
+                for found in re.findall(r"GLIBC_([0-9]+(?:\.[0-9]+)+)", dump)}
+    assert versions and max(versions) <= LAMBDA_GLIBC, sorted(versions)
+    assert set(re.findall(r"NEEDED\s+(\S+)", dump)) <= {"libc.so.6", "libm.so.6"}
+    template = (Path(__file__).resolve().parent.parent / "template.yaml").read_text()
+    assert "Runtime: python3.11" in template  # (a newer runtime has a newer system)

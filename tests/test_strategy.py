@@ -270,6 +270,31 @@ def test_against_the_shipped_strategy_every_reply_to_the_corner_is_a_proven_loss
     assert choice.value is not None and not choice.value.plies_exact  # the strategy's bound
 
 
+def test_proven_replies_are_the_replies_whose_positions_the_strategy_proves() -> None:
+    # proven_replies keys the positions after the replies from their shared images; it
+    # must say what playing each reply and looking it up says, on positions of games
+    # where X mostly follows the strategy and O plays at random.
+    strategy, rng, checked = shipped_strategy(), random.Random(11), 0
+    for _ in range(12):
+        position = Position("", "qubic")
+        while not position.is_over:
+            found = strategy_move(position, strategy) if position.to_move == "X" else None
+            move = (found.move if found is not None and rng.random() < 0.9
+                    else rng.choice(list(position.legal_moves)))
+            position = position.play(move)
+            if position.to_move != "O" or position.is_over:
+                continue
+            expected = {}
+            for reply in position.legal_moves:
+                after = position.play(reply)
+                proven = None if after.is_over else strategy_move(after, strategy)
+                if proven is not None:
+                    expected[reply] = 1 + proven.plies
+            assert proven_replies(position, strategy) == expected, position.board
+            checked += bool(expected)
+    assert checked >= 12  # positions where some reply is proven lost were among them
+
+
 def test_a_defender_with_every_reply_proven_lost_plays_its_best_try_as_a_proven_loss(
         monkeypatch: pytest.MonkeyPatch) -> None:
     position = Position("X" + "." * 20 + "O" + "." * 10 + "X" + "." * 31, "4x4x4")

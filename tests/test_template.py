@@ -44,9 +44,14 @@ def test_every_variable_is_a_setting() -> None:
     assert set(variables) <= fields | {PURE_PYTHON_VARIABLE}
 
 
-def test_the_lambda_runs_the_python_core_and_says_so() -> None:
-    variables = load()["Resources"]["MoveFunction"]["Properties"]["Environment"]["Variables"]
-    assert variables[PURE_PYTHON_VARIABLE] == "1"
+def test_the_compiled_core_runs_unless_the_python_core_is_asked_for() -> None:
+    # The variable is an override, a parameter that defaults to the compiled core (the
+    # Python core takes over by itself where the extension cannot load: test_lambda.py).
+    template = load()
+    variables = template["Resources"]["MoveFunction"]["Properties"]["Environment"]["Variables"]
+    assert variables[PURE_PYTHON_VARIABLE] == {"Ref": "PurePython"}
+    parameter = template["Parameters"]["PurePython"]
+    assert parameter["Default"] == "0" and parameter["AllowedValues"] == ["0", "1"]
 
 
 def test_the_cache_url_and_its_network_are_parameters() -> None:

@@ -170,18 +170,25 @@ class Geometry:
         return index
 
     def _build_lines(self) -> list[Bitboard]:
-        lines = []
-        for start in product(*(range(side) for side in self.shape)):
-            for direction in _directions(self.dims):
-                end = [s + (self.k - 1) * d for s, d in zip(start, direction, strict=True)]
-                if not all(0 <= e < side for e, side in zip(end, self.shape, strict=True)):
-                    continue
+        """Every run of k cells in a row, ordered by its first cell, then by direction."""
+        shape, k = self.shape, self.k
+        strides = [1] * len(shape)  # how far a cell number moves with each coordinate
+        for axis in range(len(shape) - 2, -1, -1):
+            strides[axis] = strides[axis + 1] * shape[axis + 1]
+        found = []
+        for order, direction in enumerate(_directions(self.dims)):
+            step = sum(d * stride for d, stride in zip(direction, strides, strict=True))
+            starts = [  # the coordinates a run in this direction may start from
+                range(k - 1 if d < 0 else 0, side - (k - 1 if d > 0 else 0))
+                for d, side in zip(direction, shape, strict=True)]
+            for start in product(*starts):
+                first = sum(c * stride for c, stride in zip(start, strides, strict=True))
                 mask = 0
-                for step in range(self.k):
-                    point = tuple(s + step * d for s, d in zip(start, direction, strict=True))
-                    mask |= 1 << self.cell(point)
-                lines.append(mask)
-        return list(dict.fromkeys(lines))  # with k = 1 every direction gives the same cell
+                for index in range(k):
+                    mask |= 1 << (first + index * step)
+                found.append((first, order, mask))
+        found.sort()
+        return list(dict.fromkeys(mask for _, _, mask in found))  # k = 1: all alike
 
     # -- wins -----------------------------------------------------------------------
     def has_line(self, marks: Bitboard) -> bool:

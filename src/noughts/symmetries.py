@@ -2,9 +2,11 @@
 
 :class:`Symmetries` (``geometry.symmetry_group``) holds the cell permutations that map
 lines onto lines (found once, by a search that keeps collinearity, so combinatorial
-symmetries such as 4x4's inside-out swaps are found too), their inverses, per-byte
-image tables, and the canonical form of a position. Everything that needs symmetries
-(canonical keys, the search board's hashes, counts, the service's cache) asks it.
+symmetries such as 4x4's inside-out swaps are found too; on n x n (x n) boards with
+k = n, Qubic's among them, the same group is derived without a search), their
+inverses, per-byte image tables, and the canonical form of a position. Everything that
+needs symmetries (canonical keys, the search board's hashes, counts, the service's
+cache) asks it.
 
 >>> from noughts.variants import variant
 >>> group = variant("3x3").symmetry_group
@@ -40,6 +42,7 @@ from __future__ import annotations
 
 from functools import cached_property
 from itertools import permutations, product
+from math import factorial
 from operator import or_
 from typing import TYPE_CHECKING
 
@@ -55,6 +58,7 @@ __all__ = [
     "invert",
     "box_symmetries",
     "MAX_KEY_SYMMETRIES",
+    "MAX_DERIVED_SYMMETRIES",
     "MAX_SYMMETRIES",
     "MAX_SEARCH_STEPS",
 ]
@@ -71,6 +75,11 @@ rotations and reflections are then added to what was found."""
 
 MAX_KEY_SYMMETRIES = 256
 """At most this many symmetries take part in a key (any subset still gives valid keys)."""
+
+MAX_DERIVED_SYMMETRIES = 256
+"""Cube boards with k = side and at most this many symmetries get them derived rather
+than searched (2-D sides 3 to 7, 3-D sides 3 to 5: where the search is known to find
+exactly the derived group)."""
 
 
 def invert(perm: tuple[int, ...]) -> tuple[int, ...]:
@@ -96,6 +105,9 @@ class Symmetries:
 
     @cached_property
     def _found(self) -> tuple[tuple[tuple[int, ...], ...], bool]:
+        derived = _cube_automorphisms(self.geometry)
+        if derived is not None:
+            return tuple(derived), True
         perms, complete = _find_automorphisms(self.geometry)
         return tuple(perms), complete
 
@@ -238,7 +250,7 @@ class SymmetryKeys:
     images of one another, so they have one value.
     """
 
-    __slots__ = ("cells", "count", "_tables", "_singles", "_perms", "_inverses")
+    __slots__ = ("cells", "count", "_tables", "_singles", "_perms", "_group", "_columns")
 
     def __init__(self, geometry: Geometry, max_symmetries: int = MAX_KEY_SYMMETRIES) -> None:
         group = geometry.symmetry_group
@@ -247,7 +259,8 @@ class SymmetryKeys:
         self.cells = cells
         self.count = len(perms)
         self._perms = perms
-        self._inverses: tuple[tuple[int, ...], ...] = group.inverses[:max_symmetries]
+        self._group = group  # (its inverses, built when a cell is first mapped back)
+        self._columns: list[tuple[int, ...]] | None = None  # each cell's images
         # For each byte of a position's word (the bits of ``me``, then those of ``opp``)
         # and each of its 256 values, the images of those bits under every symmetry: a
         # table filled as the lookups need it (a cold start reads a few dozen entries).
@@ -264,11 +277,13 @@ class SymmetryKeys:
         """The images of ``byte`` at byte ``index`` of a word, under every symmetry."""
         singles = self._singles[index]
         if singles is None:
+            if self._columns is None:
+                self._columns = list(zip(*self._perms, strict=True))
             singles = []
             for bit in range(min(8, 2 * self.cells - 8 * index)):
                 at = 8 * index + bit
                 cell, shift = (at, 0) if at < self.cells else (at - self.cells, self.cells)
-                singles.append(tuple(1 << (perm[cell] + shift) for perm in self._perms))
+                singles.append(tuple(map((1 << shift).__lshift__, self._columns[cell])))
             self._singles[index] = singles
         low = byte & -byte
         rest = byte ^ low
@@ -319,7 +334,7 @@ class SymmetryKeys:
 
     def invert(self, symmetry: int, cell: int) -> int:
         """The cell that symmetry number ``symmetry`` maps onto ``cell``."""
-        return self._inverses[symmetry][cell]
+        return self._group.inverses[symmetry][cell]
 
     def split(self, key: int) -> tuple[Bitboard, Bitboard]:
         """The ``(me, opp)`` bitboards of a key (or of any word)."""
@@ -333,12 +348,7 @@ def _find_automorphisms(geometry: Geometry) -> tuple[list[tuple[int, ...]], bool
     """
     cells = geometry.cells
     line_set = set(geometry.lines)
-    collinear = [0] * cells
-    for line in geometry.lines:
-        for cell in _cells(line):
-            collinear[cell] |= line
-    for cell in range(cells):
-        collinear[cell] &= ~(1 << cell)
+    collinear, order = _search_order(geometry)
     degree = [len(geometry.lines_through[c]) for c in range(cells)]
     signature = [(degree[c], collinear[c].bit_count()) for c in range(cells)]
     same_signature = [0] * cells
@@ -346,16 +356,6 @@ def _find_automorphisms(geometry: Geometry) -> tuple[list[tuple[int, ...]], bool
         for b in range(cells):
             if signature[a] == signature[b]:
                 same_signature[a] |= 1 << b
-
-    # Order cells so that each one is collinear with as many earlier ones as possible.
-    order: list[int] = []
-    placed = 0
-    remaining = set(range(cells))
-    while remaining:
-        best = max(remaining, key=lambda c: ((collinear[c] & placed).bit_count(), -c))
-        order.append(best)
-        placed |= 1 << best
-        remaining.remove(best)
 
     # Each cell's earlier cells it is collinear with: its image must be collinear with
     # exactly their images among the cells placed so far (and with no other placed image).
@@ -410,6 +410,92 @@ def _find_automorphisms(geometry: Geometry) -> tuple[list[tuple[int, ...]], bool
         found = list(dict.fromkeys(found + box_symmetries(geometry)))
     found.sort(key=lambda perm: perm != tuple(range(cells)))
     return found, complete
+
+
+def _search_order(geometry: Geometry) -> tuple[list[Bitboard], list[int]]:
+    """Each cell's collinear cells (a bitboard, without the cell), and the order in which
+    the search places cells: each one collinear with as many earlier ones as possible."""
+    cells = geometry.cells
+    collinear = [0] * cells
+    for line in geometry.lines:
+        for cell in _cells(line):
+            collinear[cell] |= line
+    for cell in range(cells):
+        collinear[cell] &= ~(1 << cell)
+    # score[c] orders cells as (how many placed cells c is collinear with, -c) does
+    order: list[int] = []
+    step = cells + 1
+    score = [-cell for cell in range(cells)]
+    remaining = set(range(cells))
+    while remaining:
+        best = max(remaining, key=score.__getitem__)
+        order.append(best)
+        remaining.remove(best)
+        for cell in _cells(collinear[best]):
+            score[cell] += step
+    return collinear, order
+
+
+def _cube_automorphisms(geometry: Geometry) -> list[tuple[int, ...]] | None:
+    """The symmetries of an n x n (x n) board with k = n >= 3 (Qubic's 192 among them),
+    made without a search and in the order the search finds them; ``None`` for other
+    boards, and for cubes whose group exceeds :data:`MAX_DERIVED_SYMMETRIES`.
+
+    Such a board's lines are its full rows, columns and diagonals: along a line each
+    coordinate is a constant, ``t`` or ``n-1-t`` (``t`` = 0..n-1). Applying one
+    permutation ``s`` of 0..n-1 to every coordinate maps them onto a constant, ``u`` or
+    ``n-1-u`` with ``u = s(t)`` exactly when ``s`` commutes with the reversal
+    ``t -> n-1-t``: so every line goes to a line. These *twists* (for n = 4: swapping
+    0 and 1 with 2 and 3, the inside-out map; or 1 with 2), with the box's axis swaps
+    and per-axis flips, make d! 2^d 2^h h! / 2 symmetries (h = n // 2; the full flip
+    equals the reversal twist): 8 for 3x3, 32 for 4x4, 192 for Qubic. On every board
+    where this count is at most :data:`MAX_DERIVED_SYMMETRIES` the search finds exactly
+    these, which the tests check board by board.
+
+    >>> from noughts.geometry import Geometry
+    >>> len(_cube_automorphisms(Geometry((4, 4, 4), 4))), _cube_automorphisms(Geometry((4, 4), 3))
+    (192, None)
+    """
+    shape = geometry.shape
+    n, dims = shape[0], geometry.dims
+    if n < 3 or geometry.k != n or any(side != n for side in shape):
+        return None
+    half = n // 2
+    if factorial(dims) * 2**dims * 2**half * factorial(half) // 2 > MAX_DERIVED_SYMMETRIES:
+        return None
+    weights = [n ** (dims - 1 - axis) for axis in range(dims)]
+
+    def separable(tables: list[list[int]]) -> tuple[int, ...]:
+        """The permutation taking the cell at coordinates ``c`` to the cell numbered
+        ``sum(tables[axis][c[axis]])``, cell by cell (row-major)."""
+        images = [0]
+        for table in tables:
+            images = [image + part for image in images for part in table]
+        return tuple(images)
+
+    # Twists up to the reversal (pair 0 kept upright): pair ``low`` = {low, n-1-low}
+    # goes to pair ``pairs[low]``, turned or not.
+    twists = []
+    for pairs in permutations(range(half)):
+        for turned in product((False, True), repeat=half - 1):
+            twist = list(range(n))
+            for low, (pair, turn) in enumerate(zip(pairs, (False, *turned), strict=True)):
+                twist[low] = n - 1 - pair if turn else pair
+                twist[n - 1 - low] = n - 1 - twist[low]
+            twists.append(twist)
+    mapped = [  # each twist, then each axis flipped or not
+        separable([[weight * (n - 1 - image if flipped else image) for image in twist]
+                   for weight, flipped in zip(weights, flips, strict=True)])
+        for twist in twists for flips in product((False, True), repeat=dims)]
+    swaps = [  # axis ``axis`` becomes axis ``axes.index(axis)``
+        separable([[weights[axes.index(axis)] * c for c in range(n)] for axis in range(dims)])
+        for axes in permutations(range(dims))]
+    found = [tuple(map(swap.__getitem__, perm)) for perm in mapped for swap in swaps]
+    _, order = _search_order(geometry)
+    found.sort(key=lambda perm: list(map(perm.__getitem__, order)))  # the search's order:
+    identity = tuple(range(geometry.cells))  # its candidates go lowest cell first
+    found.sort(key=lambda perm: perm != identity)
+    return found
 
 
 def box_symmetries(geometry: Geometry) -> list[tuple[int, ...]]:

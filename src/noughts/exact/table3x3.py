@@ -20,7 +20,6 @@ which the opponent wins), so the trap preference of the best move costs one look
 
 from __future__ import annotations
 
-import os
 import sys
 from array import array
 
@@ -194,5 +193,6 @@ class Table3x3:
 
 def table_path() -> str:
     """Where the 3x3 table lives in the installed package."""
-    package = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
-    return os.path.join(package, "data", "table-3x3.bin")
+    from noughts.knowledge.data import shipped_path
+
+    return shipped_path("table-3x3.bin")

@@ -34,9 +34,8 @@ True
 from __future__ import annotations
 
 import json
-from dataclasses import dataclass
 from functools import lru_cache
-from typing import Any
+from typing import Any, NamedTuple
 
 from noughts.errors import NoughtsError
 from noughts.knowledge.data import shipped_bytes
@@ -56,8 +55,7 @@ FEATURES = ("x1", "x2", "x3", "o1", "o2", "o3", "x_forks", "o_forks")
 (with no O), O's, then each side's fork points."""
 
 
-@dataclass(frozen=True)
-class LearnedEval:
+class LearnedEval(NamedTuple):
     """Learned weights, each a value to the side it belongs to, by whose move it is.
 
     ``x_move[m]`` is a line holding ``m`` X marks and no O when X is to move,

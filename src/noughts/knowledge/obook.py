@@ -33,9 +33,7 @@ from __future__ import annotations
 import functools
 import gzip
 import json
-from dataclasses import dataclass
-from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any, NamedTuple
 
 from noughts.errors import NoughtsError
 from noughts.knowledge.canonical import CanonicalTable
@@ -43,14 +41,16 @@ from noughts.knowledge.data import shipped_bytes
 from noughts.position import Position
 from noughts.variants import variant
 
+if TYPE_CHECKING:
+    from pathlib import Path
+
 __all__ = ["BookEntry", "BookMove", "OBook", "shipped_o_book"]
 
 FORMAT = 1
 """The file's format number."""
 
 
-@dataclass(frozen=True)
-class BookEntry:
+class BookEntry(NamedTuple):
     """A stored reply (in the canonical orientation) and its self-play record: the
     games the builder played with it and O's points in them."""
 
@@ -59,8 +59,7 @@ class BookEntry:
     score: float
 
 
-@dataclass(frozen=True)
-class BookMove:
+class BookMove(NamedTuple):
     """A position found in the book: the reply in the position's own orientation and
     its self-play record."""
 

@@ -21,7 +21,7 @@ True
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from typing import NamedTuple
 
 from noughts.knowledge.learned import LearnedEval, learned_eval
 from noughts.knowledge.obook import OBook, shipped_o_book
@@ -32,8 +32,7 @@ from noughts.variants import Variant
 __all__ = ["Knowledge", "SHIPPED", "SEARCH_ONLY"]
 
 
-@dataclass(frozen=True)
-class Knowledge:
+class Knowledge(NamedTuple):
     """Which shipped parts serve a move: the first player's strategy, the second
     player's opening book, the learned evaluation (each where the variant's record
     names one)."""

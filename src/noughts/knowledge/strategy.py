@@ -33,14 +33,17 @@ from __future__ import annotations
 import functools
 import struct
 import zlib
-from dataclasses import dataclass
-from pathlib import Path
+from itertools import starmap
+from operator import or_
+from typing import TYPE_CHECKING, NamedTuple
 
-from noughts.atomic import write_if_changed
 from noughts.errors import NoughtsError
 from noughts.knowledge.canonical import CanonicalTable
 from noughts.knowledge.data import shipped_bytes
 from noughts.position import Position
+
+if TYPE_CHECKING:
+    from pathlib import Path
 
 __all__ = [
     "Entry",
@@ -58,11 +61,11 @@ STRATEGY_FILE = "qubic-strategy.bin"
 
 _MAGIC = b"NQS1"
 _RECORD = struct.Struct("<QQBBBI")
+_BOARDS = struct.Struct(f"<QQ{_RECORD.size - 16}x")  # a record's two boards alone
 PROVEN, OPEN = 1, 0
 
 
-@dataclass(frozen=True)
-class Entry:
+class Entry(NamedTuple):
     """A stored decision: the move (in the canonical orientation), whether it is
     proven to win, the most plies the strategy lets the game last from there (0 when
     open), and the search time recorded for it (milliseconds; the builder leaves it 0 and
@@ -74,8 +77,7 @@ class Entry:
     effort_ms: int = 0
 
 
-@dataclass(frozen=True)
-class Found:
+class Found(NamedTuple):
     """A position found in a strategy: the move in the position's own orientation,
     whether it is proven, and the plies bound (see :class:`Entry`)."""
 
@@ -103,8 +105,8 @@ class Strategy(CanonicalTable[Entry]):
         """The most marks on any stored position's board (read without unpacking)."""
         if self._entries is not None:
             return super().most_marks
-        return max(((x | o).bit_count() for x, o, *_ in _RECORD.iter_unpack(self._packed)),
-                   default=0)
+        boards = _BOARDS.iter_unpack(self._packed)  # (x, o) of each record, read in C
+        return max(map(int.bit_count, starmap(or_, boards)), default=0)
 
     def _get_packed(self, key: tuple[int, int]) -> Entry | None:
         """Binary search of the packed records for ``key``."""
@@ -185,6 +187,8 @@ class Strategy(CanonicalTable[Entry]):
     def save(self, path: Path) -> bool:
         """Write the file atomically, unless it already holds these bytes; True if it
         was written."""
+        from noughts.atomic import write_if_changed  # (a cold move reads, never writes)
+
         return write_if_changed(path, self.to_bytes())
 
     @classmethod
@@ -247,10 +251,19 @@ def proven_replies(position: Position, strategy: Strategy | None) -> dict[int, i
     if (strategy is None or position.to_move == position.first or position.is_over
             or position.ply + 1 > strategy.most_marks):
         return {}
+    # The keys of the positions after each reply, from the images the replies share
+    # (one pass over the symmetries a reply); a reply that ends the game has no entry.
+    geometry = position.geometry
+    side = 0 if position.to_move == "X" else 1
+    marks = position.o if side else position.x
+    key_after = geometry.symmetry_group.child_canonical(position.x, position.o, side)
+    last = position.ply + 1 == geometry.cells
     replies = {}
     for move in position.legal_moves:
-        after = position.play(move)
-        found = None if after.is_over else strategy_move(after, strategy)
-        if found is not None:
-            replies[move] = 1 + found.plies
+        if last or geometry.wins_after(marks | 1 << move, move):
+            continue
+        x, o, _ = key_after(move)
+        entry = strategy.get((x, o))
+        if entry is not None and entry.proven:
+            replies[move] = 1 + entry.plies
     return replies

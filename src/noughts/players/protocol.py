@@ -69,7 +69,7 @@ import inspect
 import random
 import time
 from collections.abc import Callable
-from dataclasses import dataclass, replace
+from dataclasses import dataclass
 from typing import Any, Protocol, cast, runtime_checkable
 
 from noughts.budget import Limit
@@ -132,7 +132,7 @@ class LevelPlayer:
         strategy: bool = True,
         knowledge: Knowledge = SHIPPED,
     ) -> None:
-        self.knowledge = knowledge if strategy else replace(knowledge, strategy=False)
+        self.knowledge = knowledge if strategy else knowledge._replace(strategy=False)
         self.name = f"level:{level}" + ("" if self.knowledge.strategy else ":no-strategy")
         self.level = level
         self.time_limit = time_limit

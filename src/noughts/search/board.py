@@ -68,16 +68,19 @@ class Tables:
             tuple(scan_forward(line)) for line in self.lines
         )
         self.perms: tuple[tuple[int, ...], ...] = _symmetries(geometry)
-        self.inverse: tuple[tuple[int, ...], ...] = tuple(invert(p) for p in self.perms)
+        group = geometry.symmetry_group
+        self.inverse: tuple[tuple[int, ...], ...] = (  # the group's own when they are its
+            group.inverses if self.perms is group.perms else tuple(map(invert, self.perms)))
         rng = random.Random(0x5EED ^ self.cells ^ (self.k << 16))
         base = [[rng.getrandbits(63) for _ in range(self.cells)] for _ in range(2)]
         self.base: tuple[tuple[int, ...], tuple[int, ...]] = (tuple(base[0]), tuple(base[1]))
         """Each side's key by cell (the identity's; the compiled core builds the rest)."""
         # zobrist[side][cell]: the keys of ``side`` on the image of ``cell`` under every
         # symmetry s, packed 64 bits apiece (s = 0, the identity, in the low bits).
+        images = list(zip(*self.perms, strict=True))  # images[cell]: under every symmetry
         self.zobrist: tuple[tuple[int, ...], ...] = tuple(
             tuple(
-                int.from_bytes(array("Q", [base[side][perm[cell]] for perm in self.perms]),
+                int.from_bytes(array("Q", map(base[side].__getitem__, images[cell])),
                                sys.byteorder)
                 for cell in range(self.cells)
             )

@@ -29,6 +29,7 @@ True
 
 from __future__ import annotations
 
+import _thread
 import os
 from array import array
 from functools import cache, lru_cache
@@ -75,13 +76,39 @@ _MAX_COMPILED_EXACT_K = 16
 """The compiled exact search's move weights (``4**marks``) stay in 64 bits up to here."""
 
 
-@cache
+_BUILT: list[ModuleType | None] = []
+"""The compiled core's module (or ``None``), once :func:`built` has loaded it."""
+_BUILT_LOCK = _thread.allocate_lock()
+
+
 def built() -> ModuleType | None:
-    """The compiled core's module if the installation holds it (loaded at the first
-    call), whatever the environment says."""
+    """The compiled core's module if the installation holds it and this system can load
+    it (at the first call), whatever the environment says.
+
+    An extension that is there but does not load (built for another system: a newer C
+    library than this one's, another processor) leaves one warning in the log, on the
+    ``noughts.search`` logger, and the searches run on the Python core.
+    """
+    if not _BUILT:
+        with _BUILT_LOCK:  # searches starting together in threads load (and log) once
+            if not _BUILT:
+                _BUILT.append(_load_built())
+    return _BUILT[0]
+
+
+def _load_built() -> ModuleType | None:
     try:
-        from noughts.search import _core
-    except ImportError:
+        import noughts.search._core as _core
+    except ModuleNotFoundError as error:
+        if error.name == "noughts.search._core":  # not built in this installation
+            return None
+        raise
+    except ImportError as error:  # built, but not loadable here
+        import logging
+
+        logging.getLogger("noughts.search").warning(
+            "noughts: the compiled search core cannot load on this system (%s); the "
+            "searches run on the Python core, 20 to 30 times slower", error)
         return None
     return _core if hasattr(_core, "Search") else None  # (not a stray folder of that name)
 

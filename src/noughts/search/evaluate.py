@@ -24,9 +24,8 @@ threat cross: whoever plays there makes two threats at once.
 
 from __future__ import annotations
 
-from dataclasses import dataclass, replace
 from functools import lru_cache
-from typing import TYPE_CHECKING, Literal
+from typing import TYPE_CHECKING, Literal, NamedTuple
 
 from noughts.errors import NoughtsError
 from noughts.geometry import Bitboard, Geometry
@@ -81,8 +80,7 @@ HEURISTIC_LIMIT = 1 << 46
 """Every heuristic score stays below this; proven results score beyond it."""
 
 
-@dataclass(frozen=True)
-class LineWeights:
+class LineWeights(NamedTuple):
     """Value of a line held only by one side, by its number of marks (index 0..k).
 
     ``own`` scores the evaluating player's lines, ``opp`` the opponent's (subtracted);
@@ -202,7 +200,7 @@ def with_tempo(hand: LineWeights, learned: LearnedEval) -> LineWeights:
 
     two = learned.o_move[2] + learned.o_wait[2]
     to_move = learned.to_move * 2 * hand.own[2] // two if two else 0
-    return replace(hand, tempo=tempo(hand.own, learned.o_move, learned.o_wait),
+    return hand._replace(tempo=tempo(hand.own, learned.o_move, learned.o_wait),
                    opp_tempo=tempo(hand.opp, learned.x_move, learned.x_wait),
                    to_move=to_move)
 

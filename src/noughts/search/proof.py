@@ -18,8 +18,7 @@ reference, read it for how df-pn proves) or its compiled port;
 from __future__ import annotations
 
 import time
-from dataclasses import dataclass
-from typing import Literal
+from typing import Literal, NamedTuple
 
 from noughts.budget import Limit
 from noughts.errors import GameOverError, VariantError
@@ -40,8 +39,7 @@ __all__ = [
 Status = Literal["win", "loss", "draw", "unknown"]
 
 
-@dataclass(frozen=True)
-class ProofResult:
+class ProofResult(NamedTuple):
     """What the proof search settled, for the side to move.
 
     ``status`` is ``win``/``loss``/``draw`` when proven, ``unknown`` when the limit ran
