@@ -36,8 +36,8 @@ from typing import Any
 
 from bench_service import free_port, game_positions, stop, wait_ready, wait_warm
 from noughts.arena.match import run_match
-from noughts.cluster import executor_for
 from noughts.position import Position
+from noughts.runtime.cluster import executor_for
 from outputs import add_out_dir, read_json, write_json
 
 

@@ -47,8 +47,8 @@ from pathlib import Path
 from typing import Any
 
 from bench_service import cpu_seconds, free_port, qubic_positions, wait_ready, wait_warm
-from noughts.atomic import write_atomic
 from noughts.position import Position
+from noughts.runtime.atomic import write_atomic
 from noughts.service.memory import resident_mb
 
 ROOT = Path(__file__).resolve().parent.parent

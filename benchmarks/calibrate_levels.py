@@ -23,7 +23,7 @@ from typing import Any
 
 from noughts.arena.match import run_match
 from noughts.arena.ratings import EloRow, elo_table
-from noughts.cluster import LOCAL, executor_for, parse_cluster
+from noughts.runtime.cluster import LOCAL, executor_for, parse_cluster
 from outputs import add_out_dir, write_json
 
 

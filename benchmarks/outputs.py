@@ -35,7 +35,7 @@ def read_json(path: Path) -> dict[str, object]:
 def write_json(path: Path, data: object) -> None:
     """Write ``data`` to ``path`` as indented JSON, atomically (its folder made if need be)."""
     # imported here: the solver benchmark's measured processes import this module too
-    from noughts.atomic import write_if_changed
+    from noughts.runtime.atomic import write_if_changed
 
     path.parent.mkdir(parents=True, exist_ok=True)
     write_if_changed(path, (json.dumps(data, indent=2) + "\n").encode())

@@ -18,11 +18,11 @@ import argparse
 import sys
 import time
 
-from noughts.atomic import write_atomic
 from noughts.exact.book import Book, book_path
 from noughts.exact.negamax import ExactSearch
 from noughts.exact.table3x3 import Table3x3, table_path
 from noughts.geometry import Bitboard
+from noughts.runtime.atomic import write_atomic
 from noughts.symmetries import SymmetryKeys
 from noughts.variants import BOOK_VARIANTS, variant
 

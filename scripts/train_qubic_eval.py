@@ -33,7 +33,6 @@ import sys
 import time
 from pathlib import Path
 
-from noughts.atomic import write_atomic
 from noughts.budget import Limit
 from noughts.knowledge.learned import FEATURES, features, parse_learned
 from noughts.knowledge.shipped import SHIPPED, Knowledge
@@ -42,6 +41,7 @@ from noughts.players.game import play_game
 from noughts.players.protocol import LevelPlayer, Player
 from noughts.position import Position
 from noughts.results import MoveChoice
+from noughts.runtime.atomic import write_atomic
 
 ROOT = Path(__file__).resolve().parent.parent
 GAMES_FILE = ROOT / "benchmarks" / "data" / "qubic_eval_games.jsonl"

@@ -8,7 +8,7 @@ import time
 from dataclasses import dataclass
 
 from noughts.budget import Limit
-from noughts.executor import report
+from noughts.runtime.executor import report
 
 
 @dataclass(frozen=True)

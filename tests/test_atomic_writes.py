@@ -16,11 +16,11 @@ from pathlib import Path
 
 import pytest
 
-import noughts.atomic as atomic
-from noughts.atomic import WriteError, write_atomic, write_files
+import noughts.runtime.atomic as atomic
 from noughts.builders.proof_tree import ProofTree
 from noughts.builders.strategy_build import checkpoint_path
 from noughts.cli import main
+from noughts.runtime.atomic import WriteError, write_atomic, write_files
 
 
 def _no_space(*_: object) -> None:

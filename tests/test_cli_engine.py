@@ -331,7 +331,7 @@ def test_a_qubic_move_reads_its_knowledge_without_the_file_system_modules() -> N
     assert (status, method) == (0, "anytime")  # past O's book: the search answered
     assert "noughts.knowledge.strategy" in modules  # it did consult the shipped strategy
     unneeded = {"importlib.resources", "pathlib", "zipfile", "tempfile", "shutil",
-                "dataclasses", "inspect", "noughts.atomic", "noughts.players",
+                "dataclasses", "inspect", "noughts.runtime.atomic", "noughts.players",
                 "noughts.teaching"}
     assert unneeded & set(modules) == set()
 

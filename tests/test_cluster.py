@@ -19,10 +19,10 @@ from noughts.arena.match import run_arena, run_match
 from noughts.builders.strategy_build import build_strategy
 from noughts.builders.strategy_check import verify_strategy
 from noughts.cli import main
-from noughts.cluster import RayExecutor
 from noughts.knowledge.strategy import Strategy
 from noughts.players.game import Failure
 from noughts.position import Position
+from noughts.runtime.cluster import RayExecutor
 
 ray = pytest.importorskip("ray")
 ray.cloudpickle.register_pickle_by_value(sys.modules[__name__])  # test players travel by value

@@ -7,8 +7,8 @@ import sys
 import pytest
 
 from noughts.cli import main
-from noughts.cluster import LOCAL, ClusterError, executor_for, parse_cluster
 from noughts.errors import NoughtsError
+from noughts.runtime.cluster import LOCAL, ClusterError, executor_for, parse_cluster
 from noughts.service.shared_cache import SharedCache
 
 

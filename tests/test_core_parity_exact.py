@@ -18,9 +18,9 @@ from noughts.exact.misere import MisereSearch
 from noughts.exact.negamax import DEFAULT_MAX_ENTRIES, ExactSearch
 from noughts.exact.solver import Solver, analyze, best_move, solve
 from noughts.geometry import Bitboard
-from noughts.lru import LRU
 from noughts.position import Position
 from noughts.results import WIN_SCORE
+from noughts.runtime.lru import LRU
 from noughts.search.core import Core
 from noughts.variants import variant
 

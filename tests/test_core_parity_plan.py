@@ -11,8 +11,8 @@ import pytest
 from noughts.budget import Limit
 from noughts.engine import choose_move, evaluate_moves
 from noughts.exact import solver
-from noughts.lru import LRU
 from noughts.position import Position
+from noughts.runtime.lru import LRU
 from noughts.search import core
 
 BOARDS = {

@@ -12,8 +12,8 @@ import pytest
 
 from faulty_jobs import Exit, Hang, SpinUntilStopped, WorkerPid
 from noughts.budget import BudgetExhausted, Limit
-from noughts.cluster import executor_for
-from noughts.executor import ProcessExecutor, WorkerLostError, report
+from noughts.runtime.cluster import executor_for
+from noughts.runtime.executor import ProcessExecutor, WorkerLostError, report
 
 
 def count_to(n: int) -> int:
@@ -158,7 +158,7 @@ def test_a_program_that_never_shuts_its_executor_down_still_exits() -> None:
     import sys
 
     program = (
-        "from noughts.executor import ProcessExecutor\n"
+        "from noughts.runtime.executor import ProcessExecutor\n"
         "pool = ProcessExecutor(2)\n"
         "print(pool.submit(sum, [1, 2, 3]).result(timeout=60))\n"
     )

@@ -23,9 +23,7 @@ CORE = (
     "noughts.position",
     "noughts.results",
     "noughts.budget",
-    "noughts.lru",
-    "noughts.atomic",
-    "noughts.executor",
+    "noughts.runtime",
     "noughts.exact",
     "noughts.search",
     "noughts.knowledge",
@@ -259,3 +257,19 @@ def test_the_cycle_finder_finds_a_cycle() -> None:
 
 def test_no_import_cycle() -> None:
     assert _cycle(_graph()) is None
+
+
+def test_the_runtime_knows_no_game() -> None:
+    """Worker processes, clusters, atomic files and the LRU import only the errors and
+    the limit (and each other): every layer may use them."""
+    allowed = ("noughts.runtime", "noughts.errors", "noughts.budget")
+    graph = _graph()
+    wrong = {
+        (name, target)
+        for name, targets in graph.items()
+        if _within(name, ("noughts.runtime",))
+        for target in targets
+        if not _within(target, allowed) and target != "noughts"
+    }
+    assert any(_within(name, ("noughts.runtime",)) for name in graph)
+    assert not wrong, sorted(wrong)

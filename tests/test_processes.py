@@ -14,7 +14,7 @@ import pytest
 
 from faulty_jobs import Exit, Hang, Raise, SpinUntilStopped, WorkerPid
 from noughts.budget import Limit
-from noughts.executor import HANG_S, WorkerLostError
+from noughts.runtime.executor import HANG_S, WorkerLostError
 from noughts.service.processes import ProcessRunner
 from noughts.service.runner import ClientGoneError, DeadlineExceededError
 from waiting import wait_until

@@ -32,7 +32,7 @@ from typing import NamedTuple, TypeVar
 
 from noughts.errors import VariantError
 from noughts.geometry import Bitboard, Geometry, name_of
-from noughts.lru import LRU
+from noughts.runtime.lru import LRU
 from noughts.symmetries import Symmetries
 
 __all__ = [

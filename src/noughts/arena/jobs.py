@@ -1,17 +1,17 @@
 """Arena games as executor jobs, each one watched: a hanging player's worker is killed.
 
 Locally (:func:`play_watched`) games are jobs on a
-:class:`~noughts.executor.ProcessExecutor` whose workers were handed the players once
-(:func:`game_executor`). A game reports every move (:func:`noughts.executor.report`); a
+:class:`~noughts.runtime.executor.ProcessExecutor` whose workers were handed the players once
+(:func:`game_executor`). A game reports every move (:func:`noughts.runtime.executor.report`); a
 worker silent for ``move_limit + kill_grace`` seconds is killed and replaced by the
 executor's watchdog, and the player to move loses that game
 (:attr:`~noughts.players.game.Failure.KILLED`), as when its worker dies; so a hanging
 player never hangs the arena.
 
-On a cluster (:mod:`noughts.cluster`) every game is one job, :func:`play_guarded`: the
+On a cluster (:mod:`noughts.runtime.cluster`) every game is one job, :func:`play_guarded`: the
 worker that takes it plays the game on a watched executor of one worker of its own, so
 an illegal move, a raise, an overrun or a hang is recorded exactly as locally. A job
-whose worker is lost (:class:`~noughts.executor.WorkerLostError`: the machine or the
+whose worker is lost (:class:`~noughts.runtime.executor.WorkerLostError`: the machine or the
 worker process went away, not the player) is submitted again, and the game's index is
 reported as re-run.
 
@@ -39,10 +39,10 @@ from noughts.arena.games import GameRecord, GameTask, failed_record, play_task
 from noughts.budget import Limit
 from noughts.engine import answers_exactly, choose_move
 from noughts.errors import NoughtsError
-from noughts.executor import ProcessExecutor, WorkerLostError, report
 from noughts.players.game import Failure
 from noughts.players.protocol import PlayerSpec
 from noughts.position import Position
+from noughts.runtime.executor import ProcessExecutor, WorkerLostError, report
 
 __all__ = ["game_executor", "play_watched", "play_guarded", "prepare", "run_jobs", "MAX_RERUNS"]
 

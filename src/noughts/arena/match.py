@@ -186,7 +186,7 @@ def run_arena(
 ) -> ArenaResult:
     """Play every pair of ``players`` ``games`` times; ``workers=0`` plays in-process.
 
-    With an ``executor`` (:func:`noughts.cluster.executor_for`: local processes or Ray),
+    With an ``executor`` (:func:`noughts.runtime.cluster.executor_for`: local processes or Ray),
     every game is a job on it instead (``workers`` is then only reported); a game whose
     worker is lost is played again and listed in ``reruns``.
 

@@ -23,8 +23,8 @@ import json
 from pathlib import Path
 from typing import Any
 
-from noughts.atomic import write_if_changed
 from noughts.errors import NoughtsError
+from noughts.runtime.atomic import write_if_changed
 
 __all__ = ["Checkpoint"]
 

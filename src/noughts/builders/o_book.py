@@ -62,7 +62,6 @@ from pathlib import Path
 from typing import Any
 
 from noughts.arena.family import measured, member_player
-from noughts.atomic import write_if_changed
 from noughts.budget import Limit
 from noughts.builders.checkpoint import Checkpoint
 from noughts.engine import choose_move, evaluate_moves
@@ -72,6 +71,7 @@ from noughts.players.game import play_game
 from noughts.players.protocol import LevelPlayer, Player
 from noughts.position import Position
 from noughts.results import Mark, MoveEval
+from noughts.runtime.atomic import write_if_changed
 from noughts.search.proof import find_win
 
 BOOK = Path("src") / "noughts" / "data" / "qubic-o-book.json.gz"

@@ -60,7 +60,6 @@ from pathlib import Path
 from typing import Any, NamedTuple
 
 from noughts.arena.family import member_player
-from noughts.atomic import write_if_changed
 from noughts.budget import Limit
 from noughts.builders.checkpoint import Checkpoint
 from noughts.builders.o_book import (
@@ -80,6 +79,7 @@ from noughts.engine import choose_move
 from noughts.geometry import scan_forward
 from noughts.knowledge.obook import OBook
 from noughts.position import Position
+from noughts.runtime.atomic import write_if_changed
 from noughts.search.defence import ProofDefence
 
 PART = "deep"

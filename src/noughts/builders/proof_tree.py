@@ -35,9 +35,9 @@ from collections.abc import Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from noughts.atomic import write_if_changed
 from noughts.errors import NoughtsError
 from noughts.position import Position
+from noughts.runtime.atomic import write_if_changed
 from noughts.search.proof import INFINITY, widen
 from noughts.variants import variant
 

@@ -4,7 +4,7 @@ The proof of a win from the empty board is grown as a :class:`ProofTree` (proof-
 search over the first moves) whose leaves are searched by *jobs*: a bounded proof
 search (:mod:`noughts.search.proof`) of one position, a function of plain values that
 any :class:`concurrent.futures.Executor` can run (by default local worker processes, a
-:class:`~noughts.executor.ProcessExecutor` whose jobs each go to a chosen worker, so
+:class:`~noughts.runtime.executor.ProcessExecutor` whose jobs each go to a chosen worker, so
 that each keeps its table between jobs; a cluster's executor can take the same jobs).
 The tree picks the most-proving leaf and the proof and disproof numbers it may be
 searched up to (as depth-first proof-number search would: until it looks worse
@@ -45,9 +45,9 @@ from pathlib import Path
 from noughts.budget import Limit
 from noughts.builders.proof_tree import Key, ProofTree
 from noughts.errors import NoughtsError
-from noughts.executor import ProcessExecutor
 from noughts.knowledge.strategy import Strategy
 from noughts.position import Position
+from noughts.runtime.executor import ProcessExecutor
 from noughts.search.core import ProofTable, proof_search
 from noughts.search.proof import INFINITY
 

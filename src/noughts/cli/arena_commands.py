@@ -93,10 +93,10 @@ def _arena(args: argparse.Namespace) -> int:
     from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
 
     from noughts.arena.match import GameRecord, run_arena
-    from noughts.atomic import check_writable, write_files
     from noughts.cli import fail
-    from noughts.cluster import LOCAL, executor_for, parse_cluster
     from noughts.players.protocol import parse_player
+    from noughts.runtime.atomic import check_writable, write_files
+    from noughts.runtime.cluster import LOCAL, executor_for, parse_cluster
 
     if len(args.players) < 2:
         raise fail("the arena needs at least two players")

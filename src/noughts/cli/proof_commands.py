@@ -174,11 +174,11 @@ def _verify(args: argparse.Namespace) -> int:
 
 
 def _build(args: argparse.Namespace) -> int:
-    from noughts.atomic import BLOCK_BYTES, check_writable
     from noughts.builders.strategy_build import checkpoint_path
     from noughts.cli import fail
-    from noughts.cluster import LOCAL, executor_for, parse_cluster
     from noughts.knowledge.strategy import STRATEGY_FILE
+    from noughts.runtime.atomic import BLOCK_BYTES, check_writable
+    from noughts.runtime.cluster import LOCAL, executor_for, parse_cluster
 
     given = _strategy_path(args)
     path = given or Path("src/noughts/data") / STRATEGY_FILE

@@ -105,7 +105,7 @@ def _tree(args: argparse.Namespace) -> int:
         return 0
     text = tree_to_dot(tree) if args.format == "dot" else dumps_json(tree) + "\n"
     if args.output:
-        from noughts.atomic import write_atomic
+        from noughts.runtime.atomic import write_atomic
 
         write_atomic(args.output, text)
         print(

@@ -29,9 +29,9 @@ from typing import TYPE_CHECKING
 from noughts.errors import GameOverError, TooLargeError
 from noughts.exact.table3x3 import Table3x3
 from noughts.geometry import Bitboard, Geometry
-from noughts.lru import LRU
 from noughts.position import Position
 from noughts.results import WIN_SCORE, MoveChoice, MoveEval, Outcome, Value
+from noughts.runtime.lru import LRU
 from noughts.variants import Variant, variant
 
 if TYPE_CHECKING:

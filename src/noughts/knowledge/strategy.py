@@ -187,7 +187,7 @@ class Strategy(CanonicalTable[Entry]):
     def save(self, path: Path) -> bool:
         """Write the file atomically, unless it already holds these bytes; True if it
         was written."""
-        from noughts.atomic import write_if_changed  # (a cold move reads, never writes)
+        from noughts.runtime.atomic import write_if_changed  # (a cold move reads, never writes)
 
         return write_if_changed(path, self.to_bytes())
 

@@ -22,7 +22,7 @@ from __future__ import annotations
 import threading
 from collections.abc import Hashable
 
-from noughts.lru import LRU
+from noughts.runtime.lru import LRU
 
 __all__ = ["Durations", "MAX_KINDS", "MIN_EXPECTED_S"]
 

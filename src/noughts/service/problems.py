@@ -20,7 +20,7 @@ from starlette.exceptions import HTTPException as StarletteHTTPException
 from starlette.requests import ClientDisconnect
 
 from noughts.errors import GameOverError, NoughtsError
-from noughts.executor import WorkerLostError
+from noughts.runtime.executor import WorkerLostError
 from noughts.service.middleware import SEED_PATH, internal_error_detail, request_id_of
 from noughts.service.moves import EngineOverrunError
 from noughts.service.runner import ClientGoneError, EngineBusyError

@@ -2,7 +2,7 @@
 
 Searches in threads share one interpreter with the event loop; on a busy machine the
 loop then waits its turn behind them, and answers and 429s go out late. Here each search
-runs in a worker process of its own (a :class:`~noughts.executor.ProcessExecutor`
+runs in a worker process of its own (a :class:`~noughts.runtime.executor.ProcessExecutor`
 started with ``spawn``, its tables warmed at start by :func:`prepare_worker`), and the
 event loop only waits for the answer.
 
@@ -16,9 +16,9 @@ event loop only waits for the answer.
 - **Memory**: the workers share the exact solver's table bounds (each holds
   ``1 / processes`` of them), so the server's bound does not grow with its workers.
 - **Faults** (the executor's watchdog): a worker that dies is replaced at once and its
-  request answered with :class:`~noughts.executor.WorkerLostError` (HTTP 429 with
+  request answered with :class:`~noughts.runtime.executor.WorkerLostError` (HTTP 429 with
   Retry-After: nothing wrong with the request); one still busy
-  :data:`~noughts.executor.HANG_S` after its job's deadline is killed and replaced the
+  :data:`~noughts.runtime.executor.HANG_S` after its job's deadline is killed and replaced the
   same way. A replacement holds its slot until it is ready.
 
 Workers never outlive their server (even one killed with SIGKILL).
@@ -33,7 +33,7 @@ from concurrent.futures import Future
 from typing import Any, TypeVar
 
 from noughts.budget import Limit
-from noughts.executor import ProcessExecutor, WorkerLostError
+from noughts.runtime.executor import ProcessExecutor, WorkerLostError
 from noughts.service.admission import Admission
 from noughts.service.runner import Job, SearchRunner, deliver
 

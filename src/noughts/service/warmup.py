@@ -22,8 +22,8 @@ import threading
 from noughts.engine import answers_exactly, choose_move
 from noughts.exact.solver import solver_for
 from noughts.geometry import Geometry
-from noughts.lru import LRU
 from noughts.position import Position
+from noughts.runtime.lru import LRU
 from noughts.service.cache import build_symmetries
 from noughts.variants import MAX_KEPT_VARIANTS, Variant
 

@@ -3,13 +3,13 @@
 Heavy jobs (arena games, level calibration, the Qubic proof build) are plain functions
 of plain values, handed to a :class:`concurrent.futures.Executor`. ``--cluster`` picks it:
 
-- ``none`` (or ``local``): local worker processes (:class:`~noughts.executor.ProcessExecutor`),
-  nothing to install;
+- ``none`` (or ``local``): local worker processes
+  (:class:`~noughts.runtime.executor.ProcessExecutor`), nothing to install;
 - ``ray``: a Ray cluster started on this machine for the run;
 - ``ray://HOST:PORT`` or ``auto``: an existing Ray cluster (``pip install noughts[cluster]``).
 
 A job whose worker (a local process, a Ray worker or its machine) is lost fails with
-:class:`~noughts.executor.WorkerLostError`, which the caller may answer by submitting the
+:class:`~noughts.runtime.executor.WorkerLostError`, which the caller may answer by submitting the
 job again; neither backend retries, so every re-run is the caller's and can be reported.
 
 >>> parse_cluster("ray://10.0.0.5:10001"), parse_cluster("none"), parse_cluster("AUTO")
@@ -30,7 +30,7 @@ from concurrent.futures import Executor, Future, InvalidStateError
 from typing import Any, ParamSpec, TypeVar
 
 from noughts.errors import NoughtsError
-from noughts.executor import ProcessExecutor, WorkerLostError
+from noughts.runtime.executor import ProcessExecutor, WorkerLostError
 
 __all__ = [
     "ClusterError",
@@ -61,7 +61,7 @@ def parse_cluster(text: str) -> str:
     >>> parse_cluster("spark://x")
     Traceback (most recent call last):
     ...
-    noughts.cluster.ClusterError: unknown cluster 'spark://x': use none, ray, auto or ray://HOST:PORT
+    noughts.runtime.cluster.ClusterError: unknown cluster 'spark://x': use none, ray, auto or ray://HOST:PORT
     """
     value = text.strip()
     if value.lower() in ("", "none", LOCAL):

@@ -134,7 +134,7 @@ def check_writable(path: Path | str, *, needed_bytes: int | None = None,
     >>> check_writable("/proc/noughts-test")
     Traceback (most recent call last):
     ...
-    noughts.atomic.WriteError: cannot write /proc/noughts-test: No such file or directory
+    noughts.runtime.atomic.WriteError: cannot write /proc/noughts-test: No such file or directory
     """
     target = Path(path)
     if target.is_dir():

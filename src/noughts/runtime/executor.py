@@ -22,7 +22,7 @@ needs is here, once:
   closes or its parent goes away (even one killed with SIGKILL, even in a hanging job).
 
 Ray, the other place jobs run, is behind the same :class:`~concurrent.futures.Executor`
-interface in :mod:`noughts.cluster`; a lost Ray worker fails its job with the same
+interface in :mod:`noughts.runtime.cluster`; a lost Ray worker fails its job with the same
 :class:`WorkerLostError`.
 
 >>> with ProcessExecutor(2) as executor:
@@ -61,7 +61,7 @@ __all__ = ["ProcessExecutor", "WorkerLostError", "report", "HANG_S", "STARTUP_LI
 _P = ParamSpec("_P")
 _T = TypeVar("_T")
 
-logger = logging.getLogger("noughts.executor")
+logger = logging.getLogger("noughts.runtime.executor")
 
 HANG_S = 1.5
 """A job still running this long after its budget's deadline is hung (the default)."""
