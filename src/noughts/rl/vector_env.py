@@ -215,6 +215,12 @@ class NoughtsVectorEnv(VectorEnv[dict[str, np.ndarray], np.ndarray, np.ndarray])
         reward = np.zeros(self.num_envs, dtype=np.float64)
         info: dict[str, Any] = {}
         waiting = self.over.copy()
+        if self.autoreset_mode is AutoresetMode.DISABLED and waiting.any():
+            raise NoughtsError(  # SyncVectorEnv asserts the same
+                f"boards {np.flatnonzero(waiting).tolist()[:8]} have finished games: with "
+                "autoreset_mode='Disabled', reset them first "
+                "(reset(options={'reset_mask': mask}))"
+            )
         if self.autoreset_mode is AutoresetMode.NEXT_STEP and waiting.any():
             self._start(np.flatnonzero(waiting), info)
         live = np.flatnonzero(~waiting)
@@ -428,16 +434,19 @@ class NoughtsVectorEnv(VectorEnv[dict[str, np.ndarray], np.ndarray, np.ndarray])
             info["to_move"] = np.where(self._to_move(self._rows) == X, "X", "O")
             info["_to_move"] = every.copy()
         if not self.exact_info:
+            info["exact"], info["_exact"] = np.zeros(self.num_envs, dtype=bool), every.copy()
             return info
         assert self.table is not None
         rows = np.flatnonzero(~self.over)
+        info["exact"], info["_exact"] = ~self.over, every.copy()
+        if not len(rows):  # as SyncVectorEnv: no key that no board has
+            return info
         scores = self.table.move_scores(self.index[rows], np.where(self._to_move(rows) == X, 1, 2))
         best = scores.max(axis=1)
         outcome = np.sign(best).astype(np.int8)
         plies = np.where(best == 0, self.cells - self.ply[rows], WIN - np.abs(best))
         keeping = np.where(outcome[:, None] > 0, scores > 0, scores >= outcome[:, None] * WIN)
         n, cells = self.num_envs, self.cells
-        info["exact"], info["_exact"] = ~self.over, every.copy()
         _put(info, "outcome", rows, outcome, n, 0)
         _put(info, "plies", rows, plies.astype(np.int16), n, 0)
         _put(info, "optimal_moves", rows, scores == best[:, None], n, False, cells)
