@@ -27,20 +27,45 @@ batched :class:`~noughts.rl.NoughtsVectorEnv`) and the judge read ``opponent=`` 
 >>> from noughts.position import Position
 >>> player_spec("exact").create(seed=1).move(Position("XX./OO./..."), Limit()).move
 2
+
+Engine opponents search within :func:`opponent_allowance`: :data:`OPPONENT_NODES` nodes
+a move by default, never a time, so ``reset(seed=s)`` replays the same games whatever
+the machine's load. A time-bounded opponent (``opponent_seconds=``, with
+``opponent_nodes=None``) searches as deep as the time allows, and so plays differently
+from run to run.
+
+>>> opponent_allowance().node_limit, opponent_allowance().deadline
+(200000, None)
+>>> opponent_allowance(None, 0.5).seconds > 0, opponent_allowance(None, 0.5).node_limit
+(True, None)
 """
 
 from __future__ import annotations
 
 from typing import Literal
 
+from noughts.budget import Limit
 from noughts.errors import NoughtsError
 from noughts.players.protocol import PlayerSpec, as_spec, parse_player
 from noughts.results import MAX_LEVEL
 
-__all__ = ["DEFAULT_OPPONENT", "BATCHED", "Batched", "player_spec", "batched_opponent"]
+__all__ = [
+    "DEFAULT_OPPONENT",
+    "BATCHED",
+    "Batched",
+    "OPPONENT_NODES",
+    "player_spec",
+    "batched_opponent",
+    "opponent_allowance",
+]
 
 DEFAULT_OPPONENT = "random"
 """The opponent of every environment when none is named."""
+
+OPPONENT_NODES = 200_000
+"""The nodes an engine opponent searches a move, in every environment and the judge
+(some 20 ms on the compiled core, 2 s on the Python one, on a mid-game Qubic position;
+the exact solver finishes every 3x3 and 4x4k3 position well within it)."""
 
 Batched = Literal["random", "rules", "exact"]
 BATCHED: tuple[Batched, ...] = ("random", "rules", "exact")
@@ -108,3 +133,15 @@ def batched_opponent(who: object) -> Batched | None:
             "vectorization_mode='sync' or 'async' plays any opponent"
         )
     return named
+
+
+def opponent_allowance(nodes: int | None = OPPONENT_NODES, seconds: float | None = None) -> Limit:
+    """An engine opponent's allowance a move: ``nodes`` (the default: reproducible),
+    ``seconds`` (not reproducible: the depth follows the machine's speed and load), or
+    both (whichever ends first); each checked positive."""
+    if nodes is None and seconds is None:
+        raise NoughtsError(
+            "an engine opponent needs a bound a move: opponent_nodes (reproducible), "
+            "opponent_seconds, or both"
+        )
+    return Limit.within(seconds, nodes)

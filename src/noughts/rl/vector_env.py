@@ -48,7 +48,6 @@ import numpy as np
 from gymnasium.vector import AutoresetMode, VectorEnv
 from gymnasium.vector.utils import batch_space
 
-from noughts.budget import Limit
 from noughts.errors import NoughtsError
 from noughts.geometry import Geometry
 from noughts.knowledge.shipped import SHIPPED
@@ -57,7 +56,13 @@ from noughts.players.protocol import parse_player
 from noughts.position import Position
 from noughts.results import MAX_LEVEL
 from noughts.rl.observation import Observation, action_space, observation_space
-from noughts.rl.opponents import BATCHED, DEFAULT_OPPONENT, Batched, batched_opponent
+from noughts.rl.opponents import (
+    BATCHED,
+    DEFAULT_OPPONENT,
+    Batched,
+    batched_opponent,
+    opponent_allowance,
+)
 from noughts.rl.render import board_image
 from noughts.rl.tables import (
     MAX_TABLE_CELLS,
@@ -496,7 +501,9 @@ def _strategy_x(game: Variant, agent: str) -> bool:
 
 def strategy_x_move(position: Position) -> int:
     """X's move in ``position`` by the shipped strategy: its proven move, else (a
-    position its moves have already won by a chain of threats) the engine's at level 10.
+    position its moves have already won by a chain of threats) the engine's at level 10
+    within :data:`~noughts.rl.opponents.OPPONENT_NODES` nodes (its threat search finds
+    the chain well within them; a node bound keeps the batch's games reproducible).
 
     >>> strategy_x_move(Position("", "qubic")) in (0, 3, 12, 15, 21, 22, 25, 26)
     True
@@ -504,12 +511,7 @@ def strategy_x_move(position: Position) -> int:
     found = strategy_move(position, SHIPPED.strategy_for(position))
     if found is not None:
         return found.move
-    return _ENGINE.move(position, Limit.within(STRATEGY_FALLBACK_S)).move
-
-
-STRATEGY_FALLBACK_S = 1.0
-"""Seconds the engine gets for X's move where the strategy's entries end (a won chain of
-threats, which its threat search finds in milliseconds)."""
+    return _ENGINE.move(position, opponent_allowance()).move
 
 _ENGINE = parse_player(f"level:{MAX_LEVEL}").create()
 
