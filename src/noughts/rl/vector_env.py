@@ -55,6 +55,7 @@ from noughts.knowledge.strategy import strategy_move
 from noughts.players.protocol import parse_player
 from noughts.position import Position
 from noughts.results import MAX_LEVEL
+from noughts.rl.native import NativeStep
 from noughts.rl.observation import Observation, action_space, observation_space
 from noughts.rl.opponents import (
     BATCHED,
@@ -81,6 +82,7 @@ OPPONENTS = BATCHED
 :mod:`noughts.rl.opponents`)."""
 
 X, NOUGHT = 1, -1  # a board's cells hold 1 for X, -1 for O, 0 when empty
+_MARKS = np.array(["X", "O"])  # the mark of X (0) and O (1), for info
 
 
 class NoughtsVectorEnv(VectorEnv[dict[str, np.ndarray], np.ndarray, np.ndarray]):
@@ -110,6 +112,7 @@ class NoughtsVectorEnv(VectorEnv[dict[str, np.ndarray], np.ndarray, np.ndarray])
         autoreset_mode: AutoresetMode | str = AutoresetMode.NEXT_STEP,
         max_episode_steps: int | None = None,
         render_mode: str | None = None,
+        native: bool | None = None,
     ) -> None:
         if isinstance(num_envs, bool) or not isinstance(num_envs, int) or num_envs < 1:
             raise NoughtsError(f"num_envs must be a positive integer, not {num_envs!r}")
@@ -174,6 +177,22 @@ class NoughtsVectorEnv(VectorEnv[dict[str, np.ndarray], np.ndarray, np.ndarray])
         self.over = np.ones(num_envs, dtype=bool)
         self._episodes = np.zeros(num_envs, dtype=np.int64)
         self._rows = np.arange(num_envs)
+        if native and not NativeStep.serves(self):
+            raise NoughtsError(
+                "the compiled step is not built here, or does not play this opponent "
+                "(Qubic's exact X is the shipped strategy, in Python): native=None picks"
+            )
+        self.native = NativeStep(self) if native is not False and NativeStep.serves(self) else None
+
+    def __getstate__(self) -> dict[str, Any]:
+        """The state to copy or pickle: the compiled step's handle is rebuilt, not copied."""
+        state = self.__dict__.copy()
+        state["native"] = state["native"] is not None
+        return state
+
+    def __setstate__(self, state: dict[str, Any]) -> None:
+        self.__dict__.update(state)
+        self.native = NativeStep(self) if state["native"] else None
 
     # -- the Gymnasium API ----------------------------------------------------------------
     def reset(
@@ -217,15 +236,31 @@ class NoughtsVectorEnv(VectorEnv[dict[str, np.ndarray], np.ndarray, np.ndarray])
         actions = np.asarray(actions).reshape(self.num_envs)
         if not np.issubdtype(actions.dtype, np.integer):
             raise NoughtsError(f"actions are cell indices, not {actions.dtype}")
-        reward = np.zeros(self.num_envs, dtype=np.float64)
-        info: dict[str, Any] = {}
-        waiting = self.over.copy()
-        if self.autoreset_mode is AutoresetMode.DISABLED and waiting.any():
+        if self.autoreset_mode is AutoresetMode.DISABLED and self.over.any():
             raise NoughtsError(  # SyncVectorEnv asserts the same
-                f"boards {np.flatnonzero(waiting).tolist()[:8]} have finished games: with "
+                f"boards {np.flatnonzero(self.over).tolist()[:8]} have finished games: with "
                 "autoreset_mode='Disabled', reset them first "
                 "(reset(options={'reset_mask': mask}))"
             )
+        if self.native is not None:
+            next_step = self.autoreset_mode is AutoresetMode.NEXT_STEP
+            reward, terminated, truncated, info = self.native.step(actions, next_step)
+        else:
+            reward, terminated, truncated, info = self._step_reference(actions)
+        final = terminated | truncated
+        observation = self._observe()
+        info = self._finish_info(info)
+        if self.autoreset_mode is AutoresetMode.SAME_STEP and final.any():
+            info = self._same_step_reset(final, observation, info)
+            observation = self._observe()
+        return observation, reward, terminated, truncated, info
+
+    def _step_reference(self, actions: np.ndarray) -> tuple[Any, ...]:
+        """The step in NumPy (the reference of the compiled one): (reward, terminated,
+        truncated, info)."""
+        reward = np.zeros(self.num_envs, dtype=np.float64)
+        info: dict[str, Any] = {}
+        waiting = self.over.copy()
         if self.autoreset_mode is AutoresetMode.NEXT_STEP and waiting.any():
             self._start(np.flatnonzero(waiting), info)
         live = np.flatnonzero(~waiting)
@@ -238,13 +273,7 @@ class NoughtsVectorEnv(VectorEnv[dict[str, np.ndarray], np.ndarray, np.ndarray])
                 out_of_time = live[self.steps[live] >= self.max_episode_steps]
                 truncated[out_of_time] = ~terminated[out_of_time]
                 self.over[out_of_time] = True
-        final = terminated | truncated
-        observation = self._observe()
-        info = self._finish_info(info)
-        if self.autoreset_mode is AutoresetMode.SAME_STEP and final.any():
-            info = self._same_step_reset(final, observation, info)
-            observation = self._observe()
-        return observation, reward, terminated, truncated, info
+        return reward, terminated, truncated, info
 
     def _same_step_reset(
         self, final: np.ndarray, observation: Observation, info: dict[str, Any]
@@ -268,6 +297,22 @@ class NoughtsVectorEnv(VectorEnv[dict[str, np.ndarray], np.ndarray, np.ndarray])
         fresh["final_obs"], fresh["_final_obs"] = final_obs, final.copy()
         fresh["final_info"], fresh["_final_info"] = final_info, final.copy()
         return fresh
+
+    def random_actions(self) -> np.ndarray:
+        """A uniformly random legal cell a board for the side observing (0 where it has no
+        move), from the batch's generator: one number a board, the ``floor(u * legal)``-th
+        legal cell (in C where the compiled step runs, the same cells in NumPy).
+
+        >>> envs = NoughtsVectorEnv(3, opponent=None, native=False)
+        >>> _ = envs.reset(seed=0)
+        >>> envs.random_actions().tolist()
+        [5, 2, 0]
+        """
+        if self.native is not None:
+            return self.native.random_actions()
+        mask = self._observe()["action_mask"].astype(bool)
+        pick = (self.np_random.random(self.num_envs) * mask.sum(axis=1)).astype(np.int64)
+        return np.asarray((np.cumsum(mask, axis=1) > pick[:, None]).argmax(axis=1), np.int64)
 
     def action_masks(self) -> np.ndarray:
         """Each board's legal moves for its player to act, as booleans (``(N, cells)``;
@@ -316,6 +361,9 @@ class NoughtsVectorEnv(VectorEnv[dict[str, np.ndarray], np.ndarray, np.ndarray])
     # -- games ----------------------------------------------------------------------------
     def _start(self, rows: np.ndarray, info: dict[str, Any]) -> None:
         """New games on ``rows``; the opponent opens where the agent is O."""
+        if self.native is not None:
+            self.native.start(rows, info)
+            return
         self.board[rows] = 0
         self.ply[rows] = 0
         self.steps[rows] = 0
@@ -419,6 +467,8 @@ class NoughtsVectorEnv(VectorEnv[dict[str, np.ndarray], np.ndarray, np.ndarray])
         return self._to_move(self._rows) if self.opponent is None else self.agent
 
     def _observe(self) -> Observation:
+        if self.native is not None:
+            return self.native.observe()
         viewer = self._viewer()[:, None]
         planes = np.stack((self.board == viewer, self.board == -viewer), axis=-1)
         moving = ~self.over
@@ -434,9 +484,9 @@ class NoughtsVectorEnv(VectorEnv[dict[str, np.ndarray], np.ndarray, np.ndarray])
         """Add the exact values for the agent to move (where a table serves)."""
         every = np.ones(self.num_envs, dtype=bool)
         if self.opponent is not None:
-            info["agent"], info["_agent"] = np.where(self.agent == X, "X", "O"), every
+            info["agent"], info["_agent"] = _MARKS.take(self.agent < 0), every
         else:
-            info["to_move"] = np.where(self._to_move(self._rows) == X, "X", "O")
+            info["to_move"] = _MARKS.take(self.ply & 1)
             info["_to_move"] = every.copy()
         if not self.exact_info:
             info["exact"], info["_exact"] = np.zeros(self.num_envs, dtype=bool), every.copy()

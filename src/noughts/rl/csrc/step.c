@@ -1,0 +1,591 @@
+/* The module noughts.rl._step: the batched environment's step in C (see step.h). */
+#include "step.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+enum { OPP_NONE, OPP_RANDOM, OPP_RULES, OPP_EXACT };
+enum { SIDE_X, SIDE_O, SIDE_ALTERNATE };
+enum { STATE_BOARD, STATE_PLY, STATE_STEPS, STATE_AGENT, STATE_INDEX, STATE_OVER,
+       STATE_EPISODES, STATE_TABLE, STATE_VIEWS };
+
+static const char BATCH_NAME[] = "noughts.rl._step.Batch";
+static const char BITGEN_NAME[] = "BitGenerator";
+
+/* -- lines ------------------------------------------------------------------------------ */
+int lines_read(PyObject *cells_of_lines, int cells, int k, Lines *out) {
+    memset(out, 0, sizeof *out);
+    Py_buffer view;
+    if (PyObject_GetBuffer(cells_of_lines, &view, PyBUF_SIMPLE) < 0) return -1;
+    int status = -1;
+    if (cells < 1 || cells > STEP_MAX_CELLS || k < 1 || k > cells || view.len % k != 0 ||
+        view.len / k > 65535) {
+        PyErr_SetString(PyExc_ValueError, "lines are k cell numbers (uint8) each");
+        goto done;
+    }
+    out->cells = cells;
+    out->k = k;
+    out->nlines = (int)(view.len / k);
+    out->lines = (uint8_t *)malloc((size_t)view.len + 1);
+    out->nthrough = (uint8_t *)calloc((size_t)cells, 1);
+    if (out->lines == NULL || out->nthrough == NULL) {
+        PyErr_NoMemory();
+        goto done;
+    }
+    memcpy(out->lines, view.buf, (size_t)view.len);
+    int counts[STEP_MAX_CELLS] = {0};
+    for (Py_ssize_t at = 0; at < view.len; at++) {
+        if (out->lines[at] >= cells) {
+            PyErr_SetString(PyExc_ValueError, "a line names a cell off the board");
+            goto done;
+        }
+        counts[out->lines[at]]++;
+    }
+    int widest = 1;
+    for (int cell = 0; cell < cells; cell++) {
+        if (counts[cell] > 255) {
+            PyErr_SetString(PyExc_ValueError, "more than 255 lines through a cell");
+            goto done;
+        }
+        if (counts[cell] > widest) widest = counts[cell];
+    }
+    out->widest = widest;
+    out->through = (uint16_t *)calloc((size_t)cells * (size_t)widest, sizeof(uint16_t));
+    if (out->through == NULL) {
+        PyErr_NoMemory();
+        goto done;
+    }
+    for (int line = 0; line < out->nlines; line++) {
+        for (int at = 0; at < k; at++) {
+            int cell = out->lines[line * k + at];
+            out->through[cell * widest + out->nthrough[cell]++] = (uint16_t)line;
+        }
+    }
+    status = 0;
+done:
+    PyBuffer_Release(&view);
+    if (status < 0) lines_free(out);
+    return status;
+}
+
+void lines_free(Lines *lines) {
+    free(lines->lines);
+    free(lines->through);
+    free(lines->nthrough);
+    lines->lines = NULL;
+    lines->through = NULL;
+    lines->nthrough = NULL;
+}
+
+/* Did mark, just played on cell, complete a line through it? */
+int lines_win(const Lines *lines, const int8_t *row, int cell, int8_t mark) {
+    const uint16_t *through = lines->through + cell * lines->widest;
+    int k = lines->k;
+    for (int at = 0; at < lines->nthrough[cell]; at++) {
+        const uint8_t *line = lines->lines + through[at] * k;
+        int all = 1;
+        for (int i = 0; i < k; i++) {
+            if (row[line[i]] != mark) {
+                all = 0;
+                break;
+            }
+        }
+        if (all) return 1;
+    }
+    return 0;
+}
+
+/* -- the batch -------------------------------------------------------------------------- */
+typedef struct {
+    Py_ssize_t boards;
+    Lines lines;
+    int opponent, side, max_steps;
+    double illegal_reward, line_reward;
+    uint64_t powers[STEP_MAX_CELLS];
+    Py_buffer views[STATE_VIEWS];
+    int held[STATE_VIEWS];
+    int8_t *board, *agent, *table;
+    int16_t *ply;
+    int32_t *steps;
+    int64_t *index, *episodes;
+    uint8_t *over;
+    Py_ssize_t table_size;
+} Batch;
+
+static void batch_free(Batch *batch) {
+    for (int at = 0; at < STATE_VIEWS; at++) {
+        if (batch->held[at]) PyBuffer_Release(&batch->views[at]);
+    }
+    lines_free(&batch->lines);
+    free(batch);
+}
+
+static void batch_destructor(PyObject *capsule) {
+    Batch *batch = (Batch *)PyCapsule_GetPointer(capsule, BATCH_NAME);
+    if (batch != NULL) batch_free(batch);
+}
+
+/* Hold a writable view of array, of boards * per entries of itemsize bytes. */
+static void *batch_hold(Batch *batch, int at, PyObject *array, Py_ssize_t entries,
+                        Py_ssize_t itemsize, const char *what) {
+    if (PyObject_GetBuffer(array, &batch->views[at], PyBUF_WRITABLE) < 0) return NULL;
+    batch->held[at] = 1;
+    if (batch->views[at].len != entries * itemsize) {
+        PyErr_Format(PyExc_ValueError, "%s: %zd entries of %zd bytes expected", what, entries,
+                     itemsize);
+        return NULL;
+    }
+    return batch->views[at].buf;
+}
+
+/* batch(board, ply, steps, agent, index, over, episodes, lines, k, opponent, side,
+ *       max_steps, illegal_reward, line_reward, table) -> a Batch capsule */
+static PyObject *step_batch(PyObject *self, PyObject *args) {
+    (void)self;
+    PyObject *board, *ply, *steps, *agent, *index, *over, *episodes, *cells_of_lines, *table;
+    int k, opponent, side, max_steps;
+    double illegal_reward, line_reward;
+    if (!PyArg_ParseTuple(args, "OOOOOOOOiiiiddO", &board, &ply, &steps, &agent, &index,
+                          &over, &episodes, &cells_of_lines, &k, &opponent, &side, &max_steps,
+                          &illegal_reward, &line_reward, &table))
+        return NULL;
+    Batch *batch = (Batch *)calloc(1, sizeof(Batch));
+    if (batch == NULL) return PyErr_NoMemory();
+    batch->opponent = opponent;
+    batch->side = side;
+    batch->max_steps = max_steps;
+    batch->illegal_reward = illegal_reward;
+    batch->line_reward = line_reward;
+    if (opponent < OPP_NONE || opponent > OPP_EXACT || side < SIDE_X ||
+        side > SIDE_ALTERNATE || max_steps < 0) {
+        PyErr_SetString(PyExc_ValueError, "unknown opponent, side or step limit");
+        goto fail;
+    }
+    Py_buffer view;
+    if (PyObject_GetBuffer(ply, &view, PyBUF_SIMPLE) < 0) goto fail;
+    batch->boards = view.len / (Py_ssize_t)sizeof(int16_t);
+    PyBuffer_Release(&view);
+    Py_ssize_t n = batch->boards;
+    if (PyObject_GetBuffer(board, &view, PyBUF_SIMPLE) < 0) goto fail;
+    Py_ssize_t cells = n > 0 ? view.len / n : 0;
+    PyBuffer_Release(&view);
+    if (n < 1 || cells < 1 || cells > STEP_MAX_CELLS) {
+        PyErr_Format(PyExc_ValueError, "the compiled step serves 1 to %d cells", STEP_MAX_CELLS);
+        goto fail;
+    }
+    if (lines_read(cells_of_lines, (int)cells, k, &batch->lines) < 0) goto fail;
+    if (!(batch->board = batch_hold(batch, STATE_BOARD, board, n * cells, 1, "board")) ||
+        !(batch->ply = batch_hold(batch, STATE_PLY, ply, n, 2, "ply")) ||
+        !(batch->steps = batch_hold(batch, STATE_STEPS, steps, n, 4, "steps")) ||
+        !(batch->agent = batch_hold(batch, STATE_AGENT, agent, n, 1, "agent")) ||
+        !(batch->index = batch_hold(batch, STATE_INDEX, index, n, 8, "index")) ||
+        !(batch->over = batch_hold(batch, STATE_OVER, over, n, 1, "over")) ||
+        !(batch->episodes = batch_hold(batch, STATE_EPISODES, episodes, n, 8, "episodes")))
+        goto fail;
+    uint64_t power = 1;
+    for (Py_ssize_t cell = 0; cell < cells; cell++) {
+        batch->powers[cell] = power;  /* 3**cell, wrapping past 64 bits as NumPy's int64 */
+        power *= 3;
+    }
+    if (opponent == OPP_EXACT) {
+        if (cells > TABLE_MAX_CELLS || table == Py_None) {
+            PyErr_SetString(PyExc_ValueError, "the exact opponent needs the board's table");
+            goto fail;
+        }
+        Py_ssize_t size = (Py_ssize_t)power;
+        if (!(batch->table = batch_hold(batch, STATE_TABLE, table, size, 1, "table"))) goto fail;
+        batch->table_size = size;
+    }
+    PyObject *capsule = PyCapsule_New(batch, BATCH_NAME, batch_destructor);
+    if (capsule == NULL) goto fail;
+    return capsule;
+fail:
+    batch_free(batch);
+    return NULL;
+}
+
+static Batch *batch_of(PyObject *capsule) {
+    return (Batch *)PyCapsule_GetPointer(capsule, BATCH_NAME);
+}
+
+static bitgen_t *bitgen_of(PyObject *capsule) {
+    return (bitgen_t *)PyCapsule_GetPointer(capsule, BITGEN_NAME);
+}
+
+/* -- the game --------------------------------------------------------------------------- */
+static inline int8_t to_move(const Batch *batch, Py_ssize_t board) {
+    return (batch->ply[board] & 1) ? -1 : 1;
+}
+
+/* mover marks cell on board: 1 if it completed a line, 2 if the board is full, else 0. */
+static int play(Batch *batch, Py_ssize_t board, int cell, int8_t mover) {
+    int cells = batch->lines.cells;
+    int8_t *row = batch->board + board * cells;
+    row[cell] = mover;
+    batch->ply[board] += 1;
+    uint64_t digit = mover == 1 ? 1 : 2;
+    batch->index[board] = (int64_t)((uint64_t)batch->index[board] + digit * batch->powers[cell]);
+    if (lines_win(&batch->lines, row, cell, mover)) {
+        batch->over[board] = 1;
+        return 1;
+    }
+    if (batch->ply[board] == cells) {
+        batch->over[board] = 1;
+        return 2;
+    }
+    return 0;
+}
+
+/* Empty cells where mark completes an open line (own k-1, rival 0), as 0/1. */
+static void completing(const Batch *batch, const int8_t *row, int8_t mark, uint8_t *out) {
+    const Lines *lines = &batch->lines;
+    int k = lines->k;
+    memset(out, 0, (size_t)lines->cells);
+    for (int line = 0; line < lines->nlines; line++) {
+        const uint8_t *cell = lines->lines + line * k;
+        int own = 0, rival = 0;
+        for (int at = 0; at < k; at++) {
+            own += row[cell[at]] == mark;
+            rival += row[cell[at]] == -mark;
+        }
+        if (own == k - 1 && rival == 0) {
+            for (int at = 0; at < k; at++) {
+                if (row[cell[at]] == 0) out[cell[at]] = 1;
+            }
+        }
+    }
+}
+
+/* The opponent's cell on board (its game goes on): the NumPy reference's priorities
+ * over the same noise, one double a cell from the generator, the first best cell. */
+static int opponent_cell(const Batch *batch, Py_ssize_t board, bitgen_t *rng) {
+    int cells = batch->lines.cells;
+    const int8_t *row = batch->board + board * cells;
+    double priority[STEP_MAX_CELLS];
+    for (int cell = 0; cell < cells; cell++) priority[cell] = rng->next_double(rng->state);
+    int8_t mover = to_move(batch, board);
+    if (batch->opponent == OPP_RULES) {
+        uint8_t blocks[STEP_MAX_CELLS], wins[STEP_MAX_CELLS];
+        completing(batch, row, (int8_t)-mover, blocks);
+        completing(batch, row, mover, wins);
+        for (int cell = 0; cell < cells; cell++)
+            priority[cell] = priority[cell] + 2.0 * blocks[cell] + 4.0 * wins[cell];
+    } else if (batch->opponent == OPP_EXACT) {
+        int scores[STEP_MAX_CELLS];
+        int best = NO_MOVE;
+        int64_t digit = mover == 1 ? 1 : 2;
+        for (int cell = 0; cell < cells; cell++) {
+            scores[cell] = NO_MOVE;
+            if (row[cell] != 0) continue;
+            int64_t child = batch->index[board] + digit * (int64_t)batch->powers[cell];
+            int after = child >= 0 && child < batch->table_size ? batch->table[child] : 0;
+            scores[cell] = (after > 0) - (after < 0) - after;
+            if (scores[cell] > best) best = scores[cell];
+        }
+        for (int cell = 0; cell < cells; cell++)
+            priority[cell] = priority[cell] + (scores[cell] == best ? 2.0 : 0.0);
+    }
+    int chosen = -1;
+    double top = 0.0;
+    for (int cell = 0; cell < cells; cell++) {
+        double value = row[cell] == 0 ? priority[cell] : -1.0;
+        if (chosen < 0 || value > top) {
+            chosen = cell;
+            top = value;
+        }
+    }
+    return chosen;
+}
+
+/* A new game on board; the opponent opens where the agent is O (its cell in moves). */
+static void start_board(Batch *batch, Py_ssize_t board, bitgen_t *rng, int64_t *moves,
+                        uint8_t *moved) {
+    int cells = batch->lines.cells;
+    memset(batch->board + board * cells, 0, (size_t)cells);
+    batch->ply[board] = 0;
+    batch->steps[board] = 0;
+    batch->index[board] = 0;
+    batch->over[board] = 0;
+    if (batch->side == SIDE_ALTERNATE)
+        batch->agent[board] = (batch->episodes[board] % 2 == 0) ? 1 : -1;
+    batch->episodes[board] += 1;
+    if (batch->opponent != OPP_NONE && batch->agent[board] == -1) {
+        int cell = opponent_cell(batch, board, rng);
+        moves[board] = cell;
+        moved[board] = 1;
+        play(batch, board, cell, to_move(batch, board));
+    }
+}
+
+/* Check that a buffer holds boards entries of itemsize bytes. */
+static int sized(const Py_buffer *view, Py_ssize_t boards, Py_ssize_t itemsize,
+                 const char *what) {
+    if (view->len != boards * itemsize) {
+        PyErr_Format(PyExc_ValueError, "%s: %zd entries of %zd bytes expected", what, boards,
+                     itemsize);
+        return -1;
+    }
+    return 0;
+}
+
+/* start(batch, rows, rng, moves, moved): new games on the boards rows marks (uint8);
+ * the opponents' openings into moves (int64) and moved (uint8), other entries kept. */
+static PyObject *step_start(PyObject *self, PyObject *args) {
+    (void)self;
+    PyObject *capsule, *generator;
+    Py_buffer rows, moves, moved;
+    if (!PyArg_ParseTuple(args, "Oy*Ow*w*", &capsule, &rows, &generator, &moves, &moved))
+        return NULL;
+    PyObject *answer = NULL;
+    Batch *batch = batch_of(capsule);
+    bitgen_t *rng = batch ? bitgen_of(generator) : NULL;
+    if (rng == NULL) goto done;
+    Py_ssize_t n = batch->boards;
+    if (sized(&rows, n, 1, "rows") < 0 || sized(&moves, n, 8, "moves") < 0 ||
+        sized(&moved, n, 1, "moved") < 0)
+        goto done;
+    const uint8_t *chosen = (const uint8_t *)rows.buf;
+    for (Py_ssize_t board = 0; board < n; board++) {
+        if (chosen[board])
+            start_board(batch, board, rng, (int64_t *)moves.buf, (uint8_t *)moved.buf);
+    }
+    answer = Py_NewRef(Py_None);
+done:
+    PyBuffer_Release(&rows);
+    PyBuffer_Release(&moves);
+    PyBuffer_Release(&moved);
+    return answer;
+}
+
+/* step(batch, actions, rng, next_step, reward, terminated, truncated, moves, moved,
+ *      illegal, illegal_at, result, resulted): one step of every board, as the NumPy
+ * reference's step: (next-step autoreset) new games on the finished boards, then on the
+ * others the mover's action and the opponent's answer. Every output is written. */
+static PyObject *step_step(PyObject *self, PyObject *args) {
+    (void)self;
+    PyObject *capsule, *generator;
+    int next_step;
+    Py_buffer actions, reward, terminated, truncated, moves, moved, illegal, illegal_at,
+        result, resulted;
+    if (!PyArg_ParseTuple(args, "Oy*Opw*w*w*w*w*w*w*w*w*", &capsule, &actions, &generator,
+                          &next_step, &reward, &terminated, &truncated, &moves, &moved,
+                          &illegal, &illegal_at, &result, &resulted))
+        return NULL;
+    PyObject *answer = NULL;
+    uint8_t *waiting = NULL;
+    Batch *batch = batch_of(capsule);
+    bitgen_t *rng = batch ? bitgen_of(generator) : NULL;
+    if (rng == NULL) goto done;
+    Py_ssize_t n = batch->boards;
+    if (sized(&actions, n, 8, "actions") < 0 || sized(&reward, n, 8, "reward") < 0 ||
+        sized(&terminated, n, 1, "terminated") < 0 || sized(&truncated, n, 1, "truncated") < 0 ||
+        sized(&moves, n, 8, "moves") < 0 || sized(&moved, n, 1, "moved") < 0 ||
+        sized(&illegal, n, 8, "illegal") < 0 || sized(&illegal_at, n, 1, "illegal_at") < 0 ||
+        sized(&result, n, 1, "result") < 0 || sized(&resulted, n, 1, "resulted") < 0)
+        goto done;
+    const int64_t *action = (const int64_t *)actions.buf;
+    double *rewards = (double *)reward.buf;
+    uint8_t *ended = (uint8_t *)terminated.buf, *cut = (uint8_t *)truncated.buf;
+    int64_t *move = (int64_t *)moves.buf, *bad = (int64_t *)illegal.buf;
+    uint8_t *has_move = (uint8_t *)moved.buf, *has_bad = (uint8_t *)illegal_at.buf;
+    int8_t *results = (int8_t *)result.buf;
+    uint8_t *has_result = (uint8_t *)resulted.buf;
+    for (Py_ssize_t board = 0; board < n; board++) {
+        rewards[board] = 0.0;
+        move[board] = bad[board] = -1;
+        results[board] = 0;
+    }
+    memset(ended, 0, (size_t)n);
+    memset(cut, 0, (size_t)n);
+    memset(has_move, 0, (size_t)n);
+    memset(has_bad, 0, (size_t)n);
+    memset(has_result, 0, (size_t)n);
+    waiting = (uint8_t *)malloc((size_t)n);
+    if (waiting == NULL) {
+        PyErr_NoMemory();
+        goto done;
+    }
+    memcpy(waiting, batch->over, (size_t)n);
+    if (next_step) {
+        for (Py_ssize_t board = 0; board < n; board++) {
+            if (waiting[board]) start_board(batch, board, rng, move, has_move);
+        }
+    }
+    int cells = batch->lines.cells;
+    int against = batch->opponent != OPP_NONE;
+    for (Py_ssize_t board = 0; board < n; board++) {
+        if (waiting[board]) continue;
+        int64_t cell = action[board];
+        if (cell < 0 || cell >= cells || batch->board[board * cells + cell] != 0) {
+            rewards[board] = batch->illegal_reward;
+            ended[board] = 1;
+            bad[board] = cell;
+            has_bad[board] = 1;
+        } else {
+            int8_t mover = to_move(batch, board);
+            int outcome = play(batch, board, (int)cell, mover);
+            if (outcome == 1) rewards[board] = batch->line_reward;
+            if (outcome != 0) {
+                ended[board] = 1;
+            } else if (against) {
+                int answer_cell = opponent_cell(batch, board, rng);
+                move[board] = answer_cell;
+                has_move[board] = 1;
+                int answered = play(batch, board, answer_cell, to_move(batch, board));
+                if (answered == 1) rewards[board] = -batch->line_reward;
+                if (answered != 0) ended[board] = 1;
+            }
+        }
+        if (ended[board]) {
+            batch->over[board] = 1;
+            if (against) {
+                double r = rewards[board];
+                results[board] = (int8_t)((r > 0) - (r < 0));
+                has_result[board] = 1;
+            }
+        }
+        batch->steps[board] += 1;
+        if (batch->max_steps > 0 && batch->steps[board] >= batch->max_steps) {
+            cut[board] = !ended[board];
+            batch->over[board] = 1;
+        }
+    }
+    answer = Py_NewRef(Py_None);
+done:
+    free(waiting);
+    PyBuffer_Release(&actions);
+    PyBuffer_Release(&reward);
+    PyBuffer_Release(&terminated);
+    PyBuffer_Release(&truncated);
+    PyBuffer_Release(&moves);
+    PyBuffer_Release(&moved);
+    PyBuffer_Release(&illegal);
+    PyBuffer_Release(&illegal_at);
+    PyBuffer_Release(&result);
+    PyBuffer_Release(&resulted);
+    return answer;
+}
+
+/* Is the observing side to act on board (self-play: always, while the game goes on)? */
+static inline int8_t viewer_of(const Batch *batch, Py_ssize_t board) {
+    return batch->opponent == OPP_NONE ? to_move(batch, board) : batch->agent[board];
+}
+
+static inline int acting(const Batch *batch, Py_ssize_t board) {
+    return !batch->over[board] &&
+           (batch->opponent == OPP_NONE || to_move(batch, board) == batch->agent[board]);
+}
+
+/* observe(batch, planes, mask): the observations into planes (int8, boards x cells x 2:
+ * own marks, the rival's) and mask (int8, boards x cells: the legal moves of the side
+ * observing, where it is to act). */
+static PyObject *step_observe(PyObject *self, PyObject *args) {
+    (void)self;
+    PyObject *capsule;
+    Py_buffer planes, mask;
+    if (!PyArg_ParseTuple(args, "Ow*w*", &capsule, &planes, &mask)) return NULL;
+    PyObject *answer = NULL;
+    Batch *batch = batch_of(capsule);
+    if (batch == NULL) goto done;
+    Py_ssize_t n = batch->boards;
+    int cells = batch->lines.cells;
+    if (sized(&planes, n, 2 * cells, "planes") < 0 || sized(&mask, n, cells, "mask") < 0)
+        goto done;
+    int8_t *plane = (int8_t *)planes.buf, *legal = (int8_t *)mask.buf;
+    for (Py_ssize_t board = 0; board < n; board++) {
+        const int8_t *row = batch->board + board * cells;
+        int8_t viewer = viewer_of(batch, board);
+        int8_t moving = (int8_t)acting(batch, board);
+        int8_t *out = plane + board * cells * 2, *allowed = legal + board * cells;
+        for (int cell = 0; cell < cells; cell++) {
+            int8_t mark = row[cell];
+            out[2 * cell] = mark == viewer;
+            out[2 * cell + 1] = mark == -viewer;
+            allowed[cell] = (int8_t)(moving & (mark == 0));
+        }
+    }
+    answer = Py_NewRef(Py_None);
+done:
+    PyBuffer_Release(&planes);
+    PyBuffer_Release(&mask);
+    return answer;
+}
+
+/* random_actions(batch, rng, out): a uniformly random legal cell a board (int64), one
+ * double a board: the floor(u * legal)-th legal cell; 0 where the side observing has no
+ * move. */
+static PyObject *step_random_actions(PyObject *self, PyObject *args) {
+    (void)self;
+    PyObject *capsule, *generator;
+    Py_buffer out;
+    if (!PyArg_ParseTuple(args, "OOw*", &capsule, &generator, &out)) return NULL;
+    PyObject *answer = NULL;
+    Batch *batch = batch_of(capsule);
+    bitgen_t *rng = batch ? bitgen_of(generator) : NULL;
+    if (rng == NULL) goto done;
+    Py_ssize_t n = batch->boards;
+    int cells = batch->lines.cells;
+    if (sized(&out, n, 8, "actions") < 0) goto done;
+    int64_t *actions = (int64_t *)out.buf;
+    for (Py_ssize_t board = 0; board < n; board++) {
+        const int8_t *row = batch->board + board * cells;
+        int moving = acting(batch, board);
+        int legal = 0;
+        if (moving) {
+            for (int cell = 0; cell < cells; cell++) legal += row[cell] == 0;
+        }
+        double u = rng->next_double(rng->state);
+        int64_t pick = (int64_t)(u * (double)legal), chosen = 0;
+        if (legal) {
+            for (int cell = 0; cell < cells; cell++) {
+                if (row[cell] == 0 && pick-- == 0) {
+                    chosen = cell;
+                    break;
+                }
+            }
+        }
+        actions[board] = chosen;
+    }
+    answer = Py_NewRef(Py_None);
+done:
+    PyBuffer_Release(&out);
+    return answer;
+}
+
+static PyMethodDef step_methods[] = {
+    {"batch", step_batch, METH_VARARGS,
+     "batch(board, ply, steps, agent, index, over, episodes, lines, k, opponent, side, "
+     "max_steps, illegal_reward, line_reward, table) -> the batch's state, held"},
+    {"start", step_start, METH_VARARGS,
+     "start(batch, rows, rng, moves, moved): new games on the boards of rows"},
+    {"step", step_step, METH_VARARGS,
+     "step(batch, actions, rng, next_step, reward, terminated, truncated, moves, moved, "
+     "illegal, illegal_at, result, resulted): one step of every board"},
+    {"observe", step_observe, METH_VARARGS,
+     "observe(batch, planes, mask): every board's observation"},
+    {"random_actions", step_random_actions, METH_VARARGS,
+     "random_actions(batch, rng, out): a uniformly random legal cell a board"},
+    {"build_table", table_build, METH_VARARGS,
+     "build_table(values, cells, k, lines, misere) -> reachable positions"},
+    {NULL, NULL, 0, NULL},
+};
+
+static PyModuleDef step_module = {
+    PyModuleDef_HEAD_INIT,
+    "noughts.rl._step",
+    "The batched environment's step in C: buffers in, buffers out (see noughts.rl.native).",
+    -1,
+    step_methods,
+    NULL, NULL, NULL, NULL,
+};
+
+PyMODINIT_FUNC PyInit__step(void) {
+    PyObject *module = PyModule_Create(&step_module);
+    if (module == NULL) return NULL;
+    if (PyModule_AddIntConstant(module, "MAX_CELLS", STEP_MAX_CELLS) < 0 ||
+        PyModule_AddIntConstant(module, "TABLE_MAX_CELLS", TABLE_MAX_CELLS) < 0) {
+        Py_DECREF(module);
+        return NULL;
+    }
+    return module;
+}

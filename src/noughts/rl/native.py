@@ -1,0 +1,150 @@
+"""The batched environment's step in C (``noughts.rl._step``), where it is built.
+
+The compiled module is optional, as the search core is: an install without a C
+compiler runs the NumPy reference (:class:`~noughts.rl.NoughtsVectorEnv` with
+``native=False``). The C step works on the environment's own state arrays (held through
+the buffer protocol) and draws from the environment's own NumPy generator, one number
+where the reference draws one, so both play the same games for the same seed and
+actions (``tests/test_rl_native.py``). It serves every board of up to 64 cells and every
+batched opponent but Qubic's exact X (the shipped strategy, board by board in Python);
+:func:`build_table` builds an exact table in C.
+
+>>> available()
+True
+>>> import numpy as np
+>>> from noughts.rl import NoughtsVectorEnv
+>>> envs = NoughtsVectorEnv(2, "3x3", opponent=None)
+>>> envs.native is not None
+True
+>>> _ = envs.reset(seed=0)
+>>> envs.random_actions().tolist()  # from the batch's generator: a legal cell a board
+[5, 2]
+"""
+
+from __future__ import annotations
+
+from types import ModuleType
+from typing import TYPE_CHECKING, Any
+
+import numpy as np
+
+from noughts.rl.tables import line_cells
+
+if TYPE_CHECKING:
+    from noughts.rl.vector_env import NoughtsVectorEnv
+
+__all__ = ["NativeStep", "available", "build_table", "MAX_CELLS"]
+
+MAX_CELLS = 64
+"""The largest board the compiled step serves."""
+
+OPPONENT_CODES = {None: 0, "random": 1, "rules": 2, "exact": 3}
+SIDE_CODES = {"X": 0, "O": 1, "alternate": 2}
+
+
+def _module() -> ModuleType | None:
+    try:
+        from noughts.rl import _step  # type: ignore[attr-defined, unused-ignore]
+    except ImportError:
+        return None
+    return _step  # type: ignore[no-any-return, unused-ignore]
+
+
+_STEP = _module()
+
+
+def available() -> bool:
+    """True if the compiled step is built (``sh build`` or a wheel)."""
+    return _STEP is not None
+
+
+def _lines(geometry: Any) -> bytes:
+    return line_cells(geometry).astype(np.uint8).tobytes()
+
+
+def build_table(cells: int, k: int, geometry: Any, misere: bool) -> tuple[np.ndarray, int] | None:
+    """Every reachable position's score in C (the layout of
+    :mod:`noughts.rl.tables`) and the reachable count, or ``None`` without the module."""
+    if _STEP is None:
+        return None
+    values = np.zeros(3**cells, dtype=np.int8)
+    positions = _STEP.build_table(values, cells, k, _lines(geometry), misere)
+    return values, int(positions)
+
+
+class NativeStep:
+    """The compiled step of one batched environment, holding its state arrays."""
+
+    def __init__(self, envs: NoughtsVectorEnv) -> None:
+        assert _STEP is not None
+        self.envs = envs
+        table = envs.table.values if envs.opponent == "exact" and envs.table else None
+        self.batch = _STEP.batch(
+            envs.board, envs.ply, envs.steps, envs.agent, envs.index, envs.over,
+            envs._episodes, _lines(envs.geometry), envs.geometry.k,
+            OPPONENT_CODES[envs.opponent], SIDE_CODES[envs.agent_side],
+            envs.max_episode_steps or 0, float(envs.illegal_reward), envs._line_reward, table,
+        )  # fmt: skip
+
+    @staticmethod
+    def serves(envs: NoughtsVectorEnv) -> bool:
+        """True if the compiled step can play this environment."""
+        return _STEP is not None and envs.cells <= MAX_CELLS and not envs.strategy_x
+
+    def _rng(self) -> Any:
+        return self.envs.np_random.bit_generator.capsule
+
+    def start(self, rows: np.ndarray, info: dict[str, Any]) -> None:
+        """New games on ``rows`` (the opponents' openings into ``info``)."""
+        n = self.envs.num_envs
+        chosen = np.zeros(n, dtype=bool)
+        chosen[rows] = True
+        moves, moved = np.full(n, -1, dtype=np.intp), np.zeros(n, dtype=bool)
+        _STEP.start(self.batch, chosen, self._rng(), moves, moved)  # type: ignore[union-attr]
+        if moved.any():
+            merge(info, "opponent_move", moves, moved)
+
+    def step(self, actions: np.ndarray, next_step: bool) -> tuple[Any, ...]:
+        """One step of every board: (reward, terminated, truncated, info)."""
+        n = self.envs.num_envs
+        reward = np.empty(n, dtype=np.float64)
+        terminated, truncated = np.empty(n, dtype=bool), np.empty(n, dtype=bool)
+        moves, moved = np.empty(n, dtype=np.intp), np.empty(n, dtype=bool)
+        illegal, illegal_at = np.empty(n, dtype=np.int64), np.empty(n, dtype=bool)
+        result, resulted = np.empty(n, dtype=np.int8), np.empty(n, dtype=bool)
+        _STEP.step(  # type: ignore[union-attr]
+            self.batch, np.ascontiguousarray(actions, dtype=np.int64), self._rng(), next_step,
+            reward, terminated, truncated, moves, moved, illegal, illegal_at, result, resulted,
+        )  # fmt: skip
+        info: dict[str, Any] = {}
+        if moved.any():
+            info["opponent_move"], info["_opponent_move"] = moves, moved
+        if illegal_at.any():
+            info["illegal_move"] = illegal.astype(actions.dtype)
+            info["_illegal_move"] = illegal_at
+        if resulted.any():
+            info["result"], info["_result"] = result, resulted
+        return reward, terminated, truncated, info
+
+    def observe(self) -> dict[str, np.ndarray]:
+        """Every board's observation, in fresh arrays."""
+        envs = self.envs
+        planes = np.empty((envs.num_envs, *envs.geometry.shape, 2), dtype=np.int8)
+        mask = np.empty((envs.num_envs, envs.cells), dtype=np.int8)
+        _STEP.observe(self.batch, planes, mask)  # type: ignore[union-attr]
+        return {"observation": planes, "action_mask": mask}
+
+    def random_actions(self) -> np.ndarray:
+        """A uniformly random legal cell a board, from the batch's generator."""
+        actions = np.empty(self.envs.num_envs, dtype=np.int64)
+        _STEP.random_actions(self.batch, self._rng(), actions)  # type: ignore[union-attr]
+        return actions
+
+
+def merge(info: dict[str, Any], key: str, values: np.ndarray, has: np.ndarray) -> None:
+    """``info[key]`` where ``has``, Gymnasium's ``info["_key"]`` mask beside it."""
+    if key not in info:
+        info[key], info["_" + key] = values, has
+    else:
+        info[key][has] = values[has]
+        info["_" + key] |= has
