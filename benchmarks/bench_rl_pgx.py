@@ -16,24 +16,24 @@ noughts' next-step autoreset spends a step on a finished board without a move, a
 step is not counted. Each round times every size and both engines, one after the other;
 the table is the median over rounds. The last rows time creating a 4x4k3 and a 4x4
 environment with its exact table (``exact_info=True``), each in a fresh process.
+Results: ``rl_pgx.json`` in ``--out-dir`` (``benchmarks/out/``).
 """
 
 from __future__ import annotations
 
 import argparse
-import json
 import statistics
 import subprocess
 import sys
 import time
 from collections.abc import Callable
-from pathlib import Path
 from typing import Any
 
 import numpy as np
 
+from outputs import add_out_dir, write_json
+
 PAIRS = (("3x3", "tic_tac_toe"), ("qubic", "connect_four"))
-RESULTS = Path(__file__).resolve().parent / "results" / "rl_pgx.json"
 
 
 def _pgx() -> Any:
@@ -120,6 +120,7 @@ def main(argv: list[str] | None = None) -> None:
     parser.add_argument("--sizes", type=int, nargs="+", default=[64, 1024, 4096])
     parser.add_argument("--rounds", type=int, default=5)
     parser.add_argument("--seconds", type=float, default=1.0, help="each timing's length")
+    add_out_dir(parser)
     args = parser.parse_args(argv)
     from noughts.rl.native import available
 
@@ -151,9 +152,8 @@ def main(argv: list[str] | None = None) -> None:
     ready = {name: ready_seconds(name) for name in ("4x4k3", "4x4")}
     for name, (wall, cpu) in ready.items():
         print(f"a {name} env with its exact table ready in {wall:.2f} s wall, {cpu:.2f} s CPU")
-    RESULTS.parent.mkdir(parents=True, exist_ok=True)
-    RESULTS.write_text(json.dumps({"rows": rows, "ready": ready, "rounds": args.rounds,
-                                   "seconds": args.seconds}, indent=1))  # fmt: skip
+    write_json(args.out_dir / "rl_pgx.json", {"rows": rows, "ready": ready,
+                                              "rounds": args.rounds, "seconds": args.seconds})
 
 
 if __name__ == "__main__":

@@ -116,3 +116,9 @@ def test_the_compiled_table_equals_the_numpy_one(variant_name: str) -> None:
     assert positions == expected.positions
     assert np.array_equal(values, expected.values)
     assert exact_table(game).positions == positions
+
+
+def test_the_16_cell_tables_reach_every_position() -> None:
+    # the NumPy walk's counts (ply by ply, every position); the values: tests/test_rl_vector.py
+    assert exact_table("4x4k3").positions == 6_036_001
+    assert exact_table("4x4").positions == 9_722_011

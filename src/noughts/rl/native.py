@@ -67,8 +67,10 @@ def build_table(cells: int, k: int, geometry: Any, misere: bool) -> tuple[np.nda
     :mod:`noughts.rl.tables`) and the reachable count, or ``None`` without the module."""
     if _STEP is None:
         return None
-    values = np.zeros(3**cells, dtype=np.int8)
-    positions = _STEP.build_table(values, cells, k, _lines(geometry), misere)
+    values = np.empty(3**cells, dtype=np.int8)
+    # any of the board's symmetries serve (each keeps every value): at most 64 of them
+    perms = np.array(geometry.symmetry_group.perms[:64], dtype=np.uint8).tobytes()
+    positions = _STEP.build_table(values, cells, k, _lines(geometry), misere, perms)
     return values, int(positions)
 
 

@@ -529,22 +529,16 @@ static PyObject *step_random_actions(PyObject *self, PyObject *args) {
     int64_t *actions = (int64_t *)out.buf;
     for (Py_ssize_t board = 0; board < n; board++) {
         const int8_t *row = batch->board + board * cells;
-        int moving = acting(batch, board);
+        uint8_t empty[STEP_MAX_CELLS + 1];
         int legal = 0;
-        if (moving) {
-            for (int cell = 0; cell < cells; cell++) legal += row[cell] == 0;
-        }
-        double u = rng->next_double(rng->state);
-        int64_t pick = (int64_t)(u * (double)legal), chosen = 0;
-        if (legal) {
-            for (int cell = 0; cell < cells; cell++) {
-                if (row[cell] == 0 && pick-- == 0) {
-                    chosen = cell;
-                    break;
-                }
+        if (acting(batch, board)) {
+            for (int cell = 0; cell < cells; cell++) {  /* the empty cells, in order */
+                empty[legal] = (uint8_t)cell;
+                legal += row[cell] == 0;
             }
         }
-        actions[board] = chosen;
+        double u = rng->next_double(rng->state);
+        actions[board] = legal ? empty[(int)(u * (double)legal)] : 0;
     }
     answer = Py_NewRef(Py_None);
 done:
@@ -566,7 +560,7 @@ static PyMethodDef step_methods[] = {
     {"random_actions", step_random_actions, METH_VARARGS,
      "random_actions(batch, rng, out): a uniformly random legal cell a board"},
     {"build_table", table_build, METH_VARARGS,
-     "build_table(values, cells, k, lines, misere) -> reachable positions"},
+     "build_table(values, cells, k, lines, misere, symmetries) -> reachable positions"},
     {NULL, NULL, 0, NULL},
 };
 
