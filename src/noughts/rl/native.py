@@ -107,26 +107,33 @@ class NativeStep:
             merge(info, "opponent_move", moves, moved)
 
     def step(self, actions: np.ndarray, next_step: bool) -> tuple[Any, ...]:
-        """One step of every board: (reward, terminated, truncated, info)."""
-        n = self.envs.num_envs
+        """One step of every board: (observation, reward, terminated, truncated, final,
+        info), ``final`` ``None`` where no game ended."""
+        envs = self.envs
+        n = envs.num_envs
         reward = np.empty(n, dtype=np.float64)
         terminated, truncated = np.empty(n, dtype=bool), np.empty(n, dtype=bool)
         moves, moved = np.empty(n, dtype=np.intp), np.empty(n, dtype=bool)
         illegal, illegal_at = np.empty(n, dtype=np.int64), np.empty(n, dtype=bool)
         result, resulted = np.empty(n, dtype=np.int8), np.empty(n, dtype=bool)
-        _STEP.step(  # type: ignore[union-attr]
+        planes = np.empty((n, *envs.geometry.shape, 2), dtype=np.int8)
+        mask = np.empty((n, envs.cells), dtype=np.int8)
+        flags = _STEP.step(  # type: ignore[union-attr]
             self.batch, np.ascontiguousarray(actions, dtype=np.int64), self._rng(), next_step,
             reward, terminated, truncated, moves, moved, illegal, illegal_at, result, resulted,
+            planes, mask,
         )  # fmt: skip
         info: dict[str, Any] = {}
-        if moved.any():
+        if flags & 1:
             info["opponent_move"], info["_opponent_move"] = moves, moved
-        if illegal_at.any():
+        if flags & 2:
             info["illegal_move"] = illegal.astype(actions.dtype)
             info["_illegal_move"] = illegal_at
-        if resulted.any():
+        if flags & 4:
             info["result"], info["_result"] = result, resulted
-        return reward, terminated, truncated, info
+        final = terminated | truncated if flags & 8 else None
+        observation = {"observation": planes, "action_mask": mask}
+        return observation, reward, terminated, truncated, final, info
 
     def observe(self) -> dict[str, np.ndarray]:
         """Every board's observation, in fresh arrays."""

@@ -244,13 +244,15 @@ class NoughtsVectorEnv(VectorEnv[dict[str, np.ndarray], np.ndarray, np.ndarray])
             )
         if self.native is not None:
             next_step = self.autoreset_mode is AutoresetMode.NEXT_STEP
-            reward, terminated, truncated, info = self.native.step(actions, next_step)
+            observation, reward, terminated, truncated, final, info = self.native.step(
+                actions, next_step
+            )
         else:
             reward, terminated, truncated, info = self._step_reference(actions)
-        final = terminated | truncated
-        observation = self._observe()
+            final = terminated | truncated
+            observation = self._observe()
         info = self._finish_info(info)
-        if self.autoreset_mode is AutoresetMode.SAME_STEP and final.any():
+        if self.autoreset_mode is AutoresetMode.SAME_STEP and final is not None and final.any():
             info = self._same_step_reset(final, observation, info)
             observation = self._observe()
         return observation, reward, terminated, truncated, info

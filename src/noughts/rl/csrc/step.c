@@ -357,19 +357,50 @@ done:
     return answer;
 }
 
+/* Is the observing side to act on board (self-play: always, while the game goes on)? */
+static inline int8_t viewer_of(const Batch *batch, Py_ssize_t board) {
+    return batch->opponent == OPP_NONE ? to_move(batch, board) : batch->agent[board];
+}
+
+static inline int acting(const Batch *batch, Py_ssize_t board) {
+    return !batch->over[board] &&
+           (batch->opponent == OPP_NONE || to_move(batch, board) == batch->agent[board]);
+}
+
+/* Every board's observation into planes (boards x cells x 2: own marks, the rival's)
+ * and mask (boards x cells: the legal moves of the side observing, where it is to act). */
+static void observe_into(const Batch *batch, int8_t *plane, int8_t *legal) {
+    Py_ssize_t n = batch->boards;
+    int cells = batch->lines.cells;
+    for (Py_ssize_t board = 0; board < n; board++) {
+        const int8_t *row = batch->board + board * cells;
+        int8_t viewer = viewer_of(batch, board);
+        int8_t moving = (int8_t)acting(batch, board);
+        int8_t *out = plane + board * cells * 2, *allowed = legal + board * cells;
+        for (int cell = 0; cell < cells; cell++) {
+            int8_t mark = row[cell];
+            out[2 * cell] = mark == viewer;
+            out[2 * cell + 1] = mark == -viewer;
+            allowed[cell] = (int8_t)(moving & (mark == 0));
+        }
+    }
+}
+
 /* step(batch, actions, rng, next_step, reward, terminated, truncated, moves, moved,
- *      illegal, illegal_at, result, resulted): one step of every board, as the NumPy
- * reference's step: (next-step autoreset) new games on the finished boards, then on the
- * others the mover's action and the opponent's answer. Every output is written. */
+ *      illegal, illegal_at, result, resulted, planes, mask) -> flags: one step of every
+ * board, as the NumPy reference's step: (next-step autoreset) new games on the finished
+ * boards, then on the others the mover's action and the opponent's answer; then every
+ * board's observation. Every output is written. The flags say which info arrays have
+ * an entry (1 moves, 2 illegal, 4 result) and 8 that a game ended (or was cut). */
 static PyObject *step_step(PyObject *self, PyObject *args) {
     (void)self;
     PyObject *capsule, *generator;
     int next_step;
     Py_buffer actions, reward, terminated, truncated, moves, moved, illegal, illegal_at,
-        result, resulted;
-    if (!PyArg_ParseTuple(args, "Oy*Opw*w*w*w*w*w*w*w*w*", &capsule, &actions, &generator,
+        result, resulted, planes, mask;
+    if (!PyArg_ParseTuple(args, "Oy*Opw*w*w*w*w*w*w*w*w*w*w*", &capsule, &actions, &generator,
                           &next_step, &reward, &terminated, &truncated, &moves, &moved,
-                          &illegal, &illegal_at, &result, &resulted))
+                          &illegal, &illegal_at, &result, &resulted, &planes, &mask))
         return NULL;
     PyObject *answer = NULL;
     uint8_t *waiting = NULL;
@@ -381,7 +412,9 @@ static PyObject *step_step(PyObject *self, PyObject *args) {
         sized(&terminated, n, 1, "terminated") < 0 || sized(&truncated, n, 1, "truncated") < 0 ||
         sized(&moves, n, 8, "moves") < 0 || sized(&moved, n, 1, "moved") < 0 ||
         sized(&illegal, n, 8, "illegal") < 0 || sized(&illegal_at, n, 1, "illegal_at") < 0 ||
-        sized(&result, n, 1, "result") < 0 || sized(&resulted, n, 1, "resulted") < 0)
+        sized(&result, n, 1, "result") < 0 || sized(&resulted, n, 1, "resulted") < 0 ||
+        sized(&planes, n, 2 * batch->lines.cells, "planes") < 0 ||
+        sized(&mask, n, batch->lines.cells, "mask") < 0)
         goto done;
     const int64_t *action = (const int64_t *)actions.buf;
     double *rewards = (double *)reward.buf;
@@ -413,6 +446,7 @@ static PyObject *step_step(PyObject *self, PyObject *args) {
     }
     int cells = batch->lines.cells;
     int against = batch->opponent != OPP_NONE;
+    long flags = 0;
     for (Py_ssize_t board = 0; board < n; board++) {
         if (waiting[board]) continue;
         int64_t cell = action[board];
@@ -449,8 +483,13 @@ static PyObject *step_step(PyObject *self, PyObject *args) {
             cut[board] = !ended[board];
             batch->over[board] = 1;
         }
+        flags |= (has_move[board] ? 1 : 0) | (has_bad[board] ? 2 : 0) |
+                 (has_result[board] ? 4 : 0) | (ended[board] | cut[board] ? 8 : 0);
     }
-    answer = Py_NewRef(Py_None);
+    for (Py_ssize_t board = 0; board < n && !(flags & 1); board++)
+        flags |= has_move[board] ? 1 : 0;  /* the openings of the boards started above */
+    observe_into(batch, (int8_t *)planes.buf, (int8_t *)mask.buf);
+    answer = PyLong_FromLong(flags);
 done:
     free(waiting);
     PyBuffer_Release(&actions);
@@ -463,17 +502,9 @@ done:
     PyBuffer_Release(&illegal_at);
     PyBuffer_Release(&result);
     PyBuffer_Release(&resulted);
+    PyBuffer_Release(&planes);
+    PyBuffer_Release(&mask);
     return answer;
-}
-
-/* Is the observing side to act on board (self-play: always, while the game goes on)? */
-static inline int8_t viewer_of(const Batch *batch, Py_ssize_t board) {
-    return batch->opponent == OPP_NONE ? to_move(batch, board) : batch->agent[board];
-}
-
-static inline int acting(const Batch *batch, Py_ssize_t board) {
-    return !batch->over[board] &&
-           (batch->opponent == OPP_NONE || to_move(batch, board) == batch->agent[board]);
 }
 
 /* observe(batch, planes, mask): the observations into planes (int8, boards x cells x 2:
@@ -491,19 +522,7 @@ static PyObject *step_observe(PyObject *self, PyObject *args) {
     int cells = batch->lines.cells;
     if (sized(&planes, n, 2 * cells, "planes") < 0 || sized(&mask, n, cells, "mask") < 0)
         goto done;
-    int8_t *plane = (int8_t *)planes.buf, *legal = (int8_t *)mask.buf;
-    for (Py_ssize_t board = 0; board < n; board++) {
-        const int8_t *row = batch->board + board * cells;
-        int8_t viewer = viewer_of(batch, board);
-        int8_t moving = (int8_t)acting(batch, board);
-        int8_t *out = plane + board * cells * 2, *allowed = legal + board * cells;
-        for (int cell = 0; cell < cells; cell++) {
-            int8_t mark = row[cell];
-            out[2 * cell] = mark == viewer;
-            out[2 * cell + 1] = mark == -viewer;
-            allowed[cell] = (int8_t)(moving & (mark == 0));
-        }
-    }
+    observe_into(batch, (int8_t *)planes.buf, (int8_t *)mask.buf);
     answer = Py_NewRef(Py_None);
 done:
     PyBuffer_Release(&planes);
@@ -554,7 +573,8 @@ static PyMethodDef step_methods[] = {
      "start(batch, rows, rng, moves, moved): new games on the boards of rows"},
     {"step", step_step, METH_VARARGS,
      "step(batch, actions, rng, next_step, reward, terminated, truncated, moves, moved, "
-     "illegal, illegal_at, result, resulted): one step of every board"},
+     "illegal, illegal_at, result, resulted, planes, mask) -> flags: one step of every "
+     "board and its observation"},
     {"observe", step_observe, METH_VARARGS,
      "observe(batch, planes, mask): every board's observation"},
     {"random_actions", step_random_actions, METH_VARARGS,
