@@ -160,6 +160,7 @@ def _same_exact_info(
     assert info["plies"][board] == single["plies"]
     assert tuple(np.flatnonzero(info["optimal_moves"][board])) == single["optimal_moves"]
     assert tuple(np.flatnonzero(info["keeping_moves"][board])) == single["keeping_moves"]
+    assert tuple(info["move_values"][board].tolist()) == single["move_values"]
 
 
 @pytest.mark.parametrize(

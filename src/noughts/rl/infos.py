@@ -20,6 +20,7 @@ key                single env (sync, async)   batched (and :func:`as_batched_inf
 ``plies``          plies to the end           the same (``int16``)
 ``optimal_moves``  a tuple of cells           a ``(N, cells)`` boolean mask
 ``keeping_moves``  a tuple of cells           a ``(N, cells)`` boolean mask
+``move_values``    a tuple, one a cell        ``(N, cells)`` ``int16``, ``NO_MOVE`` blank
 ``value``          ``"win in 3"``             left out: ``outcome`` and ``plies`` say it
 =================  =========================  ==========================================
 
@@ -45,6 +46,8 @@ from __future__ import annotations
 from typing import Any
 
 import numpy as np
+
+from noughts.rl.tables import NO_MOVE
 
 __all__ = ["OUTCOME_CODES", "as_batched_info"]
 
@@ -79,6 +82,10 @@ def as_batched_info(info: dict[str, Any], cells: int) -> dict[str, Any]:
             out[key][rows] = [OUTCOME_CODES[value[row]] for row in rows]
         elif key == "plies":
             out[key] = np.where(has, value, 0).astype(np.int16)
+        elif key == "move_values":
+            out[key] = np.full((boards, cells), NO_MOVE, dtype=np.int16)
+            for row in rows:
+                out[key][row] = value[row]
         elif key in _MASKS:
             out[key] = np.zeros((boards, cells), dtype=bool)
             for row in rows:

@@ -67,6 +67,7 @@ from noughts.rl.opponents import (
 from noughts.rl.render import board_image
 from noughts.rl.tables import (
     MAX_TABLE_CELLS,
+    NO_MOVE,
     WIN,
     ExactTable,
     exact_table,
@@ -89,8 +90,10 @@ class NoughtsVectorEnv(VectorEnv[dict[str, np.ndarray], np.ndarray, np.ndarray])
     """``num_envs`` boards of ``variant_name`` stepped together: see the module docstring.
 
     ``exact_info=True`` (where a table serves) puts, for the agent to move, its exact
-    ``outcome`` (+1 win, 0 draw, -1 loss), ``plies``, and the ``optimal_moves`` and
-    ``keeping_moves`` as ``(N, cells)`` masks in ``info`` (``info["exact"]`` says where).
+    ``outcome`` (+1 win, 0 draw, -1 loss), ``plies``, the ``optimal_moves`` and
+    ``keeping_moves`` as ``(N, cells)`` masks and every cell's exact ``move_values``
+    (``(N, cells)`` ``int16``, as :class:`~noughts.rl.exact.ExactView` has them) in
+    ``info`` (``info["exact"]`` says where).
     A misere variant (``"3x3-misere"``) plays the game where completing a line loses.
     """
 
@@ -508,6 +511,7 @@ class NoughtsVectorEnv(VectorEnv[dict[str, np.ndarray], np.ndarray, np.ndarray])
         _put(info, "plies", rows, plies.astype(np.int16), n, 0)
         _put(info, "optimal_moves", rows, scores == best[:, None], n, False, cells)
         _put(info, "keeping_moves", rows, keeping, n, False, cells)
+        _put(info, "move_values", rows, scores, n, NO_MOVE, cells)
         return info
 
     # -- for people and tests -------------------------------------------------------------
