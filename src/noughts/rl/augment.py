@@ -2,7 +2,7 @@
 through a board's symmetries.
 
 A board's symmetries (its ``symmetry_group``: the cell permutations that map lines onto
-lines, 8 on 3x3, 32 on 4x4, 48 on Qubic...) keep every game value, so a training sample
+lines, 8 on 3x3, 32 on 4x4, 192 on Qubic...) keep every game value, so a training sample
 stands for all its images. :func:`augment` maps a batch of samples through every one of
 them at once: the observation planes and any per-cell array (the action mask,
 ``info["move_values"]``, a policy target) are permuted cell by cell, an action is
