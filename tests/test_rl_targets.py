@@ -94,3 +94,46 @@ def test_augment_names_bad_shapes() -> None:
         augment("3x3", action_mask=np.zeros((2, 8)))
     with pytest.raises(NoughtsError, match="actions"):
         augment("3x3", action=np.array([9]))
+
+
+def _highest_legal(seen: dict[str, np.ndarray]) -> np.ndarray:
+    """A frozen 'policy' on batched observations: the highest legal cell."""
+    mask = seen["action_mask"].astype(bool)
+    return mask.shape[1] - 1 - mask[:, ::-1].argmax(axis=1)
+
+
+@pytest.mark.parametrize(("name", "agent"), [("3x3", "alternate"), ("4x4k3", "O"), ("qubic", "X")])
+def test_a_frozen_policy_opponent_in_the_batch(name: str, agent: str) -> None:
+    envs = NoughtsVectorEnv(5, name, _highest_legal, agent, exact_info=False)  # type: ignore[arg-type]
+    assert envs.opponent == "policy" and envs.native is None  # a Python function: NumPy
+    singles = [NoughtsEnv(name, lambda p: max(p.legal_moves), agent, exact_info=False)  # type: ignore[arg-type]
+               for _ in range(5)]  # fmt: skip
+    observation, _ = envs.reset(seed=4)
+    seen = [single.reset(seed=4)[0] for single in singles]
+    rng = np.random.default_rng(4)
+    ends = 0
+    over = np.zeros(5, dtype=bool)
+    for _ in range(30):
+        for board, single_seen in enumerate(seen):
+            assert np.array_equal(observation["observation"][board], single_seen["observation"])
+        mask = observation["action_mask"].astype(bool)
+        actions = np.where(mask, rng.random(mask.shape), -1).argmax(axis=1)
+        observation, reward, terminated, _, _ = envs.step(actions)
+        for board, single in enumerate(singles):
+            if over[board]:
+                seen[board] = single.reset()[0]
+                continue
+            seen[board], single_reward, single_end, _, _ = single.step(int(actions[board]))
+            assert (reward[board], terminated[board]) == (single_reward, single_end)
+        over = terminated
+        ends += int(terminated.sum())
+    assert ends >= 5
+
+
+def test_a_policy_that_plays_illegally_is_named() -> None:
+    envs = NoughtsVectorEnv(2, "3x3", lambda seen: np.zeros(2, dtype=int), "O")
+    envs.reset(seed=0)  # the policy opens on cell 0
+    with pytest.raises(NoughtsError, match="illegal cell: 0"):
+        envs.step(np.array([4, 4]))
+    with pytest.raises(NoughtsError, match="integer array of 2 cells"):
+        NoughtsVectorEnv(2, "3x3", lambda seen: [0.5, 1.5], "O").reset(seed=0)

@@ -91,7 +91,12 @@ class NativeStep:
     @staticmethod
     def serves(envs: NoughtsVectorEnv) -> bool:
         """True if the compiled step can play this environment."""
-        return _STEP is not None and envs.cells <= MAX_CELLS and not envs.strategy_x
+        return (
+            _STEP is not None
+            and envs.cells <= MAX_CELLS
+            and not envs.strategy_x
+            and envs.opponent != "policy"  # a Python function: the NumPy path calls it
+        )
 
     def _rng(self) -> Any:
         return self.envs.np_random.bit_generator.capsule

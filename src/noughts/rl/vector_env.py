@@ -1,4 +1,5 @@
-"""A batched Gymnasium environment: ``num_envs`` boards stepped at once in NumPy.
+"""A batched Gymnasium environment: ``num_envs`` boards stepped at once, in C
+(:mod:`noughts.rl.native`) or in NumPy, its reference.
 
 ``gymnasium.make_vec("noughts/Noughts-v0", num_envs=N,
 vectorization_mode="vector_entry_point", variant_name=...)`` returns it. Every board of
@@ -10,8 +11,10 @@ the family, the same observations as :class:`~noughts.rl.NoughtsEnv` batched
   legal moves; level 0), ``"rules"`` (win if it can, else block the agent's win, else
   random) or ``"exact"`` (level 10: a move of best exact value, ties at random, from
   :func:`~noughts.rl.tables.exact_table` on boards of at most 16 cells; on Qubic, as X,
-  the shipped strategy's winning moves). The agent plays ``agent="X"``, ``"O"`` or
-  ``"alternate"``; a step is its move and the opponent's answer; rewards are the agent's.
+  the shipped strategy's winning moves), or a function on the batched observation (a
+  frozen policy: :func:`~noughts.rl.opponents.policy_moves`). The agent plays
+  ``agent="X"``, ``"O"`` or ``"alternate"``; a step is its move and the opponent's
+  answer; rewards are the agent's.
 - self-play (``opponent=None``): the action is for the side to move on each board, the
   observation is that side's, and the reward goes to the player who just moved.
 
@@ -41,8 +44,8 @@ boards to ``reset(options={"reset_mask": mask})``). ``max_episode_steps`` (which
 from __future__ import annotations
 
 import copy
-from collections.abc import Sequence
-from typing import Any, Literal
+from collections.abc import Callable, Sequence
+from typing import Any, Literal, cast
 
 import numpy as np
 from gymnasium.vector import AutoresetMode, VectorEnv
@@ -63,6 +66,7 @@ from noughts.rl.opponents import (
     Batched,
     batched_opponent,
     opponent_allowance,
+    policy_moves,
 )
 from noughts.rl.render import board_image
 from noughts.rl.tables import (
@@ -141,6 +145,8 @@ class NoughtsVectorEnv(VectorEnv[dict[str, np.ndarray], np.ndarray, np.ndarray])
         if name == "rules" and misere:
             raise NoughtsError("the 'rules' opponent plays the usual game, not misere")
         self.opponent: Batched | None = name
+        # a function of the batched observation (a frozen policy), called on the NumPy path
+        self.policy = cast(Callable[[Observation], object], opponent) if name == "policy" else None
         self.agent_side = agent
         self.misere = misere
         self.illegal_reward = illegal_reward
@@ -182,8 +188,8 @@ class NoughtsVectorEnv(VectorEnv[dict[str, np.ndarray], np.ndarray, np.ndarray])
         self._rows = np.arange(num_envs)
         if native and not NativeStep.serves(self):
             raise NoughtsError(
-                "the compiled step is not built here, or does not play this opponent "
-                "(Qubic's exact X is the shipped strategy, in Python): native=None picks"
+                "the compiled step is not built here, or does not play this opponent (Qubic's "
+                "exact X and a policy function are Python's): native=None picks"
             )
         self.native = NativeStep(self) if native is not False and NativeStep.serves(self) else None
 
@@ -422,6 +428,10 @@ class NoughtsVectorEnv(VectorEnv[dict[str, np.ndarray], np.ndarray, np.ndarray])
     ) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
         """The opponent's moves on ``rows``: (rows, won, full)."""
         mover = self._to_move(rows)
+        if self.policy is not None:
+            cells = policy_moves(self.policy, self.board[rows], mover, self.geometry.shape)
+            _put(info, "opponent_move", rows, cells, self.num_envs, -1)
+            return (rows, *self._play(rows, cells, mover))
         empty = self.board[rows] == 0
         noise = self.np_random.random(empty.shape)
         if self.opponent == "random":
