@@ -13,7 +13,7 @@ from gymnasium.utils.env_checker import data_equivalence
 from noughts.errors import NoughtsError
 from noughts.rl import NoughtsVectorEnv
 from noughts.rl.native import available, build_table
-from noughts.rl.tables import _build_reference, exact_table
+from noughts.rl.tables import _build_reference, exact_table, line_cells
 from noughts.variants import variant
 
 STATE = ("board", "ply", "steps", "agent", "index", "over", "_episodes")
@@ -109,7 +109,7 @@ def test_native_is_refused_where_it_cannot_play() -> None:
 def test_the_compiled_table_equals_the_numpy_one(variant_name: str) -> None:
     game = variant(variant_name)
     geometry = game.geometry
-    built = build_table(geometry.cells, geometry.k, geometry, game.misere)
+    built = build_table(geometry, line_cells(geometry), game.misere)
     assert built is not None
     values, positions = built
     expected = _build_reference(geometry, game.misere)

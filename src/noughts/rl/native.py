@@ -28,8 +28,6 @@ from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
-from noughts.rl.tables import line_cells
-
 if TYPE_CHECKING:
     from noughts.rl.vector_env import NoughtsVectorEnv
 
@@ -58,19 +56,19 @@ def available() -> bool:
     return _STEP is not None
 
 
-def _lines(geometry: Any) -> bytes:
-    return line_cells(geometry).astype(np.uint8).tobytes()
-
-
-def build_table(cells: int, k: int, geometry: Any, misere: bool) -> tuple[np.ndarray, int] | None:
-    """Every reachable position's score in C (the layout of
-    :mod:`noughts.rl.tables`) and the reachable count, or ``None`` without the module."""
+def build_table(
+    geometry: Any, lines: np.ndarray, misere: bool
+) -> tuple[np.ndarray, int] | None:
+    """Every reachable position's score in C (the layout of :mod:`noughts.rl.tables`;
+    ``lines`` its :func:`~noughts.rl.tables.line_cells`) and the reachable count, or
+    ``None`` without the module."""
     if _STEP is None:
         return None
-    values = np.empty(3**cells, dtype=np.int8)
+    values = np.empty(3**geometry.cells, dtype=np.int8)
     # any of the board's symmetries serve (each keeps every value): at most 64 of them
     perms = np.array(geometry.symmetry_group.perms[:64], dtype=np.uint8).tobytes()
-    positions = _STEP.build_table(values, cells, k, _lines(geometry), misere, perms)
+    cells_of_lines = lines.astype(np.uint8).tobytes()
+    positions = _STEP.build_table(values, geometry.cells, geometry.k, cells_of_lines, misere, perms)
     return values, int(positions)
 
 
@@ -83,7 +81,7 @@ class NativeStep:
         table = envs.table.values if envs.opponent == "exact" and envs.table else None
         self.batch = _STEP.batch(
             envs.board, envs.ply, envs.steps, envs.agent, envs.index, envs.over,
-            envs._episodes, _lines(envs.geometry), envs.geometry.k,
+            envs._episodes, envs._lines.astype(np.uint8).tobytes(), envs.geometry.k,
             OPPONENT_CODES[envs.opponent], SIDE_CODES[envs.agent_side],
             envs.max_episode_steps or 0, float(envs.illegal_reward), envs._line_reward, table,
         )  # fmt: skip

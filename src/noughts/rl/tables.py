@@ -36,6 +36,7 @@ import numpy as np
 from noughts.errors import NoughtsError
 from noughts.geometry import Geometry
 from noughts.position import Position
+from noughts.rl.native import build_table
 from noughts.variants import Variant, variant
 
 __all__ = ["WIN", "NO_MOVE", "MAX_TABLE_CELLS", "ExactTable", "exact_table", "line_cells"]
@@ -127,9 +128,7 @@ def exact_table(variant_name: str | Variant | Geometry) -> ExactTable:
 def _build(geometry: Geometry, misere: bool) -> ExactTable:
     """The table in C where the compiled step is built (4x4k3 in a fraction of a
     second), else in NumPy (:func:`_build_reference`): the same values."""
-    from noughts.rl.native import build_table  # (the compiled module imports line_cells)
-
-    built = build_table(geometry.cells, geometry.k, geometry, misere)
+    built = build_table(geometry, line_cells(geometry), misere)
     if built is None:
         return _build_reference(geometry, misere)
     values, positions = built
