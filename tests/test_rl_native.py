@@ -55,6 +55,7 @@ def _actions(rng: np.random.Generator, mask: np.ndarray, illegal: float) -> np.n
         ("3x3-misere", "exact", "alternate", "SameStep", None),
         ("3x3-misere", None, "X", "NextStep", None),
         ("4x4k3", "random", "O", "SameStep", None),
+        ("4x4k3", "exact", "alternate", "NextStep", 5),
         ("5x5k4", "rules", "alternate", "NextStep", 6),
         ("3x3x3", "random", "alternate", "SameStep", None),
         ("qubic", "rules", "O", "NextStep", None),
@@ -67,7 +68,7 @@ def test_the_same_games_as_the_numpy_reference(
     variant_name: str, opponent: str | None, agent: str, mode: str, limit: int | None
 ) -> None:
     native, reference = _pair(
-        7, variant_name, opponent, agent, exact_info=variant(variant_name).geometry.cells <= 9,
+        7, variant_name, opponent, agent, exact_info=variant(variant_name).geometry.cells <= 16,
         autoreset_mode=mode, max_episode_steps=limit,
     )  # fmt: skip
     _same(native, reference, native.reset(seed=3), reference.reset(seed=3))

@@ -78,7 +78,7 @@ class NativeStep:
     def __init__(self, envs: NoughtsVectorEnv) -> None:
         assert _STEP is not None
         self.envs = envs
-        table = envs.table.values if envs.opponent == "exact" and envs.table else None
+        table = envs.table.values if envs.table is not None else None
         self.batch = _STEP.batch(
             envs.board, envs.ply, envs.steps, envs.agent, envs.index, envs.over,
             envs._episodes, envs._lines.astype(np.uint8).tobytes(), envs.geometry.k,
@@ -137,6 +137,24 @@ class NativeStep:
         final = terminated | truncated if flags & 8 else None
         observation = {"observation": planes, "action_mask": mask}
         return observation, reward, terminated, truncated, final, info
+
+    def exact_info(self, info: dict[str, Any]) -> None:
+        """The exact values of every board whose game goes on, into ``info`` (the keys
+        and masks of the NumPy reference's ``_finish_info``)."""
+        n, cells = self.envs.num_envs, self.envs.cells
+        exact, outcome = np.empty(n, dtype=bool), np.empty(n, dtype=np.int8)
+        plies = np.empty(n, dtype=np.int16)
+        optimal, keeping = np.empty((n, cells), dtype=bool), np.empty((n, cells), dtype=bool)
+        values = np.empty((n, cells), dtype=np.int16)
+        live = _STEP.exact_info(  # type: ignore[union-attr]
+            self.batch, exact, outcome, plies, optimal, keeping, values
+        )
+        info["exact"], info["_exact"] = exact, np.ones(n, dtype=bool)
+        if live:  # as SyncVectorEnv: no key that no board has
+            for key, array in (("outcome", outcome), ("plies", plies),
+                               ("optimal_moves", optimal), ("keeping_moves", keeping),
+                               ("move_values", values)):  # fmt: skip
+                info[key], info["_" + key] = array, exact.copy()
 
     def observe(self) -> dict[str, np.ndarray]:
         """Every board's observation, in fresh arrays."""

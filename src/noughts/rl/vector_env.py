@@ -507,6 +507,9 @@ class NoughtsVectorEnv(VectorEnv[dict[str, np.ndarray], np.ndarray, np.ndarray])
             info["exact"], info["_exact"] = np.zeros(self.num_envs, dtype=bool), every.copy()
             return info
         assert self.table is not None
+        if self.native is not None:
+            self.native.exact_info(info)
+            return info
         rows = np.flatnonzero(~self.over)
         info["exact"], info["_exact"] = ~self.over, every.copy()
         if not len(rows):  # as SyncVectorEnv: no key that no board has

@@ -187,9 +187,13 @@ static PyObject *step_batch(PyObject *self, PyObject *args) {
         batch->powers[cell] = power;  /* 3**cell, wrapping past 64 bits as NumPy's int64 */
         power *= 3;
     }
-    if (opponent == OPP_EXACT) {
-        if (cells > TABLE_MAX_CELLS || table == Py_None) {
-            PyErr_SetString(PyExc_ValueError, "the exact opponent needs the board's table");
+    if (opponent == OPP_EXACT && table == Py_None) {
+        PyErr_SetString(PyExc_ValueError, "the exact opponent needs the board's table");
+        goto fail;
+    }
+    if (table != Py_None) {  /* the exact opponent's, and the exact info's */
+        if (cells > TABLE_MAX_CELLS) {
+            PyErr_SetString(PyExc_ValueError, "tables cover boards of at most 16 cells");
             goto fail;
         }
         Py_ssize_t size = (Py_ssize_t)power;
@@ -256,6 +260,25 @@ static void completing(const Batch *batch, const int8_t *row, int8_t mark, uint8
     }
 }
 
+/* Every cell's exact score for the side to move on board (the table's, as
+ * noughts.rl.tables.ExactTable.move_scores gives them; NO_MOVE on an occupied cell);
+ * answers the best. */
+static int move_scores(const Batch *batch, Py_ssize_t board, int *scores) {
+    int cells = batch->lines.cells;
+    const int8_t *row = batch->board + board * cells;
+    int64_t digit = to_move(batch, board) == 1 ? 1 : 2;
+    int best = NO_MOVE;
+    for (int cell = 0; cell < cells; cell++) {
+        scores[cell] = NO_MOVE;
+        if (row[cell] != 0) continue;
+        int64_t child = batch->index[board] + digit * (int64_t)batch->powers[cell];
+        int after = child >= 0 && child < batch->table_size ? batch->table[child] : 0;
+        scores[cell] = (after > 0) - (after < 0) - after;
+        if (scores[cell] > best) best = scores[cell];
+    }
+    return best;
+}
+
 /* The opponent's cell on board (its game goes on): the NumPy reference's priorities
  * over the same noise, one double a cell from the generator, the first best cell. */
 static int opponent_cell(const Batch *batch, Py_ssize_t board, bitgen_t *rng) {
@@ -272,16 +295,7 @@ static int opponent_cell(const Batch *batch, Py_ssize_t board, bitgen_t *rng) {
             priority[cell] = priority[cell] + 2.0 * blocks[cell] + 4.0 * wins[cell];
     } else if (batch->opponent == OPP_EXACT) {
         int scores[STEP_MAX_CELLS];
-        int best = NO_MOVE;
-        int64_t digit = mover == 1 ? 1 : 2;
-        for (int cell = 0; cell < cells; cell++) {
-            scores[cell] = NO_MOVE;
-            if (row[cell] != 0) continue;
-            int64_t child = batch->index[board] + digit * (int64_t)batch->powers[cell];
-            int after = child >= 0 && child < batch->table_size ? batch->table[child] : 0;
-            scores[cell] = (after > 0) - (after < 0) - after;
-            if (scores[cell] > best) best = scores[cell];
-        }
+        int best = move_scores(batch, board, scores);
         for (int cell = 0; cell < cells; cell++)
             priority[cell] = priority[cell] + (scores[cell] == best ? 2.0 : 0.0);
     }
@@ -565,6 +579,72 @@ done:
     return answer;
 }
 
+/* exact_info(batch, exact, outcome, plies, optimal, keeping, values) -> live boards: for
+ * every board whose game goes on, its exact value for the side to move (outcome +1/0/-1,
+ * plies to the end), the optimal and the result-keeping moves (0/1 a cell) and every
+ * cell's score; blanks (0, 0, 0, 0, NO_MOVE) on the others, exact saying which. */
+static PyObject *step_exact_info(PyObject *self, PyObject *args) {
+    (void)self;
+    PyObject *capsule;
+    Py_buffer exact, outcome, plies, optimal, keeping, values;
+    if (!PyArg_ParseTuple(args, "Ow*w*w*w*w*w*", &capsule, &exact, &outcome, &plies, &optimal,
+                          &keeping, &values))
+        return NULL;
+    PyObject *answer = NULL;
+    Batch *batch = batch_of(capsule);
+    if (batch == NULL) goto done;
+    Py_ssize_t n = batch->boards;
+    int cells = batch->lines.cells;
+    if (batch->table == NULL) {
+        PyErr_SetString(PyExc_ValueError, "this batch holds no exact table");
+        goto done;
+    }
+    if (sized(&exact, n, 1, "exact") < 0 || sized(&outcome, n, 1, "outcome") < 0 ||
+        sized(&plies, n, 2, "plies") < 0 || sized(&optimal, n, cells, "optimal") < 0 ||
+        sized(&keeping, n, cells, "keeping") < 0 || sized(&values, n, 2 * cells, "values") < 0)
+        goto done;
+    uint8_t *known = (uint8_t *)exact.buf, *best_moves = (uint8_t *)optimal.buf;
+    uint8_t *keeps = (uint8_t *)keeping.buf;
+    int8_t *outcomes = (int8_t *)outcome.buf;
+    int16_t *to_end = (int16_t *)plies.buf, *scores_out = (int16_t *)values.buf;
+    long live = 0;
+    for (Py_ssize_t board = 0; board < n; board++) {
+        uint8_t *best_row = best_moves + board * cells, *keep_row = keeps + board * cells;
+        int16_t *score_row = scores_out + board * cells;
+        known[board] = !batch->over[board];
+        if (!known[board]) {
+            outcomes[board] = 0;
+            to_end[board] = 0;
+            memset(best_row, 0, (size_t)cells);
+            memset(keep_row, 0, (size_t)cells);
+            for (int cell = 0; cell < cells; cell++) score_row[cell] = NO_MOVE;
+            continue;
+        }
+        live++;
+        int scores[STEP_MAX_CELLS];
+        int best = move_scores(batch, board, scores);
+        int sign = (best > 0) - (best < 0);
+        outcomes[board] = (int8_t)sign;
+        to_end[board] = (int16_t)(best == 0 ? cells - batch->ply[board]
+                                            : WIN - (best < 0 ? -best : best));
+        for (int cell = 0; cell < cells; cell++) {
+            int score = scores[cell];
+            score_row[cell] = (int16_t)score;
+            best_row[cell] = score == best;
+            keep_row[cell] = sign > 0 ? score > 0 : score >= sign * WIN;
+        }
+    }
+    answer = PyLong_FromLong(live);
+done:
+    PyBuffer_Release(&exact);
+    PyBuffer_Release(&outcome);
+    PyBuffer_Release(&plies);
+    PyBuffer_Release(&optimal);
+    PyBuffer_Release(&keeping);
+    PyBuffer_Release(&values);
+    return answer;
+}
+
 static PyMethodDef step_methods[] = {
     {"batch", step_batch, METH_VARARGS,
      "batch(board, ply, steps, agent, index, over, episodes, lines, k, opponent, side, "
@@ -579,6 +659,8 @@ static PyMethodDef step_methods[] = {
      "observe(batch, planes, mask): every board's observation"},
     {"random_actions", step_random_actions, METH_VARARGS,
      "random_actions(batch, rng, out): a uniformly random legal cell a board"},
+    {"exact_info", step_exact_info, METH_VARARGS,
+     "exact_info(batch, exact, outcome, plies, optimal, keeping, values) -> live boards"},
     {"build_table", table_build, METH_VARARGS,
      "build_table(values, cells, k, lines, misere, symmetries) -> reachable positions"},
     {NULL, NULL, 0, NULL},
