@@ -53,11 +53,7 @@ from gymnasium.vector.utils import batch_space
 
 from noughts.errors import NoughtsError
 from noughts.geometry import Geometry
-from noughts.knowledge.shipped import SHIPPED
-from noughts.knowledge.strategy import strategy_move
-from noughts.players.protocol import parse_player
 from noughts.position import Position
-from noughts.results import MAX_LEVEL
 from noughts.rl.native import NativeStep
 from noughts.rl.observation import Observation, action_space, observation_space
 from noughts.rl.opponents import (
@@ -65,12 +61,11 @@ from noughts.rl.opponents import (
     DEFAULT_OPPONENT,
     Batched,
     batched_opponent,
-    opponent_allowance,
     policy_moves,
 )
 from noughts.rl.render import board_image
+from noughts.rl.strategy_x import strategy_x_move, strategy_x_serves
 from noughts.rl.tables import (
-    MAX_TABLE_CELLS,
     NO_MOVE,
     WIN,
     ExactTable,
@@ -157,7 +152,7 @@ class NoughtsVectorEnv(VectorEnv[dict[str, np.ndarray], np.ndarray, np.ndarray])
         self.table: ExactTable | None = None
         self.strategy_x = False  # the exact opponent is X playing the shipped strategy
         if name == "exact" and not has_table(self.geometry):
-            self.strategy_x = _strategy_x(self.game, agent)
+            self.strategy_x = strategy_x_serves(self.game, agent)
         elif name == "exact" or (exact_info and has_table(self.geometry)):
             self.table = exact_table(self.game)
         self.exact_info = exact_info and self.table is not None
@@ -551,38 +546,6 @@ class NoughtsVectorEnv(VectorEnv[dict[str, np.ndarray], np.ndarray, np.ndarray])
         for index, row in enumerate(rows):
             moves[index] = strategy_x_move(self.position(int(row)))
         return moves
-
-
-def _strategy_x(game: Variant, agent: str) -> bool:
-    """True if the exact opponent can be X playing the shipped strategy; else refused."""
-    if game.strategy is not None and agent == "O":
-        return True
-    where = (
-        "the shipped strategy plays X only: give agent='O'"
-        if game.strategy is not None
-        else f"{game.name} has neither (no table beyond {MAX_TABLE_CELLS} cells, no strategy)"
-    )
-    raise NoughtsError(
-        f"the batched 'exact' opponent needs an exact table (boards of at most "
-        f"{MAX_TABLE_CELLS} cells) or, on Qubic, the shipped strategy as X; {where}"
-    )
-
-
-def strategy_x_move(position: Position) -> int:
-    """X's move in ``position`` by the shipped strategy: its proven move, else (a
-    position its moves have already won by a chain of threats) the engine's at level 10
-    within :data:`~noughts.rl.opponents.OPPONENT_NODES` nodes (its threat search finds
-    the chain well within them; a node bound keeps the batch's games reproducible).
-
-    >>> strategy_x_move(Position("", "qubic")) in (0, 3, 12, 15, 21, 22, 25, 26)
-    True
-    """
-    found = strategy_move(position, SHIPPED.strategy_for(position))
-    if found is not None:
-        return found.move
-    return _ENGINE.move(position, opponent_allowance()).move
-
-_ENGINE = parse_player(f"level:{MAX_LEVEL}").create()
 
 
 def make_vector_env(num_envs: int = 1, **options: Any) -> NoughtsVectorEnv:
