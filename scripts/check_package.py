@@ -7,8 +7,9 @@ Run by ``scripts/test.sh`` (or alone: ``python scripts/check_package.py``):
    an SPDX expression);
 3. the wheel must hold everything the package reads at run time: the Qubic strategy,
    the opening books, the 3x3 table (``noughts/data/*``), the web page
-   (``noughts/web/*``), file for file as in the source tree, and the compiled search
-   core (a platform wheel on the stable ABI: ``cp311-abi3``), and its metadata must give
+   (``noughts/web/*``), file for file as in the source tree, the compiled search core
+   and the learning environments' compiled step (``noughts.rl._step``; a platform wheel
+   on the stable ABI: ``cp311-abi3``), and its metadata must give
    the licence as an SPDX expression (``License-Expression: MIT``, PEP 639);
 4. a fresh virtual environment gets only that wheel (what ``pip install .`` builds and
    installs; pip's cache makes the dependencies quick after the first time), runs on the
@@ -38,7 +39,8 @@ PACKAGE = ROOT / "src" / "noughts"
 MUST_HOLD = ("noughts/data/qubic-strategy.bin", "noughts/data/table-3x3.bin",
              "noughts/data/book-4x4.bin", "noughts/data/qubic-eval.json",
              "noughts/data/qubic-o-book.json.gz", "noughts/web/index.html",
-             "noughts/search/_core.abi3.so", "noughts/search/_core.pyi")
+             "noughts/search/_core.abi3.so", "noughts/search/_core.pyi",
+             "noughts/rl/_step.abi3.so", "noughts/rl/_step.pyi")
 WHEEL_TAG = "-cp311-abi3-"
 """The compiled core makes a platform wheel, one for every CPython from 3.11 on."""
 CORE = "from noughts.search import core; print(core.name())"

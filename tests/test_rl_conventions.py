@@ -380,3 +380,82 @@ def strategy_moves_of_empty() -> set[int]:
 
 def _marks(bits: int) -> np.ndarray:
     return np.array([bits >> cell & 1 for cell in range(64)], dtype=np.int8)
+
+
+# -- issue 52, point 4: order, Disabled mode, one info schema -----------------------------------
+def _error_of(call: Any) -> type[BaseException] | None:
+    try:
+        call()
+    except (AssertionError, AttributeError) as error:
+        return type(error)
+    return None
+
+
+def test_the_aec_env_enforces_order_as_tictactoe_v3_does() -> None:
+    from pettingzoo.classic import tictactoe_v3
+
+    def calls(env: Any) -> list[Any]:
+        return [
+            lambda: env.step(0),
+            lambda: env.observe("player_1"),
+            lambda: env.last(),
+            lambda: env.render(),
+            lambda: env.agent_iter(),
+            lambda: env.rewards,
+            lambda: env.agent_selection,
+        ]
+
+    ours, theirs = aec_env("3x3", render_mode="ansi"), tictactoe_v3.env(render_mode="ansi")
+    before = [_error_of(call) for call in calls(ours)]
+    assert before == [_error_of(call) for call in calls(theirs)]
+    # last() reads agent_selection first, whence its AttributeError
+    assert before == [AssertionError] * 2 + [AttributeError] + [AssertionError] * 2 + [
+        AttributeError
+    ] * 2
+    ours.reset(seed=0)  # (tictactoe_v3's own "ansi" render fails after reset: not compared)
+    assert [_error_of(call) for call in calls(ours)] == [None] * 7
+    assert ours.observe("player_2")["observation"].sum() == 1  # the step after reset played
+
+
+@pytest.mark.parametrize(
+    ("variant_name", "exact"), [("3x3", True), ("3x3-misere", True), ("qubic", False)]
+)
+def test_sync_info_through_the_adapter_equals_the_batched_info(
+    variant_name: str, exact: bool
+) -> None:
+    from gymnasium.utils.env_checker import data_equivalence
+
+    from noughts.rl.infos import as_batched_info
+
+    boards = 4
+    batched = NoughtsVectorEnv(boards, variant_name, "random", "alternate", exact_info=exact)
+    queues: list[list[int]] = [[] for _ in range(boards)]
+
+    def single(queue: list[int]) -> Any:
+        return lambda: gymnasium.make(
+            GYM_ID, variant_name=variant_name, agent="alternate", exact_info=exact,
+            opponent=lambda position: queue.pop(0),
+        )  # fmt: skip
+
+    sync = SyncVectorEnv([single(queue) for queue in queues])
+
+    def feed(info: dict[str, Any]) -> None:
+        for board in np.flatnonzero(info.get("_opponent_move", np.zeros(boards, bool))):
+            queues[board].append(int(info["opponent_move"][board]))
+
+    observation, info = batched.reset(seed=3)
+    feed(info)
+    sync_observation, sync_info = sync.reset(seed=3)
+    rng = np.random.default_rng(3)
+    ends = 0
+    for _ in range(60):
+        assert data_equivalence(observation, sync_observation, exact=True)
+        assert data_equivalence(info, as_batched_info(sync_info, batched.cells), exact=True)
+        actions = random_legal(observation, rng)
+        observation, reward, terminated, _, info = batched.step(actions)
+        feed(info)
+        sync_observation, sync_reward, sync_terminated, _, sync_info = sync.step(actions)
+        assert reward.tolist() == sync_reward.tolist()
+        assert terminated.tolist() == sync_terminated.tolist()
+        ends += int(terminated.sum())
+    assert ends > boards and not any(queues)

@@ -98,7 +98,6 @@ def _replay_against_single(
     with an opponent that plays the batched opponent's moves: the same observations,
     rewards, ends and exact values. Returns the number of finished games."""
     envs = NoughtsVectorEnv(boards, variant_name, opponent, agent)  # type: ignore[arg-type]
-    info_keys = envs.reset(seed=seed)[1]
     queues = [deque[int]() for _ in range(boards)]
     singles = []
     for queue in queues:
@@ -107,7 +106,7 @@ def _replay_against_single(
             return queue.popleft()
 
         singles.append(
-            NoughtsEnv(variant_name, scripted, agent, exact_info="exact" in info_keys)  # type: ignore[arg-type]
+            NoughtsEnv(variant_name, scripted, agent, exact_info=envs.exact_info)  # type: ignore[arg-type]
         )
     observation, info = envs.reset(seed=seed)
     seen = []
@@ -124,7 +123,7 @@ def _replay_against_single(
                 {key: value[board] for key, value in observation.items()}, single_seen, exact=True
             )
             if not over[board]:
-                _same_exact_info(info, board, single_info)
+                _same_exact_info(info, board, single_info, envs.exact_info)
                 assert info["agent"][board] == single_info["agent"]
         actions = _random_actions(rng, observation["action_mask"])
         observation, reward, terminated, _, info = envs.step(actions)
@@ -148,8 +147,11 @@ def _replay_against_single(
     return finished
 
 
-def _same_exact_info(info: dict[str, Any], board: int, single: dict[str, Any]) -> None:
-    if "exact" not in info:
+def _same_exact_info(
+    info: dict[str, Any], board: int, single: dict[str, Any], exact: bool
+) -> None:
+    if not exact:
+        assert not info["exact"][board]
         return
     assert info["exact"][board]
     if not single["exact"]:  # the table reaches where the solver does not (4x4k3-misere)
@@ -158,6 +160,7 @@ def _same_exact_info(info: dict[str, Any], board: int, single: dict[str, Any]) -
     assert info["plies"][board] == single["plies"]
     assert tuple(np.flatnonzero(info["optimal_moves"][board])) == single["optimal_moves"]
     assert tuple(np.flatnonzero(info["keeping_moves"][board])) == single["keeping_moves"]
+    assert tuple(info["move_values"][board].tolist()) == single["move_values"]
 
 
 @pytest.mark.parametrize(
@@ -362,11 +365,14 @@ def test_next_step_autoreset_ignores_the_action_after_the_end() -> None:
 def test_disabled_autoreset_waits_for_a_reset_mask() -> None:
     envs = NoughtsVectorEnv(2, "3x3", opponent=None, autoreset_mode=AutoresetMode.DISABLED)
     _finish_board_zero(envs)
-    _, reward, terminated, _, _ = envs.step(np.array([5, 3]))
-    assert reward[0] == 0 and not terminated[0] and envs.position(0).is_over
+    with pytest.raises(NoughtsError, match=r"boards \[0\] have finished games"):
+        envs.step(np.array([5, 3]))  # as SyncVectorEnv, which asserts
+    assert envs.position(0).is_over and envs.position(1).ply == 5  # nothing was played
     observation, _ = envs.reset(options={"reset_mask": np.array([True, False])})
-    assert envs.position(0).ply == 0 and envs.position(1).ply == 6
+    assert envs.position(0).ply == 0 and envs.position(1).ply == 5
     assert observation["action_mask"][0].all()
+    envs.step(np.array([0, 3]))  # every board has a game now
+    assert envs.position(0).ply == 1 and envs.position(1).ply == 6
 
 
 def test_an_illegal_action_ends_that_game_with_the_illegal_reward() -> None:

@@ -45,7 +45,15 @@ from noughts.rl.observation import (
 from noughts.rl.render import board_image
 from noughts.variants import variant
 
-__all__ = ["AGENTS", "AGENT_OF", "CheckedAECEnv", "NoughtsAECEnv", "aec_env", "render_text"]
+__all__ = [
+    "AGENTS",
+    "AGENT_OF",
+    "BEFORE_RESET",
+    "CheckedAECEnv",
+    "NoughtsAECEnv",
+    "aec_env",
+    "render_text",
+]
 
 AGENTS: dict[str, Mark] = {"player_1": "X", "player_2": "O"}
 """Agent names and their marks."""
@@ -181,18 +189,73 @@ class NoughtsAECEnv(AECEnv):  # type: ignore[misc]  # PettingZoo ships no type h
         """Nothing to release."""
 
 
+BEFORE_RESET = frozenset(
+    {"rewards", "terminations", "truncations", "infos", "agent_selection", "agents"}
+)
+"""What ``OrderEnforcingWrapper`` refuses to read before ``reset()``."""
+
+
 class CheckedAECEnv(NoughtsAECEnv):
     """The environment as :func:`aec_env` gives it: what PettingZoo's
     ``TerminateIllegalWrapper(illegal_reward=-1)``, ``AssertOutOfBoundsWrapper`` and
     ``OrderEnforcingWrapper`` do, done in the class (the three wrappers cost four times
     a step of the bare environment). An action outside the action space fails an
     assertion; a move on an occupied cell ends the game with -1 for the agent that made
-    it (PettingZoo's warning included) and 0 for the other.
+    it (PettingZoo's warning included) and 0 for the other. Before the first ``reset()``,
+    ``step``, ``observe``, ``render``, ``state`` and ``agent_iter`` raise PettingZoo's own
+    errors and :data:`BEFORE_RESET`'s attributes (so ``last()`` too) raise
+    ``AttributeError``, as ``OrderEnforcingWrapper`` has it.
+
+    >>> env = aec_env("3x3")
+    >>> env.step(4)
+    Traceback (most recent call last):
+    ...
+    AssertionError: reset() needs to be called before step.
+    >>> env.reset()
+    >>> env.step(4)
     """
 
     illegal_reward = -1.0
+    _has_reset = False
+
+    def __init__(self, variant_name: str | Geometry = "3x3", render_mode: str | None = None):
+        super().__init__(variant_name, render_mode)
+        for name in BEFORE_RESET:
+            delattr(self, name)
+
+    def __getattr__(self, name: str) -> Any:
+        """Only reached for a missing attribute: :data:`BEFORE_RESET`'s before ``reset()``."""
+        if name in BEFORE_RESET:
+            raise AttributeError(f"{name} cannot be accessed before reset")
+        raise AttributeError(f"{type(self).__name__!r} object has no attribute {name!r}")
+
+    def reset(self, seed: int | None = None, options: dict[str, Any] | None = None) -> None:
+        self._has_reset = True
+        super().reset(seed=seed, options=options)
+
+    def observe(self, agent: str) -> Observation:
+        if not self._has_reset:
+            EnvLogger.error_observe_before_reset()
+        return super().observe(agent)
+
+    def render(self) -> str | np.ndarray | None:
+        if not self._has_reset:
+            EnvLogger.error_render_before_reset()
+        return super().render()
+
+    def state(self) -> np.ndarray:
+        if not self._has_reset:
+            EnvLogger.error_state_before_reset()
+        return super().state()  # type: ignore[no-any-return]
+
+    def agent_iter(self, max_iter: int = 2**63) -> Any:
+        if not self._has_reset:
+            EnvLogger.error_agent_iter_before_reset()
+        return super().agent_iter(max_iter)
 
     def step(self, action: int | np.integer[Any] | None) -> None:
+        if not self._has_reset:
+            EnvLogger.error_step_before_reset()
         agent = self.agent_selection
         if not self.agents:
             EnvLogger.warn_step_after_terminated_truncated()

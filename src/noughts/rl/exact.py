@@ -11,6 +11,8 @@ early and middle game of 4x4x4, large m x n k boards) have no exact view: ``None
 ('win in 1', (2,), (2,))
 >>> view.is_blunder(5), view.is_blunder(2)
 (True, False)
+>>> view.move_values  # every cell's score: WIN - plies a win, 0 a draw, plies - WIN a loss
+(-128, -128, 99, -128, -128, 0, -98, -98, -98)
 >>> exact_view(Position("XXX/OO./...")) is None  # the game is over
 True
 """
@@ -22,6 +24,7 @@ from dataclasses import dataclass
 from noughts.exact.solver import analyze, can_solve
 from noughts.position import Position
 from noughts.results import Outcome, Value
+from noughts.rl.tables import NO_MOVE, WIN
 
 __all__ = ["ExactView", "exact_view"]
 
@@ -31,12 +34,17 @@ class ExactView:
     """Exact facts about an unfinished position, for the side to move.
 
     ``value`` is the position's value; ``optimal_moves`` reach it exactly (outcome and
-    plies); ``keeping_moves`` keep its outcome (a win stays a win, a draw at least a draw).
+    plies); ``keeping_moves`` keep its outcome (a win stays a win, a draw at least a draw);
+    ``move_values`` gives every cell's exact value as a training target: ``WIN - plies``
+    for a move that wins in ``plies`` (the move counted), 0 for a draw, ``plies - WIN``
+    for a loss, :data:`~noughts.rl.tables.NO_MOVE` on an occupied cell (the scores of
+    :meth:`ExactTable.move_scores <noughts.rl.tables.ExactTable.move_scores>`).
     """
 
     value: Value
     optimal_moves: tuple[int, ...]
     keeping_moves: tuple[int, ...]
+    move_values: tuple[int, ...] = ()
 
     def is_blunder(self, move: int) -> bool:
         """True if ``move`` throws the result away (won to not won, drawn to lost)."""
@@ -55,6 +63,7 @@ class ExactView:
             "value": str(self.value),
             "optimal_moves": self.optimal_moves,
             "keeping_moves": self.keeping_moves,
+            "move_values": self.move_values,
         }
 
 
@@ -72,7 +81,20 @@ def exact_view(position: Position) -> ExactView | None:
         value=best,
         optimal_moves=tuple(move for move, value in values.items() if value == best),
         keeping_moves=tuple(move for move, value in values.items() if value.outcome in keeps),
+        move_values=tuple(
+            _table_score(values[cell]) if cell in values else NO_MOVE
+            for cell in range(position.geometry.cells)
+        ),
     )
+
+
+def _table_score(value: Value) -> int:
+    """``value`` as the exact tables score a move (see :class:`ExactView`)."""
+    if value.outcome is Outcome.WIN:
+        return WIN - value.plies
+    if value.outcome is Outcome.LOSS:
+        return value.plies - WIN
+    return 0
 
 
 def _keeps(outcome: Outcome) -> tuple[Outcome, ...]:

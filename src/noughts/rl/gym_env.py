@@ -4,6 +4,9 @@ The agent plays X, O or each side in turn (``agent="alternate"``); the opponent 
 in the one grammar of :mod:`noughts.rl.opponents` (``"random"`` by default, as in every
 environment; ``"rules"``, ``"exact"``, an engine level 0-10, or any player spec:
 ``"level:7"``, ``"seed-qubic:2"``, a player object, a function ``f(position) -> cell``).
+An engine opponent searches :data:`~noughts.rl.opponents.OPPONENT_NODES` nodes a move
+(``opponent_nodes=``), so a seed replays the same games under any load;
+``opponent_seconds=`` bounds it by time instead (see :mod:`noughts.rl.opponents`).
 ``render_mode`` is ``"ansi"`` (text), ``"human"`` (printed) or ``"rgb_array"`` (an image
 of the board, :func:`~noughts.rl.render.board_image`: what Stable-Baselines3's
 ``make_vec_env`` asks for and Gymnasium's ``RecordVideo`` records). The environment
@@ -51,7 +54,12 @@ from noughts.rl.observation import (
     observation_space,
     observe,
 )
-from noughts.rl.opponents import DEFAULT_OPPONENT, player_spec
+from noughts.rl.opponents import (
+    DEFAULT_OPPONENT,
+    OPPONENT_NODES,
+    opponent_allowance,
+    player_spec,
+)
 from noughts.rl.render import board_image
 from noughts.variants import variant
 
@@ -86,6 +94,8 @@ class NoughtsEnv(gymnasium.Env[dict[str, Any], np.int64]):
         render_mode: str | None = None,
         exact_info: bool = True,
         illegal_reward: float = -1.0,
+        opponent_nodes: int | None = OPPONENT_NODES,
+        opponent_seconds: float | None = None,
     ) -> None:
         if agent not in ("X", "O", "alternate"):
             raise NoughtsError(f"agent must be 'X', 'O' or 'alternate', not {agent!r}")
@@ -97,6 +107,8 @@ class NoughtsEnv(gymnasium.Env[dict[str, Any], np.int64]):
             raise NoughtsError("the 'rules' opponent plays the usual game, not misere")
         self.opponent = opponent  # as given: the spec is rebuilt from it when unpickled
         self.opponent_spec = player_spec(opponent)
+        opponent_allowance(opponent_nodes, opponent_seconds)  # checked now
+        self.opponent_nodes, self.opponent_seconds = opponent_nodes, opponent_seconds
         self.agent_side: AgentSide = agent
         self.render_mode = render_mode
         self.exact_info = exact_info
@@ -121,7 +133,10 @@ class NoughtsEnv(gymnasium.Env[dict[str, Any], np.int64]):
         if self.agent_side == "alternate":
             self.agent_mark = "X" if self._episodes % 2 == 0 else "O"
         self._episodes += 1
-        self._opponent = self.opponent_spec.create(seed=int(self.np_random.integers(2**63)))
+        self._opponent = self.opponent_spec.create(
+            seed=int(self.np_random.integers(2**63)),
+            allowance=opponent_allowance(self.opponent_nodes, self.opponent_seconds),
+        )
         self.position = Position("", self.game)
         self._over = False
         info: dict[str, Any] = {"agent": self.agent_mark}

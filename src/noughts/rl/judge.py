@@ -23,7 +23,7 @@ from noughts.players.protocol import Player
 from noughts.position import Position, other
 from noughts.results import Mark
 from noughts.rl.exact import exact_view
-from noughts.rl.opponents import player_spec
+from noughts.rl.opponents import opponent_allowance, player_spec
 from noughts.variants import variant
 
 __all__ = ["Judgement", "evaluate"]
@@ -95,14 +95,17 @@ def evaluate(
         raise NoughtsError(f"policy_plays must be 'X', 'O' or 'alternate', not {policy_plays!r}")
     kind = variant(variant_name)
     policy_spec, opponent_spec = player_spec(policy), player_spec(opponent)
+    allowance = opponent_allowance()  # engine players: nodes, so a seed replays its games
     tally = {"win": 0, "draw": 0, "loss": 0, "moves": 0, "judged": 0, "blunders": 0}
     forfeits, forfeit_reason = 0, None
     for index in range(games):
         alternate_x = policy_plays == "alternate" and index % 2 == 0
         mark: Mark = "X" if policy_plays == "X" or alternate_x else "O"
         players: dict[Mark, Player] = {
-            mark: policy_spec.create(seed=seed * 1_000_003 + 2 * index),
-            other(mark): opponent_spec.create(seed=seed * 1_000_003 + 2 * index + 1),
+            mark: policy_spec.create(seed=seed * 1_000_003 + 2 * index, allowance=allowance),
+            other(mark): opponent_spec.create(
+                seed=seed * 1_000_003 + 2 * index + 1, allowance=allowance
+            ),
         }
         start = Position("", kind)
         game = play_game(players, start)

@@ -9,8 +9,10 @@ is built by retrograde analysis: the reachable positions ply by ply from the emp
 then their values from the last ply back (two passes over NumPy arrays, no search).
 
 Boards of at most :data:`MAX_TABLE_CELLS` cells have a table: 3x3 (5,478 reachable
-positions, a few milliseconds) and 4x4k3 (6,036,001 positions; about 5 s of CPU,
-43 MB kept and some 400 MB while it is built, once per process on first use). A
+positions, a few milliseconds) and 4x4k3 (6,036,001 positions, 43 MB kept, once per
+process on first use). Where the compiled step (:mod:`noughts.rl.native`) is built, a
+depth-first walk in C builds it (4x4k3 in a fraction of a second); else the NumPy
+reference does (about 5 s of CPU and some 400 MB while it is built). A
 misere variant (``"3x3-misere"``) has the table of the game where completing a line loses.
 
 >>> table = exact_table("3x3")
@@ -34,6 +36,7 @@ import numpy as np
 from noughts.errors import NoughtsError
 from noughts.geometry import Geometry
 from noughts.position import Position
+from noughts.rl.native import build_table
 from noughts.variants import Variant, variant
 
 __all__ = ["WIN", "NO_MOVE", "MAX_TABLE_CELLS", "ExactTable", "exact_table", "line_cells"]
@@ -123,6 +126,17 @@ def exact_table(variant_name: str | Variant | Geometry) -> ExactTable:
 
 @lru_cache(maxsize=4)
 def _build(geometry: Geometry, misere: bool) -> ExactTable:
+    """The table in C where the compiled step is built (4x4k3 in a fraction of a
+    second), else in NumPy (:func:`_build_reference`): the same values."""
+    built = build_table(geometry, line_cells(geometry), misere)
+    if built is None:
+        return _build_reference(geometry, misere)
+    values, positions = built
+    return ExactTable(geometry, misere, values, positions)
+
+
+def _build_reference(geometry: Geometry, misere: bool) -> ExactTable:
+    """The table by retrograde analysis in NumPy, ply by ply (the C walk's reference)."""
     cells = geometry.cells
     powers = _powers(cells)
     lines = line_cells(geometry)

@@ -1,4 +1,5 @@
-"""A batched Gymnasium environment: ``num_envs`` boards stepped at once in NumPy.
+"""A batched Gymnasium environment: ``num_envs`` boards stepped at once, in C
+(:mod:`noughts.rl.native`) or in NumPy, its reference.
 
 ``gymnasium.make_vec("noughts/Noughts-v0", num_envs=N,
 vectorization_mode="vector_entry_point", variant_name=...)`` returns it. Every board of
@@ -10,8 +11,10 @@ the family, the same observations as :class:`~noughts.rl.NoughtsEnv` batched
   legal moves; level 0), ``"rules"`` (win if it can, else block the agent's win, else
   random) or ``"exact"`` (level 10: a move of best exact value, ties at random, from
   :func:`~noughts.rl.tables.exact_table` on boards of at most 16 cells; on Qubic, as X,
-  the shipped strategy's winning moves). The agent plays ``agent="X"``, ``"O"`` or
-  ``"alternate"``; a step is its move and the opponent's answer; rewards are the agent's.
+  the shipped strategy's winning moves), or a function on the batched observation (a
+  frozen policy: :func:`~noughts.rl.opponents.policy_moves`). The agent plays
+  ``agent="X"``, ``"O"`` or ``"alternate"``; a step is its move and the opponent's
+  answer; rewards are the agent's.
 - self-play (``opponent=None``): the action is for the side to move on each board, the
   observation is that side's, and the reward goes to the player who just moved.
 
@@ -41,26 +44,29 @@ boards to ``reset(options={"reset_mask": mask})``). ``max_episode_steps`` (which
 from __future__ import annotations
 
 import copy
-from collections.abc import Sequence
-from typing import Any, Literal
+from collections.abc import Callable, Sequence
+from typing import Any, Literal, cast
 
 import numpy as np
 from gymnasium.vector import AutoresetMode, VectorEnv
 from gymnasium.vector.utils import batch_space
 
-from noughts.budget import Limit
 from noughts.errors import NoughtsError
 from noughts.geometry import Geometry
-from noughts.knowledge.shipped import SHIPPED
-from noughts.knowledge.strategy import strategy_move
-from noughts.players.protocol import parse_player
 from noughts.position import Position
-from noughts.results import MAX_LEVEL
+from noughts.rl.native import NativeStep
 from noughts.rl.observation import Observation, action_space, observation_space
-from noughts.rl.opponents import BATCHED, DEFAULT_OPPONENT, Batched, batched_opponent
+from noughts.rl.opponents import (
+    BATCHED,
+    DEFAULT_OPPONENT,
+    Batched,
+    batched_opponent,
+    policy_moves,
+)
 from noughts.rl.render import board_image
+from noughts.rl.strategy_x import strategy_x_move, strategy_x_serves
 from noughts.rl.tables import (
-    MAX_TABLE_CELLS,
+    NO_MOVE,
     WIN,
     ExactTable,
     exact_table,
@@ -76,14 +82,17 @@ OPPONENTS = BATCHED
 :mod:`noughts.rl.opponents`)."""
 
 X, NOUGHT = 1, -1  # a board's cells hold 1 for X, -1 for O, 0 when empty
+_MARKS = np.array(["X", "O"])  # the mark of X (0) and O (1), for info
 
 
 class NoughtsVectorEnv(VectorEnv[dict[str, np.ndarray], np.ndarray, np.ndarray]):
     """``num_envs`` boards of ``variant_name`` stepped together: see the module docstring.
 
     ``exact_info=True`` (where a table serves) puts, for the agent to move, its exact
-    ``outcome`` (+1 win, 0 draw, -1 loss), ``plies``, and the ``optimal_moves`` and
-    ``keeping_moves`` as ``(N, cells)`` masks in ``info`` (``info["exact"]`` says where).
+    ``outcome`` (+1 win, 0 draw, -1 loss), ``plies``, the ``optimal_moves`` and
+    ``keeping_moves`` as ``(N, cells)`` masks and every cell's exact ``move_values``
+    (``(N, cells)`` ``int16``, as :class:`~noughts.rl.exact.ExactView` has them) in
+    ``info`` (``info["exact"]`` says where).
     A misere variant (``"3x3-misere"``) plays the game where completing a line loses.
     """
 
@@ -105,6 +114,7 @@ class NoughtsVectorEnv(VectorEnv[dict[str, np.ndarray], np.ndarray, np.ndarray])
         autoreset_mode: AutoresetMode | str = AutoresetMode.NEXT_STEP,
         max_episode_steps: int | None = None,
         render_mode: str | None = None,
+        native: bool | None = None,
     ) -> None:
         if isinstance(num_envs, bool) or not isinstance(num_envs, int) or num_envs < 1:
             raise NoughtsError(f"num_envs must be a positive integer, not {num_envs!r}")
@@ -130,6 +140,8 @@ class NoughtsVectorEnv(VectorEnv[dict[str, np.ndarray], np.ndarray, np.ndarray])
         if name == "rules" and misere:
             raise NoughtsError("the 'rules' opponent plays the usual game, not misere")
         self.opponent: Batched | None = name
+        # a function of the batched observation (a frozen policy), called on the NumPy path
+        self.policy = cast(Callable[[Observation], object], opponent) if name == "policy" else None
         self.agent_side = agent
         self.misere = misere
         self.illegal_reward = illegal_reward
@@ -140,7 +152,7 @@ class NoughtsVectorEnv(VectorEnv[dict[str, np.ndarray], np.ndarray, np.ndarray])
         self.table: ExactTable | None = None
         self.strategy_x = False  # the exact opponent is X playing the shipped strategy
         if name == "exact" and not has_table(self.geometry):
-            self.strategy_x = _strategy_x(self.game, agent)
+            self.strategy_x = strategy_x_serves(self.game, agent)
         elif name == "exact" or (exact_info and has_table(self.geometry)):
             self.table = exact_table(self.game)
         self.exact_info = exact_info and self.table is not None
@@ -169,6 +181,22 @@ class NoughtsVectorEnv(VectorEnv[dict[str, np.ndarray], np.ndarray, np.ndarray])
         self.over = np.ones(num_envs, dtype=bool)
         self._episodes = np.zeros(num_envs, dtype=np.int64)
         self._rows = np.arange(num_envs)
+        if native and not NativeStep.serves(self):
+            raise NoughtsError(
+                "the compiled step is not built here, or does not play this opponent (Qubic's "
+                "exact X and a policy function are Python's): native=None picks"
+            )
+        self.native = NativeStep(self) if native is not False and NativeStep.serves(self) else None
+
+    def __getstate__(self) -> dict[str, Any]:
+        """The state to copy or pickle: the compiled step's handle is rebuilt, not copied."""
+        state = self.__dict__.copy()
+        state["native"] = state["native"] is not None
+        return state
+
+    def __setstate__(self, state: dict[str, Any]) -> None:
+        self.__dict__.update(state)
+        self.native = NativeStep(self) if state["native"] else None
 
     # -- the Gymnasium API ----------------------------------------------------------------
     def reset(
@@ -212,6 +240,30 @@ class NoughtsVectorEnv(VectorEnv[dict[str, np.ndarray], np.ndarray, np.ndarray])
         actions = np.asarray(actions).reshape(self.num_envs)
         if not np.issubdtype(actions.dtype, np.integer):
             raise NoughtsError(f"actions are cell indices, not {actions.dtype}")
+        if self.autoreset_mode is AutoresetMode.DISABLED and self.over.any():
+            raise NoughtsError(  # SyncVectorEnv asserts the same
+                f"boards {np.flatnonzero(self.over).tolist()[:8]} have finished games: with "
+                "autoreset_mode='Disabled', reset them first "
+                "(reset(options={'reset_mask': mask}))"
+            )
+        if self.native is not None:
+            next_step = self.autoreset_mode is AutoresetMode.NEXT_STEP
+            observation, reward, terminated, truncated, final, info = self.native.step(
+                actions, next_step
+            )
+        else:
+            reward, terminated, truncated, info = self._step_reference(actions)
+            final = terminated | truncated
+            observation = self._observe()
+        info = self._finish_info(info)
+        if self.autoreset_mode is AutoresetMode.SAME_STEP and final is not None and final.any():
+            info = self._same_step_reset(final, observation, info)
+            observation = self._observe()
+        return observation, reward, terminated, truncated, info
+
+    def _step_reference(self, actions: np.ndarray) -> tuple[Any, ...]:
+        """The step in NumPy (the reference of the compiled one): (reward, terminated,
+        truncated, info)."""
         reward = np.zeros(self.num_envs, dtype=np.float64)
         info: dict[str, Any] = {}
         waiting = self.over.copy()
@@ -227,13 +279,7 @@ class NoughtsVectorEnv(VectorEnv[dict[str, np.ndarray], np.ndarray, np.ndarray])
                 out_of_time = live[self.steps[live] >= self.max_episode_steps]
                 truncated[out_of_time] = ~terminated[out_of_time]
                 self.over[out_of_time] = True
-        final = terminated | truncated
-        observation = self._observe()
-        info = self._finish_info(info)
-        if self.autoreset_mode is AutoresetMode.SAME_STEP and final.any():
-            info = self._same_step_reset(final, observation, info)
-            observation = self._observe()
-        return observation, reward, terminated, truncated, info
+        return reward, terminated, truncated, info
 
     def _same_step_reset(
         self, final: np.ndarray, observation: Observation, info: dict[str, Any]
@@ -257,6 +303,22 @@ class NoughtsVectorEnv(VectorEnv[dict[str, np.ndarray], np.ndarray, np.ndarray])
         fresh["final_obs"], fresh["_final_obs"] = final_obs, final.copy()
         fresh["final_info"], fresh["_final_info"] = final_info, final.copy()
         return fresh
+
+    def random_actions(self) -> np.ndarray:
+        """A uniformly random legal cell a board for the side observing (0 where it has no
+        move), from the batch's generator: one number a board, the ``floor(u * legal)``-th
+        legal cell (in C where the compiled step runs, the same cells in NumPy).
+
+        >>> envs = NoughtsVectorEnv(3, opponent=None, native=False)
+        >>> _ = envs.reset(seed=0)
+        >>> envs.random_actions().tolist()
+        [5, 2, 0]
+        """
+        if self.native is not None:
+            return self.native.random_actions()
+        mask = self._observe()["action_mask"].astype(bool)
+        pick = (self.np_random.random(self.num_envs) * mask.sum(axis=1)).astype(np.int64)
+        return np.asarray((np.cumsum(mask, axis=1) > pick[:, None]).argmax(axis=1), np.int64)
 
     def action_masks(self) -> np.ndarray:
         """Each board's legal moves for its player to act, as booleans (``(N, cells)``;
@@ -305,6 +367,9 @@ class NoughtsVectorEnv(VectorEnv[dict[str, np.ndarray], np.ndarray, np.ndarray])
     # -- games ----------------------------------------------------------------------------
     def _start(self, rows: np.ndarray, info: dict[str, Any]) -> None:
         """New games on ``rows``; the opponent opens where the agent is O."""
+        if self.native is not None:
+            self.native.start(rows, info)
+            return
         self.board[rows] = 0
         self.ply[rows] = 0
         self.steps[rows] = 0
@@ -358,6 +423,10 @@ class NoughtsVectorEnv(VectorEnv[dict[str, np.ndarray], np.ndarray, np.ndarray])
     ) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
         """The opponent's moves on ``rows``: (rows, won, full)."""
         mover = self._to_move(rows)
+        if self.policy is not None:
+            cells = policy_moves(self.policy, self.board[rows], mover, self.geometry.shape)
+            _put(info, "opponent_move", rows, cells, self.num_envs, -1)
+            return (rows, *self._play(rows, cells, mover))
         empty = self.board[rows] == 0
         noise = self.np_random.random(empty.shape)
         if self.opponent == "random":
@@ -408,6 +477,8 @@ class NoughtsVectorEnv(VectorEnv[dict[str, np.ndarray], np.ndarray, np.ndarray])
         return self._to_move(self._rows) if self.opponent is None else self.agent
 
     def _observe(self) -> Observation:
+        if self.native is not None:
+            return self.native.observe()
         viewer = self._viewer()[:, None]
         planes = np.stack((self.board == viewer, self.board == -viewer), axis=-1)
         moving = ~self.over
@@ -423,25 +494,32 @@ class NoughtsVectorEnv(VectorEnv[dict[str, np.ndarray], np.ndarray, np.ndarray])
         """Add the exact values for the agent to move (where a table serves)."""
         every = np.ones(self.num_envs, dtype=bool)
         if self.opponent is not None:
-            info["agent"], info["_agent"] = np.where(self.agent == X, "X", "O"), every
+            info["agent"], info["_agent"] = _MARKS.take(self.agent < 0), every
         else:
-            info["to_move"] = np.where(self._to_move(self._rows) == X, "X", "O")
+            info["to_move"] = _MARKS.take(self.ply & 1)
             info["_to_move"] = every.copy()
         if not self.exact_info:
+            info["exact"], info["_exact"] = np.zeros(self.num_envs, dtype=bool), every.copy()
             return info
         assert self.table is not None
+        if self.native is not None:
+            self.native.exact_info(info)
+            return info
         rows = np.flatnonzero(~self.over)
+        info["exact"], info["_exact"] = ~self.over, every.copy()
+        if not len(rows):  # as SyncVectorEnv: no key that no board has
+            return info
         scores = self.table.move_scores(self.index[rows], np.where(self._to_move(rows) == X, 1, 2))
         best = scores.max(axis=1)
         outcome = np.sign(best).astype(np.int8)
         plies = np.where(best == 0, self.cells - self.ply[rows], WIN - np.abs(best))
         keeping = np.where(outcome[:, None] > 0, scores > 0, scores >= outcome[:, None] * WIN)
         n, cells = self.num_envs, self.cells
-        info["exact"], info["_exact"] = ~self.over, every.copy()
         _put(info, "outcome", rows, outcome, n, 0)
         _put(info, "plies", rows, plies.astype(np.int16), n, 0)
         _put(info, "optimal_moves", rows, scores == best[:, None], n, False, cells)
         _put(info, "keeping_moves", rows, keeping, n, False, cells)
+        _put(info, "move_values", rows, scores, n, NO_MOVE, cells)
         return info
 
     # -- for people and tests -------------------------------------------------------------
@@ -468,41 +546,6 @@ class NoughtsVectorEnv(VectorEnv[dict[str, np.ndarray], np.ndarray, np.ndarray])
         for index, row in enumerate(rows):
             moves[index] = strategy_x_move(self.position(int(row)))
         return moves
-
-
-def _strategy_x(game: Variant, agent: str) -> bool:
-    """True if the exact opponent can be X playing the shipped strategy; else refused."""
-    if game.strategy is not None and agent == "O":
-        return True
-    where = (
-        "the shipped strategy plays X only: give agent='O'"
-        if game.strategy is not None
-        else f"{game.name} has neither (no table beyond {MAX_TABLE_CELLS} cells, no strategy)"
-    )
-    raise NoughtsError(
-        f"the batched 'exact' opponent needs an exact table (boards of at most "
-        f"{MAX_TABLE_CELLS} cells) or, on Qubic, the shipped strategy as X; {where}"
-    )
-
-
-def strategy_x_move(position: Position) -> int:
-    """X's move in ``position`` by the shipped strategy: its proven move, else (a
-    position its moves have already won by a chain of threats) the engine's at level 10.
-
-    >>> strategy_x_move(Position("", "qubic")) in (0, 3, 12, 15, 21, 22, 25, 26)
-    True
-    """
-    found = strategy_move(position, SHIPPED.strategy_for(position))
-    if found is not None:
-        return found.move
-    return _ENGINE.move(position, Limit.within(STRATEGY_FALLBACK_S)).move
-
-
-STRATEGY_FALLBACK_S = 1.0
-"""Seconds the engine gets for X's move where the strategy's entries end (a won chain of
-threats, which its threat search finds in milliseconds)."""
-
-_ENGINE = parse_player(f"level:{MAX_LEVEL}").create()
 
 
 def make_vector_env(num_envs: int = 1, **options: Any) -> NoughtsVectorEnv:
