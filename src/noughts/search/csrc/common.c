@@ -52,7 +52,8 @@ static PyObject *tables_new(PyTypeObject *type, PyObject *args, PyObject *kwargs
                           &base_o))
         return NULL;
     if (cells < 1 || cells > MAX_CELLS || k < 1 || k > MAX_K) {
-        PyErr_SetString(PyExc_ValueError, "the compiled core takes boards of 1 to 64 cells");
+        PyErr_SetString(PyExc_ValueError,
+                        "the compiled core takes boards of 1 to 64 cells, k of 1 to 16");
         return NULL;
     }
     allocfunc tp_alloc = (allocfunc)PyType_GetSlot(type, Py_tp_alloc);

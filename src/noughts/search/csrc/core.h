@@ -23,11 +23,15 @@
 typedef uint64_t bb_t;        /* a bitboard of up to 64 cells */
 typedef unsigned __int128 word_t; /* two bitboards side by side: a position's word */
 
-#define MAX_CELLS 64
-#define MAX_LINES 256
-#define MAX_K 16
-#define MAX_SYMMETRIES 192
-#define MAX_THROUGH 64
+/* The boards the core takes, exported as module constants of the same names (the
+ * dispatcher's fits_compiled reads them; a board beyond them plays on the Python core) */
+#define MAX_CELLS 64          /* a bitboard is one uint64_t */
+#define MAX_LINES 256         /* the tables' lines (the through table holds uint16_t) */
+#define MAX_K 16              /* marks in a line; the exact search's line weights
+                                 1 + 4**marks stay far inside 64 bits up to here */
+#define MAX_SYMMETRIES 192    /* the tables' hashed symmetries */
+#define MAX_KEY_SYMMETRIES 256 /* the exact search's key symmetries */
+#define MAX_THROUGH 64        /* lines through one cell */
 
 #if defined(__x86_64__) && !defined(__POPCNT__)
 /* x86-64's baseline has no popcnt instruction, and the builtin then calls a library

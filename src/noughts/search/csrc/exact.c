@@ -22,8 +22,6 @@
 #define OFFSET 4096 /* packed entry = (score + OFFSET) << 12 | (move + 1) << 2 | flag */
 #define MOVE_MASK 1023
 #define POLL_NODES 1024
-#define MAX_KEY_SYMMETRIES 256
-#define MAX_WEIGHT_K 16 /* line weights 1 + 4**marks stay far inside 64 bits */
 
 typedef struct {
     PyObject_HEAD
@@ -36,7 +34,7 @@ typedef struct {
     int *through_index;            /* ... and their numbers */
     uint8_t (*line_cells)[MAX_K];  /* each line's cells */
     uint8_t order[MAX_CELLS];      /* the static move order */
-    int64_t weights[MAX_WEIGHT_K + 1];
+    int64_t weights[MAX_K + 1];
     uint8_t (*perms)[MAX_CELLS];   /* the key symmetries' cell maps, and inverses */
     uint8_t (*inverses)[MAX_CELLS];
     uint64_t *book_keys;           /* the book: canonical keys ascending, scores */
@@ -420,7 +418,7 @@ static PyObject *exact_new(PyTypeObject *type, PyObject *args, PyObject *kwargs)
                           &misere, &perms, &canonical_marks, &book_marks, &book_keys,
                           &book_scores, &max_entries, &dynamic_empties))
         return NULL;
-    if (cells < 1 || cells > MAX_CELLS || k < 1 || k > MAX_WEIGHT_K) {
+    if (cells < 1 || cells > MAX_CELLS || k < 1 || k > MAX_K) {
         PyErr_SetString(PyExc_ValueError,
                         "the compiled exact search takes boards of 1 to 64 cells, k up to 16");
         return NULL;
