@@ -43,6 +43,8 @@ __all__ = [
     "check_nodes",
     "DEFAULT_SECONDS",
     "EXPLAIN_SECONDS",
+    "MAX_SECONDS",
+    "MAX_NODES",
 ]
 
 _T = TypeVar("_T", int, float)
@@ -54,10 +56,19 @@ and the command line's default ``--time`` for ``move`` and ``analyze``."""
 EXPLAIN_SECONDS = 60.0
 """The time a traced search (the API's explain, ``noughts explain``) gets unless told."""
 
+MAX_SECONDS = 86_400.0
+"""The longest time limit a search takes (a day): a longer one is an error, not a
+search that runs on and on (a whole proof attempt runs as many limited searches)."""
+
+MAX_NODES = 10**12
+"""The largest node limit a search takes (days of search on either core, and far inside
+the compiled core's 64-bit counters)."""
+
 
 def check_seconds(seconds: object, what: str = "time limit") -> float:
-    """``seconds`` if it is a finite positive number, else a :class:`NoughtsError`
-    naming ``what`` (NaN and infinities would make a deadline that never comes).
+    """``seconds`` if it is a finite positive number of at most :data:`MAX_SECONDS`,
+    else a :class:`NoughtsError` naming ``what`` (NaN, infinities and huge numbers would
+    make a deadline that never comes).
 
     >>> check_seconds(0.5), check_seconds(2)
     (0.5, 2.0)
@@ -65,6 +76,10 @@ def check_seconds(seconds: object, what: str = "time limit") -> float:
     Traceback (most recent call last):
     ...
     noughts.errors.NoughtsError: move limit must be a positive number of seconds, not inf
+    >>> check_seconds(1e300)
+    Traceback (most recent call last):
+    ...
+    noughts.errors.NoughtsError: time limit of 1e+300 seconds is more than the limit of 86400 ...
     """
     if (
         isinstance(seconds, bool)
@@ -73,11 +88,15 @@ def check_seconds(seconds: object, what: str = "time limit") -> float:
         or seconds <= 0
     ):
         raise NoughtsError(f"{what} must be a positive number of seconds, not {seconds!r}")
+    if seconds > MAX_SECONDS:
+        raise NoughtsError(f"{what} of {seconds:g} seconds is more than the limit of "
+                           f"{MAX_SECONDS:g} (a day)")
     return float(seconds)
 
 
 def check_nodes(nodes: object, what: str = "node budget") -> int:
-    """``nodes`` if it is a positive integer, else a :class:`NoughtsError` naming ``what``.
+    """``nodes`` if it is a positive integer of at most :data:`MAX_NODES`, else a
+    :class:`NoughtsError` naming ``what``.
 
     >>> check_nodes(1000)
     1000
@@ -85,9 +104,15 @@ def check_nodes(nodes: object, what: str = "node budget") -> int:
     Traceback (most recent call last):
     ...
     noughts.errors.NoughtsError: node budget must be a positive integer, not -5
+    >>> check_nodes(2**63)
+    Traceback (most recent call last):
+    ...
+    noughts.errors.NoughtsError: node budget of 9,223,372,036,854,775,808 is more than the limit ...
     """
     if isinstance(nodes, bool) or not isinstance(nodes, int) or nodes <= 0:
         raise NoughtsError(f"{what} must be a positive integer, not {nodes!r}")
+    if nodes > MAX_NODES:
+        raise NoughtsError(f"{what} of {nodes:,} is more than the limit of {MAX_NODES:,}")
     return nodes
 
 

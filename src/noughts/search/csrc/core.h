@@ -89,6 +89,11 @@ void poll_share(Poll *poll, const Poll *from, int64_t node_limit);
 /* The Limit as a Python object (None for none), a new reference. */
 PyObject *poll_get(Poll *poll);
 
+/* A node count or limit from a Python int, clamped to +-COUNT_EDGE (2**62: beyond any
+ * count a search reaches, with room to add to it); 0, or -1 with a Python error. */
+#define COUNT_EDGE ((int64_t)1 << 62)
+int as_count(PyObject *value, int64_t *out);
+
 /* An int attribute's setter: value into *out (an AttributeError naming name if it is
  * deleted); 0, or -1 with a Python error. */
 int set_int64(PyObject *value, int64_t *out, const char *name);
@@ -181,6 +186,21 @@ PyObject *from_bitboard(bb_t value);
 int as_word(PyObject *value, word_t *out);     /* a non-negative int below 2**128 */
 PyObject *from_word(word_t value);
 PyObject *cells_list(const int *cells, int count); /* [cell, ...] */
+
+/* A permutation of cells cells from a Python sequence into perm, its inverse into
+ * inverse; 0, or -1 with a ValueError naming what. */
+int read_permutation(PyObject *sequence, int cells, uint8_t *perm, uint8_t *inverse,
+                     const char *what);
+
+/* -- reading a position at the border (every search type reads its input here) ----- */
+/* Cells of a board of full cells from a Python int: 0, or -1 with a ValueError naming
+ * what (an int that is negative or past 64 bits lies off the board too). */
+int read_cells(PyObject *value, bb_t full, bb_t *out, const char *what);
+/* A position's two sides' marks (X and O, or attacker and defender): on the board and on
+ * different cells; and the side to move, 0 (X) or 1 (O), unless to_move is NULL. 0, or
+ * -1 with a ValueError naming the problem. */
+int read_position(PyObject *x_value, PyObject *o_value, const int *to_move, bb_t full,
+                  bb_t *x, bb_t *o);
 
 /* -- the parts, each adding its types to the module -------------------------------- */
 int search_add_type(PyObject *module);   /* pvs.c: the board and the anytime search */

@@ -318,29 +318,6 @@ static int negamax(Run *run, bb_t me, bb_t opp, int marks, int my_live, int opp_
 }
 
 /* -- Python -------------------------------------------------------------------------- */
-/* A sequence of ints, each in [0, limit), into out[count]. */
-static int cell_row(PyObject *sequence, uint8_t *out, int count, int limit, const char *what) {
-    PyObject *fast = PySequence_List(sequence);
-    if (fast == NULL) return -1;
-    if (SIZE(fast) != count) {
-        PyErr_Format(PyExc_ValueError, "%s: expected %d items", what, count);
-        Py_DECREF(fast);
-        return -1;
-    }
-    for (int i = 0; i < count; i++) {
-        long value = PyLong_AsLong(ITEM(fast, i));
-        if (value == -1 && PyErr_Occurred()) { Py_DECREF(fast); return -1; }
-        if (value < 0 || value >= limit) {
-            PyErr_Format(PyExc_ValueError, "%s: %ld out of range", what, value);
-            Py_DECREF(fast);
-            return -1;
-        }
-        out[i] = (uint8_t)value;
-    }
-    Py_DECREF(fast);
-    return 0;
-}
-
 /* Copy a buffer of count items of size bytes each (an array('Q') or array('h')). */
 static void *buffer_copy(PyObject *object, Py_ssize_t size, Py_ssize_t *count) {
     Py_buffer view;
@@ -445,7 +422,8 @@ static PyObject *exact_new(PyTypeObject *type, PyObject *args, PyObject *kwargs)
         e->weights[marks] = misere ? -weight : weight;
     }
     if (read_lines(e, lines) < 0) goto fail;
-    if (cell_row(order, e->order, cells, cells, "order") < 0) goto fail;
+    uint8_t unused[MAX_CELLS];
+    if (read_permutation(order, cells, e->order, unused, "order") < 0) goto fail;
     PyObject *perm_list = PySequence_List(perms);
     if (perm_list == NULL) goto fail;
     Py_ssize_t nsym = SIZE(perm_list);
@@ -463,11 +441,11 @@ static PyObject *exact_new(PyTypeObject *type, PyObject *args, PyObject *kwargs)
         goto fail;
     }
     for (Py_ssize_t s = 0; s < nsym; s++) {
-        if (cell_row(ITEM(perm_list, s), e->perms[s], cells, cells, "perms") < 0) {
+        if (read_permutation(ITEM(perm_list, s), cells, e->perms[s], e->inverses[s],
+                             "perms") < 0) {
             Py_DECREF(perm_list);
             goto fail;
         }
-        for (int cell = 0; cell < cells; cell++) e->inverses[s][e->perms[s][cell]] = (uint8_t)cell;
     }
     Py_DECREF(perm_list);
     if (book_keys != Py_None) {
@@ -530,13 +508,9 @@ static PyObject *exact_search(PyObject *self, PyObject *args) {
         return NULL;
     bb_t me, opp;
     int alpha, beta;
-    if (as_bitboard(me_obj, &me) < 0 || as_bitboard(opp_obj, &opp) < 0 ||
+    if (read_position(me_obj, opp_obj, NULL, e->full, &me, &opp) < 0 ||
         as_bound(e, alpha_obj, &alpha) < 0 || as_bound(e, beta_obj, &beta) < 0)
         return NULL;
-    if (me & opp || (me | opp) & ~e->full) {
-        PyErr_SetString(PyExc_ValueError, "a position's two sides share a cell or leave the board");
-        return NULL;
-    }
     /* ExactSearch._state: the lines open to each side, the cells completing one */
     int my_live = 0, opp_live = 0;
     bb_t my_wins = 0, opp_wins = 0;

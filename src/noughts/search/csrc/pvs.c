@@ -11,11 +11,13 @@
 #define LMR_AFTER 4
 #define CANONICAL_PLIES 1
 #define MAX_TABLE 400000
-#define FORCED_PLY 99
 #define EXACT 0
 #define LOWER 1
 #define UPPER 2
-#define MAX_PLY (MAX_CELLS + 2)
+#define MAX_PLY (MAX_CELLS + 2) /* the killers' rows: a move's ply is at most the cells */
+#define FORCED_PLY MAX_PLY      /* the frontier's forced replies: past every killer row
+                                   (searched at depth 0, they read none; the reference's
+                                   ply there, 99, reads none either) */
 
 /* -- the transposition table (a dict of 64-bit keys, emptied at MAX_TABLE) ------------ */
 typedef struct {
@@ -368,7 +370,8 @@ static int ordered_moves(Search *s, int first, int ply, bb_t cells, int quiet, i
     int64_t values[MAX_CELLS];
     int n = 0;
     const int64_t *gains = s->gain[s->stm];
-    const int *killers = s->killers[ply];
+    static const int no_killers[2] = {-1, -1};
+    const int *killers = ply < MAX_PLY ? s->killers[ply] : no_killers;
     bb_t mask = cells ? cells : s->empty;
     for (; mask; mask &= mask - 1) {
         int cell = lowest(mask);
@@ -513,8 +516,8 @@ static int64_t negamax(Search *s, int depth, int64_t alpha, int64_t beta, int pl
             if (score > alpha) {
                 alpha = score;
                 if (alpha >= beta) {
-                    int *killers = s->killers[ply];
-                    if (killers[0] != cell) {
+                    int *killers = s->killers[ply < MAX_PLY ? ply : MAX_PLY - 1];
+                    if (ply < MAX_PLY && killers[0] != cell) {
                         killers[1] = killers[0];
                         killers[0] = cell;
                     }
@@ -581,6 +584,9 @@ static PyObject *search_new(PyTypeObject *type, PyObject *args, PyObject *kwargs
         PyErr_SetString(PyExc_TypeError, "Search needs the board's Tables");
         return NULL;
     }
+    bb_t x, o;
+    if (read_position(x_obj, o_obj, &to_move, ((Tables *)tables)->full, &x, &o) < 0)
+        return NULL;
     allocfunc tp_alloc = (allocfunc)PyType_GetSlot(type, Py_tp_alloc);
     Search *s = (Search *)tp_alloc(type, 0);
     if (s == NULL) return NULL;
@@ -593,7 +599,8 @@ static PyObject *search_new(PyTypeObject *type, PyObject *args, PyObject *kwargs
     s->nlines = t->nlines;
     s->nsym = t->nsym;
     for (int i = 0; i < MAX_PLY; i++) s->killers[i][0] = s->killers[i][1] = -1;
-    if (as_bitboard(x_obj, &s->bits[0]) < 0 || as_bitboard(o_obj, &s->bits[1]) < 0) goto fail;
+    s->bits[0] = x;
+    s->bits[1] = o;
     s->occupied = s->bits[0] | s->bits[1];
     s->empty = t->full & ~s->occupied;
     s->marks = popcount(s->occupied);
