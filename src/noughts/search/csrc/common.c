@@ -51,7 +51,8 @@ int read_permutation(PyObject *sequence, int cells, uint8_t *perm, uint8_t *inve
 static PyObject *tables_new(PyTypeObject *type, PyObject *args, PyObject *kwargs) {
     int cells, k;
     PyObject *lines, *through, *perms, *base_x, *base_o;
-    if (!PyArg_ParseTuple(args, "iiOOOOO", &cells, &k, &lines, &through, &perms, &base_x,
+    if (positional_only(kwargs, "Tables") < 0 ||
+        !PyArg_ParseTuple(args, "iiOOOOO", &cells, &k, &lines, &through, &perms, &base_x,
                           &base_o))
         return NULL;
     if (cells < 1 || cells > MAX_CELLS || k < 1 || k > MAX_K) {
@@ -518,6 +519,14 @@ PyObject *cells_list(const int *cells, int count) {
         PyList_SetItem(list, i, cell);
     }
     return list;
+}
+
+int positional_only(PyObject *kwargs, const char *type) {
+    if (kwargs != NULL && PyDict_Size(kwargs)) {
+        PyErr_Format(PyExc_TypeError, "%s takes positional arguments only", type);
+        return -1;
+    }
+    return 0;
 }
 
 /* -- reading a position ---------------------------------------------------------------- */

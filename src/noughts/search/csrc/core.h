@@ -192,6 +192,10 @@ PyObject *cells_list(const int *cells, int count); /* [cell, ...] */
 int read_permutation(PyObject *sequence, int cells, uint8_t *perm, uint8_t *inverse,
                      const char *what);
 
+/* A type's constructor takes positional arguments only: 0, or -1 with a TypeError
+ * naming the type if kwargs holds any. */
+int positional_only(PyObject *kwargs, const char *type);
+
 /* -- reading a position at the border (every search type reads its input here) ----- */
 /* Cells of a board of full cells from a Python int: 0, or -1 with a ValueError naming
  * what (an int that is negative or past 64 bits lies off the board too). */

@@ -387,10 +387,7 @@ static PyObject *exact_new(PyTypeObject *type, PyObject *args, PyObject *kwargs)
     int cells, k, win_score, misere, canonical_marks, book_marks, dynamic_empties;
     long long max_entries;
     PyObject *lines, *order, *perms, *book_keys, *book_scores;
-    if (kwargs != NULL && PyDict_Size(kwargs)) {
-        PyErr_SetString(PyExc_TypeError, "Exact takes positional arguments only");
-        return NULL;
-    }
+    if (positional_only(kwargs, "Exact") < 0) return NULL;
     if (!PyArg_ParseTuple(args, "iiOOipOiiOOLi", &cells, &k, &lines, &order, &win_score,
                           &misere, &perms, &canonical_marks, &book_marks, &book_keys,
                           &book_scores, &max_entries, &dynamic_empties))

@@ -84,8 +84,8 @@ static int64_t table_add(ProofTable *table, uint64_t key, const Entry *entry) {
 }
 
 static PyObject *table_new(PyTypeObject *type, PyObject *args, PyObject *kwargs) {
-    if (!PyArg_ParseTuple(args, ":ProofTable")) return NULL;
-    (void)kwargs;
+    if (positional_only(kwargs, "ProofTable") < 0 || !PyArg_ParseTuple(args, ":ProofTable"))
+        return NULL;
     allocfunc tp_alloc = (allocfunc)PyType_GetSlot(type, Py_tp_alloc);
     ProofTable *self = (ProofTable *)tp_alloc(type, 0);
     if (self == NULL) return NULL;
@@ -725,7 +725,7 @@ static int same_board(const Tables *a, const Tables *b) {
 static PyObject *search_new(PyTypeObject *type, PyObject *args, PyObject *kwargs) {
     PyObject *tables, *x_obj, *o_obj, *table;
     int to_move, attacker, leaf_threat_nodes, max_threats;
-    (void)kwargs;
+    if (positional_only(kwargs, "ProofSearch") < 0) return NULL;
     if (!PyArg_ParseTuple(args, "O!OOiiO!ii", TablesType, &tables, &x_obj, &o_obj, &to_move,
                           &attacker, ProofTableType, &table, &leaf_threat_nodes, &max_threats))
         return NULL;

@@ -577,6 +577,7 @@ static int pair_rows(PyObject *pair, int64_t out[2][MAX_K + 2], int count, const
 static PyObject *search_new(PyTypeObject *type, PyObject *args, PyObject *kwargs) {
     PyObject *tables, *x_obj, *o_obj, *values, *limit;
     int to_move, misere;
+    if (positional_only(kwargs, "Search") < 0) return NULL;
     if (!PyArg_ParseTuple(args, "OOOiOpO", &tables, &x_obj, &o_obj, &to_move, &values,
                           &misere, &limit))
         return NULL;

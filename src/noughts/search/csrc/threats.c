@@ -347,8 +347,9 @@ static PyObject *threat_search_exhausted(PyObject *self, PyObject *unused) {
 
 static PyObject *threat_search_new(PyTypeObject *type, PyObject *args, PyObject *kwargs) {
     PyObject *tables, *limit;
-    (void)kwargs;
-    if (!PyArg_ParseTuple(args, "OO", &tables, &limit)) return NULL;
+    if (positional_only(kwargs, "ThreatSearch") < 0 ||
+        !PyArg_ParseTuple(args, "OO", &tables, &limit))
+        return NULL;
     if (!PyObject_TypeCheck(tables, TablesType)) {
         PyErr_SetString(PyExc_TypeError, "ThreatSearch needs the board's Tables");
         return NULL;
