@@ -165,3 +165,18 @@ def test_a_limit_past_64_bits_reads_as_the_python_core_reads_it(node_limit: int)
         proof = proof_search(position, 0, table=proof_table(name), core=name)
         answers.append(proof.run(Limit(node_limit=10), nodes=node_limit))
     assert answers[:2] == answers[2:]
+
+
+def test_the_anytime_search_bounds_its_values_and_depths(compiled_core: ModuleType) -> None:
+    # line values past 2**52 could overflow the board's 64-bit sums; a depth past the
+    # killers' rows has no meaning on a board of at most 64 cells
+    tables, values = _search_args()
+    value, fork, tempo, _, contrib = values
+    with pytest.raises(ValueError, match="past 2\\*\\*52"):
+        compiled_core.Search(tables, 0, 0, 0, [value, fork, tempo, 2**53, contrib], False, None)
+    search = compiled_core.Search(tables, 0, 0, 0, values, False, None)
+    with pytest.raises(ValueError, match="depth 67: 0 to 66"):
+        search.root(67, [0])
+    with pytest.raises(ValueError, match="depth -1"):
+        search.move_value(0, -1)
+    assert search.root(9, search.ordered_moves(-1, 0))[0] == 0  # 3x3: a draw, searched whole

@@ -2,10 +2,14 @@
 each call answers or raises a clean Python exception, never crashes (the sanitizer run,
 ``scripts/sanitize.py``, runs these on a build that reports every bad memory access
 and undefined behaviour). A ``SystemError`` counts as a crash: it means the C returned
-an error without setting one, or the reverse."""
+an error without setting one, or the reverse.
+
+Each test tries 60 fixed examples; ``NOUGHTS_FUZZ_EXAMPLES=N`` in the environment tries
+N random ones instead (a longer hunt)."""
 
 from __future__ import annotations
 
+import os
 import struct
 from collections.abc import Callable
 from types import ModuleType
@@ -25,12 +29,17 @@ from noughts.variants import variant
 BOARDS = ["1x1", "1x4k2", "2x3k2", "3x3", "4x4k3", "3x3-misere", "2x2x2", "5x1k3"]
 """Small boards: every search on them ends quickly even without a limit."""
 
-FUZZ = settings(max_examples=60, deadline=None, derandomize=True,
+_HUNT = int(os.environ.get("NOUGHTS_FUZZ_EXAMPLES", "0"))
+FUZZ = settings(max_examples=_HUNT or 60, deadline=None, derandomize=not _HUNT, database=None,
                 suppress_health_check=[HealthCheck.too_slow, HealthCheck.function_scoped_fixture])
 
 # ints of every kind a caller could pass: small, cells, bit masks, negative, past 64 bits
 INTS = st.one_of(st.integers(-3, 70), st.integers(0, 2**16), st.integers(-(2**70), 2**70),
-                 st.sampled_from([2**63, 2**64, 2**64 - 1, -(2**63), 2**128]))
+                 st.sampled_from([2**52, -(2**52), 2**62, 2**63 - 1, 2**63, 2**64, 2**64 - 1,
+                                  -(2**63), 2**128]))
+VALUES = st.one_of(st.integers(-100, 100), st.integers(-(2**63), 2**63 - 1),
+                   st.sampled_from([2**52, -(2**52), 2**52 + 1, 2**63 - 1, -(2**63), 2**63]))
+"""Line values: mostly 64-bit ints, some at and past the edges."""
 JUNK = st.one_of(st.none(), st.text(max_size=3), st.floats(allow_nan=True), st.booleans(),
                  st.lists(st.integers(-2, 70), max_size=4), st.just(object()))
 ANY = st.one_of(INTS, INTS, JUNK)
@@ -63,6 +72,15 @@ def _limit(nodes: int) -> Limit:
     return Limit(node_limit=nodes)
 
 
+def _tidy(name: str, x: Any, o: Any, to_move: Any) -> tuple[Any, Any, Any]:
+    """x, o and to_move made a valid position where they are ints (so that the fuzzing
+    reaches the searches, not only their checks)."""
+    if not all(type(value) is int for value in (x, o, to_move)):
+        return x, o, to_move
+    full = variant(name).full
+    return x & full, o & full & ~x, to_move & 1
+
+
 @FUZZ
 @given(cells=ANY, k=ANY, lines=st.one_of(st.lists(INTS, max_size=20), JUNK),
        through=st.one_of(st.lists(st.lists(INTS, max_size=5), max_size=10), JUNK),
@@ -73,16 +91,32 @@ def test_tables(module: ModuleType, cells: Any, k: Any, lines: Any, through: Any
     _clean(lambda: module.Tables(cells, k, lines, through, perms, base, base))
 
 
+def _line_values(k: int) -> st.SearchStrategy[Any]:
+    """The shape of a board's LineValues (value, fork_value, tempo_value, to_move,
+    contrib) with any ints in it."""
+    def row(length: int) -> st.SearchStrategy[list[int]]:
+        return st.lists(VALUES, min_size=length, max_size=length)
+
+    pair = st.tuples(row(k + 1), row(k + 1))
+    contrib = st.tuples(*[row(k + 2)] * (k + 2))
+    return st.tuples(pair, row(2), pair, VALUES, st.tuples(contrib, contrib))
+
+
 @FUZZ
 @given(name=st.sampled_from(BOARDS), x=ANY, o=ANY, to_move=ANY, misere=st.booleans(),
-       values=st.one_of(st.just(None), JUNK), calls=st.lists(
-           st.tuples(st.integers(0, 8), ANY, ANY, CELL_LISTS), max_size=8))
+       values=st.one_of(st.just(None), st.just("shaped"), JUNK), data=st.data(),
+       calls=st.lists(st.tuples(st.integers(0, 8), ANY, ANY, CELL_LISTS), max_size=8))
 def test_search(module: ModuleType, name: str, x: Any, o: Any, to_move: Any, misere: bool,
-                values: Any, calls: list[tuple[int, Any, Any, list[Any]]]) -> None:
+                values: Any, data: st.DataObject,
+                calls: list[tuple[int, Any, Any, list[Any]]]) -> None:
+    if data.draw(st.booleans()):
+        x, o, to_move = _tidy(name, x, o, to_move)
     position = Position("", name)
     tables = tables_for(position.geometry)
     if values is None:
         values = line_values(tables, search_weights(position, "strong", None), 0)
+    elif values == "shaped":
+        values = data.draw(_line_values(position.geometry.k))
     search = _clean(lambda: module.Search(_tables(name), x, o, to_move, values, misere,
                                           _limit(3_000)))
     if search is None:
@@ -127,12 +161,15 @@ def test_threat_search(module: ModuleType, name: str, limit: Any,
 
 
 @FUZZ
-@given(name=st.sampled_from(BOARDS), x=ANY, o=ANY, to_move=ANY, attacker=ANY,
+@given(name=st.sampled_from(BOARDS), x=ANY, o=ANY, to_move=ANY, attacker=ANY, tidy=st.booleans(),
        leaf=st.one_of(st.integers(-2, 300), JUNK), threats=st.one_of(st.integers(-2, 30), JUNK),
        calls=st.lists(st.tuples(st.integers(0, 10), ANY, ANY), max_size=10))
 def test_proof_search(module: ModuleType, name: str, x: Any, o: Any, to_move: Any,
-                      attacker: Any, leaf: Any, threats: Any,
+                      attacker: Any, tidy: bool, leaf: Any, threats: Any,
                       calls: list[tuple[int, Any, Any]]) -> None:
+    if tidy:
+        x, o, to_move = _tidy(name, x, o, to_move)
+        attacker = attacker & 1 if type(attacker) is int else attacker
     tables = _tables(name)
     table = module.ProofTable()
     search = _clean(lambda: module.ProofSearch(tables, x, o, to_move, attacker, table, leaf,
@@ -213,3 +250,19 @@ def test_the_fuzzing_reaches_the_searches(module: ModuleType) -> None:
     assert _clean(lambda: search.root(2, [9])) is None
     with pytest.raises(SystemError):
         _clean(lambda: (_ for _ in ()).throw(SystemError("a C bug")))
+
+
+@pytest.mark.parametrize("tables", [None, 3, "3x3", object()])
+def test_every_entry_point_wants_real_tables(module: ModuleType, tables: object) -> None:
+    calls: list[Callable[[], Any]] = [
+        lambda: module.Search(tables, 0, 0, 0, None, False, None),
+        lambda: module.ThreatSearch(tables, None),
+        lambda: module.defences(tables, 0, 0, []),
+        lambda: module.chain_survives(tables, 0, 0, 0, []),
+        lambda: module.ProofSearch(tables, 0, 0, 0, 0, module.ProofTable(), 10, 12),
+        lambda: module.verify_strategy(tables, b"", 0, 0, True, 0, 1, None),
+        lambda: module.check_entries(tables, b"", [], 1),
+    ]
+    for call in calls:
+        with pytest.raises(TypeError):
+            call()

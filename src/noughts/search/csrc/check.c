@@ -452,7 +452,7 @@ static int check_init(Check *c, PyObject *tables, PyObject *records, int depth) 
 static int read_checked(const Tables *t, PyObject *x_value, PyObject *o_value,
                         PyObject *legal_value, bb_t *x, bb_t *o, bb_t *legal) {
     return read_position(x_value, o_value, NULL, t->full, x, o) < 0 ||
-                   read_cells(legal_value, t->full, legal, "the legal moves") < 0
+                   read_cells(legal_value, t->full, legal, "the legal moves leave the board") < 0
                ? -1
                : 0;
 }

@@ -530,16 +530,14 @@ int positional_only(PyObject *kwargs, const char *type) {
 }
 
 /* -- reading a position ---------------------------------------------------------------- */
-int read_cells(PyObject *value, bb_t full, bb_t *out, const char *what) {
+int read_cells(PyObject *value, bb_t full, bb_t *out, const char *off_board) {
     if (as_bitboard(value, out) < 0) {
         if (!PyErr_ExceptionMatches(PyExc_OverflowError)) return -1;
         PyErr_Clear(); /* a negative number, or one past 64 cells */
         *out = ~(bb_t)0;
     }
     if (*out & ~full) {
-        PyErr_Format(PyExc_ValueError,
-                     "%s leave the board: they must lie on the board, on different cells",
-                     what);
+        PyErr_SetString(PyExc_ValueError, off_board);
         return -1;
     }
     return 0;
@@ -551,8 +549,9 @@ int read_position(PyObject *x_value, PyObject *o_value, const int *to_move, bb_t
         PyErr_Format(PyExc_ValueError, "the side to move is 0 (X) or 1 (O), not %d", *to_move);
         return -1;
     }
-    if (read_cells(x_value, full, x, "the marks") < 0 ||
-        read_cells(o_value, full, o, "the marks") < 0)
+    static const char *off_board =
+        "the marks leave the board: they must lie on the board, on different cells";
+    if (read_cells(x_value, full, x, off_board) < 0 || read_cells(o_value, full, o, off_board) < 0)
         return -1;
     if (*x & *o) {
         PyErr_SetString(PyExc_ValueError,

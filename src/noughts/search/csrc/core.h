@@ -197,9 +197,9 @@ int read_permutation(PyObject *sequence, int cells, uint8_t *perm, uint8_t *inve
 int positional_only(PyObject *kwargs, const char *type);
 
 /* -- reading a position at the border (every search type reads its input here) ----- */
-/* Cells of a board of full cells from a Python int: 0, or -1 with a ValueError naming
- * what (an int that is negative or past 64 bits lies off the board too). */
-int read_cells(PyObject *value, bb_t full, bb_t *out, const char *what);
+/* Cells of a board of full cells from a Python int: 0, or -1 with the ValueError
+ * off_board if some lie off it (an int that is negative or past 64 bits does too). */
+int read_cells(PyObject *value, bb_t full, bb_t *out, const char *off_board);
 /* A position's two sides' marks (X and O, or attacker and defender): on the board and on
  * different cells; and the side to move, 0 (X) or 1 (O), unless to_move is NULL. 0, or
  * -1 with a ValueError naming the problem. */

@@ -545,6 +545,21 @@ static PyObject *stopped(Search *s) {
     return NULL;  /* kind 2: the Python error is set already */
 }
 
+/* A line value: an int of at most VALUE_EDGE either way (the board's sums of them, over
+ * at most 256 lines, then stay far inside 64 bits); 0, or -1 with a Python error. */
+#define VALUE_EDGE ((int64_t)1 << 52)
+static int line_value(PyObject *item, int64_t *out, const char *what) {
+    int overflow = 0;
+    long long value = PyLong_AsLongLongAndOverflow(item, &overflow);
+    if (value == -1 && PyErr_Occurred()) return -1;
+    if (overflow || value > VALUE_EDGE || value < -VALUE_EDGE) {
+        PyErr_Format(PyExc_ValueError, "%s: a value past 2**52", what);
+        return -1;
+    }
+    *out = value;
+    return 0;
+}
+
 static int int64_row(PyObject *sequence, int64_t *out, int count, const char *what) {
     PyObject *fast = PySequence_List(sequence);
     if (fast == NULL) return -1;
@@ -553,10 +568,8 @@ static int int64_row(PyObject *sequence, int64_t *out, int count, const char *wh
         Py_DECREF(fast);
         return -1;
     }
-    for (int i = 0; i < count; i++) {
-        out[i] = PyLong_AsLongLong(ITEM(fast, i));
-        if (out[i] == -1 && PyErr_Occurred()) { Py_DECREF(fast); return -1; }
-    }
+    for (int i = 0; i < count; i++)
+        if (line_value(ITEM(fast, i), &out[i], what) < 0) { Py_DECREF(fast); return -1; }
     Py_DECREF(fast);
     return 0;
 }
@@ -624,8 +637,7 @@ static PyObject *search_new(PyTypeObject *type, PyObject *args, PyObject *kwargs
     if (ok) {
         s->fork_value[0] = forks[0][0];
         s->fork_value[1] = forks[0][1];
-        s->tempo = PyLong_AsLongLong(ITEM(parts, 3));
-        ok = !(s->tempo == -1 && PyErr_Occurred());
+        ok = line_value(ITEM(parts, 3), &s->tempo, "to_move") == 0;
     }
     if (ok) {
         PyObject *contrib = PySequence_List(ITEM(parts, 4));
@@ -699,6 +711,16 @@ static PyObject *search_safe_moves(PyObject *self, PyObject *unused) {
     return cells_list(moves, count);
 }
 
+/* A search's depth: 0 to MAX_PLY (deeper than the board's cells searches no more); 0, or
+ * -1 with a ValueError. */
+static int check_depth(int depth) {
+    if (depth < 0 || depth > MAX_PLY) {
+        PyErr_Format(PyExc_ValueError, "depth %d: 0 to %d", depth, MAX_PLY);
+        return -1;
+    }
+    return 0;
+}
+
 /* The cells of a Python list of moves; -1 on error. */
 static int move_cells(Search *s, PyObject *moves, int *out) {
     PyObject *fast = PySequence_List(moves);
@@ -727,7 +749,8 @@ static PyObject *search_root(PyObject *self, PyObject *args) {
     Search *s = (Search *)self;
     int depth;
     PyObject *move_list;
-    if (!PyArg_ParseTuple(args, "iO", &depth, &move_list)) return NULL;
+    if (!PyArg_ParseTuple(args, "iO", &depth, &move_list) || check_depth(depth) < 0)
+        return NULL;
     int moves[MAX_CELLS];
     int count = move_cells(s, move_list, moves);
     if (count < 0) return NULL;
@@ -768,7 +791,7 @@ static PyObject *search_root(PyObject *self, PyObject *args) {
 static PyObject *search_move_value(PyObject *self, PyObject *args) {
     Search *s = (Search *)self;
     int cell, depth;
-    if (!PyArg_ParseTuple(args, "ii", &cell, &depth)) return NULL;
+    if (!PyArg_ParseTuple(args, "ii", &cell, &depth) || check_depth(depth) < 0) return NULL;
     if (cell < 0 || cell >= s->cells || !((s->empty >> cell) & 1)) {
         PyErr_Format(PyExc_ValueError, "move %d is not an empty cell", cell);
         return NULL;
