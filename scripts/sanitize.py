@@ -6,7 +6,7 @@ with its compile arguments (``-Wall -Wextra``) and ``-Werror``, ``-fsanitize=add
 undefined``, ``-fno-sanitize-recover=all`` and ``-fno-omit-frame-pointer``, into a
 scratch copy of the package (a tree of links to ``src/noughts``, the sanitized
 extension in place of the built one), then runs the tests that drive the core (the
-parity tests, the conformance test, the border and fuzz tests) on it, the sanitizers'
+parity tests, the conformance test, the border, fuzz and thread tests) on it, the sanitizers'
 runtime preloaded (``detect_leaks=0``: CPython keeps memory to the end on purpose;
 ``halt_on_error=1``). Usage, from the checkout's root::
 
@@ -36,7 +36,7 @@ SANITIZE = ["-fsanitize=address,undefined", "-fno-sanitize-recover=all",
 TESTS = ["tests/test_core_parity_exact.py", "tests/test_core_parity_proof.py",
          "tests/test_core_parity_pvs.py", "tests/test_core_parity_plan.py",
          "tests/test_core_conformance.py", "tests/test_core_border.py",
-         "tests/test_core_fuzz.py"]
+         "tests/test_core_fuzz.py", "tests/test_core_threads.py"]
 REPORTS = ("ERROR: AddressSanitizer", "runtime error:", "ERROR: LeakSanitizer")
 """What a sanitizer's report starts with (AddressSanitizer's, UBSan's)."""
 

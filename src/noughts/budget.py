@@ -120,15 +120,6 @@ class BudgetExhausted(Exception):
     """The search's limit ran out (time, nodes) or was cancelled: stop and unwind."""
 
 
-class _Switch:
-    """The cancel switch shared by a limit and its shares."""
-
-    __slots__ = ("off",)
-
-    def __init__(self) -> None:
-        self.off = False
-
-
 class Limit:
     """A deadline (``perf_counter`` seconds), a node limit, and a cancel switch; all optional.
 
@@ -143,12 +134,12 @@ class Limit:
         deadline: float | None = None,
         node_limit: int | None = None,
         start: float | None = None,
-        _switch: _Switch | None = None,
+        _switch: bytearray | None = None,
     ) -> None:
         self.deadline = deadline
         self.node_limit = node_limit
         self.start = time.perf_counter() if start is None else start
-        self._switch = _switch if _switch is not None else _Switch()
+        self._switch = _switch if _switch is not None else bytearray(1)
 
     @classmethod
     def within(
@@ -170,15 +161,27 @@ class Limit:
 
     @property
     def cancelled(self) -> bool:
-        return self._switch.off
+        return self._switch[0] != 0
+
+    @property
+    def switch(self) -> bytearray:
+        """The cancel switch: one byte, nonzero once cancelled, shared by this limit and
+        its shares (the compiled core reads it as plain memory, with no Python call, so
+        it sees a cancel from another thread while it searches without the GIL).
+
+        >>> limit = Limit(); part = limit.share(0.5)
+        >>> part.switch is limit.switch, limit.switch[0]
+        (True, 0)
+        """
+        return self._switch
 
     def cancel(self) -> None:
         """Stop every search polling this limit or a share of it (thread-safe)."""
-        self._switch.off = True
+        self._switch[0] = 1
 
     def expired(self, nodes: int = 0) -> bool:
         """True when cancelled, at ``nodes`` >= the node limit, or past the deadline."""
-        if self._switch.off:
+        if self._switch[0]:
             return True
         if self.node_limit is not None and nodes >= self.node_limit:
             return True

@@ -35,7 +35,10 @@ class Tables:
     ) -> None: ...
 
 class Search:
-    """The anytime search (board and principal-variation search), compiled."""
+    """The anytime search (board and principal-variation search), compiled. ``root`` and
+    ``move_value`` search without the GIL (the limit's deadline, node limit and switch
+    read as plain values); meanwhile ``nodes`` may be read and the limit cancelled from
+    another thread, and any other call raises ``RuntimeError``."""
 
     nodes: int
     limit: Limit | None

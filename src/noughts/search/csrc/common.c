@@ -228,6 +228,9 @@ double now_seconds(void) {
 }
 
 void poll_clear(Poll *poll) {
+    if (poll->owns_view) PyBuffer_Release(&poll->view);
+    poll->owns_view = 0;
+    poll->off = NULL;
     Py_CLEAR(poll->limit);
     poll->has_deadline = poll->has_nodes = 0;
 }
@@ -235,51 +238,59 @@ void poll_clear(Poll *poll) {
 int poll_set(Poll *poll, PyObject *limit) {
     poll_clear(poll);
     if (limit == NULL || limit == Py_None) return 0;
+    double deadline_value = 0.0;
+    int64_t node_limit = 0;
     PyObject *deadline = PyObject_GetAttrString(limit, "deadline");
     if (deadline == NULL) return -1;
-    if (deadline != Py_None) {
-        poll->deadline = PyFloat_AsDouble(deadline);
-        if (poll->deadline == -1.0 && PyErr_Occurred()) { Py_DECREF(deadline); return -1; }
-        poll->has_deadline = 1;
+    int has_deadline = deadline != Py_None;
+    if (has_deadline) {
+        deadline_value = PyFloat_AsDouble(deadline);
+        if (deadline_value == -1.0 && PyErr_Occurred()) { Py_DECREF(deadline); return -1; }
     }
     Py_DECREF(deadline);
     PyObject *nodes = PyObject_GetAttrString(limit, "node_limit");
     if (nodes == NULL) return -1;
-    if (nodes != Py_None) {
-        if (as_count(nodes, &poll->node_limit) < 0) { Py_DECREF(nodes); return -1; }
-        poll->has_nodes = 1;
-    }
+    int has_nodes = nodes != Py_None;
+    if (has_nodes && as_count(nodes, &node_limit) < 0) { Py_DECREF(nodes); return -1; }
     Py_DECREF(nodes);
+    PyObject *flag = PyObject_GetAttrString(limit, "switch");
+    if (flag == NULL) return -1;
+    int taken = PyObject_GetBuffer(flag, &poll->view, PyBUF_SIMPLE);
+    Py_DECREF(flag); /* (the Limit holds it) */
+    if (taken < 0) return -1;
+    if (poll->view.len < 1) {
+        PyBuffer_Release(&poll->view);
+        PyErr_SetString(PyExc_ValueError, "a limit's switch is one byte");
+        return -1;
+    }
+    poll->owns_view = 1;
+    poll->off = (const volatile char *)poll->view.buf;
+    poll->has_deadline = has_deadline;
+    poll->deadline = deadline_value;
+    poll->has_nodes = has_nodes;
+    poll->node_limit = node_limit;
     Py_INCREF(limit);
     poll->limit = limit;
     return 0;
 }
 
-int poll_cancelled(Poll *poll) {
-    static PyObject *name = NULL; /* "cancelled", made once */
+int poll_expired(const Poll *poll, int64_t nodes) {
     if (poll->limit == NULL) return 0;
-    if (name == NULL && (name = PyUnicode_InternFromString("cancelled")) == NULL) return -1;
-    PyObject *cancelled = PyObject_GetAttr(poll->limit, name);
-    if (cancelled == NULL) return -1;
-    int off = PyObject_IsTrue(cancelled);
-    Py_DECREF(cancelled);
-    return off;
-}
-
-int poll_expired(Poll *poll, int64_t nodes) {
-    int off = poll_cancelled(poll);
-    if (off || poll->limit == NULL) return off; /* 1, 0 without a limit, or -1 on an error */
+    if (poll_cancelled(poll)) return 1;
     if (poll->has_nodes && nodes >= poll->node_limit) return 1;
     return poll->has_deadline && now_seconds() >= poll->deadline;
 }
 
 void poll_share(Poll *poll, const Poll *from, int64_t node_limit) {
     if (poll->limit != from->limit) {
+        if (poll->owns_view) PyBuffer_Release(&poll->view);
+        poll->owns_view = 0;
         PyObject *old = poll->limit;
         Py_XINCREF(from->limit);
         poll->limit = from->limit;
         Py_XDECREF(old);
     }
+    poll->off = from->off;
     poll->has_deadline = from->has_deadline;
     poll->deadline = from->deadline;
     poll->has_nodes = 1;

@@ -67,24 +67,35 @@ extern PyTypeObject *TablesType;
 int tables_add_type(PyObject *module);
 
 /* -- a search's limit (noughts.budget.Limit), polled ------------------------------ */
+/* The limit crosses into C as plain values: its deadline, its node limit and its cancel
+ * switch (Limit.switch, a bytearray of one byte, held exported so that it cannot move);
+ * a poll reads them with no Python call, so it may run without the GIL and still see a
+ * cancel made meanwhile by another thread. */
 typedef struct {
     PyObject *limit;     /* the Limit (a new reference), or NULL for none */
     int has_deadline, has_nodes;
     double deadline;     /* time.perf_counter() seconds: CLOCK_MONOTONIC */
     int64_t node_limit;
+    const volatile char *off; /* the cancel switch's byte (nonzero: cancelled), or NULL */
+    Py_buffer view;      /* the switch's exported buffer, when this poll owns it */
+    int owns_view;
 } Poll;
 
 double now_seconds(void);
-/* Read a Limit's deadline and node limit (None for no limit at all); -1 on error. */
+/* Read a Limit's deadline, node limit and cancel switch (None for no limit at all); -1
+ * on error. */
 int poll_set(Poll *poll, PyObject *limit);
 void poll_clear(Poll *poll);
 /* Limit.expired(nodes): cancelled, nodes >= its node limit, or past its deadline.
- * 1 expired, 0 not, -1 on a Python error. */
-int poll_expired(Poll *poll, int64_t nodes);
-/* Limit.cancelled: 1 cancelled, 0 not (or no limit), -1 on a Python error. */
-int poll_cancelled(Poll *poll);
+ * 1 expired, 0 not (no Python call: safe without the GIL). */
+int poll_expired(const Poll *poll, int64_t nodes);
+/* Limit.cancelled: 1 cancelled, 0 not (or no limit); safe without the GIL. */
+static inline int poll_cancelled(const Poll *poll) {
+    return poll->off != NULL && __atomic_load_n(poll->off, __ATOMIC_RELAXED) != 0;
+}
 /* Limit.limited(deadline=from's deadline, node_limit=node_limit) of from's limit: its
- * cancel switch and deadline, another node limit. */
+ * cancel switch (borrowed from from, which must outlive this poll's use) and deadline,
+ * another node limit. */
 void poll_share(Poll *poll, const Poll *from, int64_t node_limit);
 /* The Limit as a Python object (None for none), a new reference. */
 PyObject *poll_get(Poll *poll);

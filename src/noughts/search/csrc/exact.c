@@ -12,8 +12,8 @@
  *
  * One search object may serve several threads, as the reference does: its table and
  * node counter are shared, each call's limit travels with the call (a Run on the C
- * stack), and no pointer into the table is held across a child search (a poll may run
- * Python code, and another thread may then search, grow or clear the same table). */
+ * stack), and no pointer into the table is held across a child search (the table may
+ * grow there). */
 #include "core.h"
 
 #define EXACT 0

@@ -4,6 +4,8 @@
  * read those modules for the why of each step. */
 #include "core.h"
 
+#include <stdlib.h>
+
 #define MATE ((int64_t)1 << 50)
 #define MATE_BOUND (MATE - 100000)
 #define INF (MATE + 1)
@@ -29,31 +31,33 @@ typedef struct {
     size_t capacity, count;
 } Table;
 
+/* The table lives in the C heap (malloc, not PyMem): the search fills it without the
+ * GIL. On a memory error -1, with no Python error set (the caller sets it). */
+static void table_free(Table *table) {
+    free(table->keys);
+    free(table->scores);
+    free(table->depths);
+    free(table->flags);
+    free(table->moves);
+    free(table->used);
+    memset(table, 0, sizeof(*table));
+}
+
 static int table_alloc(Table *table, size_t capacity) {
-    table->keys = PyMem_Malloc(capacity * sizeof(uint64_t));
-    table->scores = PyMem_Malloc(capacity * sizeof(int64_t));
-    table->depths = PyMem_Malloc(capacity * sizeof(int32_t));
-    table->flags = PyMem_Malloc(capacity);
-    table->moves = PyMem_Malloc(capacity);
-    table->used = PyMem_Calloc(capacity, 1);
+    table->keys = malloc(capacity * sizeof(uint64_t));
+    table->scores = malloc(capacity * sizeof(int64_t));
+    table->depths = malloc(capacity * sizeof(int32_t));
+    table->flags = malloc(capacity);
+    table->moves = malloc(capacity);
+    table->used = calloc(capacity, 1);
     table->capacity = capacity;
     table->count = 0;
     if (!table->keys || !table->scores || !table->depths || !table->flags || !table->moves ||
         !table->used) {
-        PyErr_NoMemory();
+        table_free(table);
         return -1;
     }
     return 0;
-}
-
-static void table_free(Table *table) {
-    PyMem_Free(table->keys);
-    PyMem_Free(table->scores);
-    PyMem_Free(table->depths);
-    PyMem_Free(table->flags);
-    PyMem_Free(table->moves);
-    PyMem_Free(table->used);
-    memset(table, 0, sizeof(*table));
 }
 
 static inline size_t table_slot(uint64_t key, size_t capacity) {
@@ -131,7 +135,8 @@ typedef struct {
     Table table;
     int64_t history[MAX_CELLS];
     int killers[MAX_PLY][2];
-    int stop; /* 1: the limit ran out, 2: a Python error; unwind */
+    int stop; /* 1: the limit ran out, 2: out of memory; unwind */
+    int busy; /* in root or move_value, searching without the GIL */
 } Search;
 
 static PyTypeObject *SearchType = NULL;
@@ -531,7 +536,7 @@ static int64_t negamax(Search *s, int depth, int64_t alpha, int64_t beta, int pl
     int flag = best <= original_alpha ? UPPER : best >= beta ? LOWER : EXACT;
     int stored_move = best_move >= 0 ? s->tables->perms[symmetry][best_move] : -1;
     if (table_store(table, key, depth, flag, best, stored_move) < 0) {
-        s->stop = 2;
+        s->stop = 2; /* out of memory */
         return 0;
     }
     return best;
@@ -542,7 +547,8 @@ static PyObject *stopped(Search *s) {
     int kind = s->stop;
     s->stop = 0;
     if (kind == 1) raise_exhausted();
-    return NULL;  /* kind 2: the Python error is set already */
+    else PyErr_NoMemory(); /* kind 2: the table could not grow */
+    return NULL;
 }
 
 /* A line value: an int of at most VALUE_EDGE either way (the board's sums of them, over
@@ -656,7 +662,11 @@ static PyObject *search_new(PyTypeObject *type, PyObject *args, PyObject *kwargs
     Py_DECREF(parts);
     if (!ok) goto fail;
     build(s);
-    if (table_alloc(&s->table, 1 << 16) < 0 || poll_set(&s->poll, limit) < 0) goto fail;
+    if (table_alloc(&s->table, 1 << 16) < 0) {
+        PyErr_NoMemory();
+        goto fail;
+    }
+    if (poll_set(&s->poll, limit) < 0) goto fail;
     return (PyObject *)s;
 fail:
     Py_DECREF(s);
@@ -674,7 +684,26 @@ static void search_dealloc(PyObject *self) {
     Py_DECREF(type);
 }
 
+/* root and move_value search without the GIL: meanwhile another thread may run Python,
+ * cancel the limit, read the node count; a call that would touch the board or the table
+ * gets a RuntimeError instead. 0, or -1 with that error. */
+static int idle(const Search *s) {
+    if (__atomic_load_n(&s->busy, __ATOMIC_ACQUIRE)) {
+        PyErr_SetString(PyExc_RuntimeError, "the search is busy with a call in another thread");
+        return -1;
+    }
+    return 0;
+}
+
+/* idle, and then busy until the caller clears busy (with the GIL held throughout). */
+static int claim(Search *s) {
+    if (idle(s) < 0) return -1;
+    s->busy = 1;
+    return 0;
+}
+
 static PyObject *search_threat_cells(PyObject *self, PyObject *arg) {
+    if (idle((Search *)self) < 0) return NULL;
     long side = PyLong_AsLong(arg);
     if (side == -1 && PyErr_Occurred()) return NULL;
     if (side != 0 && side != 1) {
@@ -686,11 +715,13 @@ static PyObject *search_threat_cells(PyObject *self, PyObject *arg) {
 
 static PyObject *search_empty_count(PyObject *self, PyObject *unused) {
     (void)unused;
+    if (idle((Search *)self) < 0) return NULL;
     return PyLong_FromLong(popcount(((Search *)self)->empty));
 }
 
 static PyObject *search_ordered_moves(PyObject *self, PyObject *args) {
     Search *s = (Search *)self;
+    if (idle(s) < 0) return NULL;
     int first, ply;
     if (!PyArg_ParseTuple(args, "ii", &first, &ply)) return NULL;
     if (ply < 0 || ply >= MAX_PLY) {
@@ -705,6 +736,7 @@ static PyObject *search_ordered_moves(PyObject *self, PyObject *args) {
 static PyObject *search_safe_moves(PyObject *self, PyObject *unused) {
     (void)unused;
     Search *s = (Search *)self;
+    if (idle(s) < 0) return NULL;
     int moves[MAX_CELLS];
     bb_t safe = s->empty & ~s->threat_cells[s->stm];
     int count = safe ? ordered_moves(s, -1, 0, safe, 1, moves) : 0;
@@ -752,10 +784,15 @@ static PyObject *search_root(PyObject *self, PyObject *args) {
     if (!PyArg_ParseTuple(args, "iO", &depth, &move_list) || check_depth(depth) < 0)
         return NULL;
     int moves[MAX_CELLS];
+    if (claim(s) < 0) return NULL;
     int count = move_cells(s, move_list, moves);
-    if (count < 0) return NULL;
+    if (count < 0) {
+        s->busy = 0;
+        return NULL;
+    }
     int64_t alpha = -INF, beta = INF, best = -INF, scores[MAX_CELLS];
     int best_move = moves[0];
+    Py_BEGIN_ALLOW_THREADS
     for (int index = 0; index < count; index++) {
         int cell = moves[index];
         int64_t score;
@@ -767,7 +804,7 @@ static PyObject *search_root(PyObject *self, PyObject *args) {
             if (!s->stop && score > alpha) score = -negamax(s, depth - 1, -beta, -alpha, 1);
         }
         undo(s, cell);
-        if (s->stop) return stopped(s);
+        if (s->stop) break;
         scores[index] = score;
         if (score > best) {
             best = score;
@@ -775,6 +812,9 @@ static PyObject *search_root(PyObject *self, PyObject *args) {
             if (score > alpha) alpha = score;
         }
     }
+    Py_END_ALLOW_THREADS
+    s->busy = 0;
+    if (s->stop) return stopped(s);
     PyObject *by_move = PyDict_New();
     if (by_move == NULL) return NULL;
     for (int index = 0; index < count; index++) {
@@ -791,24 +831,31 @@ static PyObject *search_root(PyObject *self, PyObject *args) {
 static PyObject *search_move_value(PyObject *self, PyObject *args) {
     Search *s = (Search *)self;
     int cell, depth;
-    if (!PyArg_ParseTuple(args, "ii", &cell, &depth) || check_depth(depth) < 0) return NULL;
+    if (!PyArg_ParseTuple(args, "ii", &cell, &depth) || check_depth(depth) < 0 ||
+        claim(s) < 0)
+        return NULL;
     if (cell < 0 || cell >= s->cells || !((s->empty >> cell) & 1)) {
+        s->busy = 0;
         PyErr_Format(PyExc_ValueError, "move %d is not an empty cell", cell);
         return NULL;
     }
     int64_t value;
+    Py_BEGIN_ALLOW_THREADS
     play(s, cell);
     if (depth == 0)
         value = s->misere ? evaluation(s) : -evaluation(s);
     else
         value = -negamax(s, depth - 1, -INF, INF, 1);
     undo(s, cell);
+    Py_END_ALLOW_THREADS
+    s->busy = 0;
     if (s->stop) return stopped(s);
     return PyLong_FromLongLong(value);
 }
 
 static PyObject *search_principal_variation(PyObject *self, PyObject *args) {
     Search *s = (Search *)self;
+    if (idle(s) < 0) return NULL;
     int first, length;
     if (!PyArg_ParseTuple(args, "ii", &first, &length)) return NULL;
     if (first < 0 || first >= s->cells || !((s->empty >> first) & 1)) {
@@ -858,6 +905,7 @@ static PyObject *search_get_nodes(PyObject *self, void *closure) {
 
 static int search_set_nodes(PyObject *self, PyObject *value, void *closure) {
     (void)closure;
+    if (idle((Search *)self) < 0) return -1;
     return set_int64(value, &((Search *)self)->nodes, "nodes");
 }
 
@@ -869,6 +917,7 @@ static PyObject *search_get_limit(PyObject *self, void *closure) {
 static int search_set_limit(PyObject *self, PyObject *value, void *closure) {
     (void)closure;
     Search *s = (Search *)self;
+    if (idle(s) < 0) return -1;
     if (value == NULL) {
         PyErr_SetString(PyExc_AttributeError, "limit cannot be deleted");
         return -1;

@@ -285,7 +285,7 @@ typedef struct {
     PyObject_HEAD
     Tables *tables;
     Threats threats;
-    int busy; /* in a call, which polls its limit in Python: another thread may run */
+    int busy; /* in a call: a second call meanwhile gets a clear error */
 } ThreatSearchObject;
 
 static PyTypeObject *ThreatSearchType = NULL;
