@@ -352,37 +352,32 @@ def test_bad_proof_search_input_gets_the_same_clear_errors() -> None:
             proof_search(position, 2, core=name)
 
 
-def test_a_compiled_search_refuses_a_call_while_it_is_searching() -> None:
-    """A search polls its limit in Python, where another thread may call into it or
-    clear its table: the compiled core answers such a call with a clear error instead of
-    pulling the board or the entries from under the search."""
+def test_a_compiled_search_runs_no_python_while_it_searches() -> None:
+    """A compiled search polls its limit as plain values (its deadline, node limit and
+    cancel switch's byte): no Python code runs inside a search, so none can call into it
+    or clear its table meanwhile (a limit's properties are read once, when it is set)."""
     position = Position("", "qubic").play(0).play(21)
     table = proof_table(core="compiled")
     search = proof_search(position, 0, table=table, core="compiled")
     threats = threat_search(position.game, core="compiled")
-    meddled: list[str] = []
+    asked: list[str] = []
 
-    class Meddling(Limit):
-        """A limit whose cancel switch, when read, calls into the running searches."""
+    class Watched(Limit):
+        """A limit that notes each time its cancel switch is asked for by name."""
 
         @property
         def cancelled(self) -> bool:
-            if not meddled:
-                for call in (lambda: search.play(5), table.clear,
-                             lambda: threats.find(position.x, position.o)):
-                    try:
-                        call()
-                        meddled.append("done")
-                    except RuntimeError as error:
-                        meddled.append(str(error))
+            asked.append("cancelled")
             return False
 
-    search.limit = Meddling()
+    search.limit = Watched()
     search.moves()  # O's moves: X's threat chain is looked for first
-    threats.limit = Meddling()
-    assert meddled == ["the proof search is busy with another call",
-                       "the proof table is in use by a running search", "done"]
-    meddled.clear()
+    threats.limit = Watched()
     threats.find(position.x, position.o)
-    assert meddled == ["done", "done", "the threat search is busy with another call"]
+    assert asked == []
+    watched = Watched()
+    watched.cancel()  # the switch itself is what a poll reads
+    before = search.nodes
+    search.run(watched, nodes=500)
+    assert search.nodes - before <= 1 and asked == []  # (the root looked at, no more)
     assert search.run(nodes=500) and len(table) > 1  # both work on afterwards

@@ -43,6 +43,8 @@ __all__ = [
     "check_nodes",
     "DEFAULT_SECONDS",
     "EXPLAIN_SECONDS",
+    "MAX_SECONDS",
+    "MAX_NODES",
 ]
 
 _T = TypeVar("_T", int, float)
@@ -54,10 +56,19 @@ and the command line's default ``--time`` for ``move`` and ``analyze``."""
 EXPLAIN_SECONDS = 60.0
 """The time a traced search (the API's explain, ``noughts explain``) gets unless told."""
 
+MAX_SECONDS = 86_400.0
+"""The longest time limit a search takes (a day): a longer one is an error, not a
+search that runs on and on (a whole proof attempt runs as many limited searches)."""
+
+MAX_NODES = 10**12
+"""The largest node limit a search takes (days of search on either core, and far inside
+the compiled core's 64-bit counters)."""
+
 
 def check_seconds(seconds: object, what: str = "time limit") -> float:
-    """``seconds`` if it is a finite positive number, else a :class:`NoughtsError`
-    naming ``what`` (NaN and infinities would make a deadline that never comes).
+    """``seconds`` if it is a finite positive number of at most :data:`MAX_SECONDS`,
+    else a :class:`NoughtsError` naming ``what`` (NaN, infinities and huge numbers would
+    make a deadline that never comes).
 
     >>> check_seconds(0.5), check_seconds(2)
     (0.5, 2.0)
@@ -65,6 +76,10 @@ def check_seconds(seconds: object, what: str = "time limit") -> float:
     Traceback (most recent call last):
     ...
     noughts.errors.NoughtsError: move limit must be a positive number of seconds, not inf
+    >>> check_seconds(1e300)
+    Traceback (most recent call last):
+    ...
+    noughts.errors.NoughtsError: time limit of 1e+300 seconds is more than the limit of 86400 ...
     """
     if (
         isinstance(seconds, bool)
@@ -73,11 +88,15 @@ def check_seconds(seconds: object, what: str = "time limit") -> float:
         or seconds <= 0
     ):
         raise NoughtsError(f"{what} must be a positive number of seconds, not {seconds!r}")
+    if seconds > MAX_SECONDS:
+        raise NoughtsError(f"{what} of {seconds:g} seconds is more than the limit of "
+                           f"{MAX_SECONDS:g} (a day)")
     return float(seconds)
 
 
 def check_nodes(nodes: object, what: str = "node budget") -> int:
-    """``nodes`` if it is a positive integer, else a :class:`NoughtsError` naming ``what``.
+    """``nodes`` if it is a positive integer of at most :data:`MAX_NODES`, else a
+    :class:`NoughtsError` naming ``what``.
 
     >>> check_nodes(1000)
     1000
@@ -85,23 +104,20 @@ def check_nodes(nodes: object, what: str = "node budget") -> int:
     Traceback (most recent call last):
     ...
     noughts.errors.NoughtsError: node budget must be a positive integer, not -5
+    >>> check_nodes(2**63)
+    Traceback (most recent call last):
+    ...
+    noughts.errors.NoughtsError: node budget of 9,223,372,036,854,775,808 is more than the limit ...
     """
     if isinstance(nodes, bool) or not isinstance(nodes, int) or nodes <= 0:
         raise NoughtsError(f"{what} must be a positive integer, not {nodes!r}")
+    if nodes > MAX_NODES:
+        raise NoughtsError(f"{what} of {nodes:,} is more than the limit of {MAX_NODES:,}")
     return nodes
 
 
 class BudgetExhausted(Exception):
     """The search's limit ran out (time, nodes) or was cancelled: stop and unwind."""
-
-
-class _Switch:
-    """The cancel switch shared by a limit and its shares."""
-
-    __slots__ = ("off",)
-
-    def __init__(self) -> None:
-        self.off = False
 
 
 class Limit:
@@ -118,12 +134,12 @@ class Limit:
         deadline: float | None = None,
         node_limit: int | None = None,
         start: float | None = None,
-        _switch: _Switch | None = None,
+        _switch: bytearray | None = None,
     ) -> None:
         self.deadline = deadline
         self.node_limit = node_limit
         self.start = time.perf_counter() if start is None else start
-        self._switch = _switch if _switch is not None else _Switch()
+        self._switch = _switch if _switch is not None else bytearray(1)
 
     @classmethod
     def within(
@@ -145,15 +161,27 @@ class Limit:
 
     @property
     def cancelled(self) -> bool:
-        return self._switch.off
+        return self._switch[0] != 0
+
+    @property
+    def switch(self) -> bytearray:
+        """The cancel switch: one byte, nonzero once cancelled, shared by this limit and
+        its shares (the compiled core reads it as plain memory, with no Python call, so
+        it sees a cancel from another thread while it searches without the GIL).
+
+        >>> limit = Limit(); part = limit.share(0.5)
+        >>> part.switch is limit.switch, limit.switch[0]
+        (True, 0)
+        """
+        return self._switch
 
     def cancel(self) -> None:
         """Stop every search polling this limit or a share of it (thread-safe)."""
-        self._switch.off = True
+        self._switch[0] = 1
 
     def expired(self, nodes: int = 0) -> bool:
         """True when cancelled, at ``nodes`` >= the node limit, or past the deadline."""
-        if self._switch.off:
+        if self._switch[0]:
             return True
         if self.node_limit is not None and nodes >= self.node_limit:
             return True

@@ -25,7 +25,7 @@ from itertools import product
 from noughts.errors import VariantError
 from noughts.symmetries import MAX_SYMMETRIES, Symmetries
 
-__all__ = ["Bitboard", "Geometry", "scan_forward", "name_of", "MAX_SYMMETRIES"]
+__all__ = ["Bitboard", "Geometry", "scan_forward", "name_of", "check_marks", "MAX_SYMMETRIES"]
 
 Bitboard = int
 """A set of cells as an ``int``: bit ``i`` set means cell ``i`` is in the set."""
@@ -40,6 +40,24 @@ def scan_forward(bb: Bitboard) -> Iterator[int]:
         low = bb & -bb
         yield low.bit_length() - 1
         bb ^= low
+
+
+def check_marks(x: Bitboard, o: Bitboard, full: Bitboard) -> None:
+    """Raise a ``ValueError`` unless both sides' marks lie on the board (the cells of
+    ``full``), on different cells: the searches' check of a position handed to them
+    (the compiled core's reader gives the same messages).
+
+    >>> check_marks(0b01, 0b10, 0b11)
+    >>> check_marks(0b11, 0b10, 0b11)
+    Traceback (most recent call last):
+    ...
+    ValueError: the marks share a cell: they must lie on the board, on different cells
+    """
+    if x < 0 or o < 0 or (x | o) & ~full:
+        raise ValueError("the marks leave the board: they must lie on the board, on "
+                         "different cells")
+    if x & o:
+        raise ValueError("the marks share a cell: they must lie on the board, on different cells")
 
 
 def name_of(shape: tuple[int, ...], k: int) -> str:

@@ -43,6 +43,7 @@ __all__ = [
     "kept_variants",
     "is_built",
     "listed_variants",
+    "every_name",
     "of_cells",
     "ALIASES",
     "NAMED_VARIANTS",
@@ -430,6 +431,36 @@ def listed_variants() -> list[Variant]:
     ['3x3', '4x4k3', '4x4', '4x4x4']
     """
     return [variant(name) for name, known in _KNOWN.items() if known.listed]
+
+
+def every_name(max_cells: int | None = None) -> list[str]:
+    """Every variant name the registry can form, in canonical spelling: each board (R×C
+    up to :data:`MAX_SIDE_2D`, cubes up to :data:`MAX_SIDE_3D`) of at most
+    ``max_cells`` cells with every k that fits, normal games first, then the misère
+    ones. (Other spellings, ``4x4k4`` or an alias, name one of these.)
+
+    >>> every_name(3)[:8]
+    ['1x1', '1x2', '1x2k2', '1x3', '1x3k2', '1x3k3', '2x1', '2x1k2']
+    >>> every_name(3)[-2:]
+    ['3x1k3-misere', '1x1x1-misere']
+    >>> len(every_name()), len(every_name(64))
+    (9530, 3292)
+    """
+    boards: list[tuple[tuple[int, ...], int]] = [
+        ((rows, cols), k) for rows in range(1, MAX_SIDE_2D + 1)
+        for cols in range(1, MAX_SIDE_2D + 1) for k in range(1, max(rows, cols) + 1)]
+    boards += [((side,) * 3, k) for side in range(1, MAX_SIDE_3D + 1)
+               for k in range(1, side + 1)]
+    normal = [name_of(shape, k) for shape, k in boards
+              if max_cells is None or _cells(shape) <= max_cells]
+    return normal + [name + MISERE_SUFFIX for name in normal]
+
+
+def _cells(shape: tuple[int, ...]) -> int:
+    cells = 1
+    for side in shape:
+        cells *= side
+    return cells
 
 
 def of_cells(cells: int) -> str | None:

@@ -437,9 +437,9 @@ failures as (x, o, kind, move, reply), by_plies."""
 def _compiled_checker(core: Core | None, geometry: Geometry) -> tuple[ModuleType, object] | None:
     """The compiled core and its tables of ``geometry`` for the checker, or ``None`` for
     the Python checker: where the compiled core does not run (or ``core`` is
-    ``"python"``), on boards its tables do not take (over 64 cells or 192 symmetries),
-    and where its build predates the checker (``core="compiled"`` then raises
-    :class:`NoughtsError`)."""
+    ``"python"``), on boards it does not take (:func:`~noughts.search.core.fits_compiled`,
+    and more symmetries than its ``MAX_SYMMETRIES``), and where its build predates the
+    checker (``core="compiled"`` then raises :class:`NoughtsError`)."""
     from noughts.search.core import core_module
 
     module = core_module(core, geometry)
@@ -450,10 +450,9 @@ def _compiled_checker(core: Core | None, geometry: Geometry) -> tuple[ModuleType
             raise NoughtsError("the compiled core was built without the strategy checker: "
                                "build it again")
         return None
-    try:
-        return module, _checker_tables(geometry)
-    except ValueError:  # a board past the compiled tables' bounds
+    if geometry.symmetry_group.count > module.MAX_SYMMETRIES:
         return None
+    return module, _checker_tables(geometry)
 
 
 @lru_cache(maxsize=8)

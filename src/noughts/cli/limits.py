@@ -14,7 +14,7 @@ argparse.ArgumentTypeError: time limit must be a positive number of seconds, not
 >>> seconds("1e9")
 Traceback (most recent call last):
 ...
-argparse.ArgumentTypeError: 1e9 seconds is more than the limit of 86400 (a day)
+argparse.ArgumentTypeError: time limit of 1e+09 seconds is more than the limit of 86400 (a day)
 >>> variant_name("")
 Traceback (most recent call last):
 ...
@@ -24,6 +24,8 @@ argparse.ArgumentTypeError: the variant name is empty: give one such as 3x3, 4x4
 from __future__ import annotations
 
 import argparse
+
+from noughts.budget import MAX_NODES, MAX_SECONDS
 
 __all__ = [
     "seconds",
@@ -38,15 +40,9 @@ __all__ = [
     "MAX_NODES",
 ]
 
-MAX_SECONDS = 86_400.0
-"""The longest time limit the command line accepts (a day)."""
-
-MAX_NODES = 10**12
-"""The largest node budget the command line accepts."""
-
-
 def seconds(text: str) -> float:
-    """A finite, positive number of seconds, at most :data:`MAX_SECONDS`."""
+    """A finite, positive number of seconds, at most
+    :data:`~noughts.budget.MAX_SECONDS`."""
     from noughts.budget import check_seconds
     from noughts.errors import NoughtsError
 
@@ -55,14 +51,9 @@ def seconds(text: str) -> float:
     except ValueError:
         raise argparse.ArgumentTypeError(f"not a number of seconds: {text!r}") from None
     try:
-        check_seconds(value)
+        return check_seconds(value)
     except NoughtsError as error:
         raise argparse.ArgumentTypeError(str(error)) from None
-    if value > MAX_SECONDS:
-        raise argparse.ArgumentTypeError(
-            f"{text} seconds is more than the limit of {MAX_SECONDS:g} (a day)"
-        )
-    return value
 
 
 def _integer(text: str) -> int:
@@ -73,19 +64,20 @@ def _integer(text: str) -> int:
 
 
 def nodes(text: str) -> int:
-    """A positive node budget, at most :data:`MAX_NODES`.
+    """A positive node budget, at most :data:`~noughts.budget.MAX_NODES`.
 
     >>> nodes("-5")
     Traceback (most recent call last):
     ...
     argparse.ArgumentTypeError: node budget must be a positive integer, not -5
     """
-    value = _integer(text)
-    if value <= 0:
-        raise argparse.ArgumentTypeError(f"node budget must be a positive integer, not {value}")
-    if value > MAX_NODES:
-        raise argparse.ArgumentTypeError(f"{value} nodes is more than the limit of {MAX_NODES:,}")
-    return value
+    from noughts.budget import check_nodes
+    from noughts.errors import NoughtsError
+
+    try:
+        return check_nodes(_integer(text))
+    except NoughtsError as error:
+        raise argparse.ArgumentTypeError(str(error)) from None
 
 
 def count(text: str) -> int:

@@ -36,7 +36,7 @@ from typing import Protocol
 
 from noughts.budget import Limit
 from noughts.exact.book import Book
-from noughts.geometry import Bitboard, Geometry, scan_forward
+from noughts.geometry import Bitboard, Geometry, check_marks, scan_forward
 from noughts.results import WIN_SCORE
 from noughts.search.core import Core, ExactCore, exact_search
 from noughts.symmetries import SymmetryKeys
@@ -228,8 +228,7 @@ class ExactSearch:
         """Fail-soft alpha-beta: the exact score if it lies strictly inside
         ``(alpha, beta)``, else an upper bound ``<= alpha`` or a lower bound ``>= beta``.
         """
-        if me & opp or (me | opp) & ~self._full:
-            raise ValueError("a position's two sides share a cell or leave the board")
+        check_marks(me, opp, self._full)
         compiled = self._compiled
         if compiled is None:
             return self._negamax(me, opp, *self._state(me, opp), alpha, beta)

@@ -4,6 +4,19 @@ from collections.abc import Callable
 
 from noughts.budget import Limit
 
+MAX_CELLS: int
+"""The most cells of a board (a bitboard is one 64-bit word)."""
+MAX_LINES: int
+"""The most lines of a board's tables."""
+MAX_K: int
+"""The most marks in a line."""
+MAX_THROUGH: int
+"""The most lines through one cell."""
+MAX_SYMMETRIES: int
+"""The most symmetries of a board's tables."""
+MAX_KEY_SYMMETRIES: int
+"""The most key symmetries of the exact search."""
+
 class Tables:
     """A board's constant tables for the compiled searches."""
 
@@ -22,7 +35,10 @@ class Tables:
     ) -> None: ...
 
 class Search:
-    """The anytime search (board and principal-variation search), compiled."""
+    """The anytime search (board and principal-variation search), compiled. ``root`` and
+    ``move_value`` search without the GIL (the limit's deadline, node limit and switch
+    read as plain values); meanwhile ``nodes`` may be read and the limit cancelled from
+    another thread, and any other call raises ``RuntimeError``."""
 
     nodes: int
     limit: Limit | None

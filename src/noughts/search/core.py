@@ -3,11 +3,12 @@
 The compiled core, :mod:`noughts.search._core`, is a C extension that ``pip install .``
 builds where it finds a C compiler (docs/design.md says why C and how). It ports the
 pure-Python searches of this package node for node: at a fixed node limit both give the
-same move, the same value and the same node count (the tests check it on every board,
-both rules). The Python searches are its reference and its fallback: they run where the
-extension is not built, on boards of more than 64 cells, and everywhere when the
-environment sets ``NOUGHTS_PURE_PYTHON=1``. The choice is made once, at the first
-search, so importing the package loads no extension.
+same move, the same value and the same node count (the tests check it on every board
+the variant registry can name, both rules). The Python searches are its reference and
+its fallback: they run where the extension is not built, on boards beyond the limits
+the extension exports (:func:`fits_compiled`: up to 64 cells, lines of up to 16
+marks...), and everywhere when the environment sets ``NOUGHTS_PURE_PYTHON=1``. The
+choice is made once, at the first search, so importing the package loads no extension.
 
 The factories below give a search of the core that runs: :func:`anytime_search` the
 principal-variation search, :func:`threat_search` the threat-space search,
@@ -54,6 +55,8 @@ __all__ = [
     "compiled",
     "name",
     "core_module",
+    "fits_compiled",
+    "compiled_limits",
     "anytime_search",
     "threat_search",
     "proof_search",
@@ -71,9 +74,6 @@ __all__ = [
 Core = Literal["python", "compiled"]
 PURE_PYTHON_VARIABLE = "NOUGHTS_PURE_PYTHON"
 """Set to ``1`` in the environment, it makes every search run on the Python core."""
-_MAX_COMPILED_CELLS = 64
-_MAX_COMPILED_EXACT_K = 16
-"""The compiled exact search's move weights (``4**marks``) stay in 64 bits up to here."""
 
 
 _BUILT: list[ModuleType | None] = []
@@ -127,16 +127,50 @@ def name() -> Core:
     return "compiled" if compiled() is not None else "python"
 
 
+def fits_compiled(game: Variant | Geometry) -> bool:
+    """True if the compiled core is built and takes ``game``'s board: within the limits
+    its module exports (cells, marks in a line, lines, lines through a cell). Every
+    factory here asks it, so a board beyond them plays on the Python core, with the
+    same answers.
+
+    >>> from noughts.variants import variant
+    >>> fits_compiled(variant("5x5x5")), fits_compiled(variant("3x19k17"))
+    (False, False)
+    >>> fits_compiled(variant("qubic")) == (built() is not None)
+    True
+    """
+    module = built()
+    geometry = game if isinstance(game, Geometry) else game.geometry
+    return (module is not None
+            and geometry.cells <= module.MAX_CELLS
+            and geometry.k <= module.MAX_K
+            and len(geometry.lines) <= module.MAX_LINES
+            and max(map(len, geometry.lines_through)) <= module.MAX_THROUGH)
+
+
+def compiled_limits() -> str:
+    """The boards the compiled core takes, in words (for messages).
+
+    >>> compiled_limits().startswith("up to ") or compiled_limits() == "none: it is not built"
+    True
+    """
+    module = built()
+    if module is None:
+        return "none: it is not built"
+    return (f"up to {module.MAX_CELLS} cells, {module.MAX_LINES} lines, lines of up to "
+            f"{module.MAX_K} marks and {module.MAX_THROUGH} lines through a cell")
+
+
 def core_module(core: Core | None, geometry: Geometry) -> ModuleType | None:
     """The compiled module to use for work on ``geometry`` (a search, the strategy
     checker), or ``None`` for Python (``core`` asks for one; the compiled one takes
-    boards of up to 64 cells)."""
+    the boards :func:`fits_compiled` admits)."""
     if core == "python":
         return None
     module = built() if core == "compiled" else compiled()
     if core == "compiled" and module is None:
         raise NoughtsError("the compiled search core is not built in this installation")
-    if module is None or geometry.cells > _MAX_COMPILED_CELLS:
+    if module is None or not fits_compiled(geometry):
         return None
     return module
 
@@ -285,18 +319,23 @@ class ProofSearcher(Protocol):
     def resisting_move(self) -> int | None: ...
 
 
-def proof_table(core: Core | None = None) -> ProofTable:
-    """An empty table for proof searches on the core that runs (or ``core``): pass it
-    to :func:`proof_search` to share it. A search of a board over 64 cells runs on the
-    Python core and takes a Python table; every search's own table is its ``table``.
+def proof_table(core: Core | None = None, game: Variant | Geometry | None = None) -> ProofTable:
+    """An empty table for proof searches on the core that runs (or ``core``) for
+    ``game``'s board: pass it to :func:`proof_search` to share it. A search of a board
+    the compiled core does not take (:func:`fits_compiled`) runs on the Python core and
+    takes a Python table, which a ``game`` here gets; every search's own table is its
+    ``table``.
 
     >>> len(proof_table(core="python"))
     0
+    >>> from noughts.variants import variant
+    >>> proof_table(game=variant("5x5x5"))
+    {}
     """
     module = None if core == "python" else built() if core == "compiled" else compiled()
     if core == "compiled" and module is None:
         raise NoughtsError("the compiled search core is not built in this installation")
-    if module is None:
+    if module is None or (game is not None and not fits_compiled(game)):
         return {}
     table: ProofTable = module.ProofTable()
     return table
@@ -338,8 +377,8 @@ def proof_search(
         python_table: dict[int, Any] | None = None
         if table is not None:
             if not isinstance(table, dict):
-                raise NoughtsError("the compiled core's proof table serves boards of up to "
-                                   f"{_MAX_COMPILED_CELLS} cells")
+                raise NoughtsError("the compiled core's proof table serves the boards that "
+                                   f"core takes: {compiled_limits()}")
             python_table = table
         return ProofSearch(position, attacker, table=python_table,
                            leaf_threat_nodes=leaf_threat_nodes, max_threats=max_threats)
@@ -377,14 +416,13 @@ class ExactCore(Protocol):
 
 def exact_compiled(geometry: Geometry, core: Core | None = None) -> bool:
     """True if the exact search of ``geometry`` runs on the compiled core (where it runs,
-    on boards of up to 64 cells and lines of up to 16).
+    on the boards :func:`fits_compiled` admits).
 
     >>> from noughts.variants import variant
     >>> exact_compiled(variant("4x4").geometry, core="python")
     False
     """
-    return (core_module(core, geometry) is not None
-            and geometry.k <= _MAX_COMPILED_EXACT_K)
+    return core_module(core, geometry) is not None
 
 
 def exact_search(
@@ -402,7 +440,7 @@ def exact_search(
 ) -> ExactCore | None:
     """The compiled negamax of :class:`~noughts.exact.negamax.ExactSearch` on the core
     that runs (or ``core``), or ``None`` where the Python reference runs (no extension,
-    more than 64 cells, or lines longer than 16). Its arguments are the reference's:
+    or a board :func:`fits_compiled` refuses). Its arguments are the reference's:
     the static move ``order``, the key symmetries' ``perms`` (their canonical keys serve
     positions of up to ``canonical_marks`` marks), the ``book`` (its keys and scores)
     consulted up to ``book_marks`` marks, the table's ``max_entries`` and the
@@ -415,7 +453,7 @@ def exact_search(
     ...              dynamic_empties=4, core="python") is None
     True
     """
-    native = core_module(core, geometry) if exact_compiled(geometry, core) else None
+    native = core_module(core, geometry)
     if native is None:
         return None
     keys, scores = book if book is not None else (None, None)

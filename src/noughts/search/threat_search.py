@@ -30,7 +30,7 @@ and :func:`noughts.search.threats.find_forced_win` asks it for a position's win.
 from __future__ import annotations
 
 from noughts.budget import BudgetExhausted, Limit
-from noughts.geometry import Bitboard, Geometry
+from noughts.geometry import Bitboard, Geometry, check_marks
 from noughts.variants import Variant, variant
 
 __all__ = ["ThreatSearch", "defences", "chain_survives", "DEFAULT_MAX_THREATS"]
@@ -118,9 +118,7 @@ class ThreatSearch:
 
     def _check(self, attacker: Bitboard, defender: Bitboard, max_threats: int) -> None:
         """A clear error for marks off the board or on both sides, or a negative depth."""
-        if attacker < 0 or defender < 0 or (attacker | defender) & ~self.full or (
-                attacker & defender):
-            raise ValueError("the sides' marks must lie on the board, on different cells")
+        check_marks(attacker, defender, self.full)
         if max_threats < 0:
             raise ValueError("max_threats must be at least 0")
 

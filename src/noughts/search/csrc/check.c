@@ -448,31 +448,13 @@ static int check_init(Check *c, PyObject *tables, PyObject *records, int depth) 
     return 0;
 }
 
-/* Cells of the board from Python; -1 (ValueError) if some lie off it. */
-static int read_cells(const Tables *t, PyObject *value, bb_t *cells) {
-    if (as_bitboard(value, cells) < 0) {
-        if (!PyErr_ExceptionMatches(PyExc_OverflowError)) return -1;
-        PyErr_Clear(); /* a negative number, or one past 64 cells */
-        *cells = ~(bb_t)0;
-    }
-    if (*cells & ~t->full) {
-        PyErr_SetString(PyExc_ValueError, "cells off the board");
-        return -1;
-    }
-    return 0;
-}
-
 /* A position (its X and O marks) and its legal moves from Python; -1 if not valid. */
-static int read_position(const Tables *t, PyObject *x_value, PyObject *o_value,
-                         PyObject *legal_value, bb_t *x, bb_t *o, bb_t *legal) {
-    if (read_cells(t, x_value, x) < 0 || read_cells(t, o_value, o) < 0 ||
-        read_cells(t, legal_value, legal) < 0)
-        return -1;
-    if (*x & *o) {
-        PyErr_SetString(PyExc_ValueError, "X and O marks on one cell");
-        return -1;
-    }
-    return 0;
+static int read_checked(const Tables *t, PyObject *x_value, PyObject *o_value,
+                        PyObject *legal_value, bb_t *x, bb_t *o, bb_t *legal) {
+    return read_position(x_value, o_value, NULL, t->full, x, o) < 0 ||
+                   read_cells(legal_value, t->full, legal, "the legal moves leave the board") < 0
+               ? -1
+               : 0;
 }
 
 static PyObject *py_verify_strategy(PyObject *module, PyObject *args) {
@@ -485,7 +467,7 @@ static PyObject *py_verify_strategy(PyObject *module, PyObject *args) {
     Check c;
     if (check_init(&c, tables, records, depth) < 0) return NULL;
     bb_t x, o, legal;
-    if (read_position(c.tables, x_value, o_value, legal_value, &x, &o, &legal) < 0) {
+    if (read_checked(c.tables, x_value, o_value, legal_value, &x, &o, &legal) < 0) {
         check_free(&c);
         return NULL;
     }
@@ -518,7 +500,7 @@ static PyObject *py_check_entries(PyObject *module, PyObject *args) {
         int x_moves;
         bb_t x, o, legal, key_x, key_o;
         if (!PyArg_ParseTuple(ITEM(list, i), "OOpO", &x_value, &o_value, &x_moves, &legal_value) ||
-            read_position(c.tables, x_value, o_value, legal_value, &x, &o, &legal) < 0)
+            read_checked(c.tables, x_value, o_value, legal_value, &x, &o, &legal) < 0)
             goto done;
         c.x_moves = x_moves;
         bb_t me = x_moves ? x : o, them = x_moves ? o : x;

@@ -18,25 +18,28 @@ static void tables_dealloc(PyObject *self) {
     Py_DECREF(type);
 }
 
-/* Fill out[count] from a sequence of small non-negative ints below limit. */
-static int small_ints(PyObject *sequence, uint8_t *out, Py_ssize_t count, long limit,
-                      const char *what) {
+int read_permutation(PyObject *sequence, int cells, uint8_t *perm, uint8_t *inverse,
+                     const char *what) {
     PyObject *fast = PySequence_List(sequence);
     if (fast == NULL) return -1;
-    if (SIZE(fast) != count) {
-        PyErr_Format(PyExc_ValueError, "%s: expected %zd items", what, count);
+    if (SIZE(fast) != cells) {
+        PyErr_Format(PyExc_ValueError, "%s: expected %d cells", what, cells);
         Py_DECREF(fast);
         return -1;
     }
-    for (Py_ssize_t i = 0; i < count; i++) {
+    bb_t images = 0;
+    for (int i = 0; i < cells; i++) {
         long value = PyLong_AsLong(ITEM(fast, i));
         if (value == -1 && PyErr_Occurred()) { Py_DECREF(fast); return -1; }
-        if (value < 0 || value >= limit) {
-            PyErr_Format(PyExc_ValueError, "%s: %ld out of range", what, value);
+        if (value < 0 || value >= cells || ((images >> value) & 1)) {
+            PyErr_Format(PyExc_ValueError, "%s: not a permutation of the cells (%ld)", what,
+                         value);
             Py_DECREF(fast);
             return -1;
         }
-        out[i] = (uint8_t)value;
+        images |= (bb_t)1 << value;
+        perm[i] = (uint8_t)value;
+        inverse[value] = (uint8_t)i;
     }
     Py_DECREF(fast);
     return 0;
@@ -48,11 +51,13 @@ static int small_ints(PyObject *sequence, uint8_t *out, Py_ssize_t count, long l
 static PyObject *tables_new(PyTypeObject *type, PyObject *args, PyObject *kwargs) {
     int cells, k;
     PyObject *lines, *through, *perms, *base_x, *base_o;
-    if (!PyArg_ParseTuple(args, "iiOOOOO", &cells, &k, &lines, &through, &perms, &base_x,
+    if (positional_only(kwargs, "Tables") < 0 ||
+        !PyArg_ParseTuple(args, "iiOOOOO", &cells, &k, &lines, &through, &perms, &base_x,
                           &base_o))
         return NULL;
     if (cells < 1 || cells > MAX_CELLS || k < 1 || k > MAX_K) {
-        PyErr_SetString(PyExc_ValueError, "the compiled core takes boards of 1 to 64 cells");
+        PyErr_SetString(PyExc_ValueError,
+                        "the compiled core takes boards of 1 to 64 cells, k of 1 to 16");
         return NULL;
     }
     allocfunc tp_alloc = (allocfunc)PyType_GetSlot(type, Py_tp_alloc);
@@ -77,8 +82,8 @@ static PyObject *tables_new(PyTypeObject *type, PyObject *args, PyObject *kwargs
             Py_DECREF(line_list);
             goto fail;
         }
-        if (popcount(line) != k) {
-            PyErr_SetString(PyExc_ValueError, "a line of another length than k");
+        if (popcount(line) != k || (line & ~self->full)) {
+            PyErr_SetString(PyExc_ValueError, "lines: a line off the board or of another length");
             Py_DECREF(line_list);
             goto fail;
         }
@@ -105,10 +110,17 @@ static PyObject *tables_new(PyTypeObject *type, PyObject *args, PyObject *kwargs
             goto fail;
         }
         self->through_count[cell] = (uint8_t)count;
+        /* exactly the lines through the cell, each once (the searches count marks on
+         * a line through these: a line listed twice would count past k) */
+        uint8_t listed[MAX_LINES] = {0};
+        int on_cell = 0;
+        for (int i = 0; i < self->nlines; i++) on_cell += (int)((self->lines[i] >> cell) & 1);
         for (Py_ssize_t i = 0; i < count; i++) {
             long index = PyLong_AsLong(ITEM(row, i));
-            if ((index == -1 && PyErr_Occurred()) || index < 0 || index >= nlines) {
-                if (!PyErr_Occurred()) PyErr_SetString(PyExc_ValueError, "through: bad line");
+            if ((index == -1 && PyErr_Occurred()) || index < 0 || index >= nlines ||
+                !((self->lines[index] >> cell) & 1) || listed[index]++) {
+                if (!PyErr_Occurred())
+                    PyErr_SetString(PyExc_ValueError, "through: a line not through the cell");
                 Py_DECREF(row);
                 Py_DECREF(through_list);
                 goto fail;
@@ -116,6 +128,11 @@ static PyObject *tables_new(PyTypeObject *type, PyObject *args, PyObject *kwargs
             self->through[cell][i] = (uint16_t)index;
         }
         Py_DECREF(row);
+        if (count != on_cell) {
+            PyErr_SetString(PyExc_ValueError, "through: a line through the cell is missing");
+            Py_DECREF(through_list);
+            goto fail;
+        }
     }
     Py_DECREF(through_list);
     PyObject *perm_list = PySequence_List(perms);
@@ -128,12 +145,11 @@ static PyObject *tables_new(PyTypeObject *type, PyObject *args, PyObject *kwargs
     }
     self->nsym = (int)nsym;
     for (Py_ssize_t s = 0; s < nsym; s++) {
-        if (small_ints(ITEM(perm_list, s), self->perms[s], cells, cells,
-                       "perms") < 0) {
+        if (read_permutation(ITEM(perm_list, s), cells, self->perms[s], self->inverse[s],
+                             "perms") < 0) {
             Py_DECREF(perm_list);
             goto fail;
         }
-        for (int cell = 0; cell < cells; cell++) self->inverse[s][self->perms[s][cell]] = (uint8_t)cell;
     }
     Py_DECREF(perm_list);
     self->zobrist = PyMem_Calloc(2, sizeof(*self->zobrist));
@@ -212,6 +228,9 @@ double now_seconds(void) {
 }
 
 void poll_clear(Poll *poll) {
+    if (poll->owns_view) PyBuffer_Release(&poll->view);
+    poll->owns_view = 0;
+    poll->off = NULL;
     Py_CLEAR(poll->limit);
     poll->has_deadline = poll->has_nodes = 0;
 }
@@ -219,52 +238,59 @@ void poll_clear(Poll *poll) {
 int poll_set(Poll *poll, PyObject *limit) {
     poll_clear(poll);
     if (limit == NULL || limit == Py_None) return 0;
+    double deadline_value = 0.0;
+    int64_t node_limit = 0;
     PyObject *deadline = PyObject_GetAttrString(limit, "deadline");
     if (deadline == NULL) return -1;
-    if (deadline != Py_None) {
-        poll->deadline = PyFloat_AsDouble(deadline);
-        if (poll->deadline == -1.0 && PyErr_Occurred()) { Py_DECREF(deadline); return -1; }
-        poll->has_deadline = 1;
+    int has_deadline = deadline != Py_None;
+    if (has_deadline) {
+        deadline_value = PyFloat_AsDouble(deadline);
+        if (deadline_value == -1.0 && PyErr_Occurred()) { Py_DECREF(deadline); return -1; }
     }
     Py_DECREF(deadline);
     PyObject *nodes = PyObject_GetAttrString(limit, "node_limit");
     if (nodes == NULL) return -1;
-    if (nodes != Py_None) {
-        poll->node_limit = PyLong_AsLongLong(nodes);
-        if (poll->node_limit == -1 && PyErr_Occurred()) { Py_DECREF(nodes); return -1; }
-        poll->has_nodes = 1;
-    }
+    int has_nodes = nodes != Py_None;
+    if (has_nodes && as_count(nodes, &node_limit) < 0) { Py_DECREF(nodes); return -1; }
     Py_DECREF(nodes);
+    PyObject *flag = PyObject_GetAttrString(limit, "switch");
+    if (flag == NULL) return -1;
+    int taken = PyObject_GetBuffer(flag, &poll->view, PyBUF_SIMPLE);
+    Py_DECREF(flag); /* (the Limit holds it) */
+    if (taken < 0) return -1;
+    if (poll->view.len < 1) {
+        PyBuffer_Release(&poll->view);
+        PyErr_SetString(PyExc_ValueError, "a limit's switch is one byte");
+        return -1;
+    }
+    poll->owns_view = 1;
+    poll->off = (const volatile char *)poll->view.buf;
+    poll->has_deadline = has_deadline;
+    poll->deadline = deadline_value;
+    poll->has_nodes = has_nodes;
+    poll->node_limit = node_limit;
     Py_INCREF(limit);
     poll->limit = limit;
     return 0;
 }
 
-int poll_cancelled(Poll *poll) {
-    static PyObject *name = NULL; /* "cancelled", made once */
+int poll_expired(const Poll *poll, int64_t nodes) {
     if (poll->limit == NULL) return 0;
-    if (name == NULL && (name = PyUnicode_InternFromString("cancelled")) == NULL) return -1;
-    PyObject *cancelled = PyObject_GetAttr(poll->limit, name);
-    if (cancelled == NULL) return -1;
-    int off = PyObject_IsTrue(cancelled);
-    Py_DECREF(cancelled);
-    return off;
-}
-
-int poll_expired(Poll *poll, int64_t nodes) {
-    int off = poll_cancelled(poll);
-    if (off || poll->limit == NULL) return off; /* 1, 0 without a limit, or -1 on an error */
+    if (poll_cancelled(poll)) return 1;
     if (poll->has_nodes && nodes >= poll->node_limit) return 1;
     return poll->has_deadline && now_seconds() >= poll->deadline;
 }
 
 void poll_share(Poll *poll, const Poll *from, int64_t node_limit) {
     if (poll->limit != from->limit) {
+        if (poll->owns_view) PyBuffer_Release(&poll->view);
+        poll->owns_view = 0;
         PyObject *old = poll->limit;
         Py_XINCREF(from->limit);
         poll->limit = from->limit;
         Py_XDECREF(old);
     }
+    poll->off = from->off;
     poll->has_deadline = from->has_deadline;
     poll->deadline = from->deadline;
     poll->has_nodes = 1;
@@ -275,6 +301,16 @@ PyObject *poll_get(Poll *poll) {
     PyObject *limit = poll->limit != NULL ? poll->limit : Py_None;
     Py_INCREF(limit);
     return limit;
+}
+
+int as_count(PyObject *value, int64_t *out) {
+    int overflow = 0;
+    long long number = PyLong_AsLongLongAndOverflow(value, &overflow);
+    if (number == -1 && PyErr_Occurred()) return -1;
+    if (overflow > 0 || number > COUNT_EDGE) number = COUNT_EDGE;
+    if (overflow < 0 || number < -COUNT_EDGE) number = -COUNT_EDGE;
+    *out = number;
+    return 0;
 }
 
 int set_int64(PyObject *value, int64_t *out, const char *name) {
@@ -494,4 +530,44 @@ PyObject *cells_list(const int *cells, int count) {
         PyList_SetItem(list, i, cell);
     }
     return list;
+}
+
+int positional_only(PyObject *kwargs, const char *type) {
+    if (kwargs != NULL && PyDict_Size(kwargs)) {
+        PyErr_Format(PyExc_TypeError, "%s takes positional arguments only", type);
+        return -1;
+    }
+    return 0;
+}
+
+/* -- reading a position ---------------------------------------------------------------- */
+int read_cells(PyObject *value, bb_t full, bb_t *out, const char *off_board) {
+    if (as_bitboard(value, out) < 0) {
+        if (!PyErr_ExceptionMatches(PyExc_OverflowError)) return -1;
+        PyErr_Clear(); /* a negative number, or one past 64 cells */
+        *out = ~(bb_t)0;
+    }
+    if (*out & ~full) {
+        PyErr_SetString(PyExc_ValueError, off_board);
+        return -1;
+    }
+    return 0;
+}
+
+int read_position(PyObject *x_value, PyObject *o_value, const int *to_move, bb_t full,
+                  bb_t *x, bb_t *o) {
+    if (to_move != NULL && *to_move != 0 && *to_move != 1) {
+        PyErr_Format(PyExc_ValueError, "the side to move is 0 (X) or 1 (O), not %d", *to_move);
+        return -1;
+    }
+    static const char *off_board =
+        "the marks leave the board: they must lie on the board, on different cells";
+    if (read_cells(x_value, full, x, off_board) < 0 || read_cells(o_value, full, o, off_board) < 0)
+        return -1;
+    if (*x & *o) {
+        PyErr_SetString(PyExc_ValueError,
+                        "the marks share a cell: they must lie on the board, on different cells");
+        return -1;
+    }
+    return 0;
 }

@@ -23,11 +23,15 @@
 typedef uint64_t bb_t;        /* a bitboard of up to 64 cells */
 typedef unsigned __int128 word_t; /* two bitboards side by side: a position's word */
 
-#define MAX_CELLS 64
-#define MAX_LINES 256
-#define MAX_K 16
-#define MAX_SYMMETRIES 192
-#define MAX_THROUGH 64
+/* The boards the core takes, exported as module constants of the same names (the
+ * dispatcher's fits_compiled reads them; a board beyond them plays on the Python core) */
+#define MAX_CELLS 64          /* a bitboard is one uint64_t */
+#define MAX_LINES 256         /* the tables' lines (the through table holds uint16_t) */
+#define MAX_K 16              /* marks in a line; the exact search's line weights
+                                 1 + 4**marks stay far inside 64 bits up to here */
+#define MAX_SYMMETRIES 192    /* the tables' hashed symmetries */
+#define MAX_KEY_SYMMETRIES 256 /* the exact search's key symmetries */
+#define MAX_THROUGH 64        /* lines through one cell */
 
 #if defined(__x86_64__) && !defined(__POPCNT__)
 /* x86-64's baseline has no popcnt instruction, and the builtin then calls a library
@@ -63,27 +67,43 @@ extern PyTypeObject *TablesType;
 int tables_add_type(PyObject *module);
 
 /* -- a search's limit (noughts.budget.Limit), polled ------------------------------ */
+/* The limit crosses into C as plain values: its deadline, its node limit and its cancel
+ * switch (Limit.switch, a bytearray of one byte, held exported so that it cannot move);
+ * a poll reads them with no Python call, so it may run without the GIL and still see a
+ * cancel made meanwhile by another thread. */
 typedef struct {
     PyObject *limit;     /* the Limit (a new reference), or NULL for none */
     int has_deadline, has_nodes;
     double deadline;     /* time.perf_counter() seconds: CLOCK_MONOTONIC */
     int64_t node_limit;
+    const volatile char *off; /* the cancel switch's byte (nonzero: cancelled), or NULL */
+    Py_buffer view;      /* the switch's exported buffer, when this poll owns it */
+    int owns_view;
 } Poll;
 
 double now_seconds(void);
-/* Read a Limit's deadline and node limit (None for no limit at all); -1 on error. */
+/* Read a Limit's deadline, node limit and cancel switch (None for no limit at all); -1
+ * on error. */
 int poll_set(Poll *poll, PyObject *limit);
 void poll_clear(Poll *poll);
 /* Limit.expired(nodes): cancelled, nodes >= its node limit, or past its deadline.
- * 1 expired, 0 not, -1 on a Python error. */
-int poll_expired(Poll *poll, int64_t nodes);
-/* Limit.cancelled: 1 cancelled, 0 not (or no limit), -1 on a Python error. */
-int poll_cancelled(Poll *poll);
+ * 1 expired, 0 not (no Python call: safe without the GIL). */
+int poll_expired(const Poll *poll, int64_t nodes);
+/* Limit.cancelled: 1 cancelled, 0 not (or no limit); safe without the GIL. */
+static inline int poll_cancelled(const Poll *poll) {
+    return poll->off != NULL && __atomic_load_n(poll->off, __ATOMIC_RELAXED) != 0;
+}
 /* Limit.limited(deadline=from's deadline, node_limit=node_limit) of from's limit: its
- * cancel switch and deadline, another node limit. */
+ * cancel switch (borrowed from from, which must outlive this poll's use) and deadline,
+ * another node limit. */
 void poll_share(Poll *poll, const Poll *from, int64_t node_limit);
 /* The Limit as a Python object (None for none), a new reference. */
 PyObject *poll_get(Poll *poll);
+
+/* A node count or limit from a Python int, clamped to +-COUNT_EDGE (2**62: beyond any
+ * count a search reaches, with room to add to it); 0, or -1 with a Python error. */
+#define COUNT_EDGE ((int64_t)1 << 62)
+int as_count(PyObject *value, int64_t *out);
 
 /* An int attribute's setter: value into *out (an AttributeError naming name if it is
  * deleted); 0, or -1 with a Python error. */
@@ -177,6 +197,25 @@ PyObject *from_bitboard(bb_t value);
 int as_word(PyObject *value, word_t *out);     /* a non-negative int below 2**128 */
 PyObject *from_word(word_t value);
 PyObject *cells_list(const int *cells, int count); /* [cell, ...] */
+
+/* A permutation of cells cells from a Python sequence into perm, its inverse into
+ * inverse; 0, or -1 with a ValueError naming what. */
+int read_permutation(PyObject *sequence, int cells, uint8_t *perm, uint8_t *inverse,
+                     const char *what);
+
+/* A type's constructor takes positional arguments only: 0, or -1 with a TypeError
+ * naming the type if kwargs holds any. */
+int positional_only(PyObject *kwargs, const char *type);
+
+/* -- reading a position at the border (every search type reads its input here) ----- */
+/* Cells of a board of full cells from a Python int: 0, or -1 with the ValueError
+ * off_board if some lie off it (an int that is negative or past 64 bits does too). */
+int read_cells(PyObject *value, bb_t full, bb_t *out, const char *off_board);
+/* A position's two sides' marks (X and O, or attacker and defender): on the board and on
+ * different cells; and the side to move, 0 (X) or 1 (O), unless to_move is NULL. 0, or
+ * -1 with a ValueError naming the problem. */
+int read_position(PyObject *x_value, PyObject *o_value, const int *to_move, bb_t full,
+                  bb_t *x, bb_t *o);
 
 /* -- the parts, each adding its types to the module -------------------------------- */
 int search_add_type(PyObject *module);   /* pvs.c: the board and the anytime search */

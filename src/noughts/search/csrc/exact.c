@@ -12,8 +12,8 @@
  *
  * One search object may serve several threads, as the reference does: its table and
  * node counter are shared, each call's limit travels with the call (a Run on the C
- * stack), and no pointer into the table is held across a child search (a poll may run
- * Python code, and another thread may then search, grow or clear the same table). */
+ * stack), and no pointer into the table is held across a child search (the table may
+ * grow there). */
 #include "core.h"
 
 #define EXACT 0
@@ -22,8 +22,6 @@
 #define OFFSET 4096 /* packed entry = (score + OFFSET) << 12 | (move + 1) << 2 | flag */
 #define MOVE_MASK 1023
 #define POLL_NODES 1024
-#define MAX_KEY_SYMMETRIES 256
-#define MAX_WEIGHT_K 16 /* line weights 1 + 4**marks stay far inside 64 bits */
 
 typedef struct {
     PyObject_HEAD
@@ -36,7 +34,7 @@ typedef struct {
     int *through_index;            /* ... and their numbers */
     uint8_t (*line_cells)[MAX_K];  /* each line's cells */
     uint8_t order[MAX_CELLS];      /* the static move order */
-    int64_t weights[MAX_WEIGHT_K + 1];
+    int64_t weights[MAX_K + 1];
     uint8_t (*perms)[MAX_CELLS];   /* the key symmetries' cell maps, and inverses */
     uint8_t (*inverses)[MAX_CELLS];
     uint64_t *book_keys;           /* the book: canonical keys ascending, scores */
@@ -320,29 +318,6 @@ static int negamax(Run *run, bb_t me, bb_t opp, int marks, int my_live, int opp_
 }
 
 /* -- Python -------------------------------------------------------------------------- */
-/* A sequence of ints, each in [0, limit), into out[count]. */
-static int cell_row(PyObject *sequence, uint8_t *out, int count, int limit, const char *what) {
-    PyObject *fast = PySequence_List(sequence);
-    if (fast == NULL) return -1;
-    if (SIZE(fast) != count) {
-        PyErr_Format(PyExc_ValueError, "%s: expected %d items", what, count);
-        Py_DECREF(fast);
-        return -1;
-    }
-    for (int i = 0; i < count; i++) {
-        long value = PyLong_AsLong(ITEM(fast, i));
-        if (value == -1 && PyErr_Occurred()) { Py_DECREF(fast); return -1; }
-        if (value < 0 || value >= limit) {
-            PyErr_Format(PyExc_ValueError, "%s: %ld out of range", what, value);
-            Py_DECREF(fast);
-            return -1;
-        }
-        out[i] = (uint8_t)value;
-    }
-    Py_DECREF(fast);
-    return 0;
-}
-
 /* Copy a buffer of count items of size bytes each (an array('Q') or array('h')). */
 static void *buffer_copy(PyObject *object, Py_ssize_t size, Py_ssize_t *count) {
     Py_buffer view;
@@ -412,15 +387,12 @@ static PyObject *exact_new(PyTypeObject *type, PyObject *args, PyObject *kwargs)
     int cells, k, win_score, misere, canonical_marks, book_marks, dynamic_empties;
     long long max_entries;
     PyObject *lines, *order, *perms, *book_keys, *book_scores;
-    if (kwargs != NULL && PyDict_Size(kwargs)) {
-        PyErr_SetString(PyExc_TypeError, "Exact takes positional arguments only");
-        return NULL;
-    }
+    if (positional_only(kwargs, "Exact") < 0) return NULL;
     if (!PyArg_ParseTuple(args, "iiOOipOiiOOLi", &cells, &k, &lines, &order, &win_score,
                           &misere, &perms, &canonical_marks, &book_marks, &book_keys,
                           &book_scores, &max_entries, &dynamic_empties))
         return NULL;
-    if (cells < 1 || cells > MAX_CELLS || k < 1 || k > MAX_WEIGHT_K) {
+    if (cells < 1 || cells > MAX_CELLS || k < 1 || k > MAX_K) {
         PyErr_SetString(PyExc_ValueError,
                         "the compiled exact search takes boards of 1 to 64 cells, k up to 16");
         return NULL;
@@ -447,7 +419,8 @@ static PyObject *exact_new(PyTypeObject *type, PyObject *args, PyObject *kwargs)
         e->weights[marks] = misere ? -weight : weight;
     }
     if (read_lines(e, lines) < 0) goto fail;
-    if (cell_row(order, e->order, cells, cells, "order") < 0) goto fail;
+    uint8_t unused[MAX_CELLS];
+    if (read_permutation(order, cells, e->order, unused, "order") < 0) goto fail;
     PyObject *perm_list = PySequence_List(perms);
     if (perm_list == NULL) goto fail;
     Py_ssize_t nsym = SIZE(perm_list);
@@ -465,11 +438,11 @@ static PyObject *exact_new(PyTypeObject *type, PyObject *args, PyObject *kwargs)
         goto fail;
     }
     for (Py_ssize_t s = 0; s < nsym; s++) {
-        if (cell_row(ITEM(perm_list, s), e->perms[s], cells, cells, "perms") < 0) {
+        if (read_permutation(ITEM(perm_list, s), cells, e->perms[s], e->inverses[s],
+                             "perms") < 0) {
             Py_DECREF(perm_list);
             goto fail;
         }
-        for (int cell = 0; cell < cells; cell++) e->inverses[s][e->perms[s][cell]] = (uint8_t)cell;
     }
     Py_DECREF(perm_list);
     if (book_keys != Py_None) {
@@ -532,13 +505,9 @@ static PyObject *exact_search(PyObject *self, PyObject *args) {
         return NULL;
     bb_t me, opp;
     int alpha, beta;
-    if (as_bitboard(me_obj, &me) < 0 || as_bitboard(opp_obj, &opp) < 0 ||
+    if (read_position(me_obj, opp_obj, NULL, e->full, &me, &opp) < 0 ||
         as_bound(e, alpha_obj, &alpha) < 0 || as_bound(e, beta_obj, &beta) < 0)
         return NULL;
-    if (me & opp || (me | opp) & ~e->full) {
-        PyErr_SetString(PyExc_ValueError, "a position's two sides share a cell or leave the board");
-        return NULL;
-    }
     /* ExactSearch._state: the lines open to each side, the cells completing one */
     int my_live = 0, opp_live = 0;
     bb_t my_wins = 0, opp_wins = 0;

@@ -84,8 +84,8 @@ static int64_t table_add(ProofTable *table, uint64_t key, const Entry *entry) {
 }
 
 static PyObject *table_new(PyTypeObject *type, PyObject *args, PyObject *kwargs) {
-    if (!PyArg_ParseTuple(args, ":ProofTable")) return NULL;
-    (void)kwargs;
+    if (positional_only(kwargs, "ProofTable") < 0 || !PyArg_ParseTuple(args, ":ProofTable"))
+        return NULL;
     allocfunc tp_alloc = (allocfunc)PyType_GetSlot(type, Py_tp_alloc);
     ProofTable *self = (ProofTable *)tp_alloc(type, 0);
     if (self == NULL) return NULL;
@@ -725,12 +725,12 @@ static int same_board(const Tables *a, const Tables *b) {
 static PyObject *search_new(PyTypeObject *type, PyObject *args, PyObject *kwargs) {
     PyObject *tables, *x_obj, *o_obj, *table;
     int to_move, attacker, leaf_threat_nodes, max_threats;
-    (void)kwargs;
+    if (positional_only(kwargs, "ProofSearch") < 0) return NULL;
     if (!PyArg_ParseTuple(args, "O!OOiiO!ii", TablesType, &tables, &x_obj, &o_obj, &to_move,
                           &attacker, ProofTableType, &table, &leaf_threat_nodes, &max_threats))
         return NULL;
-    if (to_move < 0 || to_move > 1 || attacker < 0 || attacker > 1) {
-        PyErr_SetString(PyExc_ValueError, "a side is 0 (X) or 1 (O)");
+    if (attacker < 0 || attacker > 1) {
+        PyErr_SetString(PyExc_ValueError, "the attacker is a side: 0 (X) or 1 (O)");
         return NULL;
     }
     if (leaf_threat_nodes < 0 || max_threats < 0) {
@@ -744,11 +744,7 @@ static PyObject *search_new(PyTypeObject *type, PyObject *args, PyObject *kwargs
         return NULL;
     }
     bb_t x, o;
-    if (as_bitboard(x_obj, &x) < 0 || as_bitboard(o_obj, &o) < 0) return NULL;
-    if (((x | o) & ~t->full) || (x & o)) {
-        PyErr_SetString(PyExc_ValueError, "the marks must lie on the board, on different cells");
-        return NULL;
-    }
+    if (read_position(x_obj, o_obj, &to_move, t->full, &x, &o) < 0) return NULL;
     allocfunc tp_alloc = (allocfunc)PyType_GetSlot(type, Py_tp_alloc);
     ProofSearch *s = (ProofSearch *)tp_alloc(type, 0);
     if (s == NULL) return NULL;
@@ -835,8 +831,8 @@ static PyObject *run_call(PyObject *self, PyObject *args, PyObject *kwargs) {
     PyObject *most = NULL, *outer_nodes = PyObject_GetAttrString(outer, "node_limit");
     if (outer_nodes == NULL) goto fail;
     if (nodes != Py_None) {
-        long long more = PyLong_AsLongLong(nodes);
-        if (more == -1 && PyErr_Occurred()) goto fail;
+        int64_t more;
+        if (as_count(nodes, &more) < 0) goto fail;
         most = PyLong_FromLongLong(s->nodes + more);
         if (most == NULL) goto fail;
     }

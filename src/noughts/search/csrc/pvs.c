@@ -4,6 +4,8 @@
  * read those modules for the why of each step. */
 #include "core.h"
 
+#include <stdlib.h>
+
 #define MATE ((int64_t)1 << 50)
 #define MATE_BOUND (MATE - 100000)
 #define INF (MATE + 1)
@@ -11,11 +13,13 @@
 #define LMR_AFTER 4
 #define CANONICAL_PLIES 1
 #define MAX_TABLE 400000
-#define FORCED_PLY 99
 #define EXACT 0
 #define LOWER 1
 #define UPPER 2
-#define MAX_PLY (MAX_CELLS + 2)
+#define MAX_PLY (MAX_CELLS + 2) /* the killers' rows: a move's ply is at most the cells */
+#define FORCED_PLY MAX_PLY      /* the frontier's forced replies: past every killer row
+                                   (searched at depth 0, they read none; the reference's
+                                   ply there, 99, reads none either) */
 
 /* -- the transposition table (a dict of 64-bit keys, emptied at MAX_TABLE) ------------ */
 typedef struct {
@@ -27,31 +31,33 @@ typedef struct {
     size_t capacity, count;
 } Table;
 
+/* The table lives in the C heap (malloc, not PyMem): the search fills it without the
+ * GIL. On a memory error -1, with no Python error set (the caller sets it). */
+static void table_free(Table *table) {
+    free(table->keys);
+    free(table->scores);
+    free(table->depths);
+    free(table->flags);
+    free(table->moves);
+    free(table->used);
+    memset(table, 0, sizeof(*table));
+}
+
 static int table_alloc(Table *table, size_t capacity) {
-    table->keys = PyMem_Malloc(capacity * sizeof(uint64_t));
-    table->scores = PyMem_Malloc(capacity * sizeof(int64_t));
-    table->depths = PyMem_Malloc(capacity * sizeof(int32_t));
-    table->flags = PyMem_Malloc(capacity);
-    table->moves = PyMem_Malloc(capacity);
-    table->used = PyMem_Calloc(capacity, 1);
+    table->keys = malloc(capacity * sizeof(uint64_t));
+    table->scores = malloc(capacity * sizeof(int64_t));
+    table->depths = malloc(capacity * sizeof(int32_t));
+    table->flags = malloc(capacity);
+    table->moves = malloc(capacity);
+    table->used = calloc(capacity, 1);
     table->capacity = capacity;
     table->count = 0;
     if (!table->keys || !table->scores || !table->depths || !table->flags || !table->moves ||
         !table->used) {
-        PyErr_NoMemory();
+        table_free(table);
         return -1;
     }
     return 0;
-}
-
-static void table_free(Table *table) {
-    PyMem_Free(table->keys);
-    PyMem_Free(table->scores);
-    PyMem_Free(table->depths);
-    PyMem_Free(table->flags);
-    PyMem_Free(table->moves);
-    PyMem_Free(table->used);
-    memset(table, 0, sizeof(*table));
 }
 
 static inline size_t table_slot(uint64_t key, size_t capacity) {
@@ -129,7 +135,8 @@ typedef struct {
     Table table;
     int64_t history[MAX_CELLS];
     int killers[MAX_PLY][2];
-    int stop; /* 1: the limit ran out, 2: a Python error; unwind */
+    int stop; /* 1: the limit ran out, 2: out of memory; unwind */
+    int busy; /* in root or move_value, searching without the GIL */
 } Search;
 
 static PyTypeObject *SearchType = NULL;
@@ -368,7 +375,8 @@ static int ordered_moves(Search *s, int first, int ply, bb_t cells, int quiet, i
     int64_t values[MAX_CELLS];
     int n = 0;
     const int64_t *gains = s->gain[s->stm];
-    const int *killers = s->killers[ply];
+    static const int no_killers[2] = {-1, -1};
+    const int *killers = ply < MAX_PLY ? s->killers[ply] : no_killers;
     bb_t mask = cells ? cells : s->empty;
     for (; mask; mask &= mask - 1) {
         int cell = lowest(mask);
@@ -513,8 +521,8 @@ static int64_t negamax(Search *s, int depth, int64_t alpha, int64_t beta, int pl
             if (score > alpha) {
                 alpha = score;
                 if (alpha >= beta) {
-                    int *killers = s->killers[ply];
-                    if (killers[0] != cell) {
+                    int *killers = s->killers[ply < MAX_PLY ? ply : MAX_PLY - 1];
+                    if (ply < MAX_PLY && killers[0] != cell) {
                         killers[1] = killers[0];
                         killers[0] = cell;
                     }
@@ -528,7 +536,7 @@ static int64_t negamax(Search *s, int depth, int64_t alpha, int64_t beta, int pl
     int flag = best <= original_alpha ? UPPER : best >= beta ? LOWER : EXACT;
     int stored_move = best_move >= 0 ? s->tables->perms[symmetry][best_move] : -1;
     if (table_store(table, key, depth, flag, best, stored_move) < 0) {
-        s->stop = 2;
+        s->stop = 2; /* out of memory */
         return 0;
     }
     return best;
@@ -539,7 +547,23 @@ static PyObject *stopped(Search *s) {
     int kind = s->stop;
     s->stop = 0;
     if (kind == 1) raise_exhausted();
-    return NULL;  /* kind 2: the Python error is set already */
+    else PyErr_NoMemory(); /* kind 2: the table could not grow */
+    return NULL;
+}
+
+/* A line value: an int of at most VALUE_EDGE either way (the board's sums of them, over
+ * at most 256 lines, then stay far inside 64 bits); 0, or -1 with a Python error. */
+#define VALUE_EDGE ((int64_t)1 << 52)
+static int line_value(PyObject *item, int64_t *out, const char *what) {
+    int overflow = 0;
+    long long value = PyLong_AsLongLongAndOverflow(item, &overflow);
+    if (value == -1 && PyErr_Occurred()) return -1;
+    if (overflow || value > VALUE_EDGE || value < -VALUE_EDGE) {
+        PyErr_Format(PyExc_ValueError, "%s: a value past 2**52", what);
+        return -1;
+    }
+    *out = value;
+    return 0;
 }
 
 static int int64_row(PyObject *sequence, int64_t *out, int count, const char *what) {
@@ -550,10 +574,8 @@ static int int64_row(PyObject *sequence, int64_t *out, int count, const char *wh
         Py_DECREF(fast);
         return -1;
     }
-    for (int i = 0; i < count; i++) {
-        out[i] = PyLong_AsLongLong(ITEM(fast, i));
-        if (out[i] == -1 && PyErr_Occurred()) { Py_DECREF(fast); return -1; }
-    }
+    for (int i = 0; i < count; i++)
+        if (line_value(ITEM(fast, i), &out[i], what) < 0) { Py_DECREF(fast); return -1; }
     Py_DECREF(fast);
     return 0;
 }
@@ -574,6 +596,7 @@ static int pair_rows(PyObject *pair, int64_t out[2][MAX_K + 2], int count, const
 static PyObject *search_new(PyTypeObject *type, PyObject *args, PyObject *kwargs) {
     PyObject *tables, *x_obj, *o_obj, *values, *limit;
     int to_move, misere;
+    if (positional_only(kwargs, "Search") < 0) return NULL;
     if (!PyArg_ParseTuple(args, "OOOiOpO", &tables, &x_obj, &o_obj, &to_move, &values,
                           &misere, &limit))
         return NULL;
@@ -581,6 +604,9 @@ static PyObject *search_new(PyTypeObject *type, PyObject *args, PyObject *kwargs
         PyErr_SetString(PyExc_TypeError, "Search needs the board's Tables");
         return NULL;
     }
+    bb_t x, o;
+    if (read_position(x_obj, o_obj, &to_move, ((Tables *)tables)->full, &x, &o) < 0)
+        return NULL;
     allocfunc tp_alloc = (allocfunc)PyType_GetSlot(type, Py_tp_alloc);
     Search *s = (Search *)tp_alloc(type, 0);
     if (s == NULL) return NULL;
@@ -593,7 +619,8 @@ static PyObject *search_new(PyTypeObject *type, PyObject *args, PyObject *kwargs
     s->nlines = t->nlines;
     s->nsym = t->nsym;
     for (int i = 0; i < MAX_PLY; i++) s->killers[i][0] = s->killers[i][1] = -1;
-    if (as_bitboard(x_obj, &s->bits[0]) < 0 || as_bitboard(o_obj, &s->bits[1]) < 0) goto fail;
+    s->bits[0] = x;
+    s->bits[1] = o;
     s->occupied = s->bits[0] | s->bits[1];
     s->empty = t->full & ~s->occupied;
     s->marks = popcount(s->occupied);
@@ -616,8 +643,7 @@ static PyObject *search_new(PyTypeObject *type, PyObject *args, PyObject *kwargs
     if (ok) {
         s->fork_value[0] = forks[0][0];
         s->fork_value[1] = forks[0][1];
-        s->tempo = PyLong_AsLongLong(ITEM(parts, 3));
-        ok = !(s->tempo == -1 && PyErr_Occurred());
+        ok = line_value(ITEM(parts, 3), &s->tempo, "to_move") == 0;
     }
     if (ok) {
         PyObject *contrib = PySequence_List(ITEM(parts, 4));
@@ -636,7 +662,11 @@ static PyObject *search_new(PyTypeObject *type, PyObject *args, PyObject *kwargs
     Py_DECREF(parts);
     if (!ok) goto fail;
     build(s);
-    if (table_alloc(&s->table, 1 << 16) < 0 || poll_set(&s->poll, limit) < 0) goto fail;
+    if (table_alloc(&s->table, 1 << 16) < 0) {
+        PyErr_NoMemory();
+        goto fail;
+    }
+    if (poll_set(&s->poll, limit) < 0) goto fail;
     return (PyObject *)s;
 fail:
     Py_DECREF(s);
@@ -654,7 +684,26 @@ static void search_dealloc(PyObject *self) {
     Py_DECREF(type);
 }
 
+/* root and move_value search without the GIL: meanwhile another thread may run Python,
+ * cancel the limit, read the node count; a call that would touch the board or the table
+ * gets a RuntimeError instead. 0, or -1 with that error. */
+static int idle(const Search *s) {
+    if (__atomic_load_n(&s->busy, __ATOMIC_ACQUIRE)) {
+        PyErr_SetString(PyExc_RuntimeError, "the search is busy with a call in another thread");
+        return -1;
+    }
+    return 0;
+}
+
+/* idle, and then busy until the caller clears busy (with the GIL held throughout). */
+static int claim(Search *s) {
+    if (idle(s) < 0) return -1;
+    s->busy = 1;
+    return 0;
+}
+
 static PyObject *search_threat_cells(PyObject *self, PyObject *arg) {
+    if (idle((Search *)self) < 0) return NULL;
     long side = PyLong_AsLong(arg);
     if (side == -1 && PyErr_Occurred()) return NULL;
     if (side != 0 && side != 1) {
@@ -666,11 +715,13 @@ static PyObject *search_threat_cells(PyObject *self, PyObject *arg) {
 
 static PyObject *search_empty_count(PyObject *self, PyObject *unused) {
     (void)unused;
+    if (idle((Search *)self) < 0) return NULL;
     return PyLong_FromLong(popcount(((Search *)self)->empty));
 }
 
 static PyObject *search_ordered_moves(PyObject *self, PyObject *args) {
     Search *s = (Search *)self;
+    if (idle(s) < 0) return NULL;
     int first, ply;
     if (!PyArg_ParseTuple(args, "ii", &first, &ply)) return NULL;
     if (ply < 0 || ply >= MAX_PLY) {
@@ -685,10 +736,21 @@ static PyObject *search_ordered_moves(PyObject *self, PyObject *args) {
 static PyObject *search_safe_moves(PyObject *self, PyObject *unused) {
     (void)unused;
     Search *s = (Search *)self;
+    if (idle(s) < 0) return NULL;
     int moves[MAX_CELLS];
     bb_t safe = s->empty & ~s->threat_cells[s->stm];
     int count = safe ? ordered_moves(s, -1, 0, safe, 1, moves) : 0;
     return cells_list(moves, count);
+}
+
+/* A search's depth: 0 to MAX_PLY (deeper than the board's cells searches no more); 0, or
+ * -1 with a ValueError. */
+static int check_depth(int depth) {
+    if (depth < 0 || depth > MAX_PLY) {
+        PyErr_Format(PyExc_ValueError, "depth %d: 0 to %d", depth, MAX_PLY);
+        return -1;
+    }
+    return 0;
 }
 
 /* The cells of a Python list of moves; -1 on error. */
@@ -719,12 +781,18 @@ static PyObject *search_root(PyObject *self, PyObject *args) {
     Search *s = (Search *)self;
     int depth;
     PyObject *move_list;
-    if (!PyArg_ParseTuple(args, "iO", &depth, &move_list)) return NULL;
+    if (!PyArg_ParseTuple(args, "iO", &depth, &move_list) || check_depth(depth) < 0)
+        return NULL;
     int moves[MAX_CELLS];
+    if (claim(s) < 0) return NULL;
     int count = move_cells(s, move_list, moves);
-    if (count < 0) return NULL;
+    if (count < 0) {
+        s->busy = 0;
+        return NULL;
+    }
     int64_t alpha = -INF, beta = INF, best = -INF, scores[MAX_CELLS];
     int best_move = moves[0];
+    Py_BEGIN_ALLOW_THREADS
     for (int index = 0; index < count; index++) {
         int cell = moves[index];
         int64_t score;
@@ -736,7 +804,7 @@ static PyObject *search_root(PyObject *self, PyObject *args) {
             if (!s->stop && score > alpha) score = -negamax(s, depth - 1, -beta, -alpha, 1);
         }
         undo(s, cell);
-        if (s->stop) return stopped(s);
+        if (s->stop) break;
         scores[index] = score;
         if (score > best) {
             best = score;
@@ -744,6 +812,9 @@ static PyObject *search_root(PyObject *self, PyObject *args) {
             if (score > alpha) alpha = score;
         }
     }
+    Py_END_ALLOW_THREADS
+    s->busy = 0;
+    if (s->stop) return stopped(s);
     PyObject *by_move = PyDict_New();
     if (by_move == NULL) return NULL;
     for (int index = 0; index < count; index++) {
@@ -760,24 +831,31 @@ static PyObject *search_root(PyObject *self, PyObject *args) {
 static PyObject *search_move_value(PyObject *self, PyObject *args) {
     Search *s = (Search *)self;
     int cell, depth;
-    if (!PyArg_ParseTuple(args, "ii", &cell, &depth)) return NULL;
+    if (!PyArg_ParseTuple(args, "ii", &cell, &depth) || check_depth(depth) < 0 ||
+        claim(s) < 0)
+        return NULL;
     if (cell < 0 || cell >= s->cells || !((s->empty >> cell) & 1)) {
+        s->busy = 0;
         PyErr_Format(PyExc_ValueError, "move %d is not an empty cell", cell);
         return NULL;
     }
     int64_t value;
+    Py_BEGIN_ALLOW_THREADS
     play(s, cell);
     if (depth == 0)
         value = s->misere ? evaluation(s) : -evaluation(s);
     else
         value = -negamax(s, depth - 1, -INF, INF, 1);
     undo(s, cell);
+    Py_END_ALLOW_THREADS
+    s->busy = 0;
     if (s->stop) return stopped(s);
     return PyLong_FromLongLong(value);
 }
 
 static PyObject *search_principal_variation(PyObject *self, PyObject *args) {
     Search *s = (Search *)self;
+    if (idle(s) < 0) return NULL;
     int first, length;
     if (!PyArg_ParseTuple(args, "ii", &first, &length)) return NULL;
     if (first < 0 || first >= s->cells || !((s->empty >> first) & 1)) {
@@ -827,6 +905,7 @@ static PyObject *search_get_nodes(PyObject *self, void *closure) {
 
 static int search_set_nodes(PyObject *self, PyObject *value, void *closure) {
     (void)closure;
+    if (idle((Search *)self) < 0) return -1;
     return set_int64(value, &((Search *)self)->nodes, "nodes");
 }
 
@@ -838,6 +917,7 @@ static PyObject *search_get_limit(PyObject *self, void *closure) {
 static int search_set_limit(PyObject *self, PyObject *value, void *closure) {
     (void)closure;
     Search *s = (Search *)self;
+    if (idle(s) < 0) return -1;
     if (value == NULL) {
         PyErr_SetString(PyExc_AttributeError, "limit cannot be deleted");
         return -1;

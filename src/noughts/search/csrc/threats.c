@@ -285,25 +285,10 @@ typedef struct {
     PyObject_HEAD
     Tables *tables;
     Threats threats;
-    int busy; /* in a call, which polls its limit in Python: another thread may run */
+    int busy; /* in a call: a second call meanwhile gets a clear error */
 } ThreatSearchObject;
 
 static PyTypeObject *ThreatSearchType = NULL;
-
-/* Two sides' marks on the board: within it, and apart; -1 (ValueError) if not. */
-static int read_sides(const Tables *tables, PyObject *a, PyObject *b, bb_t *att, bb_t *dfn) {
-    if (as_bitboard(a, att) < 0 || as_bitboard(b, dfn) < 0) {
-        if (!PyErr_ExceptionMatches(PyExc_OverflowError)) return -1;
-        PyErr_Clear(); /* a negative number, or one past 64 cells */
-        *att = *dfn = ~(bb_t)0;
-    }
-    if ((*att | *dfn) & ~tables->full || (*att & *dfn)) {
-        PyErr_SetString(PyExc_ValueError,
-                        "the sides' marks must lie on the board, on different cells");
-        return -1;
-    }
-    return 0;
-}
 
 /* A chain as a Python list (None for none), or NULL on an error. */
 static PyObject *chain_result(int length, const int *line) {
@@ -323,7 +308,7 @@ static int read_call(ThreatSearchObject *self, PyObject *args, PyObject *kwargs,
         PyErr_SetString(PyExc_ValueError, "max_threats must be at least 0");
         return -1;
     }
-    return read_sides(self->tables, a, b, att, dfn);
+    return read_position(a, b, NULL, self->tables->full, att, dfn);
 }
 
 /* find (shortest: every depth from 0) or refute (the given depth only), one call at a
@@ -362,8 +347,9 @@ static PyObject *threat_search_exhausted(PyObject *self, PyObject *unused) {
 
 static PyObject *threat_search_new(PyTypeObject *type, PyObject *args, PyObject *kwargs) {
     PyObject *tables, *limit;
-    (void)kwargs;
-    if (!PyArg_ParseTuple(args, "OO", &tables, &limit)) return NULL;
+    if (positional_only(kwargs, "ThreatSearch") < 0 ||
+        !PyArg_ParseTuple(args, "OO", &tables, &limit))
+        return NULL;
     if (!PyObject_TypeCheck(tables, TablesType)) {
         PyErr_SetString(PyExc_TypeError, "ThreatSearch needs the board's Tables");
         return NULL;
@@ -492,7 +478,7 @@ static PyObject *py_defences(PyObject *module, PyObject *args) {
     const Tables *t = (const Tables *)tables;
     bb_t att, dfn;
     int line[MAX_CHAIN];
-    if (read_sides(t, a, b, &att, &dfn) < 0) return NULL;
+    if (read_position(a, b, NULL, t->full, &att, &dfn) < 0) return NULL;
     int length = read_line(t, chain, line);
     if (length < 0) return NULL;
     return from_bitboard(threats_defences(t, att, dfn, line, length));
@@ -507,7 +493,7 @@ static PyObject *py_chain_survives(PyObject *module, PyObject *args) {
     const Tables *t = (const Tables *)tables;
     bb_t att, dfn;
     int line[MAX_CHAIN];
-    if (read_sides(t, a, b, &att, &dfn) < 0) return NULL;
+    if (read_position(a, b, NULL, t->full, &att, &dfn) < 0) return NULL;
     if (move < 0 || move >= t->cells) {
         PyErr_Format(PyExc_ValueError, "cell %d is not on the board", move);
         return NULL;
