@@ -1,12 +1,15 @@
 """Run the compiled core's tests on a build under AddressSanitizer and
 UndefinedBehaviorSanitizer: a report of either fails the run.
 
-It builds ``noughts.search._core`` from the sources ``pyproject.toml`` names for it,
-with its compile arguments (``-Wall -Wextra``) and ``-Werror``, ``-fsanitize=address,
-undefined``, ``-fno-sanitize-recover=all`` and ``-fno-omit-frame-pointer``, into a
+It builds each compiled module (``noughts.search._core``, the search core, and
+``noughts.rl._step``, the learning environments' batched step) from the sources
+``pyproject.toml`` names for it, with its compile arguments (``-Wall -Wextra``) and
+``-Werror``, ``-fsanitize=address,undefined``, ``-fno-sanitize-recover=all`` and
+``-fno-omit-frame-pointer``, into a
 scratch copy of the package (a tree of links to ``src/noughts``, the sanitized
-extension in place of the built one), then runs the tests that drive the core (the
-parity tests, the conformance test, the border, fuzz and thread tests) on it, the sanitizers'
+extensions in place of the built ones), then runs the tests that drive them (the core's
+parity tests, the conformance test, the border, fuzz and thread tests; the batched step's
+parity with its NumPy reference) on it, the sanitizers'
 runtime preloaded (``detect_leaks=0``: CPython keeps memory to the end on purpose;
 ``halt_on_error=1``). Usage, from the checkout's root::
 
@@ -30,42 +33,48 @@ import tomllib
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parent.parent
-EXTENSION = "noughts.search._core"
 SANITIZE = ["-fsanitize=address,undefined", "-fno-sanitize-recover=all",
             "-fno-omit-frame-pointer", "-Werror", "-O1", "-g"]
-TESTS = ["tests/test_core_parity_exact.py", "tests/test_core_parity_proof.py",
-         "tests/test_core_parity_pvs.py", "tests/test_core_parity_plan.py",
-         "tests/test_core_conformance.py", "tests/test_core_border.py",
-         "tests/test_core_fuzz.py", "tests/test_core_threads.py"]
+EXTENSIONS = {
+    "noughts.search._core": [
+        "tests/test_core_parity_exact.py", "tests/test_core_parity_proof.py",
+        "tests/test_core_parity_pvs.py", "tests/test_core_parity_plan.py",
+        "tests/test_core_conformance.py", "tests/test_core_border.py",
+        "tests/test_core_fuzz.py", "tests/test_core_threads.py"],
+    "noughts.rl._step": ["tests/test_rl_native.py"],
+}
+"""Each compiled module, with the tests that drive it."""
+TESTS = [test for tests in EXTENSIONS.values() for test in tests]
 REPORTS = ("ERROR: AddressSanitizer", "runtime error:", "ERROR: LeakSanitizer")
 """What a sanitizer's report starts with (AddressSanitizer's, UBSan's)."""
 
 
-def _extension() -> tuple[list[str], list[str]]:
-    """The core's sources and compile arguments, as pyproject.toml declares them."""
+def _extension(name: str) -> tuple[list[str], list[str]]:
+    """A compiled module's sources and compile arguments, as pyproject.toml declares them."""
     with open(ROOT / "pyproject.toml", "rb") as file:
         project = tomllib.load(file)
     for module in project["tool"]["setuptools"]["ext-modules"]:
-        if module["name"] == EXTENSION:
+        if module["name"] == name:
             arguments = [a for a in module.get("extra-compile-args", []) if not a.startswith("-O")]
             return list(module["sources"]), arguments
-    raise SystemExit(f"pyproject.toml declares no {EXTENSION}")
+    raise SystemExit(f"pyproject.toml declares no {name}")
 
 
 def build(scratch: Path) -> Path:
-    """The package as links under scratch, with the sanitized core built in; its root."""
+    """The package as links under scratch, with the sanitized modules built in; its root."""
     package = scratch / "src" / "noughts"
     shutil.copytree(ROOT / "src" / "noughts", package, symlinks=True,
                     copy_function=os.symlink,
-                    ignore=shutil.ignore_patterns("_core*.so", "__pycache__", "csrc"))
-    sources, arguments = _extension()
+                    ignore=shutil.ignore_patterns("*.so", "__pycache__", "csrc"))
     compiler = shlex.split(os.environ.get("CC", "gcc"))
-    command = [*compiler, "-shared", "-fPIC", *arguments, *SANITIZE,
-               "-I", sysconfig.get_paths()["include"],
-               *(str(ROOT / source) for source in sources),
-               "-o", str(package / "search" / "_core.abi3.so")]
-    print("+", " ".join(command), flush=True)
-    subprocess.run(command, check=True)
+    for name in EXTENSIONS:
+        sources, arguments = _extension(name)
+        target = scratch / "src" / Path(*name.split(".")).with_suffix(".abi3.so")
+        command = [*compiler, "-shared", "-fPIC", *arguments, *SANITIZE,
+                   "-I", sysconfig.get_paths()["include"],
+                   *(str(ROOT / source) for source in sources), "-o", str(target)]
+        print("+", " ".join(command), flush=True)
+        subprocess.run(command, check=True)
     return scratch / "src"
 
 
@@ -91,10 +100,10 @@ def main(arguments: list[str]) -> int:
             PYTHONDONTWRITEBYTECODE="1",
         )
         environment.pop("NOUGHTS_PURE_PYTHON", None)
-        check = ("import sys, noughts.search.core as core; module = core.built(); "
-                 f"sys.exit(module is None or not module.__file__.startswith({scratch!r}))")
+        check = ("import importlib, sys; sys.exit(not all(importlib.import_module(name)"
+                 f".__file__.startswith({scratch!r}) for name in {list(EXTENSIONS)!r}))")
         if subprocess.run([sys.executable, "-c", check], env=environment, cwd=ROOT).returncode:
-            print("sanitize: the tests would not load the sanitized core", file=sys.stderr)
+            print("sanitize: the tests would not load the sanitized modules", file=sys.stderr)
             return 1
         named = any(argument.startswith("tests") for argument in arguments)
         command = [sys.executable, "-m", "pytest", "-q", "-x", "-p", "no:cacheprovider",

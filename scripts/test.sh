@@ -86,6 +86,10 @@ run_stage "node --test" node --test tests/js/
 run_stage "mkdocs --strict" docs_site
 # everything is installed now: a test that skips for a missing dependency fails instead
 run_stage "pytest" env NOUGHTS_STRICT_SKIPS=1 python3 -m pytest "$@"
+# the compiled modules rebuilt with -Werror under AddressSanitizer and
+# UndefinedBehaviorSanitizer, and the tests that drive them run on that build: a
+# sanitizer's report fails the stage (scripts/sanitize.py)
+run_stage "sanitizers" python3 scripts/sanitize.py
 # the package as a user gets it (scripts/check_package.py): python -m build (sdist and
 # wheel), twine check --strict, the wheel holds the strategy, the books, the table and
 # the page; then a fresh virtual environment with only that wheel (what `pip install .`
