@@ -21,6 +21,7 @@ import os
 import random
 import re
 import struct
+import sys
 import zlib
 from collections.abc import Iterator
 from dataclasses import asdict
@@ -369,13 +370,17 @@ def test_the_default_core_follows_the_environment(monkeypatch: pytest.MonkeyPatc
 
 
 def test_asking_for_a_compiled_checker_that_is_not_there(monkeypatch: pytest.MonkeyPatch,
-                                                         shipped: Strategy) -> None:
+                                                         shipped: Strategy,
+                                                         compiled_core: ModuleType) -> None:
     root = Position.from_bitboards(*ROOTS[-1], "qubic")
     try:
         monkeypatch.setattr(core, "built", lambda: None)
         with pytest.raises(NoughtsError, match="not built"):
             verify_strategy(shipped, core="compiled")
-        monkeypatch.setattr(core, "built", lambda: ModuleType("an older build"))
+        older = ModuleType("an older build")  # the board limits, but no checker
+        for limit in ("MAX_CELLS", "MAX_K", "MAX_LINES", "MAX_THROUGH"):
+            setattr(older, limit, getattr(compiled_core, limit))
+        monkeypatch.setattr(core, "built", lambda: older)
         core.compiled.cache_clear()
         with pytest.raises(NoughtsError, match="without the strategy checker"):
             check_entries(shipped, 3, core="compiled")
@@ -420,3 +425,17 @@ def test_verify_book_reports_a_move_off_the_board(tmp_path: Path, shipped: Strat
         out = capsys.readouterr().out
         assert status == 1
         assert f"FAILED {Position('', 'qubic').board}: stored move 99 is illegal" in out
+
+
+def test_a_core_built_from_older_sources_is_left_for_python(
+        monkeypatch: pytest.MonkeyPatch, caplog: pytest.LogCaptureFixture) -> None:
+    """An extension built before the core exported its board limits (a stale in-place
+    build) would fail in the first search that asks them: the loader leaves it, with
+    one warning, and the searches run on Python."""
+    stale = ModuleType("noughts.search._core")
+    stale.Search = object  # type: ignore[attr-defined]
+    monkeypatch.setitem(sys.modules, "noughts.search._core", stale)
+    monkeypatch.setattr(sys.modules["noughts.search"], "_core", stale, raising=False)
+    with caplog.at_level("WARNING", logger="noughts.search"):
+        assert core._load_built() is None
+    assert "built from older sources" in caplog.text

@@ -110,7 +110,17 @@ def _load_built() -> ModuleType | None:
             "noughts: the compiled search core cannot load on this system (%s); the "
             "searches run on the Python core, 20 to 30 times slower", error)
         return None
-    return _core if hasattr(_core, "Search") else None  # (not a stray folder of that name)
+    if not hasattr(_core, "Search"):  # a stray folder of that name
+        return None
+    if not hasattr(_core, "MAX_CELLS"):  # built from older sources than this package's
+        import logging
+
+        logging.getLogger("noughts.search").warning(
+            "noughts: the compiled search core was built from older sources than this "
+            "package (it exports no board limits); the searches run on the Python core "
+            "until it is built again (pip install .)")
+        return None
+    return _core
 
 
 @cache
