@@ -68,24 +68,24 @@ class Blunder:
         return asdict(self)
 
 
-def lost_after(position: Position, nodes: int = ANALYSIS_NODES) -> int | None:
+def lost_after(position: Position, nodes: int | None = None) -> int | None:
     """With O to move in ``position``: the plies X's proven win lasts at most if the proof
-    search from X's side proves it within ``nodes`` positions (every O move lost), else
-    ``None``; ``0`` if X has already won."""
+    search from X's side proves it within ``nodes`` positions (:data:`ANALYSIS_NODES`
+    unless told; every O move lost), else ``None``; ``0`` if X has already won."""
     if position.is_over:
         return 0 if position.winner == "X" else None
     search = proof_search(position, _X)
-    proof, _ = search.run(Limit(), nodes=nodes)
+    proof, _ = search.run(Limit(), nodes=nodes or ANALYSIS_NODES)
     return search.plies() if proof == 0 else None
 
 
-def _candidates(after: Position, root_nodes: int, exhaustive: bool) -> Iterator[int]:
+def _candidates(after: Position, root_nodes: int | None, exhaustive: bool) -> Iterator[int]:
     """X's replies after O's move, likeliest to win first (see the module), each once."""
     seen: set[int] = set()
     geometry, empty = after.geometry, after.empty
     first = geometry.completing(after.x, empty)  # X wins at once
     root = proof_search(after, _X)
-    _, disproof = root.run(Limit(), nodes=root_nodes)
+    _, disproof = root.run(Limit(), nodes=root_nodes or ROOT_NODES)
     if disproof == 0 and not first:
         return  # no X win at all
     open_now = set(first)
@@ -102,12 +102,13 @@ def _candidates(after: Position, root_nodes: int, exhaustive: bool) -> Iterator[
             yield cell
 
 
-def killing_reply(after: Position, nodes: int = ANALYSIS_NODES, *,
-                  root_nodes: int = ROOT_NODES, exhaustive: bool = False
+def killing_reply(after: Position, nodes: int | None = None, *,
+                  root_nodes: int | None = None, exhaustive: bool = False
                   ) -> tuple[int, int] | None:
     """With X to move in ``after`` (the position after O's move): an X reply after which
-    every O move is proven lost within ``nodes`` proof positions, and the plies the win
-    lasts at most from ``after``; ``None`` if none is found (see the module)."""
+    every O move is proven lost within ``nodes`` proof positions (:data:`ANALYSIS_NODES`;
+    the search for it :data:`ROOT_NODES`, unless told), and the plies the win lasts at
+    most from ``after``; ``None`` if none is found (see the module)."""
     if after.is_over:
         return None
     for reply in _candidates(after, root_nodes, exhaustive):
@@ -117,8 +118,9 @@ def killing_reply(after: Position, nodes: int = ANALYSIS_NODES, *,
     return None
 
 
-def visible_blunder(position: Position, played: int, nodes: int = ANALYSIS_NODES, *,
-                    root_nodes: int = ROOT_NODES, exhaustive: bool = False) -> Blunder | None:
+def visible_blunder(position: Position, played: int, nodes: int | None = None, *,
+                    root_nodes: int | None = None, exhaustive: bool = False
+                    ) -> Blunder | None:
     """Whether O's move ``played`` in ``position`` (O to move) is a visible blunder (see the
     module): the blunder, with X's reply and an O move that had none, or ``None``."""
     after = position.play(played)
@@ -135,8 +137,8 @@ def visible_blunder(position: Position, played: int, nodes: int = ANALYSIS_NODES
     return None
 
 
-def game_blunders(start: Position, moves: list[int], nodes: int = ANALYSIS_NODES, *,
-                  root_nodes: int = ROOT_NODES, exhaustive: bool = False) -> list[Blunder]:
+def game_blunders(start: Position, moves: list[int], nodes: int | None = None, *,
+                  root_nodes: int | None = None, exhaustive: bool = False) -> list[Blunder]:
     """The visible blunders of O in the game played from ``start`` by ``moves``.
 
     >>> p = Position.from_bitboards(sum(1 << c for c in (0, 1, 6, 10)),
