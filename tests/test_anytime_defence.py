@@ -75,9 +75,11 @@ def test_lost_against_perfect_play_o_picks_the_reply_hardest_to_refute(
     quick = [move for move in sorted(position.legal_moves) if not defence.check(move)]
     hard = [move for move in sorted(position.legal_moves) if move not in quick]
     assert quick and hard  # most replies are refuted by a small proof search, a few not
-    # listed best first with the quickly refuted ones ahead, the choice skips them; its
-    # checks deepen, and may refute the rest too: then the hardest to refute is played
-    chooser = ProofDefence(position, Limit(node_limit=100_000_000))
+    # listed best first with the quickly refuted ones ahead, the choice skips them
+    assert ProofDefence(position, Limit(node_limit=100_000_000)).choose(
+        quick + hard) == hard[0]
+    # checks that deepen may refute the rest too: then the hardest to refute is played
+    chooser = ProofDefence(position, Limit(node_limit=100_000_000), deepen=True)
     chosen = chooser.choose(quick + hard)
     left = [move for move in hard if move not in chooser.refuted]
     assert chosen in hard and chosen == (left[0] if left else max(
@@ -103,7 +105,7 @@ def test_the_checks_deepen_until_the_limit_and_refute_a_quiet_win() -> None:
     position = _after(OPENING_5)
     first = ProofDefence(position, Limit(node_limit=100_000_000))
     assert first.check(31) and first.cleared[31] == CHECK_NODES  # nothing found at first
-    deep = ProofDefence(position, Limit(node_limit=40_000_000))  # 5 million proof positions
+    deep = ProofDefence(position, Limit(node_limit=40_000_000), deepen=True)  # 5M positions
     chosen = deep.choose([31, 42, 17])
     assert 31 in deep.refuted and chosen != 31
     assert find_win(position.play(31).play(63), limit=Limit(node_limit=2_000_000)) is None

@@ -58,16 +58,17 @@ class ProofDefence:
     ``refuted`` maps a move to the most plies the opponent's proven win lasts after it,
     ``effort`` to the proof positions it took to find that win (how hard the move is to
     refute);
-    ``unrefuted`` holds the moves checked with no win found: ``disproven`` those after
-    which the opponent has no win at all, ``cleared`` maps the others to the proof
-    positions their deepest whole check searched. A check takes ``check_nodes`` proof
-    positions (:data:`CHECK_NODES` by default) unless told. ``limit`` counts search nodes
-    (a check stops at its node limit or deadline); :attr:`nodes` is what the checks
-    spent, in search nodes.
+    ``unrefuted`` holds the moves checked with no win found; ``cleared`` maps those that
+    a deeper check may still refute to the proof positions their deepest whole check
+    searched (the others: the opponent has no win at all). A check takes
+    ``check_nodes`` proof positions (:data:`CHECK_NODES` by default) unless told; with
+    ``deepen``, :meth:`choose` checks deeper and deeper while the limit lasts.
+    ``limit`` counts search nodes (a check stops at its node limit or deadline);
+    :attr:`nodes` is what the checks spent, in search nodes.
     """
 
     def __init__(self, position: Position, limit: Limit, *,
-                 check_nodes: int | None = None) -> None:
+                 check_nodes: int | None = None, deepen: bool = False) -> None:
         self.position = position
         self.limit = limit
         self.check_nodes = CHECK_NODES if check_nodes is None else check_nodes
@@ -75,14 +76,11 @@ class ProofDefence:
         self.table: ProofTable | None = None  # the first check's, shared by the rest
         self.refuted: dict[int, int] = {}
         self.effort: dict[int, int] = {}
-        self.disproven: set[int] = set()
+        self.deepen = deepen
+        self.unrefuted: set[int] = set()
         self.cleared: dict[int, int] = {}
+        self.searched: dict[int, int] = {}  # proof positions each move's checks took
         self.nodes = 0
-
-    @property
-    def unrefuted(self) -> set[int]:
-        """The moves checked whole (or proven safe) with no win found for the opponent."""
-        return self.disproven | set(self.cleared)
 
     def exhausted(self, spent: int = 0) -> bool:
         """True once the limit is spent (``spent``: search nodes outside the checks)."""
@@ -98,11 +96,11 @@ class ProofDefence:
         if move in self.refuted:
             return False
         wanted = self.check_nodes if nodes is None else nodes
-        if move in self.disproven or self.cleared.get(move, 0) >= wanted:
+        if move in self.unrefuted and self.cleared.get(move, wanted) >= wanted:
             return True
         after = self.position.play(move)
         if after.is_over:
-            self.disproven.add(move)
+            self.unrefuted.add(move)
             return True
         limit = wanted
         if self.limit.node_limit is not None:
@@ -115,24 +113,27 @@ class ProofDefence:
         proof, disproof = search.run(self.limit.limited(deadline=self.limit.deadline,
                                                          node_limit=None), nodes=limit)
         self.nodes += search.nodes * PROOF_NODE_COST
-        self.effort[move] = self.effort.get(move, 0) + search.nodes
+        self.searched[move] = self.searched.get(move, 0) + search.nodes
         if proof == 0:
             self.refuted[move] = 1 + search.plies()
+            self.effort[move] = self.searched[move]
             return False
         if disproof == 0:
-            self.disproven.add(move)  # no win at all for the opponent
+            self.unrefuted.add(move)  # no win at all for the opponent
+            self.cleared.pop(move, None)
         elif limit == wanted and not self.limit.expired(spent + self.nodes):
-            self.cleared[move] = wanted  # (a check cut short may be tried again)
+            self.unrefuted.add(move)  # (a check cut short may be tried again)
+            self.cleared[move] = wanted
         return True
 
     def choose(self, moves: list[int], spent: int = 0) -> int:
         """The first of ``moves`` (best first) that survives its check, checked in turn
         while the limit lasts (``spent``: search nodes counted outside the checks).
 
-        The checks deepen: once a move survives a check of :attr:`check_nodes`
-        positions, it is checked again with :data:`DEEPEN` times as many, and so on
-        while the limit lasts; a deeper check that refutes it sends the choice on to
-        the next moves, each checked as deep. So the whole limit goes to making sure of
+        With :attr:`deepen`, the checks deepen: once a move survives a check of
+        :attr:`check_nodes` positions, it is checked again with :data:`DEEPEN` times as
+        many, and so on while the limit lasts; a deeper check that refutes it sends the
+        choice on to the next moves, each checked as deep. So the whole limit goes to making sure of
         the move played (on the compiled core a first check takes a few milliseconds).
         When the limit runs out, the first not refuted is played; when every one is
         refuted, the hardest to refute: the one whose refutation took the largest proof
@@ -147,7 +148,7 @@ class ProofDefence:
                 if self.check(move, spent, depth):
                     survivor = move
                     break
-            if (survivor is None or survivor in self.disproven or depth >= MAX_CHECK_NODES
+            if (not self.deepen or survivor is None or depth >= MAX_CHECK_NODES
                     or self.cleared.get(survivor, 0) < depth):
                 break  # every move refuted, one safe, or the limit ran out
             depth *= DEEPEN
