@@ -42,6 +42,7 @@ import statistics
 import subprocess
 import sys
 import time
+import urllib.error
 import urllib.request
 import zlib
 from collections.abc import Callable, Iterable, Iterator
@@ -110,6 +111,10 @@ class CliPlayer:
         return choice_of(position, json.loads(done.stdout)["move"], started=started)
 
 
+_RETRIES = 5
+"""How often :class:`ServicePlayer` asks again when the service is busy."""
+
+
 class ServicePlayer:
     """O (or X) through a running ``noughts serve`` at ``url``, as the page asks it: each
     move a ``POST /api/v1/move`` with the board, level 10 and ``time_ms``; the move time
@@ -128,8 +133,15 @@ class ServicePlayer:
         request = urllib.request.Request(f"{self.url}/api/v1/move",
                                          data=json.dumps(body).encode(),
                                          headers={"Content-Type": "application/json"})
-        with urllib.request.urlopen(request, timeout=30 + self.time_ms / 1000) as response:
-            answer = json.load(response)
+        for attempt in range(_RETRIES + 1):
+            try:
+                with urllib.request.urlopen(request, timeout=30 + self.time_ms / 1000) as got:
+                    answer = json.load(got)
+                break
+            except urllib.error.HTTPError as error:  # busy (429, 503): ask again, as the page
+                if error.code not in (429, 503) or attempt == _RETRIES:
+                    raise
+                time.sleep(0.2 * (attempt + 1))
         return choice_of(position, answer["move"], started=started)
 
 
