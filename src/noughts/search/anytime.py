@@ -68,7 +68,6 @@ __all__ = [
     "deepening",
     "DEFAULT_TIME_LIMIT",
     "BOOK_CHECK_NODES",
-    "BOOK_CHECK_SHARE",
     "MATE",
     "MATE_BOUND",
 ]
@@ -105,16 +104,10 @@ _PROOF_SHARE = 0.1
 (after the threat search found none)."""
 
 BOOK_CHECK_NODES = 2_000
-"""The proof positions of the first check of a book move before it is played. A book
+"""The proof positions the check of a book move may take before it is played. A book
 kept by games can hold a move after which the opponent has a short forced win that the
 games' players missed; the proof search finds those in a few dozen positions, and 2,000
-take about 30 ms on the Python core, a millisecond on the compiled one."""
-BOOK_CHECK_SHARE = 0.5
-"""The share of the move's limit the check of a book move deepens in (four times deeper
-each round): in Qubic, book moves at O's second and third move let X's quiet reply
-reach a position the analysis proves lost for O, found from the move before in 1.4 to
-3.8 million proof positions (the family through the service, 28 November); half a
-second of the compiled core searches about two million."""
+take about 30 ms."""
 
 
 # -- the limit and the answer ------------------------------------------------------------------
@@ -230,12 +223,10 @@ def proof_win(position: Position, limit: Limit) -> tuple[int, int] | None:
 
 
 def book_check(position: Position, move: int, limit: Limit) -> ProofDefence:
-    """The proof check of a book's ``move``: :data:`BOOK_CHECK_NODES` positions first,
-    then deeper and deeper until :data:`BOOK_CHECK_SHARE` of ``limit`` is spent; the
+    """The proof check of a book's ``move`` (:data:`BOOK_CHECK_NODES` positions): the
     opponent's forced win after it, if one is found, is in its ``refuted``."""
-    check = ProofDefence(position, limit.share(BOOK_CHECK_SHARE),
-                         check_nodes=BOOK_CHECK_NODES, deepen=True)
-    check.choose([move])
+    check = ProofDefence(position, limit, check_nodes=BOOK_CHECK_NODES)
+    check.check(move)
     return check
 
 
