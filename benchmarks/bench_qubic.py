@@ -21,7 +21,11 @@ one game loop, :func:`noughts.players.game.play_game`, the engine as level 10):
   at look-ahead 1-3 with lowest-cell and with random ties, the engine's own search
   without the strategy, the threat player), X's first mark placed by the harness on
   each of ``--cells``; ``--members`` picks members (see :mod:`noughts.arena.family`);
-  with ``--cli`` O moves through the command line, a cold process a move;
+  with ``--cli`` O moves through the command line, a cold process a move, with
+  ``--service`` through a ``noughts serve`` the script starts on 127.0.0.1 (each move a
+  ``POST /api/v1/move`` with ``time_ms``, as the page asks); ``--orient`` shows O each
+  game in a random one of Qubic's 192 orientations; ``--blunders`` counts O's visible
+  blunders in every game once the games are played (``benchmarks/blunders.py``);
 * ``cold``: the wall time of a cold ``noughts move --time`` as O (a new process each
   run, ``--cold-runs`` runs in two positions past O's book, one after X opened on a
   corner and one on a cell of the other kind), beside a bare interpreter's start:
@@ -53,6 +57,7 @@ import sys
 import time
 from pathlib import Path
 
+from bench_service import free_port, start_noughts, stop, wait_warm
 from noughts.arena.family import DEFAULT_MEMBERS, member_player, parse_members
 from noughts.engine import choose_move
 from noughts.errors import NoughtsError
@@ -66,7 +71,14 @@ from noughts.search.openings import strong_cells
 from noughts.search.threats import find_forced_win
 from noughts.variants import variant
 from outputs import add_out_dir, write_json
-from qubic_family import bench_family, in_workers, parse_cells, tasks_for
+from qubic_family import (
+    bench_family,
+    count_blunders,
+    in_workers,
+    parse_cells,
+    print_table,
+    tasks_for,
+)
 
 
 def middle_games(count: int, seed: int = 7) -> list[Position]:
@@ -417,6 +429,17 @@ def main(argv: list[str] | None = None) -> int:
                         help="family: O moves through the command line, each move a new "
                              "'python -m noughts move ... --json' process (default: in "
                              "this process)")
+    parser.add_argument("--service", action="store_true",
+                        help="family: O moves through a 'noughts serve' started on 127.0.0.1 "
+                             "for the run, each move a POST /api/v1/move with time_ms (--time "
+                             "in ms), as the page asks")
+    parser.add_argument("--orient", action="store_true",
+                        help="family: O sees each game in a random one of Qubic's 192 "
+                             "symmetric orientations (from the game's seed), its answers "
+                             "mapped back")
+    parser.add_argument("--blunders", action="store_true",
+                        help="family: after the games, count O's visible blunders in each "
+                             "(benchmarks/blunders.py; seconds of proof search a move)")
     parser.add_argument("--cells", default="all",
                         help="family: X's first cells: all, a list with ranges (0-15,21) or "
                              "sample:N (N cells spread over the 64)")
@@ -433,6 +456,8 @@ def main(argv: list[str] | None = None) -> int:
         cells = parse_cells(args.cells)
     except ValueError as error:
         parser.error(f"--cells: {error}")
+    if args.service and (args.cli or args.nodes):
+        parser.error("--service: O asks the service with time_ms, not with --cli or --nodes")
     members = parse_members(args.members)
     for member in members:
         try:
@@ -467,20 +492,41 @@ def main(argv: list[str] | None = None) -> int:
         report["self"] = bench_self(args.games, args.time, args.fast, args.seed, args.jobs)
     if "family" in parts:
         limit = f"{args.nodes} nodes" if args.nodes else f"{args.time} s"
-        way = "through the command line" if args.cli else "in-process"
-        print(f"family: the engine as O at {limit} a move ({way}) against {len(members)} "
-              f"X players, {len(cells)} first cells each", flush=True)
-        tasks = tasks_for(members, cells, args.seed, args.time, args.nodes, args.cli)
+        way = ("service" if args.service else "cli" if args.cli else "in-process")
+        turned = ", each game in a random orientation" if args.orient else ""
+        print(f"family: the engine as O at {limit} a move ({way}{turned}) against "
+              f"{len(members)} X players, {len(cells)} first cells each", flush=True)
         report["family_budget"] = limit
-        report["family_o"] = "cli" if args.cli else "in-process"
+        report["family_o"] = way
+        report["family_orient"] = args.orient
         report["family_cells"] = cells
         report["jobs"] = args.jobs
 
         def save(so_far: dict[str, object]) -> None:  # a run cut short keeps its games
             write_json(out, {**report, "family": so_far, "finished": False})
 
-        report["family"] = bench_family(
-            tasks, lambda work, todo: in_workers(work, todo, args.jobs), save)
+        server = None
+        url = None
+        if args.service:
+            port = free_port()
+            server = start_noughts(port, 10_000)  # the service's default cache
+            wait_warm(port)
+            url = f"http://127.0.0.1:{port}"
+        try:
+            tasks = tasks_for(members, cells, args.seed, args.time, args.nodes, args.cli,
+                              url, args.orient)
+            family = bench_family(tasks, lambda work, todo: in_workers(work, todo, args.jobs),
+                                  save)
+        finally:
+            if server is not None:
+                stop(server)
+        if args.blunders:
+            print("O's visible blunders (a proof search one X move ahead):", flush=True)
+            family = count_blunders(family, args.jobs)
+            rows, total = family["members"], family["total"]
+            assert isinstance(rows, dict) and isinstance(total, dict)
+            print_table(rows, total)
+        report["family"] = family
     if "cold" in parts:
         print(f"cold: noughts move --time {args.time} as O in a new process", flush=True)
         report["cold"] = bench_cold(args.cold_runs, args.time)

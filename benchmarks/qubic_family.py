@@ -16,11 +16,18 @@ same. A member is any player spec, with ``@N`` for a node budget a move
 With ``--cli`` (``cli=True``), O answers as a user of the command line does: each O
 move is a new ``python -m noughts move BOARD --variant qubic --time T --json`` process
 (``--nodes N`` with a node budget), cold, and O's move times are the processes' wall
-times (:class:`CliPlayer`).
+times (:class:`CliPlayer`). With ``--service`` (``service=URL``), O answers as the page
+asks a running ``noughts serve``: each O move a ``POST /api/v1/move`` with ``time_ms``
+(:class:`ServicePlayer`). With ``--orient`` (``orient=True``), O is shown each game in
+one of Qubic's 192 symmetric orientations, drawn from the game's seed
+(:class:`Oriented`): the board is mapped into it before O is asked, and O's answer
+mapped back. ``--blunders`` counts O's visible blunders in every game after the games
+(:mod:`blunders`).
 
 Run as a script, it reads family results and prints the games by line, the wins O
-missed (``--missed-wins``), where the lost games were lost (``--escapes``) or the games
-another O book would change (``--book-changes``)::
+missed (``--missed-wins``), where the lost games were lost (``--escapes``), O's visible
+blunders (``--blunders``) or the games another O book would change
+(``--book-changes``)::
 
     python benchmarks/qubic_family.py benchmarks/out/qubic_family.json --escapes --jobs 2
 """
@@ -30,16 +37,20 @@ from __future__ import annotations
 import argparse
 import json
 import multiprocessing
+import random
 import statistics
 import subprocess
 import sys
 import time
+import urllib.error
+import urllib.request
 import zlib
 from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass
 from pathlib import Path
 from typing import TypeVar
 
+from blunders import game_blunders
 from noughts.arena.family import member_player
 from noughts.budget import Limit
 from noughts.errors import NoughtsError
@@ -60,8 +71,9 @@ _T = TypeVar("_T")
 @dataclass(frozen=True)
 class FamilyTask:
     """One game: the member (spec, ``@N`` for nodes), X's first cell, the run's seed,
-    O's budget (seconds or nodes a move) and whether O moves through the command line
-    (``cli``: a cold process a move)."""
+    O's budget (seconds or nodes a move), whether O moves through the command line
+    (``cli``: a cold process a move) or a running service (``service``: its URL), and
+    whether O sees the board in a random orientation (``orient``)."""
 
     member: str
     cell: int
@@ -69,6 +81,8 @@ class FamilyTask:
     time_limit: float | None
     nodes: int | None
     cli: bool = False
+    service: str | None = None
+    orient: bool = False
 
 
 class CliPlayer:
@@ -97,6 +111,75 @@ class CliPlayer:
         return choice_of(position, json.loads(done.stdout)["move"], started=started)
 
 
+_RETRIES = 5
+"""How often :class:`ServicePlayer` asks again when the service is busy."""
+
+
+class ServicePlayer:
+    """O (or X) through a running ``noughts serve`` at ``url``, as the page asks it: each
+    move a ``POST /api/v1/move`` with the board, level 10 and ``time_ms``; the move time
+    is the request's wall time."""
+
+    name = "noughts serve"
+
+    def __init__(self, url: str, *, time_ms: int) -> None:
+        self.url = url.rstrip("/")
+        self.time_ms = time_ms
+
+    def move(self, position: Position, limit: Limit) -> MoveChoice:
+        started = time.perf_counter()
+        body = {"variant": position.variant, "board": position.board,
+                "to_move": position.to_move, "level": 10, "time_ms": self.time_ms}
+        request = urllib.request.Request(f"{self.url}/api/v1/move",
+                                         data=json.dumps(body).encode(),
+                                         headers={"Content-Type": "application/json"})
+        for attempt in range(_RETRIES + 1):
+            try:
+                with urllib.request.urlopen(request, timeout=30 + self.time_ms / 1000) as got:
+                    answer = json.load(got)
+                break
+            except urllib.error.HTTPError as error:  # busy (429, 503): ask again, as the page
+                if error.code not in (429, 503) or attempt == _RETRIES:
+                    raise
+                time.sleep(0.2 * (attempt + 1))
+        return choice_of(position, answer["move"], started=started)
+
+
+class Oriented:
+    """``player`` shown the board in the orientation ``symmetry`` (an index into the
+    board's symmetries): each position is mapped into it before ``player`` is asked,
+    and the answer mapped back.
+
+    >>> won = Position("XXX./OOO./..../....|" + "|".join(["..../..../..../...."] * 3),
+    ...                "qubic")  # X wins on cell 3, wherever the board is turned
+    >>> turned = Oriented(LevelPlayer(10, nodes=100), symmetry=77)
+    >>> turned.move(won, Limit()).move, won.transform(77).board == won.board
+    (3, False)
+    """
+
+    def __init__(self, player: Player, symmetry: int) -> None:
+        self.player = player
+        self.symmetry = symmetry
+        self.name = player.name
+
+    def move(self, position: Position, limit: Limit) -> MoveChoice:
+        started = time.perf_counter()
+        seen = position.transform(self.symmetry)
+        answer = self.player.move(seen, limit)
+        back = position.geometry.symmetry_group.inverses[self.symmetry][answer.move]
+        return choice_of(position, back, started=started)
+
+
+def orientation(seed: int) -> int:
+    """The orientation (a symmetry of Qubic's 192) a game of seed ``seed`` is shown in.
+
+    >>> 0 <= orientation(7) < 192 and orientation(7) == orientation(7)
+    True
+    """
+    group = Position("", "qubic").geometry.symmetry_group
+    return random.Random(seed ^ 0x0A1E).randrange(group.count)
+
+
 def game_seed(seed: int, member: str, cell: int) -> int:
     """The seed of one game: the same for the same run seed, member and cell.
 
@@ -113,9 +196,17 @@ def family_game(task: FamilyTask, start: Position | None = None, *,
     against the engine as O (consulting ``o_knowledge``). Runs in a worker process."""
     seed = game_seed(task.seed, task.member, task.cell)
     x = member_player(task.member, seed)
-    o: Player = (CliPlayer(time_limit=task.time_limit, nodes=task.nodes) if task.cli else
-                 LevelPlayer(10, seed ^ 0x5EED, time_limit=task.time_limit,
-                             nodes=task.nodes, knowledge=o_knowledge))
+    o: Player
+    if task.service is not None:
+        o = ServicePlayer(task.service, time_ms=round(1000 * (task.time_limit or 1.0)))
+    elif task.cli:
+        o = CliPlayer(time_limit=task.time_limit, nodes=task.nodes)
+    else:
+        o = LevelPlayer(10, seed ^ 0x5EED, time_limit=task.time_limit, nodes=task.nodes,
+                        knowledge=o_knowledge)
+    symmetry = orientation(seed) if task.orient else 0
+    if symmetry:
+        o = Oriented(o, symmetry)
     position = start if start is not None else Position("", "qubic").play(task.cell)
     players: dict[Mark, Player] = {"X": x, "O": o}
     played = play_game(players, position)
@@ -126,6 +217,7 @@ def family_game(task: FamilyTask, start: Position | None = None, *,
         "member": task.member,
         "cell": task.cell,
         "seed": seed,
+        "orientation": symmetry,
         "winner": winner,
         "plies": position.ply + len(played.moves),
         "start": position.board,
@@ -171,11 +263,13 @@ def _spread(index: int) -> float:
 
 def tasks_for(
     members: Iterable[str], cells: list[int], seed: int, time_limit: float | None,
-    nodes: int | None, cli: bool = False,
+    nodes: int | None, cli: bool = False, service: str | None = None, orient: bool = False,
 ) -> list[FamilyTask]:
     """Every (member, cell) game, cell by cell (a run cut short has played every member
-    about as often); ``cli``: O through the command line."""
-    return [FamilyTask(member, cell, seed, None if nodes else time_limit, nodes, cli)
+    about as often); ``cli``: O through the command line, ``service``: through the
+    service at that URL; ``orient``: each game in a random orientation."""
+    return [FamilyTask(member, cell, seed, None if nodes else time_limit, nodes, cli,
+                       service, orient)
             for cell in cells for member in members]
 
 
@@ -234,22 +328,59 @@ def _row(records: list[dict[str, object]]) -> dict[str, object]:
         "o_moves": len(times),
         "o_median_ms": round(statistics.median(times), 1) if times else 0.0,
         "o_max_ms": round(max(times, default=0.0), 1),
+        "o_blunders": (sum(len(_blunders(r)) for r in records)
+                       if all("blunders" in r for r in records) else None),
     }
+
+
+def _blunders(record: dict[str, object]) -> list[object]:
+    found = record["blunders"]
+    assert isinstance(found, list)
+    return found
+
+
+def blunders_in(record: dict[str, object]) -> dict[str, object]:
+    """``record`` (a family game) with ``blunders``: O's visible blunders in it
+    (:func:`blunders.game_blunders`; runs in a worker process)."""
+    moves = record["moves"]
+    assert isinstance(moves, list)
+    found = game_blunders(Position(str(record["start"]), "qubic"),
+                          [int(str(move)) for move in moves])
+    return {**record, "blunders": [blunder.to_json() for blunder in found]}
+
+
+def count_blunders(summary: dict[str, object], jobs: int) -> dict[str, object]:
+    """``summary`` (of :func:`summarize`) again, every game's visible blunders counted
+    (in ``jobs`` worker processes), each game printed as it is checked."""
+    records = summary["games"]
+    assert isinstance(records, list)
+    checked = []
+    for record in in_workers(blunders_in, records, jobs):
+        checked.append(record)
+        shown = ", ".join(f"ply {b['marks']}: O {b['played']}, X {b['reply']} (O had "
+                          f"{b['safe']})" for b in _blunders(record) if isinstance(b, dict))
+        print(f"  {record['member']:<28} cell {int(str(record['cell'])):2d}: "
+              f"{len(_blunders(record))} visible blunders{': ' + shown if shown else ''}",
+              flush=True)
+    rows = summary["members"]
+    assert isinstance(rows, dict)
+    return summarize(list(rows), checked)
 
 
 def print_table(rows: dict[str, dict[str, object]], total: dict[str, object]) -> None:
     """The family table: each member, then the total."""
     header = (f"| {'X (member)':<28} | games | O wins | draws | O losses | O win % | "
-              "O median ms | O max ms |")
+              "O blunders | O median ms | O max ms |")
     print(header)
-    print("|---|--:|--:|--:|--:|--:|--:|--:|")
+    print("|---|--:|--:|--:|--:|--:|--:|--:|--:|")
     for name, row in [*rows.items(), ("total", total)]:
         games = int(str(row["games"]))
         wins = int(str(row["o_wins"]))
         share = 100 * wins / games if games else 0.0
+        blunders = "-" if row.get("o_blunders") is None else row["o_blunders"]
         print(f"| {name:<28} | {games:5d} | {wins:6d} | {row['draws']!s:>5} | "
-              f"{row['o_losses']!s:>8} | {share:6.1f}% | {row['o_median_ms']!s:>11} | "
-              f"{row['o_max_ms']!s:>8} |")
+              f"{row['o_losses']!s:>8} | {share:6.1f}% | {blunders!s:>10} | "
+              f"{row['o_median_ms']!s:>11} | {row['o_max_ms']!s:>8} |")
 
 
 # -- the games by line: how many different games a member's results hold ----------------
@@ -521,8 +652,13 @@ def main(argv: list[str] | None = None) -> int:
                         help="instead: the games in which O would have moved otherwise "
                              "with the O book BOOK than with BEFORE (the book the runs "
                              "played), and where")
+    parser.add_argument("--blunders", action="store_true",
+                        help="instead: O's visible blunders in every game (an O move after "
+                             "which an X reply leaves every O move proven lost, when another "
+                             "O move did not; benchmarks/blunders.py), and the table")
     parser.add_argument("--jobs", type=int, default=1,
-                        help="--missed-wins, --escapes: searches at once (worker processes)")
+                        help="--missed-wins, --escapes, --blunders: searches at once "
+                             "(worker processes)")
     args = parser.parse_args(argv)
     if args.plies < 1:
         parser.error("--plies: at least 1")
@@ -553,6 +689,13 @@ def main(argv: list[str] | None = None) -> int:
             continue
         if args.escapes:
             print_escapes(records, args.jobs)
+            continue
+        if args.blunders:
+            members = list(dict.fromkeys(str(record["member"]) for record in records))
+            counted = count_blunders(summarize(members, records), args.jobs)
+            rows, total = counted["members"], counted["total"]
+            assert isinstance(rows, dict) and isinstance(total, dict)
+            print_table(rows, total)
             continue
         if args.missed_wins is None:
             print_lines(lines(records, args.plies), args.plies)

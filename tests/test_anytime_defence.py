@@ -78,6 +78,12 @@ def test_lost_against_perfect_play_o_picks_the_reply_hardest_to_refute(
     # listed best first with the quickly refuted ones ahead, the choice skips them
     assert ProofDefence(position, Limit(node_limit=100_000_000)).choose(
         quick + hard) == hard[0]
+    # checks that deepen may refute the rest too: then the hardest to refute is played
+    chooser = ProofDefence(position, Limit(node_limit=100_000_000), deepen=True)
+    chosen = chooser.choose(quick + hard)
+    left = [move for move in hard if move not in chooser.refuted]
+    assert chosen in hard and chosen == (left[0] if left else max(
+        hard, key=lambda m: (chooser.effort[m], chooser.refuted[m])))
     # when all are refuted, the one whose refutation took the largest proof is played
     refuted = ProofDefence(position, Limit(node_limit=100_000_000))
     assert refuted.choose(quick[:5]) == max(
@@ -89,13 +95,30 @@ def test_lost_against_perfect_play_o_picks_the_reply_hardest_to_refute(
     assert (choice.proven, choice.outcome, choice.plies) == (True, "loss", lost[choice.move])
 
 
+# Opening 5 of the seed's bot (its Java code opens on cells 0-15) against the engine
+# through the service: O's 31 here let X's quiet 63 reach a position where every O move
+# is proven lost; a first check of CHECK_NODES positions finds nothing after 31.
+OPENING_5 = [5, 51, 21, 15, 26, 37, 25, 27, 39]
+
+
+def test_the_checks_deepen_until_the_limit_and_refute_a_quiet_win() -> None:
+    position = _after(OPENING_5)
+    first = ProofDefence(position, Limit(node_limit=100_000_000))
+    assert first.check(31) and first.cleared[31] == CHECK_NODES  # nothing found at first
+    deep = ProofDefence(position, Limit(node_limit=40_000_000), deepen=True)  # 5M positions
+    chosen = deep.choose([31, 42, 17])
+    assert 31 in deep.refuted and chosen != 31
+    assert find_win(position.play(31).play(63), limit=Limit(node_limit=2_000_000)) is None
+    assert deep.nodes <= 40_000_000
+
+
 def test_only_the_second_player_defends_by_proof(monkeypatch: pytest.MonkeyPatch) -> None:
     checked: list[str] = []
 
     class Recording(ProofDefence):
-        def check(self, move: int, spent: int = 0) -> bool:
+        def check(self, move: int, spent: int = 0, nodes: int | None = None) -> bool:
             checked.append(self.position.to_move)
-            return super().check(move, spent)
+            return super().check(move, spent, nodes)
 
     monkeypatch.setattr(search_module, "ProofDefence", Recording)
     off_strategy = Position("", "qubic").play(1).play(0)  # X opened on an edge: no book

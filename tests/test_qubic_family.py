@@ -13,6 +13,7 @@ from pathlib import Path
 import pytest
 
 import bench_qubic
+import blunders
 import qubic_family as family
 from noughts.budget import Limit
 from noughts.errors import NoughtsError
@@ -127,6 +128,37 @@ def test_the_family_part_runs_and_writes_its_table(
         family.main([str(tmp_path / "other.json")])
     assert stopped.value.code == 2
     assert "not family results" in capsys.readouterr().err
+
+
+def test_the_family_part_plays_o_through_a_running_service_in_random_orientations(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    monkeypatch.setattr(blunders, "ANALYSIS_NODES", 5_000)  # the count, not its depth
+    monkeypatch.setattr(blunders, "ROOT_NODES", 5_000)
+    out = tmp_path / "family.json"
+    argv = ["--parts", "family", "--members", "seed-qubic:1", "--cells", "21,42",
+            "--service", "--orient", "--time", "0.2", "--blunders", "--out", str(out)]
+    assert bench_qubic.main(argv) == 0
+    report = json.loads(out.read_text())
+    assert report["family_o"] == "service" and report["family_orient"] is True
+    games = report["family"]["games"]
+    assert [game["orientation"] for game in games] == [
+        family.orientation(game["seed"]) for game in games]
+    assert any(game["orientation"] for game in games)
+    for game in games:  # each game replays legally to its recorded result
+        position = Position(game["start"], "qubic")
+        for move in game["moves"]:
+            position = position.play(move)
+        assert position.is_over and position.winner == game["winner"]
+        assert isinstance(game["blunders"], list)
+    row = report["family"]["members"]["seed-qubic:1"]
+    assert row["games"] == 2 and isinstance(row["o_blunders"], int)
+    assert "O blunders" in capsys.readouterr().out
+    with pytest.raises(SystemExit) as stopped:
+        bench_qubic.main([*argv[:-2], "--nodes", "100"])
+    assert stopped.value.code == 2
+    assert family.main([str(out), "--blunders"]) == 0
+    assert "| seed-qubic:1" in capsys.readouterr().out
 
 
 def test_escapes_finds_where_a_lost_game_was_lost(

@@ -35,14 +35,21 @@ from noughts.budget import Limit
 from noughts.position import Position
 from noughts.search.core import ProofTable, proof_search
 
-__all__ = ["ProofDefence", "PROOF_NODE_COST", "CHECK_NODES"]
+__all__ = ["ProofDefence", "PROOF_NODE_COST", "CHECK_NODES", "DEEPEN", "MAX_CHECK_NODES"]
 
 PROOF_NODE_COST = 8
 """Search nodes one proof-search position counts as (a proof position, with its threat
 search at the leaves, costs from 5 to 40 search nodes in CPU time, about 8 in the middle game)."""
 
 CHECK_NODES = 20_000
-"""The most proof positions one candidate's check may take."""
+"""The proof positions of a candidate's first check."""
+
+DEEPEN = 4
+"""How many times deeper each round of :meth:`ProofDefence.choose`'s checks goes."""
+
+MAX_CHECK_NODES = 1 << 26
+"""The deepest check :meth:`ProofDefence.choose` makes (about 67 million positions: far
+past any move's limit; the limit ends it first)."""
 
 
 class ProofDefence:
@@ -51,14 +58,17 @@ class ProofDefence:
     ``refuted`` maps a move to the most plies the opponent's proven win lasts after it,
     ``effort`` to the proof positions it took to find that win (how hard the move is to
     refute);
-    ``unrefuted`` holds the moves checked with no win found. A check takes at most
-    ``check_nodes`` proof positions (:data:`CHECK_NODES` by default). ``limit`` counts search
-    nodes (a check stops at its node limit or deadline); :attr:`nodes` is what the
-    checks spent, in search nodes.
+    ``unrefuted`` holds the moves checked with no win found; ``cleared`` maps those that
+    a deeper check may still refute to the proof positions their deepest whole check
+    searched (the others: the opponent has no win at all). A check takes
+    ``check_nodes`` proof positions (:data:`CHECK_NODES` by default) unless told; with
+    ``deepen``, :meth:`choose` checks deeper and deeper while the limit lasts.
+    ``limit`` counts search nodes (a check stops at its node limit or deadline);
+    :attr:`nodes` is what the checks spent, in search nodes.
     """
 
     def __init__(self, position: Position, limit: Limit, *,
-                 check_nodes: int | None = None) -> None:
+                 check_nodes: int | None = None, deepen: bool = False) -> None:
         self.position = position
         self.limit = limit
         self.check_nodes = CHECK_NODES if check_nodes is None else check_nodes
@@ -66,26 +76,33 @@ class ProofDefence:
         self.table: ProofTable | None = None  # the first check's, shared by the rest
         self.refuted: dict[int, int] = {}
         self.effort: dict[int, int] = {}
+        self.deepen = deepen
         self.unrefuted: set[int] = set()
+        self.cleared: dict[int, int] = {}
+        self.searched: dict[int, int] = {}  # proof positions each move's checks took
         self.nodes = 0
 
     def exhausted(self, spent: int = 0) -> bool:
         """True once the limit is spent (``spent``: search nodes outside the checks)."""
         return self.limit.expired(spent + self.nodes)
 
-    def check(self, move: int, spent: int = 0) -> bool:
+    def check(self, move: int, spent: int = 0, nodes: int | None = None) -> bool:
         """Whether ``move`` survives: ``False`` when the opponent's win after it is
-        proven (then it is in :attr:`refuted`), ``True`` when none was found within the
-        check's share of the limit (``spent``: the search nodes counted so far)."""
+        proven (then it is in :attr:`refuted`), ``True`` when none was found within
+        ``nodes`` more proof positions (the check's :attr:`check_nodes` by default) and
+        the limit (``spent``: the search nodes counted so far). A move checked before
+        is searched on where its last check stopped (the table keeps it), if
+        ``nodes`` exceeds what that check cleared."""
         if move in self.refuted:
             return False
-        if move in self.unrefuted:
+        wanted = self.check_nodes if nodes is None else nodes
+        if move in self.unrefuted and self.cleared.get(move, wanted) >= wanted:
             return True
         after = self.position.play(move)
         if after.is_over:
             self.unrefuted.add(move)
             return True
-        limit = self.check_nodes
+        limit = wanted
         if self.limit.node_limit is not None:
             left = (self.limit.node_limit - spent - self.nodes) // PROOF_NODE_COST
             limit = max(0, min(limit, left))
@@ -96,27 +113,45 @@ class ProofDefence:
         proof, disproof = search.run(self.limit.limited(deadline=self.limit.deadline,
                                                          node_limit=None), nodes=limit)
         self.nodes += search.nodes * PROOF_NODE_COST
+        self.searched[move] = self.searched.get(move, 0) + search.nodes
         if proof == 0:
             self.refuted[move] = 1 + search.plies()
-            self.effort[move] = search.nodes
+            self.effort[move] = self.searched[move]
             return False
-        whole = limit == self.check_nodes and not self.limit.expired(spent + self.nodes)
-        if disproof == 0 or whole:
+        if disproof == 0:
+            self.unrefuted.add(move)  # no win at all for the opponent
+            self.cleared.pop(move, None)
+        elif limit == wanted and not self.limit.expired(spent + self.nodes):
             self.unrefuted.add(move)  # (a check cut short may be tried again)
+            self.cleared[move] = wanted
         return True
 
     def choose(self, moves: list[int], spent: int = 0) -> int:
         """The first of ``moves`` (best first) that survives its check, checked in turn
-        while the limit lasts (``spent``: search nodes counted outside the checks); the
-        first not refuted when the limit runs out; when every one is refuted, the
-        hardest to refute: the one whose refutation took the largest proof search, then
-        the slowest loss.
+        while the limit lasts (``spent``: search nodes counted outside the checks).
+
+        With :attr:`deepen`, the checks deepen: once a move survives a check of
+        :attr:`check_nodes` positions, it is checked again with :data:`DEEPEN` times as
+        many, and so on while the limit lasts; a deeper check that refutes it sends the
+        choice on to the next moves, each checked as deep. So the whole limit goes to making sure of
+        the move played (on the compiled core a first check takes a few milliseconds).
+        When the limit runs out, the first not refuted is played; when every one is
+        refuted, the hardest to refute: the one whose refutation took the largest proof
+        search, then the slowest loss.
         """
-        for move in moves:
-            if self.exhausted(spent):
-                break
-            if self.check(move, spent):
-                return move
+        depth = self.check_nodes
+        while True:
+            survivor = None
+            for move in moves:
+                if self.exhausted(spent):
+                    break
+                if self.check(move, spent, depth):
+                    survivor = move
+                    break
+            if (not self.deepen or survivor is None or depth >= MAX_CHECK_NODES
+                    or self.cleared.get(survivor, 0) < depth):
+                break  # every move refuted, one safe, or the limit ran out
+            depth *= DEEPEN
         unrefuted = [move for move in moves if move not in self.refuted]
         if unrefuted:
             return unrefuted[0]
