@@ -62,10 +62,19 @@ async def _send_json(
     await send({"type": "http.response.body", "body": body})
 
 
-def _open_cors(scope: Scope, open_paths: frozenset[str]) -> list[tuple[bytes, bytes]]:
-    """The header that lets any origin read an answer on ``open_paths`` (the seed's
-    drop-in: its clients expect it on every answer, errors included)."""
-    return [(b"access-control-allow-origin", b"*")] if scope["path"] in open_paths else []
+class _AnswersItself:
+    """A middleware that answers some requests itself, before the app: on
+    ``open_paths`` (the seed's drop-in, whose clients expect it on every answer, errors
+    included) its answers let any origin read them."""
+
+    def __init__(self, app: ASGIApp, open_paths: Sequence[str] = ()) -> None:
+        self.app = app
+        self.open_paths = frozenset(open_paths)
+
+    def _cors(self, scope: Scope) -> list[tuple[bytes, bytes]]:
+        """The CORS header of an answer to ``scope``'s request (none off the open paths)."""
+        return ([(b"access-control-allow-origin", b"*")] if scope["path"] in self.open_paths
+                else [])
 
 
 _ARRIVED = "noughts.arrived"
@@ -225,7 +234,7 @@ def internal_error_detail(error: BaseException) -> str:
 _error_logger = logging.getLogger("noughts.service")
 
 
-class InternalErrors:
+class InternalErrors(_AnswersItself):
     """Answer an unexpected error with a 500 ``{"detail": "internal error: <kind>"}``
     here, inside the other middleware, so the 500 gets the request id, CORS and
     ``Server-Timing`` headers as every answer does, and the connection stays open for
@@ -233,13 +242,6 @@ class InternalErrors:
     request id). An error after the answer started cannot be answered: it goes on up,
     and the server closes the connection (the answer is cut short, which says so).
     """
-
-    def __init__(self, app: ASGIApp, open_paths: Sequence[str] = ()) -> None:
-        self.app = app
-        self.open_paths = frozenset(open_paths)
-
-    def _cors(self, scope: Scope) -> list[tuple[bytes, bytes]]:
-        return _open_cors(scope, self.open_paths)
 
     async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
         if scope["type"] != "http":
@@ -281,7 +283,7 @@ def arrival_of(scope: Scope) -> float | None:
     return arrived
 
 
-class BodySizeLimit:
+class BodySizeLimit(_AnswersItself):
     """Answer 413 to a request whose body is larger than ``max_bytes``.
 
     A declared ``Content-Length`` is checked before anything is read; a body without one
@@ -289,13 +291,8 @@ class BodySizeLimit:
     """
 
     def __init__(self, app: ASGIApp, max_bytes: int, open_paths: Sequence[str] = ()) -> None:
-        self.app = app
+        super().__init__(app, open_paths)
         self.max_bytes = max_bytes
-        self.open_paths = frozenset(open_paths)
-
-
-    def _cors(self, scope: Scope) -> list[tuple[bytes, bytes]]:
-        return _open_cors(scope, self.open_paths)
 
     async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
         if scope["type"] != "http":
