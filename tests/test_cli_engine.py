@@ -267,6 +267,20 @@ def test_move_starts_without_the_web_stack() -> None:
     assert json.loads(done.stdout) == [0, []]
 
 
+def _run_bare(code: str) -> str:
+    """What ``code`` prints, run by a fresh interpreter under ``-S`` (no site hooks) that
+    finds this noughts on its path."""
+    package_parent = str(Path(noughts.__file__).parent.parent)
+    return subprocess.run(
+        [sys.executable, "-S", "-c", code],
+        capture_output=True,
+        text=True,
+        timeout=60,
+        check=True,
+        env={**os.environ, "PYTHONPATH": package_parent},
+    ).stdout
+
+
 def test_move_on_3x3_imports_only_what_it_needs() -> None:
     """The cold start's guard: what ``noughts move`` on 3x3 leaves unimported (its
     bound, a ``noughts.budget.Limit`` of the default time, is made; the table answers
@@ -281,16 +295,7 @@ def test_move_on_3x3_imports_only_what_it_needs() -> None:
         "    status = main(['move', 'X../.O./...', '--json'])\n"
         "print(json.dumps([status, sorted(sys.modules)]))\n"
     )
-    package_parent = str(Path(noughts.__file__).parent.parent)
-    done = subprocess.run(
-        [sys.executable, "-S", "-c", code],
-        capture_output=True,
-        text=True,
-        timeout=60,
-        check=True,
-        env={**os.environ, "PYTHONPATH": package_parent},
-    )
-    status, modules = json.loads(done.stdout)
+    status, modules = json.loads(_run_bare(code))
     assert status == 0
     assert "noughts.exact.table3x3" in modules  # it did answer from the table
     unneeded = {"threading", "dataclasses", "shutil", "inspect", "noughts.exact.negamax",
@@ -318,16 +323,7 @@ def test_a_qubic_move_reads_its_knowledge_without_the_file_system_modules() -> N
         "                   '--nodes', '1', '--json'])\n"
         "print(json.dumps([status, json.loads(out.getvalue())['method'], sorted(sys.modules)]))\n"
     )
-    package_parent = str(Path(noughts.__file__).parent.parent)
-    done = subprocess.run(
-        [sys.executable, "-S", "-c", code],
-        capture_output=True,
-        text=True,
-        timeout=60,
-        check=True,
-        env={**os.environ, "PYTHONPATH": package_parent},
-    )
-    status, method, modules = json.loads(done.stdout)
+    status, method, modules = json.loads(_run_bare(code))
     assert (status, method) == (0, "anytime")  # past O's book: the search answered
     assert "noughts.knowledge.strategy" in modules  # it did consult the shipped strategy
     unneeded = {"importlib.resources", "pathlib", "zipfile", "tempfile", "shutil",
