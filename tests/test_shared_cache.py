@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import json
 import logging
 import os
@@ -39,15 +40,19 @@ def free_port() -> int:
         return port
 
 
-@pytest.fixture(scope="module")
-def redis_url() -> Iterator[str]:
+@contextlib.contextmanager
+def redis_server(password: str | None = None) -> Iterator[int]:
+    """A redis-server on 127.0.0.1 (asking for ``password``, if given), answering pings
+    (or a while waited for it); its port. Stopped at the end."""
     assert SERVER is not None
     port = free_port()
+    guard = [] if password is None else ["--requirepass", password]
     server = subprocess.Popen(
-        [SERVER, "--bind", "127.0.0.1", "--port", str(port), "--save", "", "--appendonly", "no"],
+        [SERVER, "--bind", "127.0.0.1", "--port", str(port), "--save", "", "--appendonly",
+         "no", *guard],
         stdout=subprocess.DEVNULL,
     )
-    client = redis.Redis(host="127.0.0.1", port=port)
+    client = redis.Redis(host="127.0.0.1", port=port, password=password)
     try:
         for _ in range(100):
             try:
@@ -55,11 +60,17 @@ def redis_url() -> Iterator[str]:
                 break
             except redis.ConnectionError:
                 time.sleep(0.05)
-        yield f"redis://127.0.0.1:{port}/0"
+        yield port
     finally:
         client.close()
         server.terminate()
         server.wait(10)
+
+
+@pytest.fixture(scope="module")
+def redis_url() -> Iterator[str]:
+    with redis_server() as port:
+        yield f"redis://127.0.0.1:{port}/0"
 
 
 @pytest.fixture
@@ -251,26 +262,8 @@ SECRET = "RealPass7s3cret"
 @pytest.fixture(scope="module")
 def guarded_redis() -> Iterator[int]:
     """A redis-server on 127.0.0.1 that asks for :data:`SECRET`; its port."""
-    assert SERVER is not None
-    port = free_port()
-    server = subprocess.Popen(
-        [SERVER, "--bind", "127.0.0.1", "--port", str(port), "--save", "", "--appendonly",
-         "no", "--requirepass", SECRET],
-        stdout=subprocess.DEVNULL,
-    )
-    client = redis.Redis(host="127.0.0.1", port=port, password=SECRET)
-    try:
-        for _ in range(100):
-            try:
-                client.ping()
-                break
-            except redis.ConnectionError:
-                time.sleep(0.05)
+    with redis_server(SECRET) as port:
         yield port
-    finally:
-        client.close()
-        server.terminate()
-        server.wait(10)
 
 
 def _over_http(base: str) -> dict[str, Any]:
