@@ -3,18 +3,20 @@ proves every O reply lost, when another O move left X no such reply.
 
 An O move ``m`` is a *visible blunder* if after it some X reply ``r`` reaches a position
 where the proof-number search from X's side (O to move: X's win proven against every O
-reply) succeeds within :data:`ANALYSIS_NODES` positions, about what a second of the
-compiled core's analysis searches, while some other O move ``m'`` had no such reply.
+reply) succeeds within ``ANALYSIS_NODES`` positions (:mod:`noughts.search.defence`),
+about what a second of the compiled core's analysis searches, while some other O move
+``m'`` had no such reply.
 Qubic is lost for O against perfect play, so a position may be lost everywhere; that is
 no blunder. Only a loss the engine could have seen coming one X move ahead counts.
 
-Finding ``r``: X's immediate wins first, then the move of a proof search from X's side
-on the position after ``m`` (:data:`ROOT_NODES` positions: it looks at every reply and
-works on the likeliest); each candidate is confirmed by the search after it within
-:data:`ANALYSIS_NODES`. With ``exhaustive``, X's moves that make a threat and then
-every other X reply are confirmed or not the same way as well (the definition read to
-the letter, about fifty times the cost). A blunder reported is one by the definition;
-a move passed as clean had no such reply that these searches found.
+Finding ``r`` is the engine's own look one move ahead,
+:func:`noughts.search.defence.killing_reply`: X's immediate wins first, then the move of a
+proof search from X's side on the position after ``m`` (``ROOT_NODES`` positions: it
+looks at every reply and works on the likeliest); each candidate is confirmed by the
+search after it within ``ANALYSIS_NODES``. With ``exhaustive``, X's moves that make a
+threat and then every other X reply are confirmed or not the same way as well (the
+definition read to the letter, about fifty times the cost). A blunder reported is one by
+the definition; a move passed as clean had no such reply that these searches found.
 
 The family benchmark (``bench_qubic.py --parts family``) counts them in every game O
 plays, and ``qubic_family.py RESULTS --blunders`` in a finished run.
@@ -32,23 +34,14 @@ True
 
 from __future__ import annotations
 
-from collections.abc import Iterator
 from dataclasses import asdict, dataclass
 
-from noughts.budget import Limit
 from noughts.position import Position
-from noughts.search.core import anytime_search, proof_search
+from noughts.search.core import anytime_search
+from noughts.search.defence import killing_reply, proven_loss
 
-__all__ = ["ANALYSIS_NODES", "ROOT_NODES", "Blunder", "lost_after", "killing_reply",
-           "visible_blunder", "game_blunders"]
+__all__ = ["Blunder", "visible_blunder", "game_blunders"]
 
-ANALYSIS_NODES = 3_000_000
-"""Proof positions of the analysis after an X reply: a second of the compiled core's
-proof search searches 3 to 7 million in Qubic's middle game (a shared 2-core machine)."""
-ROOT_NODES = 3_000_000
-"""Proof positions of the search from X's side after O's move that looks for the reply."""
-
-_X = 0  # the proof search's attacker: X
 
 
 @dataclass(frozen=True)
@@ -68,56 +61,6 @@ class Blunder:
         return asdict(self)
 
 
-def lost_after(position: Position, nodes: int | None = None) -> int | None:
-    """With O to move in ``position``: the plies X's proven win lasts at most if the proof
-    search from X's side proves it within ``nodes`` positions (:data:`ANALYSIS_NODES`
-    unless told; every O move lost), else ``None``; ``0`` if X has already won."""
-    if position.is_over:
-        return 0 if position.winner == "X" else None
-    search = proof_search(position, _X)
-    proof, _ = search.run(Limit(), nodes=nodes or ANALYSIS_NODES)
-    return search.plies() if proof == 0 else None
-
-
-def _candidates(after: Position, root_nodes: int | None, exhaustive: bool) -> Iterator[int]:
-    """X's replies after O's move, likeliest to win first (see the module), each once."""
-    seen: set[int] = set()
-    geometry, empty = after.geometry, after.empty
-    first = geometry.completing(after.x, empty)  # X wins at once
-    root = proof_search(after, _X)
-    _, disproof = root.run(Limit(), nodes=root_nodes or ROOT_NODES)
-    if disproof == 0 and not first:
-        return  # no X win at all
-    open_now = set(first)
-    best = root.best_move()
-    if best is not None:
-        first.append(best)
-    threats = [cell for cell in after.legal_moves  # a new cell for X to complete
-               if set(geometry.completing(after.x | 1 << cell, empty & ~(1 << cell)))
-               - open_now] if exhaustive else []
-    rest = list(after.legal_moves) if exhaustive else []
-    for cell in [*first, *threats, *rest]:
-        if cell not in seen:
-            seen.add(cell)
-            yield cell
-
-
-def killing_reply(after: Position, nodes: int | None = None, *,
-                  root_nodes: int | None = None, exhaustive: bool = False
-                  ) -> tuple[int, int] | None:
-    """With X to move in ``after`` (the position after O's move): an X reply after which
-    every O move is proven lost within ``nodes`` proof positions (:data:`ANALYSIS_NODES`;
-    the search for it :data:`ROOT_NODES`, unless told), and the plies the win lasts at
-    most from ``after``; ``None`` if none is found (see the module)."""
-    if after.is_over:
-        return None
-    for reply in _candidates(after, root_nodes, exhaustive):
-        plies = lost_after(after.play(reply), nodes)
-        if plies is not None:
-            return reply, 1 + plies
-    return None
-
-
 def visible_blunder(position: Position, played: int, nodes: int | None = None, *,
                     root_nodes: int | None = None, exhaustive: bool = False
                     ) -> Blunder | None:
@@ -125,7 +68,7 @@ def visible_blunder(position: Position, played: int, nodes: int | None = None, *
     module): the blunder, with X's reply and an O move that had none, or ``None``."""
     after = position.play(played)
     found = killing_reply(after, nodes, root_nodes=root_nodes, exhaustive=exhaustive)
-    if found is None or lost_after(position, nodes) is not None:
+    if found is None or proven_loss(position, nodes) is not None:
         return None  # no reply found, or O was lost whatever it played
     reply, plies = found
     search = anytime_search(position)

@@ -7,6 +7,7 @@ from __future__ import annotations
 import blunders
 from noughts.engine import choose_move
 from noughts.position import Position
+from noughts.search.defence import killing_reply, proven_loss
 
 # The seed's bot (look-ahead 3, lowest-cell ties) opened on cell 5 against the engine as O
 # through the service; at this position (9 marks, O to move) O played 31, X replied 63
@@ -25,10 +26,10 @@ def test_the_checker_finds_the_blunder_of_opening_5() -> None:
     position = _after(OPENING_5)
     found = blunders.visible_blunder(position, 31)
     assert found is not None and (found.marks, found.played, found.reply) == (9, 31, 63)
-    assert found.safe != 31 and blunders.killing_reply(position.play(found.safe)) is None
-    lost = blunders.lost_after(position.play(31).play(63))
+    assert found.safe != 31 and killing_reply(position.play(found.safe)) is None
+    lost = proven_loss(position.play(31).play(63))
     assert lost is not None and lost > 2  # a quiet move, then a win the proof finds
-    assert blunders.lost_after(position) is None  # O was not lost before its move
+    assert proven_loss(position) is None  # O was not lost before its move
     # the game's blunders: the same one, and none in the moves before it
     game = blunders.game_blunders(Position("", "qubic"), [*OPENING_5, 31, 63])
     assert [(b.marks, b.played, b.reply) for b in game] == [(9, 31, 63)]
@@ -41,5 +42,5 @@ def test_o_looks_one_x_move_ahead_and_plays_another_move() -> None:
     position = _after(OPENING_5)
     choice = choose_move(position, nodes=60_000_000)
     assert choice.move != 31 and choice.nodes <= 60_000_000
-    assert blunders.killing_reply(position.play(choice.move)) is None
+    assert killing_reply(position.play(choice.move)) is None
     assert choose_move(position, nodes=60_000_000).move == choice.move  # at a node limit

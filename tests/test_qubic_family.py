@@ -13,7 +13,6 @@ from pathlib import Path
 import pytest
 
 import bench_qubic
-import blunders
 import qubic_family as family
 from noughts.budget import Limit
 from noughts.errors import NoughtsError
@@ -23,6 +22,7 @@ from noughts.players.protocol import LevelPlayer, parse_player
 from noughts.players.reference import SeedQubicBot
 from noughts.players.threats import ThreatPlayer
 from noughts.position import Position
+from noughts.search import defence
 from noughts.search.threats import find_forced_win
 
 # X to move; X has a forced win by successive threats in 9 plies, and the line-weight
@@ -133,8 +133,8 @@ def test_the_family_part_runs_and_writes_its_table(
 def test_the_family_part_plays_o_through_a_running_service_in_random_orientations(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
 ) -> None:
-    monkeypatch.setattr(blunders, "ANALYSIS_NODES", 5_000)  # the count, not its depth
-    monkeypatch.setattr(blunders, "ROOT_NODES", 5_000)
+    monkeypatch.setattr(defence, "ANALYSIS_NODES", 5_000)  # the count, not its depth
+    monkeypatch.setattr(defence, "ROOT_NODES", 5_000)
     out = tmp_path / "family.json"
     argv = ["--parts", "family", "--members", "seed-qubic:1", "--cells", "21,42",
             "--service", "--orient", "--time", "0.2", "--blunders", "--out", str(out)]

@@ -35,7 +35,8 @@ from noughts.budget import Limit
 from noughts.position import Position
 from noughts.search.core import ProofTable, proof_search
 
-__all__ = ["ProofDefence", "PROOF_NODE_COST", "CHECK_NODES", "DEEPEN", "MAX_CHECK_NODES"]
+__all__ = ["ProofDefence", "PROOF_NODE_COST", "CHECK_NODES", "DEEPEN", "MAX_CHECK_NODES",
+           "ANALYSIS_NODES", "ROOT_NODES", "proven_loss", "killing_reply"]
 
 PROOF_NODE_COST = 8
 """Search nodes one proof-search position counts as (a proof position, with its threat
@@ -50,6 +51,85 @@ DEEPEN = 4
 MAX_CHECK_NODES = 1 << 26
 """The deepest check :meth:`ProofDefence.choose` makes (about 67 million positions: far
 past any move's limit; the limit ends it first)."""
+
+
+ANALYSIS_NODES = 3_000_000
+"""Proof positions of the engine's analysis of a position: about what a second of the
+compiled core's proof search searches in Qubic's middle game (3 to 7 million on a shared
+2-core machine). :func:`proven_loss` and :func:`killing_reply` take it by default."""
+ROOT_NODES = 3_000_000
+"""Proof positions of :func:`killing_reply`'s search for the opponent's reply."""
+
+
+def proven_loss(position: Position, nodes: int | None = None) -> int | None:
+    """The most plies the opponent's win lasts if the proof search from the opponent's
+    side proves, within ``nodes`` positions (:data:`ANALYSIS_NODES` unless told), that
+    every move of the side to move loses; ``0`` if the opponent has won; else ``None``.
+
+    >>> from noughts.position import Position
+    >>> proven_loss(Position("XX./OO./...", "3x3")) is None  # X to move wins: X is not lost
+    True
+    >>> proven_loss(Position("XX./O../..O", "3x3").play(2))  # X has won
+    0
+    >>> proven_loss(Position("XX./.O./X.O", "3x3"))  # O to move, two X lines open
+    2
+    """
+    if position.is_over:
+        return None if position.winner in (None, position.to_move) else 0
+    attacker = 1 if position.to_move == "X" else 0
+    search = proof_search(position, attacker)
+    proof, _ = search.run(Limit(), nodes=nodes or ANALYSIS_NODES)
+    return search.plies() if proof == 0 else None
+
+
+def killing_reply(after: Position, nodes: int | None = None, *,
+                  root_nodes: int | None = None, exhaustive: bool = False
+                  ) -> tuple[int, int] | None:
+    """A move of the side to move in ``after`` after which :func:`proven_loss` proves the
+    other side lost (within ``nodes`` positions), and the plies the win lasts at most
+    from ``after``; ``None`` if none is found.
+
+    The replies tried: the immediate wins, then the move a proof search from the side
+    to move's side holds best after ``root_nodes`` positions (:data:`ROOT_NODES`: it
+    looks at every reply and works on the likeliest); with ``exhaustive`` also every
+    move that makes a new threat, then every other move (about fifty times the cost).
+    This is how the engine's analysis looks one move ahead: what it finds, the engine's
+    own analysis proves once the reply is on the board.
+
+    >>> from noughts.position import Position
+    >>> # X to move: 0 and 1 with 6 and 10 make two lines of two crossing on cell 2
+    >>> p = Position.from_bitboards(sum(1 << c for c in (0, 1, 6, 10)),
+    ...                             sum(1 << c for c in (12, 15, 60, 63)), "qubic")
+    >>> killing_reply(p, 20_000, root_nodes=20_000)
+    (2, 3)
+    """
+    if after.is_over:
+        return None
+    for reply in _replies(after, root_nodes, exhaustive):
+        plies = proven_loss(after.play(reply), nodes)
+        if plies is not None:
+            return reply, 1 + plies
+    return None
+
+
+def _replies(after: Position, root_nodes: int | None, exhaustive: bool) -> list[int]:
+    """The side to move's replies :func:`killing_reply` tries, likeliest first, each once."""
+    geometry, empty = after.geometry, after.empty
+    mine = after.x if after.to_move == "X" else after.o
+    first = geometry.completing(mine, empty)  # wins at once
+    root = proof_search(after, 0 if after.to_move == "X" else 1)
+    _, disproof = root.run(Limit(), nodes=root_nodes or ROOT_NODES)
+    if disproof == 0 and not first:
+        return []  # no win at all
+    best = root.best_move()
+    replies = [*first, *([] if best is None else [best])]
+    if exhaustive:
+        open_now = set(first)
+        replies += [cell for cell in after.legal_moves  # a new cell to complete
+                    if set(geometry.completing(mine | 1 << cell, empty & ~(1 << cell)))
+                    - open_now]
+        replies += list(after.legal_moves)
+    return list(dict.fromkeys(replies))
 
 
 class ProofDefence:
@@ -68,7 +148,8 @@ class ProofDefence:
     """
 
     def __init__(self, position: Position, limit: Limit, *,
-                 check_nodes: int | None = None, deepen: bool = False) -> None:
+                 check_nodes: int | None = None, deepen: bool = False,
+                 probe: bool = False) -> None:
         self.position = position
         self.limit = limit
         self.check_nodes = CHECK_NODES if check_nodes is None else check_nodes
@@ -77,6 +158,7 @@ class ProofDefence:
         self.refuted: dict[int, int] = {}
         self.effort: dict[int, int] = {}
         self.deepen = deepen
+        self.probe = probe
         self.unrefuted: set[int] = set()
         self.cleared: dict[int, int] = {}
         self.searched: dict[int, int] = {}  # proof positions each move's checks took
@@ -114,8 +196,11 @@ class ProofDefence:
                                                          node_limit=None), nodes=limit)
         self.nodes += search.nodes * PROOF_NODE_COST
         self.searched[move] = self.searched.get(move, 0) + search.nodes
-        if proof == 0:
-            self.refuted[move] = 1 + search.plies()
+        plies = search.plies() if proof == 0 else None
+        if plies is None and disproof != 0 and self.probe:
+            plies = self._probe(move, after, search.best_move(), limit, spent)
+        if plies is not None:
+            self.refuted[move] = 1 + plies
             self.effort[move] = self.searched[move]
             return False
         if disproof == 0:
@@ -125,6 +210,29 @@ class ProofDefence:
             self.unrefuted.add(move)  # (a check cut short may be tried again)
             self.cleared[move] = wanted
         return True
+
+    def _probe(self, move: int, after: Position, reply: int | None, nodes: int,
+               spent: int) -> int | None:
+        """The opponent's likeliest ``reply`` in ``after`` (the position after ``move``;
+        the reply the check's search holds best) searched on its own for ``nodes`` proof
+        positions, as :func:`killing_reply` does: the most plies the opponent's win
+        after ``after`` lasts if proven, else ``None``. (A check's search spreads over
+        every reply; a quiet reply's win is often proven faster from the position after
+        it.)"""
+        if self.limit.node_limit is not None:
+            left = (self.limit.node_limit - spent - self.nodes) // PROOF_NODE_COST
+            nodes = min(nodes, left)
+        if reply is None or nodes <= 0 or self.limit.expired(spent + self.nodes):
+            return None
+        replied = after.play(reply)
+        if replied.is_over:
+            return 1 if replied.winner is not None else None
+        search = proof_search(replied, self.opponent, table=self.table)
+        proof, _ = search.run(self.limit.limited(deadline=self.limit.deadline,
+                                                 node_limit=None), nodes=nodes)
+        self.nodes += search.nodes * PROOF_NODE_COST
+        self.searched[move] += search.nodes
+        return 1 + search.plies() if proof == 0 else None
 
     def choose(self, moves: list[int], spent: int = 0) -> int:
         """The first of ``moves`` (best first) that survives its check, checked in turn

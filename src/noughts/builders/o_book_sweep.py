@@ -1,0 +1,139 @@
+"""Sweep the Qubic O book: no book move lets X reach a win the engine's analysis proves.
+
+The engine plays a book move at once, with a short proof check
+(:func:`noughts.search.anytime.book_check`), so the book must not hold a move after which
+X has a reply that the engine's own analysis proves winning once it is on the board: a
+*visible blunder* (docs/qubic-o.md). This step looks one X move ahead of every book move
+the way the engine's analysis does (:func:`noughts.search.defence.killing_reply`, at
+``--nodes`` proof positions, the analysis's depth by default) and where it finds such a
+reply, replaces the move by the first of the engine's order of moves
+(:func:`noughts.builders.o_book.ranked`) after which it finds none, with no games (O's
+note says the move was chosen by proof). Where the ``--max-checks`` first moves all lose
+that way, the entry is dropped and the engine's own search decides there. Then the
+entries no line of the book reaches any more are dropped.
+
+Resumable and deterministic (node budgets only): each position's sweep goes to the
+``sweep`` part of ``--checkpoint`` as it is made. From the repository's root, the
+shipped book is swept with::
+
+    python scripts/sweep_o_book.py --workers 2
+"""
+
+from __future__ import annotations
+
+import argparse
+import multiprocessing
+import time
+from pathlib import Path
+from typing import Any
+
+from noughts.builders.checkpoint import Checkpoint
+from noughts.builders.o_book import BOOK, CHECKPOINT, key_text, ranked
+from noughts.builders.o_book_deepen import drop_unreachable
+from noughts.knowledge.obook import OBook
+from noughts.position import Position
+from noughts.runtime.atomic import write_if_changed
+from noughts.search.defence import ANALYSIS_NODES, killing_reply
+
+__all__ = ["PART", "sweep", "main"]
+
+PART = "sweep"
+"""The checkpoint's part that holds the sweep's records."""
+
+
+def sweep(position: Position, move: int, nodes: int, o_nodes: int,
+          max_checks: int) -> dict[str, Any]:
+    """The record of the sweep of the book's ``move`` in ``position``: ``killer``, X's
+    reply that wins after it (``None``: none found, the move stays) and, if one was
+    found, ``kept`` (the replacement, ``None`` to drop the entry) and the replies that
+    win after each move checked (``checks``: ``[move, reply or None]``).
+
+    >>> from noughts.position import Position
+    >>> # O to move, X holds 0, 1 and 6, 10: two lines of two cross on cell 2
+    >>> p = Position.from_bitboards(sum(1 << c for c in (0, 1, 6, 10)),
+    ...                             sum(1 << c for c in (12, 15, 60)), "qubic")
+    >>> record = sweep(p, 63, 20_000, 2_000, 4)
+    >>> record["killer"], record["kept"]
+    (2, 3)
+    """
+    start = time.perf_counter()
+    found = killing_reply(position.play(move), nodes, root_nodes=nodes)
+    record: dict[str, Any] = {"killer": None if found is None else found[0]}
+    if found is not None:
+        checks: list[list[int | None]] = []
+        record["kept"] = None
+        for other in [m for m in ranked(position, o_nodes) if m != move][:max_checks]:
+            after = killing_reply(position.play(other), nodes, root_nodes=nodes)
+            checks.append([other, None if after is None else after[0]])
+            if after is None:
+                record["kept"] = other
+                break
+        record["checks"] = checks
+    record["seconds"] = round(time.perf_counter() - start, 1)
+    return record
+
+
+def _sweep(job: tuple[int, int, int, int, int, int]) -> tuple[str, dict[str, Any]]:
+    """A worker's sweep (X's and O's bitboards, the book's move, the settings)."""
+    x, o, move, nodes, o_nodes, max_checks = job
+    position = Position.from_bitboards(x, o, "qubic")
+    return key_text(position), sweep(position, move, nodes, o_nodes, max_checks)
+
+
+def parser() -> argparse.ArgumentParser:
+    """The sweep's command line."""
+    parser = argparse.ArgumentParser(prog="sweep_o_book.py", description=__doc__.split(
+        "\n\n")[0], formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser.add_argument("--book", default=str(BOOK), help="the book swept (default: %(default)s)")
+    parser.add_argument("--out", default=str(BOOK), help="the book written (default: %(default)s)")
+    parser.add_argument("--checkpoint", default=str(CHECKPOINT),
+                        help="the records, read and added to (default: %(default)s)")
+    parser.add_argument("--nodes", type=int, default=ANALYSIS_NODES,
+                        help="proof positions of each search of the look ahead "
+                             "(default: %(default)s, the engine's analysis)")
+    parser.add_argument("--o-nodes", type=int, default=300_000,
+                        help="nodes of the short search that orders O's other moves")
+    parser.add_argument("--max-checks", type=int, default=12,
+                        help="O's moves checked for a replacement before the entry is dropped")
+    parser.add_argument("--workers", type=int, default=1, help="worker processes")
+    return parser
+
+
+def main(argv: list[str] | None = None) -> int:
+    """The sweep's command line (``scripts/sweep_o_book.py``)."""
+    args = parser().parse_args(argv)
+    book = OBook.load(Path(args.book))
+    checkpoint = Checkpoint(Path(args.checkpoint))
+    records: dict[str, dict[str, Any]] = checkpoint.part(PART).setdefault("positions", {})
+    settings = f"{args.nodes}/{args.o_nodes}/{args.max_checks}"
+    jobs: dict[str, tuple[int, int, int, int, int, int]] = {}
+    for (x, o), entry in sorted(book.entries.items()):
+        key = f"{key_text(Position.from_bitboards(x, o, 'qubic'))}/{entry.move}@{settings}"
+        if key not in records:
+            jobs[key] = (x, o, entry.move, args.nodes, args.o_nodes, args.max_checks)
+    print(f"{len(book)} book positions, {len(jobs)} to sweep", flush=True)
+    with multiprocessing.Pool(args.workers) as pool:
+        for key, (_, record) in zip(jobs, pool.imap(_sweep, list(jobs.values())),
+                                    strict=True):
+            records[key] = record
+            checkpoint.save()
+            print(f"  {key}: {record}", flush=True)
+    replaced = dropped = 0
+    for (x, o), entry in sorted(book.entries.items()):
+        position = Position.from_bitboards(x, o, "qubic")
+        record = records[f"{key_text(position)}/{entry.move}@{settings}"]
+        if record["killer"] is None:
+            continue
+        if record["kept"] is None:
+            del book.entries[(x, o)]
+            dropped += 1
+        else:
+            book.add(position, record["kept"], games=0, score=0.0)
+            replaced += 1
+    unreached = drop_unreachable(book)
+    book.built.update(sweep_nodes=args.nodes, sweep_o_nodes=args.o_nodes,
+                      sweep_max_checks=args.max_checks, positions=len(book))
+    write_if_changed(Path(args.out), book.to_bytes())
+    print(f"book: {len(book)} positions, {replaced} moves replaced, {dropped} dropped, "
+          f"{unreached} no longer reached dropped -> {args.out}")
+    return 0
