@@ -84,7 +84,7 @@ def _within(name: str, prefixes: tuple[str, ...]) -> bool:
 
 def test_the_graph_sees_the_package() -> None:
     graph = _graph()
-    assert "noughts.exact.solver" in graph["noughts.engine"]
+    assert "noughts.exact.solver" in graph["noughts.engine.plan"]
     assert "noughts.engine" in graph["noughts.service.jobs"]
     assert len(graph) > 40
 
@@ -131,6 +131,32 @@ def test_the_searches_import_nothing_above_them() -> None:
     )
     assert bad == []
     assert "noughts.search.evaluate" in graph["noughts.teaching.trace"]  # the graph sees it
+    assert "noughts.search.anytime" in graph["noughts.engine.plan"]  # the plan asks below
+
+
+def _shares(path: Path) -> set[str]:
+    """The module-level constants of a module named as a share (``..._SHARE``)."""
+    found: set[str] = set()
+    for node in ast.parse(path.read_text()).body:
+        targets = node.targets if isinstance(node, ast.Assign) else (
+            [node.target] if isinstance(node, ast.AnnAssign) else [])
+        found.update(t.id for t in targets
+                     if isinstance(t, ast.Name) and t.id.endswith("_SHARE"))
+    return found
+
+
+def test_the_plan_sets_every_share_of_a_moves_time() -> None:
+    # The searches search the limit (or the share of it) the plan hands them: the
+    # shares of a move's time stand beside PLAN, none in a search.
+    in_searches = {
+        f"{name}.{share}"
+        for path in sorted(PACKAGE.rglob("*.py"))
+        if _within(name := _module_name(path), SEARCHES)
+        for share in _shares(path)
+    }
+    assert in_searches == set()
+    assert {"_WIN_SHARE", "_PROOF_SHARE", "_SEARCH_SHARE", "_SCREEN_SHARE",
+            "_DEFENCE_SHARE"} <= _shares(PACKAGE / "engine" / "plan.py")
 
 
 def test_the_searches_take_the_shipped_knowledge_as_arguments() -> None:
@@ -151,7 +177,7 @@ def test_the_searches_take_the_shipped_knowledge_as_arguments() -> None:
         if _within(target, ("noughts.search", "noughts.builders", "noughts.exact"))
     )
     assert bad == []
-    assert "noughts.knowledge.strategy" in graph["noughts.engine"]  # the graph sees it
+    assert "noughts.knowledge.strategy" in graph["noughts.engine.plan"]  # the graph sees it
 
 
 def test_the_offline_builders_sit_above_what_plays() -> None:
@@ -186,7 +212,7 @@ def test_the_players_sit_above_the_engine_and_nothing_below_imports_them() -> No
     )
     assert bad == []
     assert "noughts.engine" in graph["noughts.players.protocol"]  # the graph sees it
-    assert "noughts.levels" in graph["noughts.engine"]
+    assert "noughts.levels" in graph["noughts.engine.plan"]
 
 
 def test_the_learning_environments_play_through_the_players_not_another_edge() -> None:
