@@ -37,8 +37,8 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+import noughts.engine.plan as plan
 import noughts.knowledge.shipped as shipped
-import noughts.search.anytime as anytime
 import noughts.search.defence as defence
 import noughts.search.evaluate as evaluate
 from noughts.arena.family import measured
@@ -91,8 +91,8 @@ SETTINGS: dict[str, tuple[Any, str, Callable[[str], Any]]] = {
     "STEEP_BASE": (evaluate, "STEEP_BASE", int),
     "OPPONENT_WEIGHT": (evaluate, "OPPONENT_WEIGHT", _ratio),
     "DEFENDS": (evaluate, "_defends", lambda name: _CONDITIONS[name]),
-    "DEFENCE_SHARE": (anytime, "_DEFENCE_SHARE", float),
-    "BOOK_CHECK_NODES": (anytime, "BOOK_CHECK_NODES", int),
+    "DEFENCE_SHARE": (plan, "_DEFENCE_SHARE", float),
+    "BOOK_CHECK_NODES": (plan, "BOOK_CHECK_NODES", int),
     "PROOF_NODE_COST": (defence, "PROOF_NODE_COST", int),
     "BOOK": (shipped, "shipped_o_book", _book),
 }

@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import pytest
 
+import noughts.engine.plan as plan_module
 import noughts.knowledge.shipped as shipped_module
 import noughts.search.anytime as search_module
 from noughts.budget import Limit
@@ -41,7 +42,7 @@ def test_the_defence_avoids_the_reply_after_which_x_has_a_proven_win(
         monkeypatch: pytest.MonkeyPatch) -> None:
     position = _after(GAME)  # O's fifth move; some replies still escape a quick proof
     assert not proven_replies(position, shipped_strategy())  # the strategy is no help here
-    monkeypatch.setattr(search_module, "_DEFENCE_SHARE", 0.0)
+    monkeypatch.setattr(plan_module, "_DEFENCE_SHARE", 0.0)
     naive = choose_move(position, nodes=100_000, knowledge=HAND_WRITTEN)
     assert _x_wins_after(position, naive.move)  # the search's own best lets X win
     monkeypatch.undo()

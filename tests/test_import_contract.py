@@ -82,36 +82,34 @@ def _within(name: str, prefixes: tuple[str, ...]) -> bool:
     return any(name == p or name.startswith(p + ".") for p in prefixes)
 
 
+def _crossings(graph: dict[str, set[str]], importers: tuple[str, ...],
+               imported: tuple[str, ...]) -> list[str]:
+    """Each import by a module within ``importers`` of one within ``imported``, in words."""
+    return sorted(
+        f"{name} imports {target}"
+        for name, targets in graph.items()
+        if _within(name, importers)
+        for target in targets
+        if _within(target, imported)
+    )
+
+
 def test_the_graph_sees_the_package() -> None:
     graph = _graph()
-    assert "noughts.exact.solver" in graph["noughts.engine"]
+    assert "noughts.exact.solver" in graph["noughts.engine.plan"]
     assert "noughts.engine" in graph["noughts.service.jobs"]
     assert len(graph) > 40
 
 
 def test_the_core_imports_no_edge() -> None:
     graph = _graph()
-    bad = sorted(
-        f"{name} imports {target}"
-        for name, targets in graph.items()
-        if _within(name, CORE)
-        for target in targets
-        if _within(target, EDGES)
-    )
-    assert bad == []
+    assert _crossings(graph, CORE, EDGES) == []
 
 
 def test_the_core_imports_no_player_or_engine_front_door() -> None:
     graph = _graph()
     above = ("noughts.engine", "noughts.levels", "noughts.players", "noughts.teaching")
-    bad = sorted(
-        f"{name} imports {target}"
-        for name, targets in graph.items()
-        if _within(name, CORE)
-        for target in targets
-        if _within(target, above)
-    )
-    assert bad == []
+    assert _crossings(graph, CORE, above) == []
 
 
 SEARCHES = ("noughts.exact", "noughts.search", "noughts.teaching")
@@ -122,36 +120,45 @@ ABOVE_THE_SEARCHES = ("noughts.engine", "noughts.levels", "noughts.players", *ED
 
 def test_the_searches_import_nothing_above_them() -> None:
     graph = _graph()
-    bad = sorted(
-        f"{name} imports {target}"
-        for name, targets in graph.items()
-        if _within(name, SEARCHES)
-        for target in targets
-        if _within(target, ABOVE_THE_SEARCHES)
-    )
-    assert bad == []
+    assert _crossings(graph, SEARCHES, ABOVE_THE_SEARCHES) == []
     assert "noughts.search.evaluate" in graph["noughts.teaching.trace"]  # the graph sees it
+    assert "noughts.search.anytime" in graph["noughts.engine.plan"]  # the plan asks below
+
+
+def _shares(path: Path) -> set[str]:
+    """The module-level constants of a module named as a share (``..._SHARE``)."""
+    found: set[str] = set()
+    for node in ast.parse(path.read_text()).body:
+        targets = node.targets if isinstance(node, ast.Assign) else (
+            [node.target] if isinstance(node, ast.AnnAssign) else [])
+        found.update(t.id for t in targets
+                     if isinstance(t, ast.Name) and t.id.endswith("_SHARE"))
+    return found
+
+
+def test_the_plan_sets_every_share_of_a_moves_time() -> None:
+    # The searches search the limit (or the share of it) the plan hands them: the
+    # shares of a move's time stand beside PLAN, none in a search.
+    in_searches = {
+        f"{name}.{share}"
+        for path in sorted(PACKAGE.rglob("*.py"))
+        if _within(name := _module_name(path), SEARCHES)
+        for share in _shares(path)
+    }
+    assert in_searches == set()
+    assert {"_WIN_SHARE", "_PROOF_SHARE", "_SEARCH_SHARE", "_SCREEN_SHARE",
+            "_DEFENCE_SHARE"} <= _shares(PACKAGE / "engine" / "plan.py")
 
 
 def test_the_searches_take_the_shipped_knowledge_as_arguments() -> None:
     # The search that plays reads no shipped data and builds nothing: the engine's plan
     # hands it what it may consult. The knowledge is read without any search.
     graph = _graph()
-    bad = sorted(
-        f"{name} imports {target}"
-        for name, targets in graph.items()
-        if _within(name, ("noughts.search",))
-        for target in targets
-        if _within(target, ("noughts.knowledge", "noughts.builders", "noughts.exact"))
-    ) + sorted(
-        f"{name} imports {target}"
-        for name, targets in graph.items()
-        if _within(name, ("noughts.knowledge",))
-        for target in targets
-        if _within(target, ("noughts.search", "noughts.builders", "noughts.exact"))
-    )
+    bad = _crossings(graph, ("noughts.search",),
+                     ("noughts.knowledge", "noughts.builders", "noughts.exact")) + _crossings(
+        graph, ("noughts.knowledge",), ("noughts.search", "noughts.builders", "noughts.exact"))
     assert bad == []
-    assert "noughts.knowledge.strategy" in graph["noughts.engine"]  # the graph sees it
+    assert "noughts.knowledge.strategy" in graph["noughts.engine.plan"]  # the graph sees it
 
 
 def test_the_offline_builders_sit_above_what_plays() -> None:
@@ -177,29 +184,15 @@ def test_the_players_sit_above_the_engine_and_nothing_below_imports_them() -> No
     # and the core never reach up to a player.
     graph = _graph()
     below = (*ENGINE, *SEARCHES, *CORE)
-    bad = sorted(
-        f"{name} imports {target}"
-        for name, targets in graph.items()
-        if _within(name, below)
-        for target in targets
-        if _within(target, ("noughts.players",))
-    )
-    assert bad == []
+    assert _crossings(graph, below, ("noughts.players",)) == []
     assert "noughts.engine" in graph["noughts.players.protocol"]  # the graph sees it
-    assert "noughts.levels" in graph["noughts.engine"]
+    assert "noughts.levels" in graph["noughts.engine.plan"]
 
 
 def test_the_learning_environments_play_through_the_players_not_another_edge() -> None:
     graph = _graph()
     other_edges = tuple(edge for edge in EDGES if edge != "noughts.rl")
-    bad = sorted(
-        f"{name} imports {target}"
-        for name, targets in graph.items()
-        if _within(name, ("noughts.rl",))
-        for target in targets
-        if _within(target, other_edges)
-    )
-    assert bad == []
+    assert _crossings(graph, ("noughts.rl",), other_edges) == []
     assert "noughts.players.game" in graph["noughts.rl.judge"]  # the one game loop
 
 

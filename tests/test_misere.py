@@ -182,13 +182,14 @@ def test_sampled_positions_against_openspiel(
 
 def test_the_anytime_search_finds_forced_results_as_the_solver_does() -> None:
     from noughts.budget import Limit
-    from noughts.search.anytime import search_limit, search_move
+    from noughts.engine.plan import search_limit, search_shares
+    from noughts.search.anytime import search_move
 
     found = {Outcome.WIN: 0, Outcome.LOSS: 0}
     for moves in _games("4x4k3-misere", 60, 8, seed=7):
         position = _position("4x4k3-misere", moves)
         exact = solve(position)
-        choice = search_move(position, search_limit(Limit.within(nodes=100_000)))
+        choice = search_move(position, search_limit(Limit.within(nodes=100_000)), search_shares())
         assert not position.play(choice.move).is_over or exact.plies == 1  # no suicide
         if exact.outcome is Outcome.DRAW:
             assert choice.value is None or choice.value.outcome is Outcome.DRAW

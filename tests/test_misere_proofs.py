@@ -10,10 +10,11 @@ import random
 from misere_referee import MisereReferee
 from noughts.budget import Limit
 from noughts.engine import choose_move, evaluate_moves
+from noughts.engine.plan import search_limit, search_shares
 from noughts.exact.solver import solver_for, to_value
 from noughts.position import Position
 from noughts.results import Value
-from noughts.search.anytime import evaluate_all, search_limit, search_move
+from noughts.search.anytime import evaluate_all, search_move
 
 
 def _random_position(name: str, marks: int, rng: random.Random) -> Position:
@@ -58,7 +59,7 @@ def test_4x4k3_misere_proven_values_hold_against_the_referee() -> None:
         evaluated = [*evaluate_moves(position, limit),
                      *evaluate_all(position, search_limit(limit))]
         chosen = [choose_move(position, Limit.within(nodes=30_000)),
-                  search_move(position, search_limit(Limit.within(nodes=30_000)))]
+                  search_move(position, search_limit(Limit.within(nodes=30_000)), search_shares())]
         for move, value in [(e.move, e.value) for e in evaluated] + [
                 (c.move, c.value) for c in chosen]:
             if value is None:
@@ -78,7 +79,7 @@ def test_proven_values_above_twelve_empty_cells_hold_against_the_exact_solver() 
         assert position.empty.bit_count() > 12
         limit = Limit.within(nodes=30_000)
         claims = [(e.move, e.value) for e in evaluate_all(position, search_limit(limit))]
-        choice = search_move(position, search_limit(Limit.within(nodes=30_000)))
+        choice = search_move(position, search_limit(Limit.within(nodes=30_000)), search_shares())
         claims.append((choice.move, choice.value))
         for move, value in claims:
             if value is not None:

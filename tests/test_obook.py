@@ -17,13 +17,13 @@ from noughts.arena.family import DEFAULT_MEMBERS, OUTSIDE_MEMBERS
 from noughts.builders.checkpoint import Checkpoint
 from noughts.cli import main
 from noughts.engine import choose_move
+from noughts.engine.plan import BOOK_CHECK_NODES
 from noughts.errors import NoughtsError
 from noughts.geometry import scan_forward
 from noughts.knowledge.obook import BookMove, OBook, shipped_o_book
 from noughts.knowledge.shipped import SHIPPED, Knowledge
 from noughts.position import Position
 from noughts.results import MoveChoice
-from noughts.search.anytime import BOOK_CHECK_NODES
 from noughts.search.defence import PROOF_NODE_COST
 
 BUILT = Path(__file__).resolve().parent / "data" / "qubic-o-book-first.json.gz"

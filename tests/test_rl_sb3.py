@@ -88,13 +88,14 @@ def test_the_same_seed_replays_and_bad_use_is_named() -> None:
         NoughtsSB3VecEnv(2).set_attr("illegal_reward", -2.0, indices=[0])
 
 
-def test_maskable_ppo_trains_on_the_batched_vec_env() -> None:
+def test_maskable_ppo_trains_on_the_batched_vec_env(sb3_logs: Path) -> None:
     torch.set_num_threads(1)
     envs = NoughtsSB3VecEnv(16, "3x3", opponent="random", exact_info=False)
     model = MaskablePPO("MultiInputPolicy", envs, n_steps=32, batch_size=128, seed=0,
                         device="cpu")  # fmt: skip
     model.learn(total_timesteps=1024)
     assert model.num_timesteps == 1024
+    assert model.logger.get_dir() == str(sb3_logs)  # not a new SB3-<date> in the system's
     observation = envs.reset()
     actions, _ = model.predict(observation, action_masks=envs.action_masks(), deterministic=True)
     assert envs.action_masks()[np.arange(16), actions].all()  # only legal moves

@@ -455,11 +455,17 @@ def test_server_start_warms_the_featured_variants(monkeypatch: pytest.MonkeyPatc
     assert len(started) == 1  # NOUGHTS_WARMUP=false: no warm-up
 
 
-def test_warm_up_builds_the_tables_in_the_background() -> None:
+def test_warm_up_builds_the_tables_in_the_background(monkeypatch: pytest.MonkeyPatch) -> None:
+    from noughts.runtime.lru import LRU
     from noughts.service import warmup
-    from noughts.variants import variant
+    from noughts.variants import MAX_KEPT_VARIANTS, variant
 
-    geometry = variant("4x5k4")  # seen nowhere else in the tests
+    # No board warmed yet, whichever tests ran first: a request on a board warms it
+    # (tests/test_service_errors.py asks 4x5), and a board is warmed once per process.
+    monkeypatch.setattr(warmup, "_started", LRU(MAX_KEPT_VARIANTS))
+    monkeypatch.setattr(warmup, "_warm", LRU(MAX_KEPT_VARIANTS))
+    geometry = variant("4x5k4")
+    assert not warmup.is_warm(geometry) and warmup.warmed_names() == []
     thread = warmup.warm_in_background(geometry)
     assert thread is not None and warmup.warm_in_background(geometry) is None  # once
     thread.join(60)

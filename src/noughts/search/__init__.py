@@ -14,5 +14,6 @@
 * :mod:`noughts.search.anytime` -- deepening with its guard and defence, in a limit.
 
 They know positions and the core vocabulary, nothing above them; the shipped knowledge
-(:mod:`noughts.knowledge`) reaches them as arguments from the engine's plan.
+(:mod:`noughts.knowledge`) and each search's share of a move's time reach them as
+arguments from the engine's plan (:mod:`noughts.engine.plan`).
 """

@@ -1,23 +1,21 @@
 """The anytime search's answers, for boards too large to solve on the spot.
 
-The engine's plan (:mod:`noughts.engine`) asks here for what only a search can give:
+The engine's plan (:mod:`noughts.engine.plan`) asks here for what only a search can
+give, each within the limit, or the share of it, that the plan hands over:
 
 * :func:`shortest_win` -- the shortest forced win by continuous threats
   (:mod:`noughts.search.threats`), deepened one threat at a time;
-* :func:`proof_win` -- a forced win that needs quiet moves, by the proof-number search
-  (:mod:`noughts.search.proof`);
-* :func:`book_check` -- whether a move from a book leaves the opponent a short forced win;
 * :func:`search_move` -- the move of the iterative deepening of the principal-variation
   search (:mod:`noughts.search.pvs`), guarded: after each depth of
   :data:`_SCREEN_DEPTH` plies the root moves are screened, best first, for the
   opponent's forced wins by continuous threats, and the last part of the limit checks the
   final choice the same way. The second player then checks its choice, and the next
   best moves in turn, with the proof-number search from the opponent's side
-  (:mod:`noughts.search.defence`, two fifths of the limit; the checks deepen until it
+  (:mod:`noughts.search.defence`, in its share of the limit; the checks deepen until it
   runs out), and plays the first after which no forced win is found; when every move
   is refuted it plays the one hardest to refute, and the answer is a proven loss.
   Misère games deepen the same search by the misère rule (:mod:`noughts.search.pvs`),
-  where threats force nothing;
+  where threats force nothing; the plan's :class:`Shares` say how it divides its limit;
 * :func:`evaluate_all` -- every legal move's value.
 
 Proven outcomes are exact for a win next move or a loss to a double threat, and
@@ -30,7 +28,8 @@ there are any.
 >>> won = Position("XXX./OOO./..../....|" + "|".join(["..../..../..../...."] * 3), "qubic")
 >>> shortest_win(won, Limit.within(nodes=100))
 ([3], 0)
->>> choice = search_move(Position("X" + "." * 63, "qubic"), Limit.within(nodes=3_000))
+>>> shares = Shares(search=0.93, screen=0.6, defence=0.4)
+>>> choice = search_move(Position("X" + "." * 63, "qubic"), Limit.within(nodes=3_000), shares)
 >>> choice.method, choice.proven, 0 < choice.nodes <= 3_000
 ('anytime', False, True)
 """
@@ -42,7 +41,7 @@ import gc
 import time
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
-from typing import TYPE_CHECKING, ParamSpec, TypeVar
+from typing import TYPE_CHECKING, NamedTuple, ParamSpec, TypeVar
 
 from noughts.budget import BudgetExhausted, Limit
 from noughts.geometry import scan_forward
@@ -52,89 +51,42 @@ from noughts.search import ties
 from noughts.search.core import Searcher, anytime_search, threat_search
 from noughts.search.defence import ProofDefence
 from noughts.search.evaluate import Style
-from noughts.search.proof import find_win
 from noughts.search.pvs import MATE, MATE_BOUND
 
 if TYPE_CHECKING:
     from noughts.knowledge.learned import LearnedEval
 
 __all__ = [
-    "search_limit",
+    "Shares",
     "shortest_win",
-    "proof_win",
-    "book_check",
     "search_move",
     "evaluate_all",
     "choice",
     "deepening",
-    "DEFAULT_TIME_LIMIT",
-    "BOOK_CHECK_NODES",
     "MATE",
     "MATE_BOUND",
 ]
 
-DEFAULT_TIME_LIMIT = 1.0
-"""Seconds a move when the limit bounds neither time nor nodes."""
-
-_SAFETY = 0.03
-_SAFETY_SHARE = 0.05
-"""Kept back from the time limit for unwinding and building the result: the larger of
-``_SAFETY`` seconds and ``_SAFETY_SHARE`` of the limit (a busy machine wakes us late)."""
-
-_SEARCH_SHARE = 0.93
-"""The deepening stops at this share of the limit; the rest checks the final choice
-(a check usually takes a few milliseconds: the screening has done most of the work)."""
 _SCREEN_DEPTH = 4
 """The iteration after which the root moves are screened for the opponent's forced wins."""
-_SCREEN_SHARE = 0.6
-"""The screening after that iteration stops at this share of the limit."""
 _REFUTE_THREATS = 12
 """How many forcing moves the opponent's chains may have in the screening."""
-_DEFENCE_SHARE = 0.4
-"""The share of the limit kept from the deepening for the proof checks of the chosen
-move and the next best (:class:`~noughts.search.defence.ProofDefence`); they end at
-:data:`_SEARCH_SHARE` of the limit. On the compiled core a first check takes a few
-milliseconds, and the checks deepen until the share runs out: X's wins that start with
-a quiet move and that a second's analysis proves once it is played take from 0.5 to 2
-million proof positions to find a move earlier (0.2 to 0.5 s; a quarter of a second
-missed them)."""
-_WIN_SHARE = 0.25
-"""The share of the limit the threat search gets to find a forced win."""
-_PROOF_SHARE = 0.1
-"""The share of the limit the proof-number search gets to prove a win by quiet moves
-(after the threat search found none)."""
-
-BOOK_CHECK_NODES = 2_000
-"""The proof positions the check of a book move may take before it is played. A book
-kept by games can hold a move after which the opponent has a short forced win that the
-games' players missed; the proof search finds those in a few dozen positions, and 2,000
-take about 30 ms."""
 
 
-# -- the limit and the answer ------------------------------------------------------------------
-def search_limit(limit: Limit | None) -> Limit:
-    """The anytime stages' limit: ``limit`` (whose cancel switch it shares) less a
-    safety margin on its time left, its node limit kept; :data:`DEFAULT_TIME_LIMIT`
-    seconds when it bounds neither time nor nodes.
+class Shares(NamedTuple):
+    """How :func:`search_move` divides its limit (the engine's plan sets them:
+    :func:`~noughts.engine.plan.search_shares`)."""
 
-    >>> round(search_limit(None).seconds, 2)
-    0.95
-    >>> by_nodes = search_limit(Limit.within(nodes=10))
-    >>> by_nodes.node_limit, by_nodes.deadline
-    (10, None)
-    """
-    start = time.perf_counter()
-    outer = limit if limit is not None else Limit(start=start)
-    left = outer.seconds_left()
-    if left is None and outer.node_limit is None:
-        left = DEFAULT_TIME_LIMIT
-    deadline = None
-    if left is not None:
-        margin = max(_SAFETY, left * _SAFETY_SHARE)  # the scheduler may wake us late
-        deadline = start + max(left - margin, left / 2)
-    return outer.narrowed(deadline=deadline, node_limit=outer.node_limit, start=start)
+    search: float
+    """The deepening stops at this share of the limit; the rest checks the final choice."""
+    screen: float
+    """The screening after the :data:`_SCREEN_DEPTH` iteration stops at this share."""
+    defence: float
+    """The share kept from the deepening for the second player's proof checks (none
+    at 0); they end at the ``search`` share."""
 
 
+# -- the answer --------------------------------------------------------------------------------
 def choice(position: Position, move: int, limit: Limit, *, value: Value | None = None,
            score: int | None = None, depth: int = 0, pv: tuple[int, ...] = (),
            nodes: int = 0, note: str = "") -> MoveChoice:
@@ -202,33 +154,13 @@ def _sides(position: Position) -> tuple[int, int]:
 # -- proven wins ------------------------------------------------------------------------------
 def shortest_win(position: Position, limit: Limit) -> tuple[list[int] | None, int]:
     """The shortest forced win by continuous threats for the side to move (both sides'
-    moves, the winning one last) within :data:`_WIN_SHARE` of ``limit``, or ``None``;
-    and the threat search's positions. Normal play only (in misère a threat forces
-    nothing)."""
+    moves, the winning one last) within ``limit``, or ``None``; and the threat search's
+    positions. Normal play only (in misère a threat forces nothing)."""
     if not position.game.rules.threat_search:
         return None, 0
-    threats = threat_search(position.game, limit=limit.share(_WIN_SHARE))
+    threats = threat_search(position.game, limit=limit)
     line = threats.find(*_sides(position))
     return line, threats.nodes
-
-
-def proof_win(position: Position, limit: Limit) -> tuple[int, int] | None:
-    """A proven winning move for the side to move that needs quiet moves, and the most
-    plies its proof lets the game last, within :data:`_PROOF_SHARE` of ``limit`` from
-    now; ``None`` when none is proven."""
-    share = limit.share(_PROOF_SHARE)
-    if share.deadline is not None:  # the share's length, counted from now
-        share = share.limited(deadline=time.perf_counter() + share.deadline - share.start,
-                              node_limit=share.node_limit)
-    return find_win(position, limit=share)
-
-
-def book_check(position: Position, move: int, limit: Limit) -> ProofDefence:
-    """The proof check of a book's ``move`` (:data:`BOOK_CHECK_NODES` positions): the
-    opponent's forced win after it, if one is found, is in its ``refuted``."""
-    check = ProofDefence(position, limit, check_nodes=BOOK_CHECK_NODES)
-    check.check(move)
-    return check
 
 
 # -- the deepening search -----------------------------------------------------------------------
@@ -236,6 +168,7 @@ def book_check(position: Position, move: int, limit: Limit) -> ProofDefence:
 def search_move(
     position: Position,
     limit: Limit,
+    shares: Shares,
     *,
     lost: dict[int, int] | None = None,
     spent: int = 0,
@@ -244,11 +177,11 @@ def search_move(
     seed: int | None = None,
 ) -> MoveChoice:
     """The deepening search's move (see the module) within ``limit`` (the stages' limit,
-    :func:`search_limit`): the move comes back within its deadline plus a few
-    milliseconds, and cancelling it stops the search, which still answers with its best
-    move so far. ``lost`` maps moves known to lose to the plies of the opponent's win;
-    ``spent`` counts the nodes earlier stages spent (the node limit covers them too);
-    ``style`` and ``learned`` pick the evaluation
+    :func:`~noughts.engine.plan.search_limit`), divided by ``shares``: the move comes back
+    within its deadline plus a few milliseconds, and cancelling it stops the search, which
+    still answers with its best move so far. ``lost`` maps moves known to lose to the
+    plies of the opponent's win; ``spent`` counts the nodes earlier stages spent (the
+    node limit covers them too); ``style`` and ``learned`` pick the evaluation
     (:func:`~noughts.search.evaluate.search_weights`); a game ``seed`` picks among equally
     good moves (:mod:`noughts.search.ties`)."""
     check_playable(position)
@@ -271,9 +204,9 @@ def search_move(
         if known and all(move in known for move in moves):
             doomed, known = known, {}  # every move loses: the search picks the best try
     # the second player defends by proof too (measured in Qubic, where it is lost)
-    defend = (_DEFENCE_SHARE > 0 and not theirs and len(moves) > 1
+    defend = (shares.defence > 0 and not theirs and len(moves) > 1
               and position.to_move != position.first)
-    search.limit = limit.share(_SEARCH_SHARE - (_DEFENCE_SHARE if defend else 0.0))
+    search.limit = limit.share(shares.search - (shares.defence if defend else 0.0))
     guard = _Guard(position, search, limit)
     guard.refuted.update(known)  # known losses: the guard keeps to the other moves
     root_moves = len(moves)
@@ -284,7 +217,7 @@ def search_move(
         if abs(score) >= MATE_BOUND or (len(moves) == 1 and depth >= 4):
             break
         if depth == _SCREEN_DEPTH and len(moves) > 1 and not theirs:
-            guard.screen(moves, limit.share(_SCREEN_SHARE).deadline)
+            guard.screen(moves, limit.share(shares.screen).deadline)
             if guard.safe:  # the refuted moves need no deeper search
                 moves[:] = [m for m in moves if m not in guard.refuted]
                 if best_move in guard.refuted:
@@ -315,7 +248,8 @@ def search_move(
     defence = None
     if defend and value is None and len(moves) > 1:
         best_move, best_score, value, defence = _defended(
-            position, moves, best_move, best_score, scores, guard, search, limit, root_moves)
+            position, moves, best_move, best_score, scores, guard, search,
+            limit.share(shares.search), root_moves)
         if value is not None and value.outcome is Outcome.LOSS:
             note = _hardest_note(position, best_move, defence, "the proof search refutes each")
     if doomed and (value is None or value.outcome is not Outcome.LOSS):
@@ -381,10 +315,10 @@ def _defended(position: Position, moves: list[int], best_move: int, best_score: 
               root_moves: int
               ) -> tuple[int, int | None, Value | None, ProofDefence]:
     """The best move, best first, after which the proof search finds no forced win for
-    the opponent within the defence's limit; when it proves a win after every move
+    the opponent within the defence's ``limit``; when it proves a win after every move
     checked, the hardest to refute (see :meth:`ProofDefence.choose`), a proven loss if
     every legal move was refuted."""
-    defence = ProofDefence(position, limit.share(_SEARCH_SHARE), deepen=True, probe=True)
+    defence = ProofDefence(position, limit, deepen=True, probe=True)
     order = [best_move] + [m for m in moves if m != best_move and m not in guard.refuted]
     move = defence.choose(order, search.nodes)
     search.nodes += defence.nodes
@@ -482,13 +416,14 @@ def evaluate_all(
     learned: LearnedEval | None = None,
 ) -> list[MoveEval]:
     """Every legal move's value for the player who makes it, proven or heuristic,
-    within ``limit`` (the stages' limit, :func:`search_limit`). ``wins`` and ``lost``
-    map moves already known to win or to lose (a stored strategy's) to their plies bound.
+    within ``limit`` (the stages' limit, :func:`~noughts.engine.plan.search_limit`).
+    ``wins`` and ``lost`` map moves already known to win or to lose (a stored strategy's)
+    to their plies bound.
 
     Each move gets a full-window search, deepened one ply at a time over all moves
     until the limit runs out (so the values of one call come from at most two depths).
 
-    >>> a_fifth = search_limit(Limit.within(seconds=0.2))
+    >>> a_fifth = Limit.within(seconds=0.19)
     >>> evals = evaluate_all(Position("XXX.OOO." + "." * 56, "qubic"), a_fifth)
     >>> [(e.move, e.outcome, e.plies) for e in evals if e.proven][:3]
     [(3, 'win', 1), (8, 'loss', 2), (9, 'loss', 2)]

@@ -1,6 +1,8 @@
-"""The engine's front door: the one plan that answers a move, and every move's value.
+"""The plan that answers a move: its stages, in order, and the share of a move's time
+each gets.
 
-:func:`choose_move` answers with the first of these stages that can (:data:`PLAN`):
+:func:`~noughts.engine.moves.choose_move` answers with the first of these stages that
+can (:data:`PLAN`):
 
 1. **level** -- a level below 10 plays like a weaker opponent (:mod:`noughts.levels`);
 2. **exact** -- a board the exact solver can finish (:func:`answers_exactly`) is answered
@@ -8,55 +10,40 @@
    within the limit less its reserve (:func:`reserve_s`); a solve that cannot finish in
    that gives way to the stages below, in the reserve;
 3. **forced win** -- the shortest forced win by continuous threats
-   (:func:`~noughts.search.anytime.shortest_win`), before any stage that knows a win
-   of its own, so that none hides a shorter one;
+   (:func:`~noughts.search.anytime.shortest_win`, in :data:`_WIN_SHARE` of the limit),
+   before any stage that knows a win of its own, so that none hides a shorter one;
 4. **strategy** -- the shipped strategy's proven move (Qubic's first player);
-5. **book** -- the second player's opening book, unless a short proof check finds the
-   opponent a forced win after the book's move (then that move counts as lost below);
+5. **book** -- the second player's opening book, unless a short proof check
+   (:func:`book_check`, :data:`BOOK_CHECK_NODES` positions) finds the opponent a forced
+   win after the book's move (then that move counts as lost below);
 6. **opening** -- on an empty board, given a ``seed``, a seeded random pick among the
    cells on the most lines (games between players then differ);
-7. **proof** -- a forced win by quiet moves, proven by the proof-number search;
+7. **proof** -- a forced win by quiet moves, proven by the proof-number search
+   (:func:`proof_win`, in :data:`_PROOF_SHARE` of the limit);
 8. **search** -- the deepening search with its guard and, for the second player, its
-   defence by proof (:func:`~noughts.search.anytime.search_move`); it always answers.
+   defence by proof (:func:`~noughts.search.anytime.search_move`), in the shares of
+   :func:`search_shares`; it always answers.
 
-Stages 3 to 8 share one limit (:func:`~noughts.search.anytime.search_limit`), and the
-nodes a stage spent without answering count against it. Misère games skip the stages
-built on threats (3, 5, 6, 7): a threat forces nothing there. The shipped knowledge the
-stages consult comes in as one :class:`~noughts.knowledge.shipped.Knowledge` value
+Stages 3 to 8 share one limit (:func:`search_limit`), and the nodes a stage spent
+without answering count against it. Misère games skip the stages built on threats (3, 5,
+6, 7): a threat forces nothing there. The shipped knowledge the stages consult comes in
+as one :class:`~noughts.knowledge.shipped.Knowledge` value
 (:data:`~noughts.knowledge.shipped.SHIPPED` by default); a benchmark, a builder or a
-player passes another to switch parts of it off.
+player passes another to switch parts of it off. The searches (:mod:`noughts.search`)
+search the limit they are handed: every share of a move's time is set here.
 
-The plan answers on the canonical image of the position under its board's symmetries and
-maps the answer back (:mod:`noughts.orientation`). So a position gets one answer whoever
-asks (the command line, the service and its cache, any worker process), and every
-symmetric image of the board gets that answer mapped. A game ``seed`` picks among moves
-a stage finds equally good (the exact solver's tied best moves, the deepening search's
-near-ties, :mod:`noughts.search.ties`), on that image, so it never trades a proven value.
-
-``method`` says which kind of stage answered (``level``, ``exact`` or ``anytime``).
-:func:`evaluation` values every move by the same plan. The service, the command line,
-the players (and through them the arena, the terminal game and the learning
-environments) all ask here, with one :class:`~noughts.budget.Limit`.
-
->>> from noughts.position import Position
->>> result = choose_move(Position("XX./OO./..."))
->>> result.move, result.outcome, result.plies, result.method
-(2, 'win', 1, 'exact')
->>> [(e.move, e.outcome) for e in evaluate_moves(Position("XX./OO./..."))][:2]
-[(2, 'win'), (5, 'draw')]
 >>> [stage.__name__ for stage in PLAN]
 ['level', 'exact', 'forced_win', 'strategy', 'book', 'opening', 'proof', 'search']
 """
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Literal, NamedTuple, TypeVar
+import time
+from typing import TYPE_CHECKING, TypeVar
 
-from noughts.errors import NoughtsError
 from noughts.exact import solver
-from noughts.orientation import Orientation
-from noughts.position import Position, check_playable
-from noughts.results import MAX_LEVEL, MoveChoice, MoveEval
+from noughts.position import Position
+from noughts.results import MAX_LEVEL, MoveChoice
 
 if TYPE_CHECKING:
     import random
@@ -64,26 +51,64 @@ if TYPE_CHECKING:
 
     from noughts.budget import Limit
     from noughts.knowledge.shipped import Knowledge
-    from noughts.results import Value
+    from noughts.results import MoveEval, Value
+    from noughts.search.anytime import Shares
+    from noughts.search.defence import ProofDefence
 
 __all__ = [
-    "MoveChoice",
-    "MoveEval",
-    "Evaluation",
     "PLAN",
-    "choose_move",
-    "evaluate_moves",
-    "evaluation",
     "answers_exactly",
     "reserve_s",
-    "MAX_LEVEL",
+    "search_limit",
+    "search_shares",
+    "proof_win",
+    "book_check",
     "MAX_RESERVE_S",
+    "DEFAULT_TIME_LIMIT",
+    "BOOK_CHECK_NODES",
 ]
 
+
+# -- the shares of a move's time --------------------------------------------------------------
 MAX_RESERVE_S = 0.25
 """Under a deadline, an exact solve leaves a quarter of the limit, at most this many
 seconds, to the later stages, for when it cannot finish (so a time limit is honoured
 on every board). The solver's table keeps what a stopped solve learnt."""
+
+DEFAULT_TIME_LIMIT = 1.0
+"""Seconds a move when the limit bounds neither time nor nodes."""
+
+_SAFETY = 0.03
+_SAFETY_SHARE = 0.05
+"""Kept back from the time limit for unwinding and building the result: the larger of
+``_SAFETY`` seconds and ``_SAFETY_SHARE`` of the limit (a busy machine wakes us late)."""
+
+_WIN_SHARE = 0.25
+"""The share of the limit the threat search gets to find a forced win."""
+_PROOF_SHARE = 0.1
+"""The share of the limit the proof-number search gets to prove a win by quiet moves
+(after the threat search found none)."""
+
+BOOK_CHECK_NODES = 2_000
+"""The proof positions the check of a book move may take before it is played. A book
+kept by games can hold a move after which the opponent has a short forced win that the
+games' players missed; the proof search finds those in a few dozen positions, and 2,000
+take about 30 ms."""
+
+_SEARCH_SHARE = 0.93
+"""The deepening stops at this share of the limit; the rest checks the final choice
+(a check usually takes a few milliseconds: the screening has done most of the work)."""
+_SCREEN_SHARE = 0.6
+"""The screening of the root moves for the opponent's forced wins, after the deepening's
+fourth iteration, stops at this share of the limit."""
+_DEFENCE_SHARE = 0.4
+"""The share of the limit kept from the deepening for the proof checks of the chosen
+move and the next best (:class:`~noughts.search.defence.ProofDefence`); they end at
+:data:`_SEARCH_SHARE` of the limit. On the compiled core a first check takes a few
+milliseconds, and the checks deepen until the share runs out: X's wins that start with
+a quiet move and that a second's analysis proves once it is played take from 0.5 to 2
+million proof positions to find a move earlier (0.2 to 0.5 s; a quarter of a second
+missed them)."""
 
 
 def answers_exactly(position: Position, level: int = MAX_LEVEL) -> bool:
@@ -110,6 +135,67 @@ def reserve_s(limit: Limit) -> float:
     """
     seconds = limit.seconds
     return 0.0 if seconds is None else min(MAX_RESERVE_S, seconds / 4)
+
+
+def search_limit(limit: Limit | None) -> Limit:
+    """The anytime stages' limit: ``limit`` (whose cancel switch it shares) less a
+    safety margin on its time left, its node limit kept; :data:`DEFAULT_TIME_LIMIT`
+    seconds when it bounds neither time nor nodes.
+
+    >>> from noughts.budget import Limit
+    >>> round(search_limit(None).seconds, 2)
+    0.95
+    >>> by_nodes = search_limit(Limit.within(nodes=10))
+    >>> by_nodes.node_limit, by_nodes.deadline
+    (10, None)
+    """
+    from noughts.budget import Limit  # (not on 3x3's cold path)
+
+    start = time.perf_counter()
+    outer = limit if limit is not None else Limit(start=start)
+    left = outer.seconds_left()
+    if left is None and outer.node_limit is None:
+        left = DEFAULT_TIME_LIMIT
+    deadline = None
+    if left is not None:
+        margin = max(_SAFETY, left * _SAFETY_SHARE)  # the scheduler may wake us late
+        deadline = start + max(left - margin, left / 2)
+    return outer.narrowed(deadline=deadline, node_limit=outer.node_limit, start=start)
+
+
+def search_shares() -> Shares:
+    """How the deepening search divides the stages' limit: :data:`_SEARCH_SHARE`,
+    :data:`_SCREEN_SHARE` and :data:`_DEFENCE_SHARE`.
+
+    >>> search_shares()
+    Shares(search=0.93, screen=0.6, defence=0.4)
+    """
+    from noughts.search.anytime import Shares
+
+    return Shares(search=_SEARCH_SHARE, screen=_SCREEN_SHARE, defence=_DEFENCE_SHARE)
+
+
+def proof_win(position: Position, limit: Limit) -> tuple[int, int] | None:
+    """A proven winning move for the side to move that needs quiet moves, and the most
+    plies its proof lets the game last, within :data:`_PROOF_SHARE` of ``limit`` from
+    now; ``None`` when none is proven."""
+    from noughts.search.proof import find_win
+
+    share = limit.share(_PROOF_SHARE)
+    if share.deadline is not None:  # the share's length, counted from now
+        share = share.limited(deadline=time.perf_counter() + share.deadline - share.start,
+                              node_limit=share.node_limit)
+    return find_win(position, limit=share)
+
+
+def book_check(position: Position, move: int, limit: Limit) -> ProofDefence:
+    """The proof check of a book's ``move`` (:data:`BOOK_CHECK_NODES` positions): the
+    opponent's forced win after it, if one is found, is in its ``refuted``."""
+    from noughts.search.defence import ProofDefence
+
+    check = ProofDefence(position, limit, check_nodes=BOOK_CHECK_NODES)
+    check.check(move)
+    return check
 
 
 # -- the request a plan answers --------------------------------------------------------------
@@ -143,8 +229,6 @@ class _Request:
     def stages_limit(self) -> Limit:
         """The limit of the stages after the exact one, made when the first asks."""
         if self._stages_limit is None:
-            from noughts.search.anytime import search_limit
-
             self._stages_limit = search_limit(self.limit)
         return self._stages_limit
 
@@ -184,7 +268,7 @@ def forced_win(request: _Request) -> MoveChoice | None:
     from noughts.search.anytime import choice, shortest_win
 
     position, limit = request.position, request.stages_limit
-    line, nodes = shortest_win(position, limit)
+    line, nodes = shortest_win(position, limit.share(_WIN_SHARE))
     request.spent += nodes
     if line is None:
         return None
@@ -219,7 +303,7 @@ def book(request: _Request) -> MoveChoice | None:
     booked = None if held is None else held.lookup(position)
     if booked is None:
         return None
-    from noughts.search.anytime import book_check, choice
+    from noughts.search.anytime import choice
 
     limit = request.stages_limit
     check = book_check(position, booked.move, limit)
@@ -265,7 +349,7 @@ def proof(request: _Request) -> MoveChoice | None:
     if not request.threats_apply:
         return None
     from noughts.results import Bound, Outcome
-    from noughts.search.anytime import choice, proof_win
+    from noughts.search.anytime import choice
 
     won = proof_win(request.position, request.stages_limit)
     if won is None:
@@ -282,8 +366,9 @@ def search(request: _Request) -> MoveChoice:
 
     position, knowledge = request.position, request.knowledge
     lost = {**proven_replies(position, knowledge.strategy_for(position)), **request.lost}
-    return search_move(position, request.stages_limit, lost=lost, spent=request.spent,
-                       learned=knowledge.learned_for(position.game), seed=request.seed)
+    return search_move(position, request.stages_limit, search_shares(), lost=lost,
+                       spent=request.spent, learned=knowledge.learned_for(position.game),
+                       seed=request.seed)
 
 
 PLAN: tuple[Callable[[_Request], MoveChoice | None], ...] = (
@@ -302,45 +387,6 @@ def _answer(request: _Request, stages: tuple[Callable[[_Request], MoveChoice | N
         if answer is not None:
             return answer
     raise AssertionError("the search stage always answers")  # pragma: no cover
-
-
-def choose_move(
-    position: Position,
-    limit: Limit | None = None,
-    *,
-    level: int = MAX_LEVEL,
-    time_limit: float | None = None,
-    nodes: int | None = None,
-    seed: int | None = None,
-    knowledge: Knowledge | None = None,
-) -> MoveChoice:
-    """The engine's move for the side to move, by the plan (see the module docstring).
-
-    ``level`` 10 is the strongest play (perfect wherever the solver applies); lower levels
-    make human-like mistakes, seeded by ``seed``. A ``seed`` (a game's) also picks among
-    equally good moves: the same seed gives the same move, in every orientation of the
-    board; no seed gives the canonical answer. ``limit`` bounds the whole answer: its
-    deadline and node limit every search (each search counts its own nodes).
-    ``time_limit`` (seconds from now) and ``nodes`` narrow it. Cancel the limit to stop
-    the search: an exact solve then raises :class:`~noughts.budget.BudgetExhausted`;
-    the anytime search answers with its best move so far. ``knowledge`` says which of
-    the shipped knowledge the stages consult (all of it by default).
-
-    >>> from noughts.budget import Limit
-    >>> choose_move(Position("", "qubic"), Limit.within(nodes=2_000), seed=1).method
-    'anytime'
-    """
-    check_playable(position)
-    _check_level(level)
-    view = Orientation.of(position)
-    request = _Request(view.canonical, _limit(limit, time_limit, nodes), level, seed,
-                       knowledge)
-    return view.original_choice(_answer(request, PLAN))
-
-
-def _check_level(level: int) -> None:
-    if isinstance(level, bool) or not isinstance(level, int) or not 0 <= level <= MAX_LEVEL:
-        raise NoughtsError(f"level must be an integer from 0 to {MAX_LEVEL}, not {level!r}")
 
 
 def _knowledge(knowledge: Knowledge | None) -> Knowledge:
@@ -370,14 +416,6 @@ def _exactly(solve: Callable[[Limit | None], _T], limit: Limit | None) -> _T | N
     return None
 
 
-def _limit(limit: Limit | None, time_limit: float | None, nodes: int | None) -> Limit | None:
-    if limit is None and time_limit is None and nodes is None:
-        return None  # (3x3's cold path imports no limit)
-    from noughts.budget import one_limit
-
-    return one_limit(limit, time_limit, nodes)
-
-
 class _DeepLook:
     """The levels' look past four plies, by the plan: every move's exact value where the
     exact step can finish, else the later stages' move within the level's nodes."""
@@ -399,53 +437,3 @@ class _DeepLook:
                        _SEARCHED).move
 
 
-class Evaluation(NamedTuple):
-    """Every legal move's value, which part of the plan gave them, and the exact
-    solver's nodes for them (``None`` from the anytime search)."""
-
-    moves: list[MoveEval]
-    method: Literal["exact", "anytime"]
-    nodes: int | None = None
-
-
-def evaluation(position: Position, limit: Limit | None = None, *,
-               knowledge: Knowledge | None = None) -> Evaluation:
-    """Every legal move's value for the player who makes it, by the plan of
-    :func:`choose_move` at level 10 (exact where it can finish, else the anytime search,
-    with the stored strategy's proven wins and losses).
-
-    >>> evaluation(Position("XX./OO./...")).method
-    'exact'
-    """
-    check_playable(position)
-    view = Orientation.of(position)
-    image = view.canonical
-    if solver.can_solve(image):
-        counter = solver.solver_for(image.game)
-        before = counter.nodes
-        moves = _exactly(lambda part: solver.analyze(image, limit=part), limit)
-        if moves is not None:
-            return Evaluation(view.original_evals(moves), "exact", counter.nodes - before)
-    from noughts.knowledge.strategy import proven_moves, proven_replies
-    from noughts.search.anytime import evaluate_all, search_limit
-
-    known = _knowledge(knowledge)
-    plan = known.strategy_for(image)
-    moves = evaluate_all(image, search_limit(limit), wins=proven_moves(image, plan),
-                         lost=proven_replies(image, plan),
-                         learned=known.learned_for(image.game))
-    return Evaluation(view.original_evals(moves), "anytime")
-
-
-def evaluate_moves(
-    position: Position,
-    limit: Limit | None = None,
-    *,
-    time_limit: float | None = None,
-    nodes: int | None = None,
-    knowledge: Knowledge | None = None,
-) -> list[MoveEval]:
-    """Every legal move's value for the player who makes it (proven or heuristic);
-    the limit and its keywords bound it as they bound :func:`choose_move`."""
-    check_playable(position)
-    return evaluation(position, _limit(limit, time_limit, nodes), knowledge=knowledge).moves
