@@ -1,5 +1,5 @@
 """The O book's build: its checkpoint, and the shipped book rebuilt byte for byte from
-the records kept in git by the two commands its builders' docstrings give."""
+the records kept in git by the three commands its builders' docstrings give."""
 
 from __future__ import annotations
 
@@ -12,6 +12,7 @@ import pytest
 
 import noughts.builders.o_book as builder
 import noughts.builders.o_book_deepen as deepen
+import noughts.builders.o_book_sweep as sweep
 from noughts.builders.checkpoint import Checkpoint
 from noughts.errors import NoughtsError
 
@@ -44,14 +45,20 @@ def test_the_shipped_book_rebuilds_byte_for_byte_from_the_kept_records(
         assert len(found) >= 3, f"{module.__name__} plays through other names: {found}"
         for name in found:
             monkeypatch.setattr(module, name, _no_search)
+    for name in ("killing_reply", "ranked"):  # the sweep's look ahead and O's order
+        monkeypatch.setattr(sweep, name, _no_search)
     records = tmp_path / "records.json.gz"
     records.write_bytes(RECORDS.read_bytes())
     built, shipped = tmp_path / "built.json.gz", tmp_path / "shipped.json.gz"
     build = _command(builder.__doc__, "scripts/build_o_book.py")
     assert builder.main([*build, "--checkpoint", str(records), "--out", str(built)]) == 0
     deep = _command(deepen.__doc__, "scripts/deepen_o_book.py")
+    deepened = tmp_path / "deepened.json.gz"
     assert deepen.main([*deep, "--checkpoint", str(records), "--book", str(built),
-                        "--out", str(shipped)]) == 0
+                        "--out", str(deepened)]) == 0
+    swept = _command(sweep.__doc__, "scripts/sweep_o_book.py")
+    assert sweep.main([*swept, "--checkpoint", str(records), "--book", str(deepened),
+                       "--out", str(shipped)]) == 0
     assert shipped.read_bytes() == SHIPPED.read_bytes()
     assert records.read_bytes() == RECORDS.read_bytes()  # nothing new was recorded
 

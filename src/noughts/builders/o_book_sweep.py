@@ -8,15 +8,19 @@ the way the engine's analysis does (:func:`noughts.search.defence.killing_reply`
 ``--nodes`` proof positions, the analysis's depth by default) and where it finds such a
 reply, replaces the move by the first of the engine's order of moves
 (:func:`noughts.builders.o_book.ranked`) after which it finds none, with no games (O's
-note says the move was chosen by proof). Where the ``--max-checks`` first moves all lose
-that way, the entry is dropped and the engine's own search decides there. Then the
-entries no line of the book reaches any more are dropped.
+note says the move was chosen by proof). Where it finds such a reply after every move,
+no move is a blunder and the book's move, chosen by games, stays. Then the entries no
+line of the book reaches any more are dropped.
 
 Resumable and deterministic (node budgets only): each position's sweep goes to the
-``sweep`` part of ``--checkpoint`` as it is made. From the repository's root, the
-shipped book is swept with::
+``sweep`` part of ``--checkpoint`` as it is made, and a run with every record at hand
+runs no search. The shipped book is the deep step's book
+(:mod:`noughts.builders.o_book_deepen`) swept, from the repository's root, by::
 
-    python scripts/sweep_o_book.py --workers 2
+    python scripts/sweep_o_book.py --nodes 6000000 --workers 2
+
+(twice the analysis's depth: the proof search's effort depends on the board's
+orientation, and the book is stored in one.)
 """
 
 from __future__ import annotations
@@ -42,17 +46,20 @@ PART = "sweep"
 
 
 def sweep(position: Position, move: int, nodes: int, o_nodes: int,
-          max_checks: int) -> dict[str, Any]:
+          known: list[list[int | None]] | None = None) -> dict[str, Any]:
     """The record of the sweep of the book's ``move`` in ``position``: ``killer``, X's
     reply that wins after it (``None``: none found, the move stays) and, if one was
-    found, ``kept`` (the replacement, ``None`` to drop the entry) and the replies that
-    win after each move checked (``checks``: ``[move, reply or None]``).
+    found, ``kept``, the first of O's other moves in the engine's order after which the
+    look ahead finds none, or the book's move with ``lost`` when it finds a winning
+    reply after every move (no move is safer: the games' choice stays), and ``checks``,
+    each move checked with X's winning reply after it (``None``: none found). ``known``
+    holds the checks of a sweep cut short, reused.
 
     >>> from noughts.position import Position
     >>> # O to move, X holds 0, 1 and 6, 10: two lines of two cross on cell 2
     >>> p = Position.from_bitboards(sum(1 << c for c in (0, 1, 6, 10)),
     ...                             sum(1 << c for c in (12, 15, 60)), "qubic")
-    >>> record = sweep(p, 63, 20_000, 2_000, 4)
+    >>> record = sweep(p, 63, 20_000, 2_000)
     >>> record["killer"], record["kept"]
     (2, 3)
     """
@@ -60,24 +67,38 @@ def sweep(position: Position, move: int, nodes: int, o_nodes: int,
     found = killing_reply(position.play(move), nodes, root_nodes=nodes)
     record: dict[str, Any] = {"killer": None if found is None else found[0]}
     if found is not None:
+        made = {int(str(other)): reply for other, reply in known or []}
         checks: list[list[int | None]] = []
-        record["kept"] = None
-        for other in [m for m in ranked(position, o_nodes) if m != move][:max_checks]:
-            after = killing_reply(position.play(other), nodes, root_nodes=nodes)
-            checks.append([other, None if after is None else after[0]])
-            if after is None:
+        record["kept"] = move
+        for other in [m for m in ranked(position, o_nodes) if m != move]:
+            if other in made:
+                reply = made[other]
+            else:
+                after = killing_reply(position.play(other), nodes, root_nodes=nodes)
+                reply = None if after is None else after[0]
+            checks.append([other, reply])
+            if reply is None:
                 record["kept"] = other
                 break
+        else:
+            record["lost"] = True
         record["checks"] = checks
     record["seconds"] = round(time.perf_counter() - start, 1)
     return record
 
 
-def _sweep(job: tuple[int, int, int, int, int, int]) -> tuple[str, dict[str, Any]]:
-    """A worker's sweep (X's and O's bitboards, the book's move, the settings)."""
-    x, o, move, nodes, o_nodes, max_checks = job
+def done(record: dict[str, Any] | None) -> bool:
+    """Whether ``record`` is a whole sweep of its position (not one cut short)."""
+    return record is not None and (record["killer"] is None or record.get("kept") is not None)
+
+
+def _sweep(job: tuple[int, int, int, int, int, list[list[int | None]] | None]
+           ) -> tuple[str, dict[str, Any]]:
+    """A worker's sweep (X's and O's bitboards, the book's move, the settings, the
+    checks known)."""
+    x, o, move, nodes, o_nodes, known = job
     position = Position.from_bitboards(x, o, "qubic")
-    return key_text(position), sweep(position, move, nodes, o_nodes, max_checks)
+    return key_text(position), sweep(position, move, nodes, o_nodes, known)
 
 
 def parser() -> argparse.ArgumentParser:
@@ -93,8 +114,6 @@ def parser() -> argparse.ArgumentParser:
                              "(default: %(default)s, the engine's analysis)")
     parser.add_argument("--o-nodes", type=int, default=300_000,
                         help="nodes of the short search that orders O's other moves")
-    parser.add_argument("--max-checks", type=int, default=12,
-                        help="O's moves checked for a replacement before the entry is dropped")
     parser.add_argument("--workers", type=int, default=1, help="worker processes")
     return parser
 
@@ -105,35 +124,33 @@ def main(argv: list[str] | None = None) -> int:
     book = OBook.load(Path(args.book))
     checkpoint = Checkpoint(Path(args.checkpoint))
     records: dict[str, dict[str, Any]] = checkpoint.part(PART).setdefault("positions", {})
-    settings = f"{args.nodes}/{args.o_nodes}/{args.max_checks}"
-    jobs: dict[str, tuple[int, int, int, int, int, int]] = {}
+    settings = f"{args.nodes}/{args.o_nodes}"
+    jobs: dict[str, tuple[int, int, int, int, int, list[list[int | None]] | None]] = {}
     for (x, o), entry in sorted(book.entries.items()):
         key = f"{key_text(Position.from_bitboards(x, o, 'qubic'))}/{entry.move}@{settings}"
-        if key not in records:
-            jobs[key] = (x, o, entry.move, args.nodes, args.o_nodes, args.max_checks)
+        if not done(records.get(key)):
+            known = records[key].get("checks") if key in records else None
+            jobs[key] = (x, o, entry.move, args.nodes, args.o_nodes, known)
     print(f"{len(book)} book positions, {len(jobs)} to sweep", flush=True)
-    with multiprocessing.Pool(args.workers) as pool:
-        for key, (_, record) in zip(jobs, pool.imap(_sweep, list(jobs.values())),
-                                    strict=True):
-            records[key] = record
-            checkpoint.save()
-            print(f"  {key}: {record}", flush=True)
-    replaced = dropped = 0
+    if jobs:
+        with multiprocessing.Pool(args.workers) as pool:
+            for key, (_, record) in zip(jobs, pool.imap(_sweep, list(jobs.values())),
+                                        strict=True):
+                records[key] = record
+                checkpoint.save()
+                print(f"  {key}: {record}", flush=True)
+    replaced = lost = 0
     for (x, o), entry in sorted(book.entries.items()):
         position = Position.from_bitboards(x, o, "qubic")
         record = records[f"{key_text(position)}/{entry.move}@{settings}"]
-        if record["killer"] is None:
-            continue
-        if record["kept"] is None:
-            del book.entries[(x, o)]
-            dropped += 1
-        else:
+        if record.get("lost"):
+            lost += 1
+        elif record["killer"] is not None:
             book.add(position, record["kept"], games=0, score=0.0)
             replaced += 1
     unreached = drop_unreachable(book)
-    book.built.update(sweep_nodes=args.nodes, sweep_o_nodes=args.o_nodes,
-                      sweep_max_checks=args.max_checks, positions=len(book))
+    book.built.update(sweep_nodes=args.nodes, sweep_o_nodes=args.o_nodes, positions=len(book))
     write_if_changed(Path(args.out), book.to_bytes())
-    print(f"book: {len(book)} positions, {replaced} moves replaced, {dropped} dropped, "
-          f"{unreached} no longer reached dropped -> {args.out}")
+    print(f"book: {len(book)} positions, {replaced} moves replaced, {lost} kept where every "
+          f"move loses, {unreached} no longer reached dropped -> {args.out}")
     return 0
