@@ -36,9 +36,10 @@ def test_the_checker_finds_the_blunder_of_opening_5() -> None:
 
 
 def test_o_looks_one_x_move_ahead_and_plays_another_move() -> None:
-    # The engine answers on the position's canonical image. There, at 30 million nodes
-    # (about a second on the compiled core) the defence's proof checks do not yet refute
-    # 31 (the board as played refutes it within 30 million): at 60 million they do.
+    # Here the search's favourite moves (31, 63, 16 and more) all lose to a quiet X reply
+    # that takes the proof search 0.2 to 1.6 million positions to find; at 60 million
+    # nodes (about a second and a half on the compiled core) the defence refutes enough of
+    # them to reach a move the look ahead clears.
     position = _after(OPENING_5)
     choice = choose_move(position, nodes=60_000_000)
     assert choice.move != 31 and choice.nodes <= 60_000_000

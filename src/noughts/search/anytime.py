@@ -318,7 +318,7 @@ def _defended(position: Position, moves: list[int], best_move: int, best_score: 
     the opponent within the defence's ``limit``; when it proves a win after every move
     checked, the hardest to refute (see :meth:`ProofDefence.choose`), a proven loss if
     every legal move was refuted."""
-    defence = ProofDefence(position, limit, deepen=True, probe=True)
+    defence = ProofDefence(position, limit, deepen=True)
     order = [best_move] + [m for m in moves if m != best_move and m not in guard.refuted]
     move = defence.choose(order, search.nodes)
     search.nodes += defence.nodes

@@ -148,8 +148,7 @@ class ProofDefence:
     """
 
     def __init__(self, position: Position, limit: Limit, *,
-                 check_nodes: int | None = None, deepen: bool = False,
-                 probe: bool = False) -> None:
+                 check_nodes: int | None = None, deepen: bool = False) -> None:
         self.position = position
         self.limit = limit
         self.check_nodes = CHECK_NODES if check_nodes is None else check_nodes
@@ -158,7 +157,6 @@ class ProofDefence:
         self.refuted: dict[int, int] = {}
         self.effort: dict[int, int] = {}
         self.deepen = deepen
-        self.probe = probe
         self.unrefuted: set[int] = set()
         self.cleared: dict[int, int] = {}
         self.searched: dict[int, int] = {}  # proof positions each move's checks took
@@ -196,11 +194,8 @@ class ProofDefence:
                                                          node_limit=None), nodes=limit)
         self.nodes += search.nodes * PROOF_NODE_COST
         self.searched[move] = self.searched.get(move, 0) + search.nodes
-        plies = search.plies() if proof == 0 else None
-        if plies is None and disproof != 0 and self.probe:
-            plies = self._probe(move, after, search.best_move(), limit, spent)
-        if plies is not None:
-            self.refuted[move] = 1 + plies
+        if proof == 0:
+            self.refuted[move] = 1 + search.plies()
             self.effort[move] = self.searched[move]
             return False
         if disproof == 0:
@@ -210,29 +205,6 @@ class ProofDefence:
             self.unrefuted.add(move)  # (a check cut short may be tried again)
             self.cleared[move] = wanted
         return True
-
-    def _probe(self, move: int, after: Position, reply: int | None, nodes: int,
-               spent: int) -> int | None:
-        """The opponent's likeliest ``reply`` in ``after`` (the position after ``move``;
-        the reply the check's search holds best) searched on its own for ``nodes`` proof
-        positions, as :func:`killing_reply` does: the most plies the opponent's win
-        after ``after`` lasts if proven, else ``None``. (A check's search spreads over
-        every reply; a quiet reply's win is often proven faster from the position after
-        it.)"""
-        if self.limit.node_limit is not None:
-            left = (self.limit.node_limit - spent - self.nodes) // PROOF_NODE_COST
-            nodes = min(nodes, left)
-        if reply is None or nodes <= 0 or self.limit.expired(spent + self.nodes):
-            return None
-        replied = after.play(reply)
-        if replied.is_over:
-            return 1 if replied.winner is not None else None
-        search = proof_search(replied, self.opponent, table=self.table)
-        proof, _ = search.run(self.limit.limited(deadline=self.limit.deadline,
-                                                 node_limit=None), nodes=nodes)
-        self.nodes += search.nodes * PROOF_NODE_COST
-        self.searched[move] += search.nodes
-        return 1 + search.plies() if proof == 0 else None
 
     def choose(self, moves: list[int], spent: int = 0) -> int:
         """The first of ``moves`` (best first) that survives its check, checked in turn
