@@ -82,8 +82,9 @@ def test_the_shipped_book_loads_has_its_shape_and_was_built_off_the_family() -> 
     replied = {group.canonical(x, o | 1 << entry.move)[:2]  # after the book's replies
                for (x, o), entry in book.entries.items()}
     assert sum(x.bit_count() == 1 for x, _ in book.entries) == 2
-    # O's first seven moves at most (the lines of games are followed up to ply 14)
-    assert {x.bit_count() for x, _ in book.entries} == set(range(1, 8))
+    # O's first seven moves at most (the lines of games are followed up to ply 14; the
+    # sweep leaves a line's later entries unreached where it replaced an earlier move)
+    assert set(range(1, 6)) <= {x.bit_count() for x, _ in book.entries} <= set(range(1, 8))
     for (x, o), entry in book.entries.items():
         assert x & o == 0 and x.bit_count() == o.bit_count() + 1 <= 7
         assert not (x | o) >> entry.move & 1

@@ -239,13 +239,22 @@ class Builder:
         return self.candidates[key]
 
     def game(self, after: Position, index: int) -> float | None:
-        """O's points in game ``index`` from ``after`` (X to move), played or recalled."""
+        """O's points in game ``index`` from ``after`` (X to move), played or recalled
+        (:meth:`same_player`)."""
         name = game_name(after, index)
-        if name not in self.games:
+        if name not in self.games or not self.same_player(self.games[name], index):
             if self.out_of_time():
                 return None
             self.record(name, self.play(after, index))
         return float(self.games[name]["points"])
+
+    def same_player(self, game: dict[str, Any], index: int) -> bool:
+        """Whether the record ``game`` of game ``index`` may stand for it: always, but with
+        ``--replay-others`` only if it was played against the X player this build gives
+        that game."""
+        if not (self.args.replay_others and self.x_players):
+            return True
+        return bool(game.get("x") == self.x_players[index % len(self.x_players)])
 
     def play(self, after: Position, index: int) -> dict[str, Any]:
         """Game ``index`` from ``after`` (X to move): its record, from its name alone."""
@@ -290,7 +299,8 @@ class Builder:
     def play_ahead(self, games: list[tuple[Position, int]]) -> None:
         """Play the games of ``games`` not yet played on ``--workers`` processes (their
         records do not depend on the process), before :meth:`game` recalls them."""
-        missing = [(after, i) for after, i in games if game_name(after, i) not in self.games]
+        missing = [(after, i) for after, i in games if game_name(after, i) not in self.games
+                   or not self.same_player(self.games[game_name(after, i)], i)]
         if self.args.workers < 2 or len(missing) < 2 or self.out_of_time():
             return
         global _BUILDER
@@ -487,6 +497,10 @@ def parser() -> argparse.ArgumentParser:
                         help="processes that play a round's games (default 1; the book "
                              "does not depend on it)")
     parser.add_argument("--minutes", type=float, default=None, help="stop after this long")
+    parser.add_argument("--replay-others", action="store_true",
+                        help="play again each recorded game whose X player is not the one "
+                             "--x-players gives that game (by default a game is recalled "
+                             "by its position and number, whoever played X)")
     parser.add_argument("--checkpoint", default=str(CHECKPOINT),
                         help=f"the build's records, read and added to (default {CHECKPOINT})")
     parser.add_argument("--out", default=str(BOOK),
