@@ -169,7 +169,7 @@ def search_shares() -> Shares:
     :data:`_SCREEN_SHARE` and :data:`_DEFENCE_SHARE`.
 
     >>> search_shares()
-    Shares(search=0.93, screen=0.6, defence=0.4)
+    Shares(search=0.93, screen=0.6, defence=0.6)
     """
     from noughts.search.anytime import Shares
 

@@ -28,7 +28,7 @@ there are any.
 >>> won = Position("XXX./OOO./..../....|" + "|".join(["..../..../..../...."] * 3), "qubic")
 >>> shortest_win(won, Limit.within(nodes=100))
 ([3], 0)
->>> shares = Shares(search=0.93, screen=0.6, defence=0.4)
+>>> shares = Shares(search=0.93, screen=0.6, defence=0.6)
 >>> choice = search_move(Position("X" + "." * 63, "qubic"), Limit.within(nodes=3_000), shares)
 >>> choice.method, choice.proven, 0 < choice.nodes <= 3_000
 ('anytime', False, True)
