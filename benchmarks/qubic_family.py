@@ -98,8 +98,11 @@ class CliPlayer:
 
     name = "noughts move"
 
-    def __init__(self, *, time_limit: float | None, nodes: int | None) -> None:
+    def __init__(self, *, time_limit: float | None, nodes: int | None,
+                 seed: int | None = None) -> None:
         self.limit = ["--nodes", str(nodes)] if nodes else ["--time", f"{time_limit:g}"]
+        if seed is not None:  # the game's seed, as the page sends it
+            self.limit += ["--seed", str(seed)]
 
     def move(self, position: Position, limit: Limit) -> MoveChoice:
         started = time.perf_counter()
@@ -117,19 +120,23 @@ _RETRIES = 5
 
 class ServicePlayer:
     """O (or X) through a running ``noughts serve`` at ``url``, as the page asks it: each
-    move a ``POST /api/v1/move`` with the board, level 10 and ``time_ms``; the move time
-    is the request's wall time."""
+    move a ``POST /api/v1/move`` with the board, level 10, ``time_ms`` and the game's
+    ``seed`` (the page draws one a game); the move time is the request's wall time."""
 
     name = "noughts serve"
 
-    def __init__(self, url: str, *, time_ms: int) -> None:
+    def __init__(self, url: str, *, time_ms: int, seed: int | None = None) -> None:
         self.url = url.rstrip("/")
         self.time_ms = time_ms
+        self.seed = seed
 
     def move(self, position: Position, limit: Limit) -> MoveChoice:
         started = time.perf_counter()
-        body = {"variant": position.variant, "board": position.board,
-                "to_move": position.to_move, "level": 10, "time_ms": self.time_ms}
+        body: dict[str, object] = {"variant": position.variant, "board": position.board,
+                                   "to_move": position.to_move, "level": 10,
+                                   "time_ms": self.time_ms}
+        if self.seed is not None:
+            body["seed"] = self.seed
         request = urllib.request.Request(f"{self.url}/api/v1/move",
                                          data=json.dumps(body).encode(),
                                          headers={"Content-Type": "application/json"})
@@ -196,11 +203,12 @@ def family_game(task: FamilyTask, start: Position | None = None, *,
     against the engine as O (consulting ``o_knowledge``). Runs in a worker process."""
     seed = game_seed(task.seed, task.member, task.cell)
     x = member_player(task.member, seed)
-    o: Player
+    o: Player  # O gets the game's seed on every path, as the page sends one a game
     if task.service is not None:
-        o = ServicePlayer(task.service, time_ms=round(1000 * (task.time_limit or 1.0)))
+        o = ServicePlayer(task.service, time_ms=round(1000 * (task.time_limit or 1.0)),
+                          seed=seed ^ 0x5EED)
     elif task.cli:
-        o = CliPlayer(time_limit=task.time_limit, nodes=task.nodes)
+        o = CliPlayer(time_limit=task.time_limit, nodes=task.nodes, seed=seed ^ 0x5EED)
     else:
         o = LevelPlayer(10, seed ^ 0x5EED, time_limit=task.time_limit, nodes=task.nodes,
                         knowledge=o_knowledge)
