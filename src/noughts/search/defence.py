@@ -32,6 +32,7 @@ True
 from __future__ import annotations
 
 from noughts.budget import Limit
+from noughts.orientation import Orientation
 from noughts.position import Position
 from noughts.search.core import ProofTable, proof_search
 
@@ -65,6 +66,8 @@ def proven_loss(position: Position, nodes: int | None = None) -> int | None:
     """The most plies the opponent's win lasts if the proof search from the opponent's
     side proves, within ``nodes`` positions (:data:`ANALYSIS_NODES` unless told), that
     every move of the side to move loses; ``0`` if the opponent has won; else ``None``.
+    It searches the position's canonical image (:mod:`noughts.orientation`), as the
+    engine answers, so the answer is the same however the board is turned.
 
     >>> from noughts.position import Position
     >>> proven_loss(Position("XX./OO./...", "3x3")) is None  # X to move wins: X is not lost
@@ -77,7 +80,7 @@ def proven_loss(position: Position, nodes: int | None = None) -> int | None:
     if position.is_over:
         return None if position.winner in (None, position.to_move) else 0
     attacker = 1 if position.to_move == "X" else 0
-    search = proof_search(position, attacker)
+    search = proof_search(Orientation.of(position).canonical, attacker)
     proof, _ = search.run(Limit(), nodes=nodes or ANALYSIS_NODES)
     return search.plies() if proof == 0 else None
 
@@ -94,7 +97,8 @@ def killing_reply(after: Position, nodes: int | None = None, *,
     looks at every reply and works on the likeliest); with ``exhaustive`` also every
     move that makes a new threat, then every other move (about fifty times the cost).
     This is how the engine's analysis looks one move ahead: what it finds, the engine's
-    own analysis proves once the reply is on the board.
+    own analysis proves once the reply is on the board. Like :func:`proven_loss` it
+    searches canonical images, and gives the reply on the board as given.
 
     >>> from noughts.position import Position
     >>> # X to move: 0 and 1 with 6 and 10 make two lines of two crossing on cell 2
@@ -105,10 +109,11 @@ def killing_reply(after: Position, nodes: int | None = None, *,
     """
     if after.is_over:
         return None
-    for reply in _replies(after, root_nodes, exhaustive):
-        plies = proven_loss(after.play(reply), nodes)
+    view = Orientation.of(after)
+    for reply in _replies(view.canonical, root_nodes, exhaustive):
+        plies = proven_loss(view.canonical.play(reply), nodes)
         if plies is not None:
-            return reply, 1 + plies
+            return view.to_original(reply), 1 + plies
     return None
 
 
@@ -144,7 +149,8 @@ class ProofDefence:
     ``check_nodes`` proof positions (:data:`CHECK_NODES` by default) unless told; with
     ``deepen``, :meth:`choose` checks deeper and deeper while the limit lasts.
     ``limit`` counts search nodes (a check stops at its node limit or deadline);
-    :attr:`nodes` is what the checks spent, in search nodes.
+    :attr:`nodes` is what the checks spent, in search nodes. A check searches the
+    canonical image of the position after the move, as :func:`killing_reply` does.
     """
 
     def __init__(self, position: Position, limit: Limit, *,
@@ -188,7 +194,7 @@ class ProofDefence:
             limit = max(0, min(limit, left))
         if limit <= 0 or self.limit.expired(spent + self.nodes):
             return True  # no limit left: nothing was proven
-        search = proof_search(after, self.opponent, table=self.table)
+        search = proof_search(Orientation.of(after).canonical, self.opponent, table=self.table)
         self.table = search.table
         proof, disproof = search.run(self.limit.limited(deadline=self.limit.deadline,
                                                          node_limit=None), nodes=limit)
