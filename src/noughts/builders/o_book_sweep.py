@@ -1,26 +1,32 @@
 """Sweep the Qubic O book: no book move lets X reach a win the engine's analysis proves.
 
 The engine plays a book move at once, with a short proof check
-(:func:`noughts.search.anytime.book_check`), so the book must not hold a move after which
-X has a reply that the engine's own analysis proves winning once it is on the board: a
+(:func:`noughts.engine.plan.book_check`), so the book must not hold a move after which X
+has a reply that the engine's own analysis proves winning once it is on the board: a
 *visible blunder* (docs/qubic-o.md). This step looks one X move ahead of every book move
 the way the engine's analysis does (:func:`noughts.search.defence.killing_reply`, at
-``--nodes`` proof positions, the analysis's depth by default) and where it finds such a
+``--nodes`` proof positions, the analysis's depth by default; on canonical images, so
+the verdict is the blunder checker's in any orientation) and where it finds such a
 reply, replaces the move by the first of the engine's order of moves
 (:func:`noughts.builders.o_book.ranked`) after which it finds none, with no games (O's
 note says the move was chosen by proof). Where it finds such a reply after every move,
 no move is a blunder and the book's move, chosen by games, stays. Then the entries no
 line of the book reaches any more are dropped.
 
-Resumable and deterministic (node budgets only): each position's sweep goes to the
-``sweep`` part of ``--checkpoint`` as it is made, and a run with every record at hand
-runs no search. The shipped book is the deep step's book
-(:mod:`noughts.builders.o_book_deepen`) swept, from the repository's root, by::
+With ``--extend MARKS``, it then decides O's move the same way in the positions with
+``MARKS`` marks that the book's lines reach and it does not hold (5: O's third move
+after every X move, where the search alone has a second to refute moves whose
+refutation takes the proof search 1 to 2 million positions each), those after a first
+mark on a corner or centre first; ``--most N`` takes the first N of them, ``--minutes``
+stops a run (the book gets what is decided, and the next run goes on).
 
-    python scripts/sweep_o_book.py --nodes 6000000 --workers 2
+Resumable and deterministic (node budgets only): each position's sweep and decision
+goes to the ``sweep`` part of ``--checkpoint`` as it is made, and a run with every
+record at hand runs no search. The shipped book is the deep step's book
+(:mod:`noughts.builders.o_book_deepen`) swept and extended, from the repository's root,
+by::
 
-(twice the analysis's depth: the proof search's effort depends on the board's
-orientation, and the book is stored in one.)
+    python scripts/sweep_o_book.py --extend 5 --workers 2
 """
 
 from __future__ import annotations
@@ -32,12 +38,13 @@ from pathlib import Path
 from typing import Any
 
 from noughts.builders.checkpoint import Checkpoint
-from noughts.builders.o_book import BOOK, CHECKPOINT, key_text, ranked
+from noughts.builders.o_book import BOOK, CHECKPOINT, canonical, classes, key_text, ranked
 from noughts.builders.o_book_deepen import drop_unreachable
 from noughts.knowledge.obook import OBook
 from noughts.position import Position
 from noughts.runtime.atomic import write_if_changed
 from noughts.search.defence import ANALYSIS_NODES, killing_reply
+from noughts.search.openings import strong_cells
 
 __all__ = ["PART", "sweep", "main"]
 
@@ -87,6 +94,60 @@ def sweep(position: Position, move: int, nodes: int, o_nodes: int,
     return record
 
 
+def extend(position: Position, nodes: int, o_nodes: int) -> dict[str, Any]:
+    """The record of O's move in ``position``, a position the book does not hold: ``kept``,
+    the first move in the engine's order after which :func:`killing_reply` finds X no
+    win (``None`` if it finds one after every move, or if O's move is forced: a win or
+    the block of X's one threat, which the engine plays anyway), and ``checks``.
+
+    >>> from noughts.position import Position
+    >>> p = Position.from_bitboards(sum(1 << c for c in (0, 1, 6, 10)),
+    ...                             sum(1 << c for c in (12, 15, 60)), "qubic")
+    >>> extend(p, 20_000, 2_000)["kept"]
+    3
+    """
+    start = time.perf_counter()
+    record: dict[str, Any] = {"kept": None, "checks": []}
+    geometry, empty = position.geometry, position.empty
+    mine, theirs = ((position.x, position.o) if position.to_move == "X"
+                    else (position.o, position.x))
+    if not (geometry.completing(mine, empty) or len(geometry.completing(theirs, empty)) == 1):
+        for move in ranked(position, o_nodes):
+            after = killing_reply(position.play(move), nodes, root_nodes=nodes)
+            record["checks"].append([move, None if after is None else after[0]])
+            if after is None:
+                record["kept"] = move
+                break
+    record["seconds"] = round(time.perf_counter() - start, 1)
+    return record
+
+
+def _extend(job: tuple[int, int, int, int]) -> tuple[str, dict[str, Any]]:
+    """A worker's extension (X's and O's bitboards, the settings)."""
+    x, o, nodes, o_nodes = job
+    position = Position.from_bitboards(x, o, "qubic")
+    return key_text(position), extend(position, nodes, o_nodes)
+
+
+def extension(book: OBook, marks: int) -> list[Position]:
+    """The positions with ``marks`` marks, O to move, that the book's lines reach (its
+    move in a position with two marks fewer, then any X move) and it does not hold, each
+    once up to symmetry: those where X's first mark is on a strongest cell (a corner or a
+    centre) first."""
+    found: dict[str, Position] = {}
+    for (x, o), entry in sorted(book.entries.items()):
+        if (x | o).bit_count() != marks - 2:
+            continue
+        after = Position.from_bitboards(x, o | 1 << entry.move, "qubic")
+        for move in classes(after, list(after.legal_moves)):
+            reached = after.play(move)
+            if book.lookup(reached) is None and not reached.is_over:
+                found.setdefault(key_text(reached), Position.from_bitboards(
+                    *canonical(reached), "qubic"))
+    strong = sum(1 << cell for cell in strong_cells(book.geometry))
+    return sorted(found.values(), key=lambda p: (not p.x & strong, key_text(p)))
+
+
 def done(record: dict[str, Any] | None) -> bool:
     """Whether ``record`` is a whole sweep of its position (not one cut short)."""
     return record is not None and (record["killer"] is None or record.get("kept") is not None)
@@ -114,6 +175,15 @@ def parser() -> argparse.ArgumentParser:
                              "(default: %(default)s, the engine's analysis)")
     parser.add_argument("--o-nodes", type=int, default=300_000,
                         help="nodes of the short search that orders O's other moves")
+    parser.add_argument("--extend", type=int, default=None, metavar="MARKS",
+                        help="then decide O's move in the positions with MARKS marks that "
+                             "the book's lines reach and it does not hold")
+    parser.add_argument("--most", type=int, default=None, metavar="N",
+                        help="decide at most the first N positions of --extend, in its "
+                             "order (the book gets those decided)")
+    parser.add_argument("--minutes", type=float, default=None,
+                        help="stop deciding new positions after this long (a run resumes "
+                             "from the checkpoint; the book gets what is decided)")
     parser.add_argument("--workers", type=int, default=1, help="worker processes")
     return parser
 
@@ -149,8 +219,41 @@ def main(argv: list[str] | None = None) -> int:
             book.add(position, record["kept"], games=0, score=0.0)
             replaced += 1
     unreached = drop_unreachable(book)
+    added = 0
+    if args.extend is not None:
+        added = _extended(book, args, checkpoint)
+        book.built.update(sweep_extend=args.extend)
     book.built.update(sweep_nodes=args.nodes, sweep_o_nodes=args.o_nodes, positions=len(book))
     write_if_changed(Path(args.out), book.to_bytes())
     print(f"book: {len(book)} positions, {replaced} moves replaced, {lost} kept where every "
-          f"move loses, {unreached} no longer reached dropped -> {args.out}")
+          f"move loses, {unreached} no longer reached dropped, {added} added -> {args.out}")
     return 0
+
+
+def _extended(book: OBook, args: argparse.Namespace, checkpoint: Checkpoint) -> int:
+    """Decide the positions of ``--extend`` not yet decided (until ``--minutes``), add
+    every decided move to ``book``, and return how many were added."""
+    records: dict[str, dict[str, Any]] = checkpoint.part(PART).setdefault(
+        f"extend@{args.extend}/{args.nodes}/{args.o_nodes}", {})
+    positions = extension(book, args.extend)[:args.most]
+    jobs = [(p.x, p.o, args.nodes, args.o_nodes) for p in positions
+            if key_text(p) not in records]
+    print(f"{len(positions)} positions of {args.extend} marks off the book, {len(jobs)} to "
+          f"decide", flush=True)
+    stop = None if args.minutes is None else time.monotonic() + 60 * args.minutes
+    if jobs:
+        with multiprocessing.Pool(args.workers) as pool:
+            for key, record in pool.imap(_extend, jobs):
+                records[key] = record
+                checkpoint.save()
+                print(f"  {key}: {record}", flush=True)
+                if stop is not None and time.monotonic() > stop:
+                    pool.terminate()
+                    break
+    added = 0
+    for position in positions:
+        decided = records.get(key_text(position))
+        if decided is not None and decided["kept"] is not None:
+            book.add(position, decided["kept"], games=0, score=0.0)
+            added += 1
+    return added
