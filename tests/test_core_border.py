@@ -123,11 +123,10 @@ def test_the_tables_refuse_what_does_not_fit_the_board(compiled_core: ModuleType
 
 
 def test_the_exact_search_takes_a_permutation_as_its_order(compiled_core: ModuleType) -> None:
-    game = variant("3x3")
-    args = [9, 3, game.lines, tuple(range(9)), 1000, False, ((*range(9),),), -1, -1, None,
-            None, 100, 4]
+    tables = core._compiled_tables(tables_for(variant("3x3").geometry))
+    args = [tables, tuple(range(9)), 1000, False, ((*range(9),),), -1, -1, None, None, 100, 4]
     compiled_core.Exact(*args)
-    args[3] = (0,) * 9
+    args[1] = (0,) * 9
     with pytest.raises(ValueError, match="order: not a permutation"):
         compiled_core.Exact(*args)
 

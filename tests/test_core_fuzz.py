@@ -210,13 +210,13 @@ def test_exact(module: ModuleType, name: str, order: Any, win_score: Any, canoni
     perms = tables_for(game.geometry).perms
     keys = _clean(lambda: struct.pack(f"<{len(book)}Q", *sorted(k for k, _ in book)))
     scores = struct.pack(f"<{len(book)}h", *(s for _, s in book))
-    exact = _clean(lambda: module.Exact(cells, game.k, game.lines, order, win_score,
+    exact = _clean(lambda: module.Exact(_tables(name), order, win_score,
                                         game.misere, perms, canonical_marks, book_marks,
                                         None if keys is None else memoryview(keys).cast("Q"),
                                         None if keys is None else memoryview(scores).cast("h"),
                                         max_entries, dynamic))
     if exact is None:
-        exact = module.Exact(cells, game.k, game.lines, tuple(range(cells)), 1000,
+        exact = module.Exact(_tables(name), tuple(range(cells)), 1000,
                              game.misere, perms, -1, -1, None, None, 1_000, 4)
     methods: list[Callable[[Any, Any, Any, Any], Any]] = [
         lambda a, b, c, d: exact.search(a, b, c, d, _limit(3_000), 0),

@@ -463,12 +463,14 @@ def exact_search(
     ...              dynamic_empties=4, core="python") is None
     True
     """
+    from noughts.search.board import tables_for
+
     native = core_module(core, geometry)
     if native is None:
         return None
     keys, scores = book if book is not None else (None, None)
     exact: ExactCore = native.Exact(
-        geometry.cells, geometry.k, geometry.lines, order, WIN_SCORE, misere, perms,
+        _compiled_tables(tables_for(geometry)), order, WIN_SCORE, misere, perms,
         canonical_marks, book_marks, keys, scores, max_entries, dynamic_empties,
     )
     return exact

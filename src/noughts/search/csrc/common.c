@@ -12,37 +12,38 @@ PyTypeObject *TablesType = NULL;
 static void tables_dealloc(PyObject *self) {
     Tables *tables = (Tables *)self;
     PyMem_Free(tables->zobrist);
-    PyTypeObject *type = Py_TYPE(self);
-    freefunc tp_free = (freefunc)PyType_GetSlot(type, Py_tp_free);
-    tp_free(self);
-    Py_DECREF(type);
+    object_free(self);
 }
 
 int read_permutation(PyObject *sequence, int cells, uint8_t *perm, uint8_t *inverse,
                      const char *what) {
-    PyObject *fast = PySequence_List(sequence);
-    if (fast == NULL) return -1;
-    if (SIZE(fast) != cells) {
-        PyErr_Format(PyExc_ValueError, "%s: expected %d cells", what, cells);
-        Py_DECREF(fast);
+    int64_t images[MAX_CELLS];
+    Py_ssize_t count = read_ints(sequence, images, MAX_CELLS, 0, cells, what);
+    if (count < 0) return -1;
+    bb_t seen = 0;
+    for (int i = 0; i < count; i++) seen |= (bb_t)1 << images[i];
+    if (count != cells || popcount(seen) != cells) {
+        PyErr_Format(PyExc_ValueError, "%s (%d cells, each once)", what, cells);
         return -1;
     }
-    bb_t images = 0;
     for (int i = 0; i < cells; i++) {
-        long value = PyLong_AsLong(ITEM(fast, i));
-        if (value == -1 && PyErr_Occurred()) { Py_DECREF(fast); return -1; }
-        if (value < 0 || value >= cells || ((images >> value) & 1)) {
-            PyErr_Format(PyExc_ValueError, "%s: not a permutation of the cells (%ld)", what,
-                         value);
-            Py_DECREF(fast);
-            return -1;
-        }
-        images |= (bb_t)1 << value;
-        perm[i] = (uint8_t)value;
-        inverse[value] = (uint8_t)i;
+        perm[i] = (uint8_t)images[i];
+        inverse[images[i]] = (uint8_t)i;
     }
-    Py_DECREF(fast);
     return 0;
+}
+
+/* A Python sequence of at most most bitboards (ints of 0 to 2**64 - 1) into out: its
+ * length, or -1 with a Python error (a ValueError naming what if it is too long). */
+static Py_ssize_t read_bitboards(PyObject *sequence, bb_t *out, Py_ssize_t most,
+                                 const char *what) {
+    PyObject *list = PySequence_List(sequence);
+    if (list == NULL) return -1;
+    Py_ssize_t count = SIZE(list);
+    if (count > most) PyErr_Format(PyExc_ValueError, "%s: more than %zd", what, most);
+    for (Py_ssize_t i = 0; i < count && !PyErr_Occurred(); i++) as_bitboard(ITEM(list, i), &out[i]);
+    Py_DECREF(list);
+    return PyErr_Occurred() ? -1 : count;
 }
 
 /* Tables(cells, k, lines, through, perms, base_x, base_o): the geometry's lines (as
@@ -50,127 +51,79 @@ int read_permutation(PyObject *sequence, int cells, uint8_t *perm, uint8_t *inve
  * symmetries to hash (cell permutations) and each side's 64-bit keys by cell. */
 static PyObject *tables_new(PyTypeObject *type, PyObject *args, PyObject *kwargs) {
     int cells, k;
-    PyObject *lines, *through, *perms, *base_x, *base_o;
-    if (positional_only(kwargs, "Tables") < 0 ||
-        !PyArg_ParseTuple(args, "iiOOOOO", &cells, &k, &lines, &through, &perms, &base_x,
-                          &base_o))
+    PyObject *lines, *through, *perms, *bases[2];
+    if (!parse_new(args, kwargs, "Tables", "iiOOOOO", &cells, &k, &lines, &through, &perms,
+                   &bases[0], &bases[1]))
         return NULL;
     if (cells < 1 || cells > MAX_CELLS || k < 1 || k > MAX_K) {
         PyErr_SetString(PyExc_ValueError,
                         "the compiled core takes boards of 1 to 64 cells, k of 1 to 16");
         return NULL;
     }
-    allocfunc tp_alloc = (allocfunc)PyType_GetSlot(type, Py_tp_alloc);
-    Tables *self = (Tables *)tp_alloc(type, 0);
+    Tables *self = object_new(type);
     if (self == NULL) return NULL;
     self->cells = cells;
     self->k = k;
     self->full = cells == 64 ? ~(bb_t)0 : (((bb_t)1 << cells) - 1);
-    self->zobrist = NULL;
-    PyObject *line_list = PySequence_List(lines);
-    if (line_list == NULL) goto fail;
-    Py_ssize_t nlines = SIZE(line_list);
-    if (nlines > MAX_LINES) {
-        PyErr_SetString(PyExc_ValueError, "too many lines for the compiled core");
-        Py_DECREF(line_list);
-        goto fail;
-    }
+    Py_ssize_t nlines = read_bitboards(lines, self->lines, MAX_LINES, "too many lines for "
+                                       "the compiled core");
+    if (nlines < 0) goto fail;
     self->nlines = (int)nlines;
-    for (Py_ssize_t i = 0; i < nlines; i++) {
-        bb_t line;
-        if (as_bitboard(ITEM(line_list, i), &line) < 0) {
-            Py_DECREF(line_list);
-            goto fail;
-        }
+    for (int i = 0; i < self->nlines; i++) {
+        bb_t line = self->lines[i];
         if (popcount(line) != k || (line & ~self->full)) {
             PyErr_SetString(PyExc_ValueError, "lines: a line off the board or of another length");
-            Py_DECREF(line_list);
             goto fail;
         }
-        self->lines[i] = line;
         int n = 0;
         for (bb_t rest = line; rest; rest &= rest - 1) self->line_cells[i][n++] = (uint8_t)lowest(rest);
     }
-    Py_DECREF(line_list);
-    PyObject *through_list = PySequence_List(through);
-    if (through_list == NULL) goto fail;
-    if (SIZE(through_list) != cells) {
-        PyErr_SetString(PyExc_ValueError, "through: one entry per cell");
-        Py_DECREF(through_list);
-        goto fail;
-    }
-    for (int cell = 0; cell < cells; cell++) {
-        PyObject *row = PySequence_List(ITEM(through_list, cell));
-        if (row == NULL) { Py_DECREF(through_list); goto fail; }
-        Py_ssize_t count = SIZE(row);
-        if (count > MAX_THROUGH) {
-            PyErr_SetString(PyExc_ValueError, "too many lines through a cell");
-            Py_DECREF(row);
-            Py_DECREF(through_list);
-            goto fail;
-        }
-        self->through_count[cell] = (uint8_t)count;
+    PyObject *rows = PySequence_List(through), *perm_list = NULL;
+    if (rows == NULL) goto fail;
+    if (SIZE(rows) != cells) PyErr_SetString(PyExc_ValueError, "through: one entry per cell");
+    for (int cell = 0; cell < cells && !PyErr_Occurred(); cell++) {
         /* exactly the lines through the cell, each once (the searches count marks on
          * a line through these: a line listed twice would count past k) */
-        uint8_t listed[MAX_LINES] = {0};
+        int64_t row[MAX_THROUGH];
+        Py_ssize_t count = read_ints(ITEM(rows, cell), row, MAX_THROUGH, 0, nlines,
+                                     "through: a line not through the cell");
+        bb_t listed[MAX_LINES / 64] = {0};
         int on_cell = 0;
         for (int i = 0; i < self->nlines; i++) on_cell += (int)((self->lines[i] >> cell) & 1);
         for (Py_ssize_t i = 0; i < count; i++) {
-            long index = PyLong_AsLong(ITEM(row, i));
-            if ((index == -1 && PyErr_Occurred()) || index < 0 || index >= nlines ||
-                !((self->lines[index] >> cell) & 1) || listed[index]++) {
-                if (!PyErr_Occurred())
-                    PyErr_SetString(PyExc_ValueError, "through: a line not through the cell");
-                Py_DECREF(row);
-                Py_DECREF(through_list);
-                goto fail;
+            int64_t index = row[i];
+            if (!((self->lines[index] >> cell) & 1) || (listed[index / 64] >> (index % 64) & 1)) {
+                PyErr_SetString(PyExc_ValueError, "through: a line not through the cell");
+                break;
             }
+            listed[index / 64] |= (bb_t)1 << (index % 64);
             self->through[cell][i] = (uint16_t)index;
         }
-        Py_DECREF(row);
-        if (count != on_cell) {
+        self->through_count[cell] = (uint8_t)count;
+        if (!PyErr_Occurred() && count != on_cell)
             PyErr_SetString(PyExc_ValueError, "through: a line through the cell is missing");
-            Py_DECREF(through_list);
-            goto fail;
-        }
     }
-    Py_DECREF(through_list);
-    PyObject *perm_list = PySequence_List(perms);
+    Py_DECREF(rows);
+    if (!PyErr_Occurred()) perm_list = PySequence_List(perms);
     if (perm_list == NULL) goto fail;
-    Py_ssize_t nsym = SIZE(perm_list);
-    if (nsym < 1 || nsym > MAX_SYMMETRIES) {
+    self->nsym = (int)SIZE(perm_list);
+    if (self->nsym < 1 || self->nsym > MAX_SYMMETRIES)
         PyErr_SetString(PyExc_ValueError, "perms: 1 to 192 symmetries");
-        Py_DECREF(perm_list);
-        goto fail;
-    }
-    self->nsym = (int)nsym;
-    for (Py_ssize_t s = 0; s < nsym; s++) {
-        if (read_permutation(ITEM(perm_list, s), cells, self->perms[s], self->inverse[s],
-                             "perms") < 0) {
-            Py_DECREF(perm_list);
-            goto fail;
-        }
-    }
+    for (int s = 0; s < self->nsym && !PyErr_Occurred(); s++)
+        read_permutation(ITEM(perm_list, s), cells, self->perms[s], self->inverse[s],
+                         "perms: not a permutation of the cells");
     Py_DECREF(perm_list);
+    if (PyErr_Occurred()) goto fail;
     self->zobrist = PyMem_Calloc(2, sizeof(*self->zobrist));
     if (self->zobrist == NULL) { PyErr_NoMemory(); goto fail; }
-    PyObject *bases[2] = {base_x, base_o};
     for (int side = 0; side < 2; side++) {
-        PyObject *keys = PySequence_List(bases[side]);
-        if (keys == NULL) goto fail;
-        if (SIZE(keys) != cells) {
+        uint64_t base[MAX_CELLS];
+        Py_ssize_t count = read_bitboards(bases[side], base, MAX_CELLS, "base keys: one per cell");
+        if (count < 0) goto fail;
+        if (count != cells) {
             PyErr_SetString(PyExc_ValueError, "base keys: one per cell");
-            Py_DECREF(keys);
             goto fail;
         }
-        uint64_t base[MAX_CELLS];
-        for (int cell = 0; cell < cells; cell++) {
-            if (as_bitboard(ITEM(keys, cell), &base[cell]) < 0) {
-                Py_DECREF(keys);
-                goto fail;
-            }
-        }
-        Py_DECREF(keys);
         for (int cell = 0; cell < cells; cell++)
             for (int s = 0; s < self->nsym; s++)
                 self->zobrist[side][cell][s] = base[self->perms[s][cell]];
@@ -181,43 +134,18 @@ fail:
     return NULL;
 }
 
-static PyObject *tables_get_cells(PyObject *self, void *closure) {
-    (void)closure;
-    return PyLong_FromLong(((Tables *)self)->cells);
-}
-
-static PyObject *tables_get_symmetries(PyObject *self, void *closure) {
-    (void)closure;
-    return PyLong_FromLong(((Tables *)self)->nsym);
-}
-
-static PyGetSetDef tables_getset[] = {
-    {"cells", tables_get_cells, NULL, "The board's cells.", NULL},
-    {"symmetries", tables_get_symmetries, NULL, "The symmetries hashed.", NULL},
-    {NULL, NULL, NULL, NULL, NULL},
-};
-
-static PyType_Slot tables_slots[] = {
-    {Py_tp_new, tables_new},
-    {Py_tp_dealloc, tables_dealloc},
-    {Py_tp_getset, tables_getset},
-    {Py_tp_doc, "A board's constant tables for the compiled searches."},
-    {0, NULL},
-};
-
-static PyType_Spec tables_spec = {
-    "noughts.search._core.Tables", sizeof(Tables), 0, Py_TPFLAGS_DEFAULT, tables_slots,
+static PyMemberDef tables_members[] = {
+    {"cells", T_INT, offsetof(Tables, cells), READONLY, "The board's cells."},
+    {"symmetries", T_INT, offsetof(Tables, nsym), READONLY, "The symmetries hashed."},
+    {NULL, 0, 0, 0, NULL},
 };
 
 int tables_add_type(PyObject *module) {
-    TablesType = (PyTypeObject *)PyType_FromSpec(&tables_spec);
-    if (TablesType == NULL) return -1;
-    Py_INCREF((PyObject *)TablesType);
-    if (PyModule_AddObject(module, "Tables", (PyObject *)TablesType) < 0) {
-        Py_DECREF(TablesType);
-        return -1;
-    }
-    return 0;
+    static const Kind kind = {
+        .name = "noughts.search._core.Tables", .size = sizeof(Tables),
+        .doc = "A board's constant tables for the compiled searches.",
+        .make = tables_new, .dealloc = tables_dealloc, .members = tables_members};
+    return add_type(module, &kind, &TablesType);
 }
 
 /* -- the limit ---------------------------------------------------------------------- */
@@ -313,18 +241,7 @@ int as_count(PyObject *value, int64_t *out) {
     return 0;
 }
 
-int set_int64(PyObject *value, int64_t *out, const char *name) {
-    if (value == NULL) {
-        PyErr_Format(PyExc_AttributeError, "%s cannot be deleted", name);
-        return -1;
-    }
-    long long number = PyLong_AsLongLong(value);
-    if (number == -1 && PyErr_Occurred()) return -1;
-    *out = number;
-    return 0;
-}
-
-void raise_exhausted(void) {
+static void raise_exhausted(void) {
     PyObject *budget = PyImport_ImportModule("noughts.budget");
     if (budget == NULL) return;
     PyObject *kind = PyObject_GetAttrString(budget, "BudgetExhausted");
@@ -332,6 +249,17 @@ void raise_exhausted(void) {
     if (kind == NULL) return;
     PyErr_SetNone(kind);
     Py_DECREF(kind);
+}
+
+PyObject *stopped(int *stop) {
+    int kind = *stop;
+    *stop = 0;
+    if (kind == STOP_LIMIT) raise_exhausted();
+    else if (kind == STOP_MEMORY) PyErr_NoMemory();
+    else if (kind == STOP_LOST)
+        PyErr_SetString(PyExc_KeyError,
+                        "a child's position is gone from the proof table (cleared meanwhile?)");
+    return NULL;
 }
 
 /* -- hash maps ------------------------------------------------------------------------ */
@@ -532,12 +460,102 @@ PyObject *cells_list(const int *cells, int count) {
     return list;
 }
 
-int positional_only(PyObject *kwargs, const char *type) {
-    if (kwargs != NULL && PyDict_Size(kwargs)) {
-        PyErr_Format(PyExc_TypeError, "%s takes positional arguments only", type);
+/* -- the glue -------------------------------------------------------------------------- */
+int add_type(PyObject *module, const Kind *kind, PyTypeObject **type) {
+    PyType_Slot slots[8];
+    int n = 0;
+    slots[n++] = (PyType_Slot){Py_tp_new, kind->make};
+    slots[n++] = (PyType_Slot){Py_tp_dealloc, kind->dealloc};
+    slots[n++] = (PyType_Slot){Py_tp_doc, (void *)kind->doc};
+    if (kind->methods) slots[n++] = (PyType_Slot){Py_tp_methods, kind->methods};
+    if (kind->members) slots[n++] = (PyType_Slot){Py_tp_members, kind->members};
+    if (kind->getset) slots[n++] = (PyType_Slot){Py_tp_getset, kind->getset};
+    if (kind->length) slots[n++] = (PyType_Slot){Py_mp_length, kind->length};
+    slots[n] = (PyType_Slot){0, NULL};
+    PyType_Spec spec = {kind->name, kind->size, 0, Py_TPFLAGS_DEFAULT, slots};
+    *type = (PyTypeObject *)PyType_FromSpec(&spec);
+    if (*type == NULL) return -1;
+    Py_INCREF((PyObject *)*type); /* the module's reference (this one stays ours) */
+    if (PyModule_AddObject(module, strrchr(kind->name, '.') + 1, (PyObject *)*type) < 0) {
+        Py_DECREF(*type);
         return -1;
     }
     return 0;
+}
+
+void *object_new(PyTypeObject *type) {
+    allocfunc tp_alloc = (allocfunc)PyType_GetSlot(type, Py_tp_alloc);
+    return tp_alloc(type, 0); /* (zeroed: PyType_GenericAlloc) */
+}
+
+void object_free(PyObject *self) {
+    PyTypeObject *type = Py_TYPE(self);
+    freefunc tp_free = (freefunc)PyType_GetSlot(type, Py_tp_free);
+    tp_free(self);
+    Py_DECREF(type);
+}
+
+int parse_new(PyObject *args, PyObject *kwargs, const char *type, const char *format, ...) {
+    if (kwargs != NULL && PyDict_Size(kwargs)) {
+        PyErr_Format(PyExc_TypeError, "%s takes positional arguments only", type);
+        return 0;
+    }
+    va_list values;
+    va_start(values, format);
+    int parsed = PyArg_VaParse(args, format, values);
+    va_end(values);
+    return parsed;
+}
+
+PyObject *get_count(PyObject *self, void *offset) {
+    return PyLong_FromLongLong(*(int64_t *)((char *)self + (size_t)offset));
+}
+
+int set_count(PyObject *self, PyObject *value, void *offset) {
+    if (value == NULL) {
+        PyErr_SetString(PyExc_AttributeError, "a count cannot be deleted");
+        return -1;
+    }
+    return as_count(value, (int64_t *)((char *)self + (size_t)offset));
+}
+
+int idle(const int *busy, const char *what) {
+    if (__atomic_load_n(busy, __ATOMIC_ACQUIRE)) {
+        PyErr_Format(PyExc_RuntimeError, "the %s is busy with a call in another thread", what);
+        return -1;
+    }
+    return 0;
+}
+
+int claim(int *busy, const char *what) {
+    if (idle(busy, what) < 0) return -1;
+    *busy = 1;
+    return 0;
+}
+
+Py_ssize_t read_ints(PyObject *sequence, int64_t *out, Py_ssize_t most, int64_t low,
+                     int64_t high, const char *what) {
+    PyObject *list = PySequence_List(sequence);
+    if (list == NULL) return -1;
+    Py_ssize_t count = SIZE(list);
+    if (count > most) {
+        PyErr_Format(PyExc_ValueError, "%s (more than %zd)", what, most);
+        count = -1;
+    }
+    for (Py_ssize_t i = 0; i < count; i++) {
+        int overflow = 0;
+        long long value = PyLong_AsLongLongAndOverflow(ITEM(list, i), &overflow);
+        if (value == -1 && PyErr_Occurred()) {
+            count = -1;
+        } else if (overflow || value < low || value >= high) {
+            PyErr_Format(PyExc_ValueError, "%s (%S)", what, ITEM(list, i));
+            count = -1;
+        } else {
+            out[i] = value;
+        }
+    }
+    Py_DECREF(list);
+    return count;
 }
 
 /* -- reading a position ---------------------------------------------------------------- */

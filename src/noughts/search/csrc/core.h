@@ -16,6 +16,8 @@
 #define Py_LIMITED_API 0x030B0000
 #define PY_SSIZE_T_CLEAN
 #include <Python.h>
+#include <structmember.h>
+#include <stdarg.h>
 #include <stddef.h>
 #include <stdint.h>
 #include <string.h>
@@ -105,12 +107,14 @@ PyObject *poll_get(Poll *poll);
 #define COUNT_EDGE ((int64_t)1 << 62)
 int as_count(PyObject *value, int64_t *out);
 
-/* An int attribute's setter: value into *out (an AttributeError naming name if it is
- * deleted); 0, or -1 with a Python error. */
-int set_int64(PyObject *value, int64_t *out, const char *name);
-
-/* Raise noughts.budget.BudgetExhausted. */
-void raise_exhausted(void);
+/* How a search stopped (its stop field; 0 while it goes on). */
+enum { STOP_LIMIT = 1,  /* the limit ran out: BudgetExhausted */
+       STOP_MEMORY = 2, /* out of memory (no Python error set yet: the search ran
+                           without the GIL) */
+       STOP_RAISED = 3, /* a Python error is set */
+       STOP_LOST = 4 }; /* a proof table lost a position (cleared meanwhile): KeyError */
+/* The Python result of a stopped search: the error its stop names (stop is reset). */
+PyObject *stopped(int *stop);
 
 /* -- hash maps with full keys (the reference's dicts) ----------------------------- */
 /* Keys are unsigned 128-bit words (a 64-bit key is a word with a zero high half).
@@ -203,10 +207,6 @@ PyObject *cells_list(const int *cells, int count); /* [cell, ...] */
 int read_permutation(PyObject *sequence, int cells, uint8_t *perm, uint8_t *inverse,
                      const char *what);
 
-/* A type's constructor takes positional arguments only: 0, or -1 with a TypeError
- * naming the type if kwargs holds any. */
-int positional_only(PyObject *kwargs, const char *type);
-
 /* -- reading a position at the border (every search type reads its input here) ----- */
 /* Cells of a board of full cells from a Python int: 0, or -1 with the ValueError
  * off_board if some lie off it (an int that is negative or past 64 bits does too). */
@@ -216,6 +216,48 @@ int read_cells(PyObject *value, bb_t full, bb_t *out, const char *off_board);
  * -1 with a ValueError naming the problem. */
 int read_position(PyObject *x_value, PyObject *o_value, const int *to_move, bb_t full,
                   bb_t *x, bb_t *o);
+
+/* -- the glue: what every type's binding shares ---------------------------------------- */
+/* A type of the module, from its parts (NULL or 0 where it has none). */
+typedef struct {
+    const char *name;   /* the full name: "noughts.search._core.Search" */
+    const char *doc;
+    int size;
+    newfunc make;
+    destructor dealloc; /* frees what the object owns, then object_free */
+    PyMethodDef *methods;
+    PyMemberDef *members;
+    PyGetSetDef *getset;
+    lenfunc length;     /* len() */
+} Kind;
+
+/* Make the type and add it to the module under its short name; 0, or -1. */
+int add_type(PyObject *module, const Kind *kind, PyTypeObject **type);
+/* A new object of type, zeroed past its head (NULL on error). */
+void *object_new(PyTypeObject *type);
+/* A dealloc's last step: free the object and drop its reference to its type. */
+void object_free(PyObject *self);
+/* A constructor's arguments: positional only (a TypeError naming the type if kwargs
+ * holds any), then PyArg_ParseTuple's format. 1, or 0 with a Python error. */
+int parse_new(PyObject *args, PyObject *kwargs, const char *type, const char *format, ...);
+
+/* An int64 field read and set as a Python int (setting clamps it, as_count): a member
+ * of every search, {"nodes", get_count, set_count, doc, COUNT_AT(Type, field)}. */
+#define COUNT_AT(type, field) ((void *)offsetof(type, field))
+PyObject *get_count(PyObject *self, void *offset);
+int set_count(PyObject *self, PyObject *value, void *offset);
+
+/* One call at a time: a search busy in a call (which may run without the GIL) refuses
+ * another meanwhile with a RuntimeError naming what. claim marks it busy, release ends
+ * it; idle checks without claiming. 0, or -1 with that error. */
+int idle(const int *busy, const char *what);
+int claim(int *busy, const char *what);
+static inline void release(int *busy) { __atomic_store_n(busy, 0, __ATOMIC_RELEASE); }
+
+/* A Python sequence of at most most ints, each in [low, high), into out: its length, or
+ * -1 with a ValueError naming what (a TypeError if it is not a sequence of ints). */
+Py_ssize_t read_ints(PyObject *sequence, int64_t *out, Py_ssize_t most, int64_t low,
+                     int64_t high, const char *what);
 
 /* -- the parts, each adding its types to the module -------------------------------- */
 int search_add_type(PyObject *module);   /* pvs.c: the board and the anytime search */

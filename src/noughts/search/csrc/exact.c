@@ -25,14 +25,15 @@
 
 typedef struct {
     PyObject_HEAD
+    Tables *tables;                /* the board's lines */
     int cells, k, nlines, nsym, misere, win_score;
     int canonical_marks, book_marks, dynamic_empties;
     bb_t full;
-    bb_t *lines;
+    const bb_t *lines;             /* the tables' */
     int through_start[MAX_CELLS + 1];
     bb_t *through;                 /* the lines through each cell, in line order */
     int *through_index;            /* ... and their numbers */
-    uint8_t (*line_cells)[MAX_K];  /* each line's cells */
+    const uint8_t (*line_cells)[MAX_K];  /* each line's cells (the tables') */
     uint8_t order[MAX_CELLS];      /* the static move order */
     int64_t weights[MAX_K + 1];
     uint8_t (*perms)[MAX_CELLS];   /* the key symmetries' cell maps, and inverses */
@@ -52,7 +53,7 @@ typedef struct {
     Poll poll;
     int has_limit;
     int64_t start;
-    int stop; /* 1: the limit ran out, 2: a Python error; unwind */
+    int stop; /* why the search stops (STOP_LIMIT...); unwind */
     int dynamic_empties;
     int64_t *line_weights;            /* each line's weight (for each side open to) */
     int64_t cell_weights[MAX_CELLS];  /* the sum of the weights of the lines through */
@@ -114,9 +115,8 @@ static int poll(Run *run) {
     Exact *e = run->exact;
     e->next_poll = e->nodes + POLL_NODES;
     if (!run->has_limit) return 0;
-    int expired = poll_expired(&run->poll, e->nodes - run->start);
-    if (expired) {
-        run->stop = expired < 0 ? 2 : 1;
+    if (poll_expired(&run->poll, e->nodes - run->start)) {
+        run->stop = STOP_LIMIT;
         return 1;
     }
     if (run->poll.has_nodes && run->start + run->poll.node_limit < e->next_poll)
@@ -311,7 +311,7 @@ static int negamax(Run *run, bb_t me, bb_t opp, int marks, int my_live, int opp_
     if ((int64_t)e->table.count >= e->max_entries) map_clear(&e->table);
     int64_t packed = (int64_t)(best + OFFSET) << 12 | (int64_t)(best_move + 1) << 2 | flag;
     if (map_put(&e->table, key, packed) < 0) {
-        run->stop = 2;
+        run->stop = STOP_RAISED;
         return 0;
     }
     return best;
@@ -335,116 +335,83 @@ static void *buffer_copy(PyObject *object, Py_ssize_t size, Py_ssize_t *count) {
     return copy;
 }
 
-/* The lines (bitmasks of k cells on the board) and the lines through each cell. */
-static int read_lines(Exact *e, PyObject *lines) {
-    PyObject *fast = PySequence_List(lines);
-    if (fast == NULL) return -1;
-    Py_ssize_t nlines = SIZE(fast);
-    e->lines = PyMem_Malloc((size_t)(nlines ? nlines : 1) * sizeof(bb_t));
-    e->through = PyMem_Malloc((size_t)(nlines ? nlines : 1) * (size_t)e->k * sizeof(bb_t));
-    e->through_index = PyMem_Malloc((size_t)(nlines ? nlines : 1) * (size_t)e->k * sizeof(int));
-    e->line_cells = PyMem_Calloc((size_t)(nlines ? nlines : 1), sizeof(*e->line_cells));
-    if (e->lines == NULL || e->through == NULL || e->through_index == NULL ||
-        e->line_cells == NULL) {
-        Py_DECREF(fast);
-        PyErr_NoMemory();
-        return -1;
-    }
-    for (Py_ssize_t i = 0; i < nlines; i++) {
-        bb_t line;
-        if (as_bitboard(ITEM(fast, i), &line) < 0) { Py_DECREF(fast); return -1; }
-        if (line & ~e->full || popcount(line) != e->k) {
-            PyErr_SetString(PyExc_ValueError, "lines: a line off the board or of another length");
-            Py_DECREF(fast);
-            return -1;
-        }
-        e->lines[i] = line;
-        int j = 0;
-        for (bb_t rest = line; rest; rest &= rest - 1) e->line_cells[i][j++] = (uint8_t)lowest(rest);
-    }
-    Py_DECREF(fast);
-    e->nlines = (int)nlines;
+/* The lines through each cell, side by side (the tables' lines, in line order). */
+static int line_through(Exact *e) {
+    const Tables *t = e->tables;
+    size_t size = (size_t)(t->nlines ? t->nlines : 1) * (size_t)t->k;
+    e->through = PyMem_Malloc(size * sizeof(bb_t));
+    e->through_index = PyMem_Malloc(size * sizeof(int));
+    if (e->through == NULL || e->through_index == NULL) return -1;
     int at = 0;
-    for (int cell = 0; cell < e->cells; cell++) {
+    for (int cell = 0; cell < t->cells; cell++) {
         e->through_start[cell] = at;
-        for (int i = 0; i < e->nlines; i++)
-            if (e->lines[i] >> cell & 1) {
-                e->through_index[at] = i;
-                e->through[at++] = e->lines[i];
-            }
-        if (at - e->through_start[cell] > MAX_THROUGH) {
-            PyErr_SetString(PyExc_ValueError, "too many lines through a cell");
-            return -1;
+        for (int j = 0; j < t->through_count[cell]; j++) {
+            e->through_index[at] = t->through[cell][j];
+            e->through[at++] = t->lines[t->through[cell][j]];
         }
     }
-    e->through_start[e->cells] = at;
+    e->through_start[t->cells] = at;
     return 0;
 }
 
-/* Exact(cells, k, lines, order, win_score, misere, perms, canonical_marks, book_marks,
- * book_keys, book_scores, max_entries, dynamic_empties): see noughts.search.core. */
+/* Exact(tables, order, win_score, misere, perms, canonical_marks, book_marks, book_keys,
+ * book_scores, max_entries, dynamic_empties): see noughts.search.core. */
 static PyObject *exact_new(PyTypeObject *type, PyObject *args, PyObject *kwargs) {
-    int cells, k, win_score, misere, canonical_marks, book_marks, dynamic_empties;
+    int win_score, misere, canonical_marks, book_marks, dynamic_empties;
     long long max_entries;
-    PyObject *lines, *order, *perms, *book_keys, *book_scores;
-    if (positional_only(kwargs, "Exact") < 0) return NULL;
-    if (!PyArg_ParseTuple(args, "iiOOipOiiOOLi", &cells, &k, &lines, &order, &win_score,
-                          &misere, &perms, &canonical_marks, &book_marks, &book_keys,
-                          &book_scores, &max_entries, &dynamic_empties))
+    PyObject *tables, *order, *perms, *book_keys, *book_scores;
+    if (!parse_new(args, kwargs, "Exact", "O!OipOiiOOLi", TablesType, &tables, &order,
+                   &win_score, &misere, &perms, &canonical_marks, &book_marks, &book_keys,
+                   &book_scores, &max_entries, &dynamic_empties))
         return NULL;
-    if (cells < 1 || cells > MAX_CELLS || k < 1 || k > MAX_K) {
-        PyErr_SetString(PyExc_ValueError,
-                        "the compiled exact search takes boards of 1 to 64 cells, k up to 16");
-        return NULL;
-    }
     if (win_score < 2 * MAX_CELLS || win_score >= OFFSET) {
         PyErr_SetString(PyExc_ValueError, "win_score out of range");
         return NULL;
     }
-    allocfunc tp_alloc = (allocfunc)PyType_GetSlot(type, Py_tp_alloc);
-    Exact *e = (Exact *)tp_alloc(type, 0);
+    Exact *e = object_new(type);
     if (e == NULL) return NULL;
-    memset((char *)e + sizeof(PyObject), 0, sizeof(Exact) - sizeof(PyObject));
-    e->cells = cells;
-    e->k = k;
-    e->full = cells == 64 ? ~(bb_t)0 : (((bb_t)1 << cells) - 1);
+    const Tables *t = (const Tables *)tables;
+    Py_INCREF(tables);
+    e->tables = (Tables *)tables;
+    e->cells = t->cells;
+    e->k = t->k;
+    e->nlines = t->nlines;
+    e->full = t->full;
+    e->lines = t->lines;
+    e->line_cells = t->line_cells;
     e->win_score = win_score;
     e->misere = misere;
     e->canonical_marks = canonical_marks;
     e->book_marks = book_marks;
     e->dynamic_empties = dynamic_empties;
     e->max_entries = max_entries;
-    for (int marks = 0; marks <= k; marks++) {
+    for (int marks = 0; marks <= e->k; marks++) {
         int64_t weight = 1 + ((int64_t)1 << (2 * marks));
         e->weights[marks] = misere ? -weight : weight;
     }
-    if (read_lines(e, lines) < 0) goto fail;
+    if (line_through(e) < 0) {
+        PyErr_NoMemory();
+        goto fail;
+    }
     uint8_t unused[MAX_CELLS];
-    if (read_permutation(order, cells, e->order, unused, "order") < 0) goto fail;
+    if (read_permutation(order, e->cells, e->order, unused,
+                         "order: not a permutation of the cells") < 0)
+        goto fail;
     PyObject *perm_list = PySequence_List(perms);
     if (perm_list == NULL) goto fail;
     Py_ssize_t nsym = SIZE(perm_list);
-    if (nsym < 1 || nsym > MAX_KEY_SYMMETRIES) {
+    e->nsym = nsym < 1 || nsym > MAX_KEY_SYMMETRIES ? 0 : (int)nsym;
+    e->perms = PyMem_Calloc((size_t)e->nsym + 1, sizeof(*e->perms));
+    e->inverses = PyMem_Calloc((size_t)e->nsym + 1, sizeof(*e->inverses));
+    if (!e->nsym)
         PyErr_SetString(PyExc_ValueError, "perms: 1 to 256 symmetries");
-        Py_DECREF(perm_list);
-        goto fail;
-    }
-    e->nsym = (int)nsym;
-    e->perms = PyMem_Calloc((size_t)nsym, sizeof(*e->perms));
-    e->inverses = PyMem_Calloc((size_t)nsym, sizeof(*e->inverses));
-    if (e->perms == NULL || e->inverses == NULL) {
+    else if (e->perms == NULL || e->inverses == NULL)
         PyErr_NoMemory();
-        Py_DECREF(perm_list);
-        goto fail;
-    }
-    for (Py_ssize_t s = 0; s < nsym; s++) {
-        if (read_permutation(ITEM(perm_list, s), cells, e->perms[s], e->inverses[s],
-                             "perms") < 0) {
-            Py_DECREF(perm_list);
-            goto fail;
-        }
-    }
+    for (int s = 0; s < e->nsym && !PyErr_Occurred(); s++)
+        read_permutation(ITEM(perm_list, s), e->cells, e->perms[s], e->inverses[s],
+                         "perms: not a permutation of the cells");
     Py_DECREF(perm_list);
+    if (PyErr_Occurred()) goto fail;
     if (book_keys != Py_None) {
         Py_ssize_t nkeys = 0, nscores = 0;
         e->book_keys = buffer_copy(book_keys, sizeof(uint64_t), &nkeys);
@@ -468,18 +435,14 @@ fail:
 static void exact_dealloc(PyObject *self) {
     Exact *e = (Exact *)self;
     map_free(&e->table);
-    PyMem_Free(e->lines);
     PyMem_Free(e->through);
     PyMem_Free(e->through_index);
-    PyMem_Free(e->line_cells);
     PyMem_Free(e->perms);
     PyMem_Free(e->inverses);
     PyMem_Free(e->book_keys);
     PyMem_Free(e->book_scores);
-    PyTypeObject *type = Py_TYPE(self);
-    freefunc tp_free = (freefunc)PyType_GetSlot(type, Py_tp_free);
-    tp_free(self);
-    Py_DECREF(type);
+    Py_XDECREF((PyObject *)e->tables);
+    object_free(self);
 }
 
 /* A window bound: any int, clamped to just outside the scores (the same search). */
@@ -537,8 +500,7 @@ static PyObject *exact_search(PyObject *self, PyObject *args) {
                         opp_wins, alpha, beta);
     poll_clear(&run.poll);
     PyMem_Free(run.line_weights);
-    if (run.stop == 1) raise_exhausted();
-    if (run.stop) return NULL;
+    if (run.stop) return stopped(&run.stop);
     return PyLong_FromLong(score);
 }
 
@@ -595,57 +557,19 @@ static Py_ssize_t exact_length(PyObject *self) {
     return (Py_ssize_t)((Exact *)self)->table.count;
 }
 
-static PyObject *exact_get_nodes(PyObject *self, void *closure) {
-    (void)closure;
-    return PyLong_FromLongLong(((Exact *)self)->nodes);
-}
-
-static PyObject *exact_get_next_poll(PyObject *self, void *closure) {
-    (void)closure;
-    return PyLong_FromLongLong(((Exact *)self)->next_poll);
-}
-
-static int exact_set_next_poll(PyObject *self, PyObject *value, void *closure) {
-    (void)closure;
-    return set_int64(value, &((Exact *)self)->next_poll, "next_poll");
-}
-
-static PyObject *exact_get_max_entries(PyObject *self, void *closure) {
-    (void)closure;
-    return PyLong_FromLongLong(((Exact *)self)->max_entries);
-}
-
-static int exact_set_max_entries(PyObject *self, PyObject *value, void *closure) {
-    (void)closure;
-    return set_int64(value, &((Exact *)self)->max_entries, "max_entries");
-}
-
-static PyObject *exact_get_dynamic_empties(PyObject *self, void *closure) {
-    (void)closure;
-    return PyLong_FromLong(((Exact *)self)->dynamic_empties);
-}
-
-static int exact_set_dynamic_empties(PyObject *self, PyObject *value, void *closure) {
-    (void)closure;
-    int64_t number;
-    if (set_int64(value, &number, "dynamic_empties") < 0) return -1;
-    if (number < -1 || number > MAX_CELLS) {
-        PyErr_SetString(PyExc_ValueError, "dynamic_empties: -1 to 64");
-        return -1;
-    }
-    ((Exact *)self)->dynamic_empties = (int)number;
-    return 0;
-}
-
 static PyGetSetDef exact_getset[] = {
-    {"nodes", exact_get_nodes, NULL, "Nodes searched so far.", NULL},
-    {"next_poll", exact_get_next_poll, exact_set_next_poll,
-     "The node count at which the limit is polled next.", NULL},
-    {"max_entries", exact_get_max_entries, exact_set_max_entries,
-     "The table is emptied when it holds this many entries.", NULL},
-    {"dynamic_empties", exact_get_dynamic_empties, exact_set_dynamic_empties,
-     "Nodes with more empty cells than this order their moves by line weights.", NULL},
+    {"nodes", get_count, NULL, "Nodes searched so far.", COUNT_AT(Exact, nodes)},
+    {"next_poll", get_count, set_count, "The node count at which the limit is polled next.",
+     COUNT_AT(Exact, next_poll)},
+    {"max_entries", get_count, set_count,
+     "The table is emptied when it holds this many entries.", COUNT_AT(Exact, max_entries)},
     {NULL, NULL, NULL, NULL, NULL},
+};
+
+static PyMemberDef exact_members[] = {
+    {"dynamic_empties", T_INT, offsetof(Exact, dynamic_empties), 0,
+     "Nodes with more empty cells than this order their moves by line weights."},
+    {NULL, 0, 0, 0, NULL},
 };
 
 static PyMethodDef exact_methods[] = {
@@ -657,27 +581,11 @@ static PyMethodDef exact_methods[] = {
     {NULL, NULL, 0, NULL},
 };
 
-static PyType_Slot exact_slots[] = {
-    {Py_tp_new, exact_new},
-    {Py_tp_dealloc, exact_dealloc},
-    {Py_tp_methods, exact_methods},
-    {Py_tp_getset, exact_getset},
-    {Py_mp_length, exact_length},
-    {Py_tp_doc, "The exact negamax with its table (normal play and misère), compiled."},
-    {0, NULL},
-};
-
-static PyType_Spec exact_spec = {
-    "noughts.search._core.Exact", sizeof(Exact), 0, Py_TPFLAGS_DEFAULT, exact_slots,
-};
-
 int exact_add_type(PyObject *module) {
-    ExactType = (PyTypeObject *)PyType_FromSpec(&exact_spec);
-    if (ExactType == NULL) return -1;
-    Py_INCREF((PyObject *)ExactType);
-    if (PyModule_AddObject(module, "Exact", (PyObject *)ExactType) < 0) {
-        Py_DECREF(ExactType);
-        return -1;
-    }
-    return 0;
+    static const Kind kind = {
+        .name = "noughts.search._core.Exact", .size = sizeof(Exact),
+        .doc = "The exact negamax with its table (normal play and misère), compiled.",
+        .make = exact_new, .dealloc = exact_dealloc, .methods = exact_methods,
+        .members = exact_members, .getset = exact_getset, .length = exact_length};
+    return add_type(module, &kind, &ExactType);
 }

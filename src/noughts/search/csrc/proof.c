@@ -84,12 +84,9 @@ static int64_t table_add(ProofTable *table, uint64_t key, const Entry *entry) {
 }
 
 static PyObject *table_new(PyTypeObject *type, PyObject *args, PyObject *kwargs) {
-    if (positional_only(kwargs, "ProofTable") < 0 || !PyArg_ParseTuple(args, ":ProofTable"))
-        return NULL;
-    allocfunc tp_alloc = (allocfunc)PyType_GetSlot(type, Py_tp_alloc);
-    ProofTable *self = (ProofTable *)tp_alloc(type, 0);
+    if (!parse_new(args, kwargs, "ProofTable", ":ProofTable")) return NULL;
+    ProofTable *self = object_new(type);
     if (self == NULL) return NULL;
-    memset((char *)self + sizeof(PyObject), 0, sizeof(ProofTable) - sizeof(PyObject));
     if (table_empty(self) < 0) {
         Py_DECREF(self);
         return NULL;
@@ -104,10 +101,7 @@ static void table_dealloc(PyObject *self) {
     PyMem_Free(table->move_pool);
     PyMem_Free(table->key_pool);
     Py_XDECREF((PyObject *)table->tables);
-    PyTypeObject *type = Py_TYPE(self);
-    freefunc tp_free = (freefunc)PyType_GetSlot(type, Py_tp_free);
-    tp_free(self);
-    Py_DECREF(type);
+    object_free(self);
 }
 
 static Py_ssize_t table_length(PyObject *self) { return (Py_ssize_t)((ProofTable *)self)->count; }
@@ -127,20 +121,6 @@ static PyMethodDef table_methods[] = {
     {NULL, NULL, 0, NULL},
 };
 
-static PyType_Slot table_slots[] = {
-    {Py_tp_new, table_new},
-    {Py_tp_dealloc, table_dealloc},
-    {Py_tp_methods, table_methods},
-    {Py_mp_length, table_length},
-    {Py_tp_doc, "A proof search's table, compiled: shared between searches of one attacker "
-                "on one board."},
-    {0, NULL},
-};
-
-static PyType_Spec table_spec = {
-    "noughts.search._core.ProofTable", sizeof(ProofTable), 0, Py_TPFLAGS_DEFAULT, table_slots,
-};
-
 /* -- the search and its board --------------------------------------------------------- */
 typedef struct {
     PyObject_HEAD
@@ -150,7 +130,7 @@ typedef struct {
     Threats threats;
     int attacker, leaf_threat_nodes, max_threats, cells, k, nsym, nlines;
     int64_t nodes;
-    int stop; /* 1: the limit ran out (BudgetExhausted), 2: a Python error; unwind */
+    int stop; /* why the search stops (STOP_LIMIT...); unwind */
     /* the board (the reference's _Board) */
     bb_t bits[2], wins[2];
     int stm, ply;
@@ -308,7 +288,7 @@ static int ordered(const ProofSearch *s, bb_t cells, int *out) {
 /* Limit.check(nodes): 0 to go on, else the search stops. */
 static int check(ProofSearch *s) {
     int expired = poll_expired(&s->poll, s->nodes);
-    if (expired) s->stop = expired < 0 ? 2 : 1;
+    if (expired) s->stop = STOP_LIMIT;
     return expired;
 }
 
@@ -341,7 +321,7 @@ static int chain(ProofSearch *s, bb_t block, int *line) {
                                current_twos(s), s->twos_count[s->ply],
                                block ? highest(block) : -1, s->max_threats, line);
     if (length < 0) {
-        s->stop = 2;
+        s->stop = STOP_RAISED;
         return 0;
     }
     s->nodes += threats->nodes - before;
@@ -418,7 +398,7 @@ static int64_t entry_of(ProofSearch *s, uint64_t key) {
     Entry fresh;
     if (leaf(s, &fresh) < 0) return -1;
     number = table_add(s->table, key, &fresh);
-    if (number < 0) s->stop = 2;
+    if (number < 0) s->stop = STOP_RAISED;
     return number;
 }
 
@@ -456,7 +436,7 @@ static int moves(ProofSearch *s, int64_t number, int symmetry, int *out) {
     ProofTable *table = s->table;
     if (reserve((void **)&table->move_pool, &table->moves_capacity, table->moves_used,
                 (size_t)count, 1) < 0) {
-        s->stop = 2;
+        s->stop = STOP_RAISED;
         return -1;
     }
     const uint8_t *forward = t->perms[symmetry];
@@ -477,7 +457,7 @@ static inline int64_t widen(int64_t second) {
 static void lost_position(ProofSearch *s) {
     PyErr_SetString(PyExc_KeyError,
                     "a child's position is gone from the proof table (cleared meanwhile?)");
-    s->stop = 2;
+    s->stop = STOP_RAISED;
 }
 
 /* Search the board's position until its proof number reaches th_pn or its disproof
@@ -527,7 +507,7 @@ static void mid(ProofSearch *s, int64_t th_pn, int64_t th_dn, int64_t number) {
             ProofTable *table = s->table;
             if (reserve((void **)&table->key_pool, &table->keys_capacity, table->keys_used,
                         (size_t)count, sizeof(uint64_t)) < 0) {
-                s->stop = 2;
+                s->stop = STOP_RAISED;
                 return;
             }
             memcpy(table->key_pool + table->keys_used, keys, (size_t)count * sizeof(uint64_t));
@@ -596,7 +576,7 @@ static void mid(ProofSearch *s, int64_t th_pn, int64_t th_dn, int64_t number) {
 /* -- reading the table ------------------------------------------------------------------- */
 static void not_proven(ProofSearch *s) {
     PyErr_SetString(PyExc_ValueError, "the position is not proven");
-    s->stop = 2;
+    s->stop = STOP_RAISED;
 }
 
 /* The most plies the proven strategy lets the game last from the board's position
@@ -642,7 +622,7 @@ static int64_t plies(ProofSearch *s, Map *memo) {
         }
     }
     if (map_put(memo, (word_t)key, result) < 0) {
-        s->stop = 2;
+        s->stop = STOP_RAISED;
         return -1;
     }
     return result;
@@ -701,19 +681,11 @@ static int walk(ProofSearch *s, PyObject *seen, Map *memo, PyObject *found) {
     }
     return 0;
 error:
-    s->stop = 2;
+    s->stop = STOP_RAISED;
     return -1;
 }
 
 /* -- Python ----------------------------------------------------------------------------- */
-/* The Python result of a stopped search: BudgetExhausted, or the error already set. */
-static PyObject *stopped(ProofSearch *s) {
-    int kind = s->stop;
-    s->stop = 0;
-    if (kind == 1) raise_exhausted();
-    return NULL;
-}
-
 static int same_board(const Tables *a, const Tables *b) {
     return a == b || (a->cells == b->cells && a->k == b->k && a->nlines == b->nlines &&
                       a->nsym == b->nsym && !memcmp(a->lines, b->lines, sizeof(a->lines)) &&
@@ -725,9 +697,9 @@ static int same_board(const Tables *a, const Tables *b) {
 static PyObject *search_new(PyTypeObject *type, PyObject *args, PyObject *kwargs) {
     PyObject *tables, *x_obj, *o_obj, *table;
     int to_move, attacker, leaf_threat_nodes, max_threats;
-    if (positional_only(kwargs, "ProofSearch") < 0) return NULL;
-    if (!PyArg_ParseTuple(args, "O!OOiiO!ii", TablesType, &tables, &x_obj, &o_obj, &to_move,
-                          &attacker, ProofTableType, &table, &leaf_threat_nodes, &max_threats))
+    if (!parse_new(args, kwargs, "ProofSearch", "O!OOiiO!ii", TablesType, &tables, &x_obj,
+                   &o_obj, &to_move, &attacker, ProofTableType, &table, &leaf_threat_nodes,
+                   &max_threats))
         return NULL;
     if (attacker < 0 || attacker > 1) {
         PyErr_SetString(PyExc_ValueError, "the attacker is a side: 0 (X) or 1 (O)");
@@ -745,10 +717,8 @@ static PyObject *search_new(PyTypeObject *type, PyObject *args, PyObject *kwargs
     }
     bb_t x, o;
     if (read_position(x_obj, o_obj, &to_move, t->full, &x, &o) < 0) return NULL;
-    allocfunc tp_alloc = (allocfunc)PyType_GetSlot(type, Py_tp_alloc);
-    ProofSearch *s = (ProofSearch *)tp_alloc(type, 0);
+    ProofSearch *s = object_new(type);
     if (s == NULL) return NULL;
-    memset((char *)s + sizeof(PyObject), 0, sizeof(ProofSearch) - sizeof(PyObject));
     Py_INCREF(tables);
     s->tables = (Tables *)tables;
     Py_INCREF(table);
@@ -800,10 +770,7 @@ static void search_dealloc(PyObject *self) {
     PyMem_Free(s->twos);
     Py_XDECREF((PyObject *)s->table);
     Py_XDECREF((PyObject *)s->tables);
-    PyTypeObject *type = Py_TYPE(self);
-    freefunc tp_free = (freefunc)PyType_GetSlot(type, Py_tp_free);
-    tp_free(self);
-    Py_DECREF(type);
+    object_free(self);
 }
 
 /* run(limit=None, *, nodes=None, thresholds=(INFINITY, INFINITY)) -> (pn, dn) */
@@ -876,10 +843,10 @@ static PyObject *run_call(PyObject *self, PyObject *args, PyObject *kwargs) {
             s->stop = 0;
             return Py_BuildValue("(ii)", 1, 1); /* not even the root could be looked at */
         }
-        return stopped(s);
+        return stopped(&s->stop);
     }
     mid(s, th_pn, th_dn, number);
-    if (s->stop == 2) return stopped(s);
+    if (s->stop == STOP_RAISED) return stopped(&s->stop);
     s->stop = 0;
     const Entry *entry = entry_at(s, number);
     return Py_BuildValue("(LL)", (long long)entry->pn, (long long)entry->dn);
@@ -938,9 +905,9 @@ static PyObject *moves_call(PyObject *self, PyObject *unused) {
     ProofSearch *s = (ProofSearch *)self;
     int symmetry, cells[MAX_CELLS];
     int64_t number = entry_of(s, board_key(s, &symmetry));
-    if (number < 0) return stopped(s);
+    if (number < 0) return stopped(&s->stop);
     int count = moves(s, number, symmetry, cells);
-    if (count < 0) return stopped(s);
+    if (count < 0) return stopped(&s->stop);
     return cells_list(cells, count);
 }
 
@@ -951,7 +918,7 @@ static PyObject *plies_call(PyObject *self, PyObject *unused) {
     if (reset_limit(s) < 0 || map_init(&memo, 256) < 0) return NULL;
     int64_t result = plies(s, &memo);
     map_free(&memo);
-    if (result < 0) return stopped(s);
+    if (result < 0) return stopped(&s->stop);
     return PyLong_FromLongLong(result);
 }
 
@@ -962,9 +929,9 @@ static PyObject *resisting_move_call(PyObject *self, PyObject *unused) {
     if (reset_limit(s) < 0) return NULL;
     int symmetry, cells[MAX_CELLS];
     int64_t number = entry_of(s, board_key(s, &symmetry));
-    if (number < 0) return stopped(s);
+    if (number < 0) return stopped(&s->stop);
     int count = moves(s, number, symmetry, cells);
-    if (count < 0) return stopped(s);
+    if (count < 0) return stopped(&s->stop);
     if (map_init(&memo, 256) < 0) return NULL;
     int best = -1;
     int64_t most = 0;
@@ -974,7 +941,7 @@ static PyObject *resisting_move_call(PyObject *self, PyObject *unused) {
         board_undo(s, cells[i]);
         if (size < 0) {
             map_free(&memo);
-            return stopped(s);
+            return stopped(&s->stop);
         }
         if (best < 0 || size > most) {
             most = size;
@@ -1009,7 +976,7 @@ static PyObject *proof_call(PyObject *self, PyObject *args, PyObject *kwargs) {
     Py_DECREF(keys);
     if (result < 0) {
         Py_DECREF(found);
-        return stopped(s);
+        return stopped(&s->stop);
     }
     return found;
 }
@@ -1056,17 +1023,13 @@ static PyObject *undo_call(PyObject *self, PyObject *value) {
  * call into the same search, or a clear of its table, meanwhile would pull the board or
  * the entries from under it. They get a clear error instead. */
 static int enter(ProofSearch *s) {
-    if (s->busy) {
-        PyErr_SetString(PyExc_RuntimeError, "the proof search is busy with another call");
-        return -1;
-    }
-    s->busy = 1;
+    if (claim(&s->busy, "proof search") < 0) return -1;
     s->table->users++;
     return 0;
 }
 
 static void leave(ProofSearch *s) {
-    s->busy = 0;
+    release(&s->busy);
     s->table->users--;
 }
 
@@ -1096,16 +1059,6 @@ ONE_AT_A_TIME(resisting_move)
 ONE_AT_A_TIME(play)
 ONE_AT_A_TIME(undo)
 
-static PyObject *search_get_nodes(PyObject *self, void *closure) {
-    (void)closure;
-    return PyLong_FromLongLong(((ProofSearch *)self)->nodes);
-}
-
-static int search_set_nodes(PyObject *self, PyObject *value, void *closure) {
-    (void)closure;
-    return set_int64(value, &((ProofSearch *)self)->nodes, "nodes");
-}
-
 static PyObject *search_get_limit(PyObject *self, void *closure) {
     (void)closure;
     return poll_get(&((ProofSearch *)self)->poll);
@@ -1120,24 +1073,18 @@ static int search_set_limit(PyObject *self, PyObject *value, void *closure) {
     return poll_set(&((ProofSearch *)self)->poll, value);
 }
 
-static PyObject *search_get_table(PyObject *self, void *closure) {
-    (void)closure;
-    PyObject *table = (PyObject *)((ProofSearch *)self)->table;
-    Py_INCREF(table);
-    return table;
-}
-
-static PyObject *search_get_attacker(PyObject *self, void *closure) {
-    (void)closure;
-    return PyLong_FromLong(((ProofSearch *)self)->attacker);
-}
-
 static PyGetSetDef search_getset[] = {
-    {"nodes", search_get_nodes, search_set_nodes, "Positions searched so far.", NULL},
+    {"nodes", get_count, set_count, "Positions searched so far.", COUNT_AT(ProofSearch, nodes)},
     {"limit", search_get_limit, search_set_limit, "What bounds the search.", NULL},
-    {"table", search_get_table, NULL, "The table (shared with other searches).", NULL},
-    {"attacker", search_get_attacker, NULL, "The side whose win is proven: 0 X, 1 O.", NULL},
     {NULL, NULL, NULL, NULL, NULL},
+};
+
+static PyMemberDef search_members[] = {
+    {"table", T_OBJECT, offsetof(ProofSearch, table), READONLY,
+     "The table (shared with other searches)."},
+    {"attacker", T_INT, offsetof(ProofSearch, attacker), READONLY,
+     "The side whose win is proven: 0 X, 1 O."},
+    {NULL, 0, 0, 0, NULL},
 };
 
 static PyMethodDef search_methods[] = {
@@ -1158,32 +1105,18 @@ static PyMethodDef search_methods[] = {
     {NULL, NULL, 0, NULL},
 };
 
-static PyType_Slot search_slots[] = {
-    {Py_tp_new, search_new},
-    {Py_tp_dealloc, search_dealloc},
-    {Py_tp_methods, search_methods},
-    {Py_tp_getset, search_getset},
-    {Py_tp_doc, "The proof-number search (df-pn), compiled."},
-    {0, NULL},
-};
-
-static PyType_Spec search_spec = {
-    "noughts.search._core.ProofSearch", sizeof(ProofSearch), 0, Py_TPFLAGS_DEFAULT,
-    search_slots,
-};
-
-static int add_type(PyObject *module, PyType_Spec *spec, PyTypeObject **type, const char *name) {
-    *type = (PyTypeObject *)PyType_FromSpec(spec);
-    if (*type == NULL) return -1;
-    Py_INCREF((PyObject *)*type);
-    if (PyModule_AddObject(module, name, (PyObject *)*type) < 0) {
-        Py_DECREF(*type);
-        return -1;
-    }
-    return 0;
-}
-
 int proof_add_types(PyObject *module) {
-    if (add_type(module, &table_spec, &ProofTableType, "ProofTable") < 0) return -1;
-    return add_type(module, &search_spec, &ProofSearchType, "ProofSearch");
+    static const Kind table = {
+        .name = "noughts.search._core.ProofTable", .size = sizeof(ProofTable),
+        .doc = "A proof search's table, compiled: shared between searches of one attacker on "
+               "one board.",
+        .make = table_new, .dealloc = table_dealloc, .methods = table_methods,
+        .length = table_length};
+    static const Kind search = {
+        .name = "noughts.search._core.ProofSearch", .size = sizeof(ProofSearch),
+        .doc = "The proof-number search (df-pn), compiled.", .make = search_new,
+        .dealloc = search_dealloc, .methods = search_methods, .members = search_members,
+        .getset = search_getset};
+    if (add_type(module, &table, &ProofTableType) < 0) return -1;
+    return add_type(module, &search, &ProofSearchType);
 }

@@ -130,6 +130,7 @@ typedef struct {
     uint64_t hashes[MAX_SYMMETRIES];
     /* the search (noughts.search.pvs.AnytimeSearch) */
     int misere, root_marks;
+    char misere_flag, restricted; /* misere as a bool; restricted: always false here */
     int64_t nodes, next_check;
     Poll poll;
     Table table;
@@ -359,7 +360,7 @@ static int tick(Search *s) {
     int expired = poll_expired(&s->poll, s->nodes - 1);
     if (expired) {
         s->nodes -= 1;
-        s->stop = expired < 0 ? 2 : 1;
+        s->stop = STOP_LIMIT;
         return 1;
     }
     int64_t next = s->nodes + 64;
@@ -536,21 +537,13 @@ static int64_t negamax(Search *s, int depth, int64_t alpha, int64_t beta, int pl
     int flag = best <= original_alpha ? UPPER : best >= beta ? LOWER : EXACT;
     int stored_move = best_move >= 0 ? s->tables->perms[symmetry][best_move] : -1;
     if (table_store(table, key, depth, flag, best, stored_move) < 0) {
-        s->stop = 2; /* out of memory */
+        s->stop = STOP_MEMORY;
         return 0;
     }
     return best;
 }
 
 /* -- Python -------------------------------------------------------------------------- */
-static PyObject *stopped(Search *s) {
-    int kind = s->stop;
-    s->stop = 0;
-    if (kind == 1) raise_exhausted();
-    else PyErr_NoMemory(); /* kind 2: the table could not grow */
-    return NULL;
-}
-
 /* A line value: an int of at most VALUE_EDGE either way (the board's sums of them, over
  * at most 256 lines, then stay far inside 64 bits); 0, or -1 with a Python error. */
 #define VALUE_EDGE ((int64_t)1 << 52)
@@ -566,17 +559,16 @@ static int line_value(PyObject *item, int64_t *out, const char *what) {
     return 0;
 }
 
+/* The first count line values of a row (each a line_value); 0, or -1 with an error. */
 static int int64_row(PyObject *sequence, int64_t *out, int count, const char *what) {
-    PyObject *fast = PySequence_List(sequence);
-    if (fast == NULL) return -1;
-    if (SIZE(fast) < count) {
+    int64_t row[MAX_K + 2];
+    Py_ssize_t length = read_ints(sequence, row, MAX_K + 2, -VALUE_EDGE, VALUE_EDGE + 1, what);
+    if (length < 0) return -1;
+    if (length < count) {
         PyErr_Format(PyExc_ValueError, "%s: too short", what);
-        Py_DECREF(fast);
         return -1;
     }
-    for (int i = 0; i < count; i++)
-        if (line_value(ITEM(fast, i), &out[i], what) < 0) { Py_DECREF(fast); return -1; }
-    Py_DECREF(fast);
+    memcpy(out, row, (size_t)count * sizeof(int64_t));
     return 0;
 }
 
@@ -596,21 +588,13 @@ static int pair_rows(PyObject *pair, int64_t out[2][MAX_K + 2], int count, const
 static PyObject *search_new(PyTypeObject *type, PyObject *args, PyObject *kwargs) {
     PyObject *tables, *x_obj, *o_obj, *values, *limit;
     int to_move, misere;
-    if (positional_only(kwargs, "Search") < 0) return NULL;
-    if (!PyArg_ParseTuple(args, "OOOiOpO", &tables, &x_obj, &o_obj, &to_move, &values,
-                          &misere, &limit))
-        return NULL;
-    if (!PyObject_TypeCheck(tables, TablesType)) {
-        PyErr_SetString(PyExc_TypeError, "Search needs the board's Tables");
-        return NULL;
-    }
     bb_t x, o;
-    if (read_position(x_obj, o_obj, &to_move, ((Tables *)tables)->full, &x, &o) < 0)
+    if (!parse_new(args, kwargs, "Search", "O!OOiOpO", TablesType, &tables, &x_obj, &o_obj,
+                   &to_move, &values, &misere, &limit) ||
+        read_position(x_obj, o_obj, &to_move, ((Tables *)tables)->full, &x, &o) < 0)
         return NULL;
-    allocfunc tp_alloc = (allocfunc)PyType_GetSlot(type, Py_tp_alloc);
-    Search *s = (Search *)tp_alloc(type, 0);
+    Search *s = object_new(type);
     if (s == NULL) return NULL;
-    memset((char *)s + sizeof(PyObject), 0, sizeof(Search) - sizeof(PyObject));
     Py_INCREF(tables);
     s->tables = (Tables *)tables;
     const Tables *t = s->tables;
@@ -625,7 +609,7 @@ static PyObject *search_new(PyTypeObject *type, PyObject *args, PyObject *kwargs
     s->empty = t->full & ~s->occupied;
     s->marks = popcount(s->occupied);
     s->stm = to_move;
-    s->misere = misere;
+    s->misere = s->misere_flag = (char)misere;
     s->root_marks = s->marks;
     int k = s->k;
     PyObject *parts = PySequence_List(values);
@@ -678,32 +662,16 @@ static void search_dealloc(PyObject *self) {
     table_free(&s->table);
     poll_clear(&s->poll);
     Py_XDECREF((PyObject *)s->tables);
-    PyTypeObject *type = Py_TYPE(self);
-    freefunc tp_free = (freefunc)PyType_GetSlot(type, Py_tp_free);
-    tp_free(self);
-    Py_DECREF(type);
+    object_free(self);
 }
 
 /* root and move_value search without the GIL: meanwhile another thread may run Python,
  * cancel the limit, read the node count; a call that would touch the board or the table
- * gets a RuntimeError instead. 0, or -1 with that error. */
-static int idle(const Search *s) {
-    if (__atomic_load_n(&s->busy, __ATOMIC_ACQUIRE)) {
-        PyErr_SetString(PyExc_RuntimeError, "the search is busy with a call in another thread");
-        return -1;
-    }
-    return 0;
-}
-
-/* idle, and then busy until the caller clears busy (with the GIL held throughout). */
-static int claim(Search *s) {
-    if (idle(s) < 0) return -1;
-    s->busy = 1;
-    return 0;
-}
+ * gets a RuntimeError instead (idle, claim). */
+#define WHAT "search"
 
 static PyObject *search_threat_cells(PyObject *self, PyObject *arg) {
-    if (idle((Search *)self) < 0) return NULL;
+    if (idle(&((Search *)self)->busy, WHAT) < 0) return NULL;
     long side = PyLong_AsLong(arg);
     if (side == -1 && PyErr_Occurred()) return NULL;
     if (side != 0 && side != 1) {
@@ -715,13 +683,13 @@ static PyObject *search_threat_cells(PyObject *self, PyObject *arg) {
 
 static PyObject *search_empty_count(PyObject *self, PyObject *unused) {
     (void)unused;
-    if (idle((Search *)self) < 0) return NULL;
+    if (idle(&((Search *)self)->busy, WHAT) < 0) return NULL;
     return PyLong_FromLong(popcount(((Search *)self)->empty));
 }
 
 static PyObject *search_ordered_moves(PyObject *self, PyObject *args) {
     Search *s = (Search *)self;
-    if (idle(s) < 0) return NULL;
+    if (idle(&s->busy, WHAT) < 0) return NULL;
     int first, ply;
     if (!PyArg_ParseTuple(args, "ii", &first, &ply)) return NULL;
     if (ply < 0 || ply >= MAX_PLY) {
@@ -736,7 +704,7 @@ static PyObject *search_ordered_moves(PyObject *self, PyObject *args) {
 static PyObject *search_safe_moves(PyObject *self, PyObject *unused) {
     (void)unused;
     Search *s = (Search *)self;
-    if (idle(s) < 0) return NULL;
+    if (idle(&s->busy, WHAT) < 0) return NULL;
     int moves[MAX_CELLS];
     bb_t safe = s->empty & ~s->threat_cells[s->stm];
     int count = safe ? ordered_moves(s, -1, 0, safe, 1, moves) : 0;
@@ -784,10 +752,10 @@ static PyObject *search_root(PyObject *self, PyObject *args) {
     if (!PyArg_ParseTuple(args, "iO", &depth, &move_list) || check_depth(depth) < 0)
         return NULL;
     int moves[MAX_CELLS];
-    if (claim(s) < 0) return NULL;
+    if (claim(&s->busy, WHAT) < 0) return NULL;
     int count = move_cells(s, move_list, moves);
     if (count < 0) {
-        s->busy = 0;
+        release(&s->busy);
         return NULL;
     }
     int64_t alpha = -INF, beta = INF, best = -INF, scores[MAX_CELLS];
@@ -813,8 +781,8 @@ static PyObject *search_root(PyObject *self, PyObject *args) {
         }
     }
     Py_END_ALLOW_THREADS
-    s->busy = 0;
-    if (s->stop) return stopped(s);
+    release(&s->busy);
+    if (s->stop) return stopped(&s->stop);
     PyObject *by_move = PyDict_New();
     if (by_move == NULL) return NULL;
     for (int index = 0; index < count; index++) {
@@ -832,10 +800,10 @@ static PyObject *search_move_value(PyObject *self, PyObject *args) {
     Search *s = (Search *)self;
     int cell, depth;
     if (!PyArg_ParseTuple(args, "ii", &cell, &depth) || check_depth(depth) < 0 ||
-        claim(s) < 0)
+        claim(&s->busy, WHAT) < 0)
         return NULL;
     if (cell < 0 || cell >= s->cells || !((s->empty >> cell) & 1)) {
-        s->busy = 0;
+        release(&s->busy);
         PyErr_Format(PyExc_ValueError, "move %d is not an empty cell", cell);
         return NULL;
     }
@@ -848,14 +816,14 @@ static PyObject *search_move_value(PyObject *self, PyObject *args) {
         value = -negamax(s, depth - 1, -INF, INF, 1);
     undo(s, cell);
     Py_END_ALLOW_THREADS
-    s->busy = 0;
-    if (s->stop) return stopped(s);
+    release(&s->busy);
+    if (s->stop) return stopped(&s->stop);
     return PyLong_FromLongLong(value);
 }
 
 static PyObject *search_principal_variation(PyObject *self, PyObject *args) {
     Search *s = (Search *)self;
-    if (idle(s) < 0) return NULL;
+    if (idle(&s->busy, WHAT) < 0) return NULL;
     int first, length;
     if (!PyArg_ParseTuple(args, "ii", &first, &length)) return NULL;
     if (first < 0 || first >= s->cells || !((s->empty >> first) & 1)) {
@@ -898,17 +866,6 @@ static PyObject *search_principal_variation(PyObject *self, PyObject *args) {
     return result;
 }
 
-static PyObject *search_get_nodes(PyObject *self, void *closure) {
-    (void)closure;
-    return PyLong_FromLongLong(((Search *)self)->nodes);
-}
-
-static int search_set_nodes(PyObject *self, PyObject *value, void *closure) {
-    (void)closure;
-    if (idle((Search *)self) < 0) return -1;
-    return set_int64(value, &((Search *)self)->nodes, "nodes");
-}
-
 static PyObject *search_get_limit(PyObject *self, void *closure) {
     (void)closure;
     return poll_get(&((Search *)self)->poll);
@@ -917,7 +874,7 @@ static PyObject *search_get_limit(PyObject *self, void *closure) {
 static int search_set_limit(PyObject *self, PyObject *value, void *closure) {
     (void)closure;
     Search *s = (Search *)self;
-    if (idle(s) < 0) return -1;
+    if (idle(&s->busy, WHAT) < 0) return -1;
     if (value == NULL) {
         PyErr_SetString(PyExc_AttributeError, "limit cannot be deleted");
         return -1;
@@ -927,35 +884,20 @@ static int search_set_limit(PyObject *self, PyObject *value, void *closure) {
     return 0;
 }
 
-static PyObject *search_get_root_marks(PyObject *self, void *closure) {
-    (void)closure;
-    return PyLong_FromLong(((Search *)self)->root_marks);
-}
-
-static PyObject *search_get_false(PyObject *self, void *closure) {
-    (void)self;
-    (void)closure;
-    Py_RETURN_FALSE;
-}
-
-static PyObject *search_get_misere(PyObject *self, void *closure) {
-    (void)closure;
-    return PyBool_FromLong(((Search *)self)->misere);
-}
-
-static PyObject *search_get_table_entries(PyObject *self, void *closure) {
-    (void)closure;
-    return PyLong_FromSize_t(((Search *)self)->table.count);
-}
-
 static PyGetSetDef search_getset[] = {
-    {"nodes", search_get_nodes, search_set_nodes, "Nodes searched so far.", NULL},
+    {"nodes", get_count, set_count, "Nodes searched so far.", COUNT_AT(Search, nodes)},
     {"limit", search_get_limit, search_set_limit, "What bounds the search from now on.", NULL},
-    {"root_marks", search_get_root_marks, NULL, "Marks on the board at the root.", NULL},
-    {"restricted", search_get_false, NULL, "False: every empty cell is a candidate.", NULL},
-    {"misere", search_get_misere, NULL, "True in a misère game.", NULL},
-    {"table_entries", search_get_table_entries, NULL, "Entries in the table.", NULL},
     {NULL, NULL, NULL, NULL, NULL},
+};
+
+static PyMemberDef search_members[] = {
+    {"root_marks", T_INT, offsetof(Search, root_marks), READONLY, "Marks at the root."},
+    {"restricted", T_BOOL, offsetof(Search, restricted), READONLY,
+     "False: every empty cell is a candidate."},
+    {"misere", T_BOOL, offsetof(Search, misere_flag), READONLY, "True in a misère game."},
+    {"table_entries", T_PYSSIZET, offsetof(Search, table.count), READONLY,
+     "Entries in the table."},
+    {NULL, 0, 0, 0, NULL},
 };
 
 static PyMethodDef search_methods[] = {
@@ -970,26 +912,11 @@ static PyMethodDef search_methods[] = {
     {NULL, NULL, 0, NULL},
 };
 
-static PyType_Slot search_slots[] = {
-    {Py_tp_new, search_new},
-    {Py_tp_dealloc, search_dealloc},
-    {Py_tp_methods, search_methods},
-    {Py_tp_getset, search_getset},
-    {Py_tp_doc, "The anytime search (board and principal-variation search), compiled."},
-    {0, NULL},
-};
-
-static PyType_Spec search_spec = {
-    "noughts.search._core.Search", sizeof(Search), 0, Py_TPFLAGS_DEFAULT, search_slots,
-};
-
 int search_add_type(PyObject *module) {
-    SearchType = (PyTypeObject *)PyType_FromSpec(&search_spec);
-    if (SearchType == NULL) return -1;
-    Py_INCREF((PyObject *)SearchType);
-    if (PyModule_AddObject(module, "Search", (PyObject *)SearchType) < 0) {
-        Py_DECREF(SearchType);
-        return -1;
-    }
-    return 0;
+    static const Kind kind = {
+        .name = "noughts.search._core.Search", .size = sizeof(Search),
+        .doc = "The anytime search (board and principal-variation search), compiled.",
+        .make = search_new, .dealloc = search_dealloc, .methods = search_methods,
+        .members = search_members, .getset = search_getset};
+    return add_type(module, &kind, &SearchType);
 }

@@ -46,9 +46,8 @@ static int search(Threats *t, bb_t att, bb_t dfn, const bb_t *twos, int ntwos, i
         return 0;
     }
     if ((t->nodes & 127) == 0) {
-        int expired = poll_expired(&t->poll, t->nodes);
-        if (expired) {
-            t->stop = expired < 0 ? 2 : 1;
+        if (poll_expired(&t->poll, t->nodes)) {
+            t->stop = STOP_LIMIT;
             return 0;
         }
     }
@@ -154,8 +153,7 @@ static int search(Threats *t, bb_t att, bb_t dfn, const bb_t *twos, int ntwos, i
 int threats_chain(Threats *t, bb_t attacker, bb_t defender, const bb_t *twos, int count,
                   int block, int max_threats, int *line) {
     t->most_nodes = t->poll.has_nodes ? t->poll.node_limit : NO_NODE_LIMIT;
-    int cancelled = poll_cancelled(&t->poll);
-    if (cancelled) return cancelled < 0 ? -1 : 0;
+    if (poll_cancelled(&t->poll)) return 0;
     t->stop = 0;
     int length = search(t, attacker, defender, twos, count, block, max_threats, 0, line);
     int stop = t->stop;
@@ -210,8 +208,7 @@ static int deepen(Threats *t, bb_t att, bb_t dfn, int least, int most, int *line
             if (length) return length;
         }
         if (depth < most) { /* find: stop deepening once the limit ran out */
-            int expired = poll_expired(&t->poll, t->nodes);
-            if (expired) return expired < 0 ? -1 : 0;
+            if (poll_expired(&t->poll, t->nodes)) return 0;
         }
     }
     return 0;
@@ -318,14 +315,11 @@ static PyObject *threat_search_call(PyObject *self, PyObject *args, PyObject *kw
     ThreatSearchObject *s = (ThreatSearchObject *)self;
     bb_t att, dfn;
     int max_threats, line[MAX_CHAIN];
-    if (read_call(s, args, kwargs, &att, &dfn, &max_threats) < 0) return NULL;
-    if (s->busy) {
-        PyErr_SetString(PyExc_RuntimeError, "the threat search is busy with another call");
+    if (read_call(s, args, kwargs, &att, &dfn, &max_threats) < 0 ||
+        claim(&s->busy, "threat search") < 0)
         return NULL;
-    }
-    s->busy = 1;
     int length = deepen(&s->threats, att, dfn, shortest ? 0 : max_threats, max_threats, line);
-    s->busy = 0;
+    release(&s->busy);
     return chain_result(length, line);
 }
 
@@ -340,22 +334,14 @@ static PyObject *threat_search_find(PyObject *self, PyObject *args, PyObject *kw
 static PyObject *threat_search_exhausted(PyObject *self, PyObject *unused) {
     (void)unused;
     ThreatSearchObject *s = (ThreatSearchObject *)self;
-    int expired = poll_expired(&s->threats.poll, s->threats.nodes);
-    if (expired < 0) return NULL;
-    return PyBool_FromLong(expired);
+    return PyBool_FromLong(poll_expired(&s->threats.poll, s->threats.nodes));
 }
 
 static PyObject *threat_search_new(PyTypeObject *type, PyObject *args, PyObject *kwargs) {
     PyObject *tables, *limit;
-    if (positional_only(kwargs, "ThreatSearch") < 0 ||
-        !PyArg_ParseTuple(args, "OO", &tables, &limit))
+    if (!parse_new(args, kwargs, "ThreatSearch", "O!O", TablesType, &tables, &limit))
         return NULL;
-    if (!PyObject_TypeCheck(tables, TablesType)) {
-        PyErr_SetString(PyExc_TypeError, "ThreatSearch needs the board's Tables");
-        return NULL;
-    }
-    allocfunc tp_alloc = (allocfunc)PyType_GetSlot(type, Py_tp_alloc);
-    ThreatSearchObject *self = (ThreatSearchObject *)tp_alloc(type, 0);
+    ThreatSearchObject *self = object_new(type);
     if (self == NULL) return NULL;
     Py_INCREF(tables);
     self->tables = (Tables *)tables;
@@ -371,20 +357,7 @@ static void threat_search_dealloc(PyObject *self) {
     ThreatSearchObject *s = (ThreatSearchObject *)self;
     threats_free(&s->threats);
     Py_XDECREF((PyObject *)s->tables);
-    PyTypeObject *type = Py_TYPE(self);
-    freefunc tp_free = (freefunc)PyType_GetSlot(type, Py_tp_free);
-    tp_free(self);
-    Py_DECREF(type);
-}
-
-static PyObject *threat_search_get_nodes(PyObject *self, void *closure) {
-    (void)closure;
-    return PyLong_FromLongLong(((ThreatSearchObject *)self)->threats.nodes);
-}
-
-static int threat_search_set_nodes(PyObject *self, PyObject *value, void *closure) {
-    (void)closure;
-    return set_int64(value, &((ThreatSearchObject *)self)->threats.nodes, "nodes");
+    object_free(self);
 }
 
 static PyObject *threat_search_get_limit(PyObject *self, void *closure) {
@@ -401,26 +374,20 @@ static int threat_search_set_limit(PyObject *self, PyObject *value, void *closur
     return poll_set(&((ThreatSearchObject *)self)->threats.poll, value);
 }
 
-static PyObject *threat_search_get_hint(PyObject *self, void *closure) {
-    (void)closure;
-    return from_bitboard(((ThreatSearchObject *)self)->threats.hint);
-}
-
-static PyObject *threat_search_get_failed(PyObject *self, void *closure) {
-    (void)closure;
-    return PyLong_FromSize_t(((ThreatSearchObject *)self)->threats.failed.count);
-}
-
 static PyGetSetDef threat_search_getset[] = {
-    {"nodes", threat_search_get_nodes, threat_search_set_nodes, "Positions searched so far.",
-     NULL},
+    {"nodes", get_count, set_count, "Positions searched so far.",
+     COUNT_AT(ThreatSearchObject, threats.nodes)},
     {"limit", threat_search_get_limit, threat_search_set_limit, "What bounds every call.",
      NULL},
-    {"hint", threat_search_get_hint, NULL, "The attacker's moves of the last chain found.",
-     NULL},
-    {"failed_entries", threat_search_get_failed, NULL,
-     "How many positions the table of failed positions holds.", NULL},
     {NULL, NULL, NULL, NULL, NULL},
+};
+
+static PyMemberDef threat_search_members[] = {
+    {"hint", T_ULONGLONG, offsetof(ThreatSearchObject, threats.hint), READONLY,
+     "The attacker's moves of the last chain found."},
+    {"failed_entries", T_PYSSIZET, offsetof(ThreatSearchObject, threats.failed.count),
+     READONLY, "How many positions the table of failed positions holds."},
+    {NULL, 0, 0, 0, NULL},
 };
 
 static PyMethodDef threat_search_methods[] = {
@@ -433,41 +400,12 @@ static PyMethodDef threat_search_methods[] = {
     {NULL, NULL, 0, NULL},
 };
 
-static PyType_Slot threat_search_slots[] = {
-    {Py_tp_new, threat_search_new},
-    {Py_tp_dealloc, threat_search_dealloc},
-    {Py_tp_methods, threat_search_methods},
-    {Py_tp_getset, threat_search_getset},
-    {Py_tp_doc, "The threat-space search, compiled: ThreatSearch(tables, limit)."},
-    {0, NULL},
-};
-
-static PyType_Spec threat_search_spec = {
-    "noughts.search._core.ThreatSearch", sizeof(ThreatSearchObject), 0, Py_TPFLAGS_DEFAULT,
-    threat_search_slots,
-};
-
 /* A chain from Python: its cells, each on the board; its length or -1. */
 static int read_line(const Tables *tables, PyObject *value, int *line) {
-    PyObject *list = PySequence_List(value);
-    if (list == NULL) return -1;
-    Py_ssize_t length = SIZE(list);
-    if (length > MAX_CHAIN) {
-        PyErr_SetString(PyExc_ValueError, "a chain longer than the board");
-        Py_DECREF(list);
-        return -1;
-    }
-    for (Py_ssize_t i = 0; i < length; i++) {
-        long cell = PyLong_AsLong(ITEM(list, i));
-        if (cell == -1 && PyErr_Occurred()) { Py_DECREF(list); return -1; }
-        if (cell < 0 || cell >= tables->cells) {
-            PyErr_Format(PyExc_ValueError, "cell %ld is not on the board", cell);
-            Py_DECREF(list);
-            return -1;
-        }
-        line[i] = (int)cell;
-    }
-    Py_DECREF(list);
+    int64_t cells[MAX_CHAIN];
+    Py_ssize_t length = read_ints(value, cells, MAX_CHAIN, 0, tables->cells,
+                                  "a chain: a cell not on the board");
+    for (Py_ssize_t i = 0; i < length; i++) line[i] = (int)cells[i];
     return (int)length;
 }
 
@@ -512,12 +450,12 @@ static PyMethodDef threats_functions[] = {
 };
 
 int threats_add_type(PyObject *module) {
-    ThreatSearchType = (PyTypeObject *)PyType_FromSpec(&threat_search_spec);
-    if (ThreatSearchType == NULL) return -1;
-    Py_INCREF((PyObject *)ThreatSearchType);
-    if (PyModule_AddObject(module, "ThreatSearch", (PyObject *)ThreatSearchType) < 0) {
-        Py_DECREF(ThreatSearchType);
-        return -1;
-    }
+    static const Kind kind = {
+        .name = "noughts.search._core.ThreatSearch", .size = sizeof(ThreatSearchObject),
+        .doc = "The threat-space search, compiled: ThreatSearch(tables, limit).",
+        .make = threat_search_new, .dealloc = threat_search_dealloc,
+        .methods = threat_search_methods, .members = threat_search_members,
+        .getset = threat_search_getset};
+    if (add_type(module, &kind, &ThreatSearchType) < 0) return -1;
     return PyModule_AddFunctions(module, threats_functions);
 }
