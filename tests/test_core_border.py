@@ -66,12 +66,12 @@ def test_every_search_type_reads_a_position_alike(compiled_core: ModuleType, x: 
                                                   to_move: int, message: str) -> None:
     tables, values = _search_args()
     with pytest.raises(ValueError, match=message):
-        compiled_core.Search(tables, x, o, to_move, values, False, None)
+        compiled_core.Search(tables, x, o, to_move, values, False)
     with pytest.raises(ValueError, match=message):
         compiled_core.ProofSearch(tables, x, o, to_move, 0, compiled_core.ProofTable(), 10, 12)
     if to_move in (0, 1):  # (the others take two sides, not a side to move)
         with pytest.raises(ValueError, match=message):
-            compiled_core.ThreatSearch(tables, None).find(x, o)
+            compiled_core.ThreatSearch(tables).find(x, o)
         with pytest.raises(ValueError, match=message):
             compiled_core.defences(tables, x, o, [])
         with pytest.raises(ValueError, match=message):
@@ -156,9 +156,10 @@ def test_a_limit_past_64_bits_reads_as_the_python_core_reads_it(node_limit: int)
     position = Position("X" + "." * 15, "4x4")
     answers = []
     for name in CORES:
-        search = anytime_search(position, limit=Limit(node_limit=node_limit), core=name)
+        search = anytime_search(position, core=name)
         try:
-            answers.append((*search.root(2, search.ordered_moves(-1, 0))[:2], search.nodes))
+            answers.append((*search.root(2, search.ordered_moves(-1, 0),
+                                         Limit(node_limit=node_limit))[:2], search.nodes))
         except BudgetExhausted:
             answers.append(("stopped", search.nodes))
         proof = proof_search(position, 0, table=proof_table(name), core=name)
@@ -172,10 +173,10 @@ def test_the_anytime_search_bounds_its_values_and_depths(compiled_core: ModuleTy
     tables, values = _search_args()
     value, fork, tempo, _, contrib = values
     with pytest.raises(ValueError, match="past 2\\*\\*52"):
-        compiled_core.Search(tables, 0, 0, 0, [value, fork, tempo, 2**53, contrib], False, None)
-    search = compiled_core.Search(tables, 0, 0, 0, values, False, None)
+        compiled_core.Search(tables, 0, 0, 0, (value, fork, tempo, 2**53, contrib), False)
+    search = compiled_core.Search(tables, 0, 0, 0, values, False)
     with pytest.raises(ValueError, match="depth 67: 0 to 66"):
-        search.root(67, [0])
+        search.root(67, [0], None)
     with pytest.raises(ValueError, match="depth -1"):
-        search.move_value(0, -1)
-    assert search.root(9, search.ordered_moves(-1, 0))[0] == 0  # 3x3: a draw, searched whole
+        search.move_value(0, -1, None)
+    assert search.root(9, search.ordered_moves(-1, 0), None)[0] == 0  # 3x3: a draw, whole

@@ -117,26 +117,23 @@ def test_search(module: ModuleType, name: str, x: Any, o: Any, to_move: Any, mis
         values = line_values(tables, search_weights(position, "strong", None), 0)
     elif values == "shaped":
         values = data.draw(_line_values(position.geometry.k))
-    search = _clean(lambda: module.Search(_tables(name), x, o, to_move, values, misere,
-                                          _limit(3_000)))
+    search = _clean(lambda: module.Search(_tables(name), x, o, to_move, values, misere))
     if search is None:
         search = module.Search(_tables(name), 0, 0, 0, line_values(
-            tables, search_weights(position, "strong", None), 0), misere, _limit(3_000))
+            tables, search_weights(position, "strong", None), 0), misere)
     methods: list[Callable[[Any, Any, list[Any]], Any]] = [
         lambda a, b, cells: search.threat_cells(a),
         lambda a, b, cells: search.empty_count(),
         lambda a, b, cells: search.ordered_moves(a, b),
         lambda a, b, cells: search.safe_moves(),
-        lambda a, b, cells: search.root(a, cells),
-        lambda a, b, cells: search.move_value(a, b),
+        lambda a, b, cells: search.root(a, cells, _limit(3_000) if b is None else b),
+        lambda a, b, cells: search.move_value(a, b, _limit(3_000)),
         lambda a, b, cells: search.principal_variation(a, b),
         lambda a, b, cells: setattr(search, "nodes", a),
-        lambda a, b, cells: setattr(search, "limit", _limit(3_000) if b is None else b),
+        lambda a, b, cells: search.root(a, cells, _limit(search.nodes + 3_000)),
     ]
     for kind, a, b, cells in calls:
         _clean(methods[kind], a, b, cells)
-        if isinstance(search.limit, Limit) and search.limit.node_limit is None:
-            search.limit = _limit(search.nodes + 3_000)  # (junk limits: searches end)
 
 
 @FUZZ
@@ -145,12 +142,11 @@ def test_search(module: ModuleType, name: str, x: Any, o: Any, to_move: Any, mis
 def test_threat_search(module: ModuleType, name: str, limit: Any,
                        calls: list[tuple[int, Any, Any, Any, list[Any]]]) -> None:
     tables = _tables(name)
-    search = _clean(lambda: module.ThreatSearch(tables, limit))
-    if search is None:
-        search = module.ThreatSearch(tables, _limit(5_000))
+    search = module.ThreatSearch(tables)
+    junk = _limit(5_000) if limit is None else limit  # (a junk limit: a clean error)
     methods: list[Callable[[Any, Any, Any, list[Any]], Any]] = [
-        lambda a, b, c, cells: search.find(a, b, c),
-        lambda a, b, c, cells: search.refute(a, b, c),
+        lambda a, b, c, cells: search.find(a, b, c, _limit(5_000)),
+        lambda a, b, c, cells: search.refute(a, b, c, junk),
         lambda a, b, c, cells: search.exhausted(),
         lambda a, b, c, cells: module.defences(tables, a, b, cells),
         lambda a, b, c, cells: module.chain_survives(tables, a, b, c, cells),
@@ -245,9 +241,9 @@ def test_the_fuzzing_reaches_the_searches(module: ModuleType) -> None:
     # (the fuzz tests above must not stop at argument parsing: valid calls answer)
     search = module.Search(_tables("3x3"), 0, 0, 0, line_values(
         tables_for(variant("3x3").geometry),
-        search_weights(Position("", "3x3"), "strong", None), 0), False, None)
-    assert search.root(2, search.ordered_moves(-1, 0))[1] in range(9)
-    assert _clean(lambda: search.root(2, [9])) is None
+        search_weights(Position("", "3x3"), "strong", None), 0), False)
+    assert search.root(2, search.ordered_moves(-1, 0), None)[1] in range(9)
+    assert _clean(lambda: search.root(2, [9], None)) is None
     with pytest.raises(SystemError):
         _clean(lambda: (_ for _ in ()).throw(SystemError("a C bug")))
 
@@ -255,8 +251,8 @@ def test_the_fuzzing_reaches_the_searches(module: ModuleType) -> None:
 @pytest.mark.parametrize("tables", [None, 3, "3x3", object()])
 def test_every_entry_point_wants_real_tables(module: ModuleType, tables: object) -> None:
     calls: list[Callable[[], Any]] = [
-        lambda: module.Search(tables, 0, 0, 0, None, False, None),
-        lambda: module.ThreatSearch(tables, None),
+        lambda: module.Search(tables, 0, 0, 0, None, False),
+        lambda: module.ThreatSearch(tables),
         lambda: module.defences(tables, 0, 0, []),
         lambda: module.chain_survives(tables, 0, 0, 0, []),
         lambda: module.ProofSearch(tables, 0, 0, 0, 0, module.ProofTable(), 10, 12),

@@ -219,7 +219,7 @@ static bb_t chain(Check *c, bb_t mine, bb_t theirs, const bb_t *twos, int ntwos,
                 if (*error) return 0;
             }
     }
-    if (map_put(&c->failed, key, depth) < 0) *error = 1;
+    if (map_put(&c->failed, key, depth) < 0) *error = 1; /* (threat_chain raises) */
     return 0;
 }
 
@@ -245,7 +245,10 @@ static int threat_chain(Check *c, bb_t mine, bb_t theirs, bb_t *cells) {
     /* each call starts afresh, as the reference's; a table grown big is let go */
     if (c->failed.now.capacity > 4096) {
         map_free(&c->failed);
-        if (map_init(&c->failed, 64) < 0) return -1;
+        if (map_init(&c->failed, 64) < 0) {
+            PyErr_NoMemory();
+            return -1;
+        }
     } else {
         map_clear(&c->failed);
     }
@@ -371,7 +374,10 @@ static int walk(Check *c, bb_t me, bb_t them, int claimed, bb_t key_x, bb_t key_
     word_t key = (word_t)key_x << 64 | key_o;
     const int64_t *seen = map_get(&c->seen, key);
     if (seen != NULL) return (int)*seen;
-    if (map_put(&c->seen, key, 0) < 0) return -1;
+    if (map_put(&c->seen, key, 0) < 0) {
+        PyErr_NoMemory();
+        return -1;
+    }
     if (++c->polls % POLL_EVERY == 0 && PyErr_CheckSignals() < 0) return -1;
     Entry entry;
     int stored = lookup(c, key_x, key_o, symmetry, &entry);
@@ -384,7 +390,10 @@ static int walk(Check *c, bb_t me, bb_t them, int claimed, bb_t key_x, bb_t key_
         if (result == NULL) return -1;
         Py_DECREF(result);
     }
-    if (map_put(&c->seen, key, won) < 0) return -1;
+    if (map_put(&c->seen, key, won) < 0) {
+        PyErr_NoMemory();
+        return -1;
+    }
     int ply = popcount(me | them);
     if (!c->by_plies[ply][0]) c->ply_order[c->nplies++] = ply;
     c->by_plies[ply][0]++;
@@ -441,7 +450,8 @@ static int check_init(Check *c, PyObject *tables, PyObject *records, int depth) 
         check_free(c);
         return -1;
     }
-    if (images_init(c) < 0 || map_init(&c->seen, 1024) < 0 || map_init(&c->failed, 64) < 0) {
+    if (images_init(c) < 0 || ((map_init(&c->seen, 1024) < 0 || map_init(&c->failed, 64) < 0) &&
+                               PyErr_NoMemory() == NULL)) {
         check_free(c);
         return -1;
     }

@@ -33,6 +33,19 @@ int read_permutation(PyObject *sequence, int cells, uint8_t *perm, uint8_t *inve
     return 0;
 }
 
+int read_perms(PyObject *sequence, int cells, int most, uint8_t (*perms)[MAX_CELLS],
+               uint8_t (*inverses)[MAX_CELLS], const char *what) {
+    PyObject *list = PySequence_List(sequence);
+    if (list == NULL) return -1;
+    Py_ssize_t count = SIZE(list);
+    if (count < 1 || count > most)
+        PyErr_Format(PyExc_ValueError, "%s: 1 to %d symmetries", what, most);
+    for (Py_ssize_t s = 0; s < count && !PyErr_Occurred(); s++)
+        read_permutation(ITEM(list, s), cells, perms[s], inverses[s], what);
+    Py_DECREF(list);
+    return PyErr_Occurred() ? -1 : (int)count;
+}
+
 /* A Python sequence of at most most bitboards (ints of 0 to 2**64 - 1) into out: its
  * length, or -1 with a Python error (a ValueError naming what if it is too long). */
 static Py_ssize_t read_bitboards(PyObject *sequence, bb_t *out, Py_ssize_t most,
@@ -46,92 +59,79 @@ static Py_ssize_t read_bitboards(PyObject *sequence, bb_t *out, Py_ssize_t most,
     return PyErr_Occurred() ? -1 : count;
 }
 
+/* The tables' lines and the lines through each cell as read: each line k cells of the
+ * board, each cell's lines exactly those through it, each once (the searches count marks
+ * on a line through these: a line listed twice would count past k); each line's cells.
+ * NULL, or what is wrong. */
+static const char *tables_check(Tables *t) {
+    for (int i = 0; i < t->nlines; i++) {
+        bb_t line = t->lines[i];
+        if (popcount(line) != t->k || (line & ~t->full))
+            return "lines: a line off the board or of another length";
+        int n = 0;
+        for (bb_t rest = line; rest; rest &= rest - 1) t->line_cells[i][n++] = (uint8_t)lowest(rest);
+    }
+    for (int cell = 0; cell < t->cells; cell++) {
+        bb_t listed[MAX_LINES / 64] = {0};
+        int on_cell = 0;
+        for (int i = 0; i < t->nlines; i++) on_cell += (int)((t->lines[i] >> cell) & 1);
+        for (int j = 0; j < t->through_count[cell]; j++) {
+            int index = t->through[cell][j];
+            if (!((t->lines[index] >> cell) & 1) || (listed[index / 64] >> (index % 64) & 1))
+                return "through: a line not through the cell";
+            listed[index / 64] |= (bb_t)1 << (index % 64);
+        }
+        if (t->through_count[cell] != on_cell) return "through: a line through the cell is missing";
+    }
+    return NULL;
+}
+
 /* Tables(cells, k, lines, through, perms, base_x, base_o): the geometry's lines (as
  * bitmasks), the lines through each cell (indices, in the reference's order), the
  * symmetries to hash (cell permutations) and each side's 64-bit keys by cell. */
 static PyObject *tables_new(PyTypeObject *type, PyObject *args, PyObject *kwargs) {
     int cells, k;
-    PyObject *lines, *through, *perms, *bases[2];
+    PyObject *lines, *through, *perms, *bases[2], *rows = NULL;
     if (!parse_new(args, kwargs, "Tables", "iiOOOOO", &cells, &k, &lines, &through, &perms,
                    &bases[0], &bases[1]))
         return NULL;
-    if (cells < 1 || cells > MAX_CELLS || k < 1 || k > MAX_K) {
-        PyErr_SetString(PyExc_ValueError,
-                        "the compiled core takes boards of 1 to 64 cells, k of 1 to 16");
-        return NULL;
-    }
+    if (cells < 1 || cells > MAX_CELLS || k < 1 || k > MAX_K)
+        return PyErr_Format(PyExc_ValueError,
+                            "the compiled core takes boards of 1 to 64 cells, k of 1 to 16");
     Tables *self = object_new(type);
     if (self == NULL) return NULL;
     self->cells = cells;
     self->k = k;
     self->full = cells == 64 ? ~(bb_t)0 : (((bb_t)1 << cells) - 1);
-    Py_ssize_t nlines = read_bitboards(lines, self->lines, MAX_LINES, "too many lines for "
-                                       "the compiled core");
-    if (nlines < 0) goto fail;
-    self->nlines = (int)nlines;
-    for (int i = 0; i < self->nlines; i++) {
-        bb_t line = self->lines[i];
-        if (popcount(line) != k || (line & ~self->full)) {
-            PyErr_SetString(PyExc_ValueError, "lines: a line off the board or of another length");
-            goto fail;
-        }
-        int n = 0;
-        for (bb_t rest = line; rest; rest &= rest - 1) self->line_cells[i][n++] = (uint8_t)lowest(rest);
-    }
-    PyObject *rows = PySequence_List(through), *perm_list = NULL;
-    if (rows == NULL) goto fail;
-    if (SIZE(rows) != cells) PyErr_SetString(PyExc_ValueError, "through: one entry per cell");
+    self->nlines = (int)read_bitboards(lines, self->lines, MAX_LINES,
+                                       "too many lines for the compiled core");
+    if (!PyErr_Occurred() && (rows = PySequence_List(through)) != NULL && SIZE(rows) != cells)
+        PyErr_SetString(PyExc_ValueError, "through: one entry per cell");
     for (int cell = 0; cell < cells && !PyErr_Occurred(); cell++) {
-        /* exactly the lines through the cell, each once (the searches count marks on
-         * a line through these: a line listed twice would count past k) */
         int64_t row[MAX_THROUGH];
-        Py_ssize_t count = read_ints(ITEM(rows, cell), row, MAX_THROUGH, 0, nlines,
+        Py_ssize_t count = read_ints(ITEM(rows, cell), row, MAX_THROUGH, 0, self->nlines,
                                      "through: a line not through the cell");
-        bb_t listed[MAX_LINES / 64] = {0};
-        int on_cell = 0;
-        for (int i = 0; i < self->nlines; i++) on_cell += (int)((self->lines[i] >> cell) & 1);
-        for (Py_ssize_t i = 0; i < count; i++) {
-            int64_t index = row[i];
-            if (!((self->lines[index] >> cell) & 1) || (listed[index / 64] >> (index % 64) & 1)) {
-                PyErr_SetString(PyExc_ValueError, "through: a line not through the cell");
-                break;
-            }
-            listed[index / 64] |= (bb_t)1 << (index % 64);
-            self->through[cell][i] = (uint16_t)index;
-        }
-        self->through_count[cell] = (uint8_t)count;
-        if (!PyErr_Occurred() && count != on_cell)
-            PyErr_SetString(PyExc_ValueError, "through: a line through the cell is missing");
+        for (Py_ssize_t i = 0; i < count; i++) self->through[cell][i] = (uint16_t)row[i];
+        self->through_count[cell] = (uint8_t)(count > 0 ? count : 0);
     }
-    Py_DECREF(rows);
-    if (!PyErr_Occurred()) perm_list = PySequence_List(perms);
-    if (perm_list == NULL) goto fail;
-    self->nsym = (int)SIZE(perm_list);
-    if (self->nsym < 1 || self->nsym > MAX_SYMMETRIES)
-        PyErr_SetString(PyExc_ValueError, "perms: 1 to 192 symmetries");
-    for (int s = 0; s < self->nsym && !PyErr_Occurred(); s++)
-        read_permutation(ITEM(perm_list, s), cells, self->perms[s], self->inverse[s],
-                         "perms: not a permutation of the cells");
-    Py_DECREF(perm_list);
-    if (PyErr_Occurred()) goto fail;
-    self->zobrist = PyMem_Calloc(2, sizeof(*self->zobrist));
-    if (self->zobrist == NULL) { PyErr_NoMemory(); goto fail; }
-    for (int side = 0; side < 2; side++) {
-        uint64_t base[MAX_CELLS];
-        Py_ssize_t count = read_bitboards(bases[side], base, MAX_CELLS, "base keys: one per cell");
-        if (count < 0) goto fail;
-        if (count != cells) {
+    Py_XDECREF(rows);
+    const char *wrong = PyErr_Occurred() ? NULL : tables_check(self);
+    if (wrong != NULL) PyErr_SetString(PyExc_ValueError, wrong);
+    if (!PyErr_Occurred())
+        self->nsym = read_perms(perms, cells, MAX_SYMMETRIES, self->perms, self->inverse,
+                                "perms: not a permutation of the cells");
+    uint64_t base[2][MAX_CELLS];
+    for (int side = 0; side < 2 && !PyErr_Occurred(); side++)
+        if (read_bitboards(bases[side], base[side], MAX_CELLS, "base keys: one per cell") != cells &&
+            !PyErr_Occurred())
             PyErr_SetString(PyExc_ValueError, "base keys: one per cell");
-            goto fail;
-        }
+    if (!PyErr_Occurred() && (self->zobrist = PyMem_Calloc(2, sizeof(*self->zobrist))) == NULL)
+        PyErr_NoMemory();
+    for (int side = 0; side < 2 && !PyErr_Occurred(); side++)
         for (int cell = 0; cell < cells; cell++)
             for (int s = 0; s < self->nsym; s++)
-                self->zobrist[side][cell][s] = base[self->perms[s][cell]];
-    }
-    return (PyObject *)self;
-fail:
-    Py_DECREF(self);
-    return NULL;
+                self->zobrist[side][cell][s] = base[side][self->perms[s][cell]];
+    return made(self);
 }
 
 static PyMemberDef tables_members[] = {
@@ -160,7 +160,7 @@ void poll_clear(Poll *poll) {
     poll->owns_view = 0;
     poll->off = NULL;
     Py_CLEAR(poll->limit);
-    poll->has_deadline = poll->has_nodes = 0;
+    poll->active = poll->has_deadline = poll->has_nodes = 0;
 }
 
 int poll_set(Poll *poll, PyObject *limit) {
@@ -199,25 +199,28 @@ int poll_set(Poll *poll, PyObject *limit) {
     poll->node_limit = node_limit;
     Py_INCREF(limit);
     poll->limit = limit;
+    poll->active = 1;
     return 0;
 }
 
 int poll_expired(const Poll *poll, int64_t nodes) {
-    if (poll->limit == NULL) return 0;
+    if (!poll->active) return 0;
     if (poll_cancelled(poll)) return 1;
     if (poll->has_nodes && nodes >= poll->node_limit) return 1;
     return poll->has_deadline && now_seconds() >= poll->deadline;
 }
 
-void poll_share(Poll *poll, const Poll *from, int64_t node_limit) {
-    if (poll->limit != from->limit) {
-        if (poll->owns_view) PyBuffer_Release(&poll->view);
-        poll->owns_view = 0;
-        PyObject *old = poll->limit;
-        Py_XINCREF(from->limit);
-        poll->limit = from->limit;
-        Py_XDECREF(old);
+int lock_polled(pthread_mutex_t *lock, const Poll *poll, int64_t nodes) {
+    while (pthread_mutex_trylock(lock) != 0) {
+        if (poll_expired(poll, nodes)) return -1;
+        struct timespec pause = {0, 200000}; /* 0.2 ms */
+        nanosleep(&pause, NULL);
     }
+    return 0;
+}
+
+void poll_share(Poll *poll, const Poll *from, int64_t node_limit) {
+    poll->active = from->active;
     poll->off = from->off;
     poll->has_deadline = from->has_deadline;
     poll->deadline = from->deadline;
@@ -259,6 +262,8 @@ PyObject *stopped(int *stop) {
     else if (kind == STOP_LOST)
         PyErr_SetString(PyExc_KeyError,
                         "a child's position is gone from the proof table (cleared meanwhile?)");
+    else if (kind == STOP_UNPROVEN)
+        PyErr_SetString(PyExc_ValueError, "the position is not proven");
     return NULL;
 }
 
@@ -278,7 +283,6 @@ static int slots_init(Slots *slots, size_t capacity) {
         free(slots->values);
         free(slots->used);
         memset(slots, 0, sizeof(*slots));
-        PyErr_NoMemory();
         return -1;
     }
     return 0;
@@ -405,48 +409,23 @@ int as_bitboard(PyObject *value, bb_t *out) {
 
 PyObject *from_bitboard(bb_t value) { return PyLong_FromUnsignedLongLong(value); }
 
+/* (a word crosses as its 16 bytes in memory order: int.to_bytes, int.from_bytes) */
+#if __BYTE_ORDER__ == __ORDER_BIG_ENDIAN__
+#define WORD_ORDER "big"
+#else
+#define WORD_ORDER "little"
+#endif
 int as_word(PyObject *value, word_t *out) {
-    PyObject *sixty_four = PyLong_FromLong(64);
-    PyObject *mask = PyLong_FromUnsignedLongLong(~0ULL);
-    if (sixty_four == NULL || mask == NULL) {
-        Py_XDECREF(sixty_four);
-        Py_XDECREF(mask);
-        return -1;
-    }
-    PyObject *low = PyNumber_And(value, mask);
-    PyObject *high = PyNumber_Rshift(value, sixty_four);
-    Py_DECREF(sixty_four);
-    Py_DECREF(mask);
-    int result = -1;
-    if (low != NULL && high != NULL) {
-        unsigned long long lo = PyLong_AsUnsignedLongLong(low);
-        unsigned long long hi = PyErr_Occurred() ? 0 : PyLong_AsUnsignedLongLong(high);
-        if (!PyErr_Occurred()) {
-            *out = ((word_t)hi << 64) | lo;
-            result = 0;
-        }
-    }
-    Py_XDECREF(low);
-    Py_XDECREF(high);
-    return result;
+    PyObject *bytes = PyObject_CallMethod(value, "to_bytes", "is", 16, WORD_ORDER);
+    if (bytes == NULL) return -1;
+    memcpy(out, PyBytes_AsString(bytes), 16); /* (to_bytes(16) makes 16 or raises) */
+    Py_DECREF(bytes);
+    return 0;
 }
 
 PyObject *from_word(word_t value) {
-    PyObject *low = PyLong_FromUnsignedLongLong((uint64_t)value);
-    PyObject *high = PyLong_FromUnsignedLongLong((uint64_t)(value >> 64));
-    PyObject *sixty_four = PyLong_FromLong(64);
-    PyObject *result = NULL;
-    if (low != NULL && high != NULL && sixty_four != NULL) {
-        PyObject *shifted = PyNumber_Lshift(high, sixty_four);
-        if (shifted != NULL) {
-            result = PyNumber_Or(shifted, low);
-            Py_DECREF(shifted);
-        }
-    }
-    Py_XDECREF(low);
-    Py_XDECREF(high);
-    Py_XDECREF(sixty_four);
-    return result;
+    return PyObject_CallMethod((PyObject *)&PyLong_Type, "from_bytes", "y#s",
+                               (const char *)&value, (Py_ssize_t)16, WORD_ORDER);
 }
 
 PyObject *cells_list(const int *cells, int count) {
@@ -486,6 +465,11 @@ int add_type(PyObject *module, const Kind *kind, PyTypeObject **type) {
 void *object_new(PyTypeObject *type) {
     allocfunc tp_alloc = (allocfunc)PyType_GetSlot(type, Py_tp_alloc);
     return tp_alloc(type, 0); /* (zeroed: PyType_GenericAlloc) */
+}
+
+PyObject *made(void *self) {
+    if (PyErr_Occurred()) Py_CLEAR(self);
+    return self;
 }
 
 void object_free(PyObject *self) {
@@ -531,6 +515,13 @@ int claim(int *busy, const char *what) {
     if (idle(busy, what) < 0) return -1;
     *busy = 1;
     return 0;
+}
+
+void lock_released(pthread_mutex_t *lock) {
+    if (pthread_mutex_trylock(lock) == 0) return;
+    Py_BEGIN_ALLOW_THREADS
+    pthread_mutex_lock(lock);
+    Py_END_ALLOW_THREADS
 }
 
 Py_ssize_t read_ints(PyObject *sequence, int64_t *out, Py_ssize_t most, int64_t low,

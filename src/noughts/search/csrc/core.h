@@ -17,6 +17,7 @@
 #define PY_SSIZE_T_CLEAN
 #include <Python.h>
 #include <structmember.h>
+#include <pthread.h>
 #include <stdarg.h>
 #include <stddef.h>
 #include <stdint.h>
@@ -50,6 +51,22 @@ static inline int popcount(bb_t b) { return __builtin_popcountll(b); }
 static inline int lowest(bb_t b) { return __builtin_ctzll(b); }       /* b != 0 */
 static inline int highest(bb_t b) { return 63 - __builtin_clzll(b); } /* b != 0 */
 
+/* Insert cell with value into out[0..n), kept by descending value (values alongside);
+ * among equal values the cell inserted later goes first when later_first, else last.
+ * The new count. */
+static inline int insert_ranked(int64_t *values, int *out, int n, int64_t value, int cell,
+                                const int later_first) {
+    int j = n;
+    while (j > 0 && (values[j - 1] < value || (later_first && values[j - 1] == value))) {
+        values[j] = values[j - 1];
+        out[j] = out[j - 1];
+        j--;
+    }
+    values[j] = value;
+    out[j] = cell;
+    return n + 1;
+}
+
 /* -- the board's constant tables (noughts.search.board.Tables) -------------------- */
 typedef struct {
     PyObject_HEAD
@@ -74,7 +91,8 @@ int tables_add_type(PyObject *module);
  * a poll reads them with no Python call, so it may run without the GIL and still see a
  * cancel made meanwhile by another thread. */
 typedef struct {
-    PyObject *limit;     /* the Limit (a new reference), or NULL for none */
+    PyObject *limit;     /* the Limit (a new reference), or NULL (none, or shared) */
+    int active;          /* 0: no limit at all */
     int has_deadline, has_nodes;
     double deadline;     /* time.perf_counter() seconds: CLOCK_MONOTONIC */
     int64_t node_limit;
@@ -91,13 +109,17 @@ void poll_clear(Poll *poll);
 /* Limit.expired(nodes): cancelled, nodes >= its node limit, or past its deadline.
  * 1 expired, 0 not (no Python call: safe without the GIL). */
 int poll_expired(const Poll *poll, int64_t nodes);
+/* Lock a mutex without the GIL, polling the limit meanwhile (as at nodes): 0 locked, -1
+ * the limit ran out first. */
+int lock_polled(pthread_mutex_t *lock, const Poll *poll, int64_t nodes);
 /* Limit.cancelled: 1 cancelled, 0 not (or no limit); safe without the GIL. */
 static inline int poll_cancelled(const Poll *poll) {
     return poll->off != NULL && __atomic_load_n(poll->off, __ATOMIC_RELAXED) != 0;
 }
 /* Limit.limited(deadline=from's deadline, node_limit=node_limit) of from's limit: its
  * cancel switch (borrowed from from, which must outlive this poll's use) and deadline,
- * another node limit. */
+ * another node limit. poll must own nothing (never poll_set): no Python call, so it
+ * runs without the GIL. */
 void poll_share(Poll *poll, const Poll *from, int64_t node_limit);
 /* The Limit as a Python object (None for none), a new reference. */
 PyObject *poll_get(Poll *poll);
@@ -112,7 +134,8 @@ enum { STOP_LIMIT = 1,  /* the limit ran out: BudgetExhausted */
        STOP_MEMORY = 2, /* out of memory (no Python error set yet: the search ran
                            without the GIL) */
        STOP_RAISED = 3, /* a Python error is set */
-       STOP_LOST = 4 }; /* a proof table lost a position (cleared meanwhile): KeyError */
+       STOP_LOST = 4,   /* a proof table lost a position (cleared meanwhile): KeyError */
+       STOP_UNPROVEN = 5 }; /* a proof's reading met a position not proven: ValueError */
 /* The Python result of a stopped search: the error its stop names (stop is reset). */
 PyObject *stopped(int *stop);
 
@@ -154,12 +177,14 @@ static inline void map_prefetch(const Map *map, word_t key) {
     __builtin_prefetch(&map->now.keys[slot]);
 }
 
+/* An empty map; -1 out of memory (no Python error set). */
 int map_init(Map *map, size_t capacity);
 void map_free(Map *map);
 void map_clear(Map *map);
 /* The value of key (valid until the next map_put or map_clear), or NULL. */
 int64_t *map_get(const Map *map, word_t key);
-/* Set key to value (insert or replace); -1 on memory error. */
+/* Set key to value (insert or replace); -1 on memory error, with no Python error set (a
+ * search may call it without the GIL). */
 int map_put(Map *map, word_t key, int64_t value);
 /* Every entry once: start *cursor at 0; 0 once there are no more. */
 int map_next(const Map *map, size_t *cursor, word_t *key, int64_t *value);
@@ -174,15 +199,17 @@ typedef struct {
     bb_t hint;
     Map failed;  /* (attacker << cells | defender) -> the threats tried there */
     Poll poll;
-    int stop;    /* while searching: 1 the limit ran out, 2 a Python error */
+    int stop;    /* while searching: STOP_LIMIT or STOP_MEMORY */
     bb_t *work;  /* each level's two-lines and options */
 } Threats;
 
+/* A threat search of the board; -1 out of memory (no Python error set). */
 int threats_init(Threats *t, const Tables *tables);
 void threats_free(Threats *t);
 /* ThreatSearch.chain: a chain of at most max_threats threats for the attacker (to move,
  * with the two-lines twos[count]; block the defender's one completing cell or -1) into
- * line; its length, 0 for none (or the limit ran out), -1 on a Python error. */
+ * line; its length, 0 for none (or the limit ran out), -1 out of memory (no Python error
+ * set: it runs without the GIL). */
 int threats_chain(Threats *t, bb_t attacker, bb_t defender, const bb_t *twos, int count,
                   int block, int max_threats, int *line);
 /* defences() and chain_survives() of noughts.search.threat_search. */
@@ -206,6 +233,9 @@ PyObject *cells_list(const int *cells, int count); /* [cell, ...] */
  * inverse; 0, or -1 with a ValueError naming what. */
 int read_permutation(PyObject *sequence, int cells, uint8_t *perm, uint8_t *inverse,
                      const char *what);
+/* A sequence of 1 to most such permutations (what names them); their count, or -1. */
+int read_perms(PyObject *sequence, int cells, int most, uint8_t (*perms)[MAX_CELLS],
+               uint8_t (*inverses)[MAX_CELLS], const char *what);
 
 /* -- reading a position at the border (every search type reads its input here) ----- */
 /* Cells of a board of full cells from a Python int: 0, or -1 with the ValueError
@@ -235,6 +265,8 @@ typedef struct {
 int add_type(PyObject *module, const Kind *kind, PyTypeObject **type);
 /* A new object of type, zeroed past its head (NULL on error). */
 void *object_new(PyTypeObject *type);
+/* A constructor's result: self, or NULL (self dropped) if a Python error is set. */
+PyObject *made(void *self);
 /* A dealloc's last step: free the object and drop its reference to its type. */
 void object_free(PyObject *self);
 /* A constructor's arguments: positional only (a TypeError naming the type if kwargs
@@ -253,6 +285,10 @@ int set_count(PyObject *self, PyObject *value, void *offset);
 int idle(const int *busy, const char *what);
 int claim(int *busy, const char *what);
 static inline void release(int *busy) { __atomic_store_n(busy, 0, __ATOMIC_RELEASE); }
+
+/* Lock a mutex that a search holds without the GIL: called with the GIL, it waits
+ * without it. */
+void lock_released(pthread_mutex_t *lock);
 
 /* A Python sequence of at most most ints, each in [low, high), into out: its length, or
  * -1 with a ValueError naming what (a TypeError if it is not a sequence of ints). */

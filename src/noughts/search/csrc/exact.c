@@ -13,8 +13,11 @@
  * One search object may serve several threads, as the reference does: its table and
  * node counter are shared, each call's limit travels with the call (a Run on the C
  * stack), and no pointer into the table is held across a child search (the table may
- * grow there). */
+ * grow there). A call searches without the GIL, holding the object's lock: calls from
+ * several threads take turns. */
 #include "core.h"
+
+#include <stdlib.h>
 
 #define EXACT 0
 #define LOWER 1
@@ -36,14 +39,15 @@ typedef struct {
     const uint8_t (*line_cells)[MAX_K];  /* each line's cells (the tables') */
     uint8_t order[MAX_CELLS];      /* the static move order */
     int64_t weights[MAX_K + 1];
-    uint8_t (*perms)[MAX_CELLS];   /* the key symmetries' cell maps, and inverses */
-    uint8_t (*inverses)[MAX_CELLS];
+    uint8_t perms[MAX_KEY_SYMMETRIES][MAX_CELLS]; /* the key symmetries' cell maps */
+    uint8_t inverses[MAX_KEY_SYMMETRIES][MAX_CELLS];
     uint64_t *book_keys;           /* the book: canonical keys ascending, scores */
     int16_t *book_scores;
     Py_ssize_t book_size;
     Map table;
     int64_t max_entries;
     int64_t nodes, next_poll;
+    pthread_mutex_t lock; /* held by a call into the table (a search runs without the GIL) */
 } Exact;
 
 /* One call: its limit (what the reference keeps in its context variable) and the move
@@ -119,8 +123,8 @@ static int poll(Run *run) {
         run->stop = STOP_LIMIT;
         return 1;
     }
-    if (run->poll.has_nodes && run->start + run->poll.node_limit < e->next_poll)
-        e->next_poll = run->start + run->poll.node_limit;
+    __int128 end = (__int128)run->start + run->poll.node_limit; /* (both within 2**62) */
+    if (run->poll.has_nodes && end < e->next_poll) e->next_poll = (int64_t)end;
     return 0;
 }
 
@@ -311,7 +315,7 @@ static int negamax(Run *run, bb_t me, bb_t opp, int marks, int my_live, int opp_
     if ((int64_t)e->table.count >= e->max_entries) map_clear(&e->table);
     int64_t packed = (int64_t)(best + OFFSET) << 12 | (int64_t)(best_move + 1) << 2 | flag;
     if (map_put(&e->table, key, packed) < 0) {
-        run->stop = STOP_RAISED;
+        run->stop = STOP_MEMORY;
         return 0;
     }
     return best;
@@ -335,12 +339,24 @@ static void *buffer_copy(PyObject *object, Py_ssize_t size, Py_ssize_t *count) {
     return copy;
 }
 
-/* The lines through each cell, side by side (the tables' lines, in line order). */
-static int line_through(Exact *e) {
-    const Tables *t = e->tables;
+/* The search's board (the tables' lines, and the lines through each cell side by side)
+ * and its move ordering's weights; -1 out of memory (no Python call). */
+static int setup(Exact *e, Tables *t) {
+    e->tables = t;
+    e->cells = t->cells;
+    e->k = t->k;
+    e->nlines = t->nlines;
+    e->full = t->full;
+    e->lines = t->lines;
+    e->line_cells = t->line_cells;
+    e->next_poll = POLL_NODES;
+    for (int marks = 0; marks <= e->k; marks++) {
+        int64_t weight = 1 + ((int64_t)1 << (2 * marks));
+        e->weights[marks] = e->misere ? -weight : weight;
+    }
     size_t size = (size_t)(t->nlines ? t->nlines : 1) * (size_t)t->k;
-    e->through = PyMem_Malloc(size * sizeof(bb_t));
-    e->through_index = PyMem_Malloc(size * sizeof(int));
+    e->through = malloc(size * sizeof(bb_t));
+    e->through_index = malloc(size * sizeof(int));
     if (e->through == NULL || e->through_index == NULL) return -1;
     int at = 0;
     for (int cell = 0; cell < t->cells; cell++) {
@@ -351,97 +367,51 @@ static int line_through(Exact *e) {
         }
     }
     e->through_start[t->cells] = at;
-    return 0;
+    return map_init(&e->table, 1024);
 }
 
 /* Exact(tables, order, win_score, misere, perms, canonical_marks, book_marks, book_keys,
  * book_scores, max_entries, dynamic_empties): see noughts.search.core. */
 static PyObject *exact_new(PyTypeObject *type, PyObject *args, PyObject *kwargs) {
-    int win_score, misere, canonical_marks, book_marks, dynamic_empties;
     long long max_entries;
     PyObject *tables, *order, *perms, *book_keys, *book_scores;
-    if (!parse_new(args, kwargs, "Exact", "O!OipOiiOOLi", TablesType, &tables, &order,
-                   &win_score, &misere, &perms, &canonical_marks, &book_marks, &book_keys,
-                   &book_scores, &max_entries, &dynamic_empties))
-        return NULL;
-    if (win_score < 2 * MAX_CELLS || win_score >= OFFSET) {
-        PyErr_SetString(PyExc_ValueError, "win_score out of range");
-        return NULL;
-    }
     Exact *e = object_new(type);
     if (e == NULL) return NULL;
-    const Tables *t = (const Tables *)tables;
-    Py_INCREF(tables);
-    e->tables = (Tables *)tables;
-    e->cells = t->cells;
-    e->k = t->k;
-    e->nlines = t->nlines;
-    e->full = t->full;
-    e->lines = t->lines;
-    e->line_cells = t->line_cells;
-    e->win_score = win_score;
-    e->misere = misere;
-    e->canonical_marks = canonical_marks;
-    e->book_marks = book_marks;
-    e->dynamic_empties = dynamic_empties;
-    e->max_entries = max_entries;
-    for (int marks = 0; marks <= e->k; marks++) {
-        int64_t weight = 1 + ((int64_t)1 << (2 * marks));
-        e->weights[marks] = misere ? -weight : weight;
-    }
-    if (line_through(e) < 0) {
-        PyErr_NoMemory();
-        goto fail;
-    }
+    pthread_mutex_init(&e->lock, NULL);
     uint8_t unused[MAX_CELLS];
-    if (read_permutation(order, e->cells, e->order, unused,
-                         "order: not a permutation of the cells") < 0)
-        goto fail;
-    PyObject *perm_list = PySequence_List(perms);
-    if (perm_list == NULL) goto fail;
-    Py_ssize_t nsym = SIZE(perm_list);
-    e->nsym = nsym < 1 || nsym > MAX_KEY_SYMMETRIES ? 0 : (int)nsym;
-    e->perms = PyMem_Calloc((size_t)e->nsym + 1, sizeof(*e->perms));
-    e->inverses = PyMem_Calloc((size_t)e->nsym + 1, sizeof(*e->inverses));
-    if (!e->nsym)
-        PyErr_SetString(PyExc_ValueError, "perms: 1 to 256 symmetries");
-    else if (e->perms == NULL || e->inverses == NULL)
-        PyErr_NoMemory();
-    for (int s = 0; s < e->nsym && !PyErr_Occurred(); s++)
-        read_permutation(ITEM(perm_list, s), e->cells, e->perms[s], e->inverses[s],
-                         "perms: not a permutation of the cells");
-    Py_DECREF(perm_list);
-    if (PyErr_Occurred()) goto fail;
-    if (book_keys != Py_None) {
+    if (!parse_new(args, kwargs, "Exact", "O!OipOiiOOLi", TablesType, &tables, &order,
+                   &e->win_score, &e->misere, &perms, &e->canonical_marks, &e->book_marks,
+                   &book_keys, &book_scores, &max_entries, &e->dynamic_empties))
+        return made(e);
+    e->max_entries = max_entries;
+    Py_INCREF(tables);
+    if (setup(e, (Tables *)tables) < 0) return PyErr_NoMemory(), made(e);
+    if (e->win_score < 2 * MAX_CELLS || e->win_score >= OFFSET)
+        PyErr_SetString(PyExc_ValueError, "win_score out of range");
+    else if (read_permutation(order, e->cells, e->order, unused,
+                              "order: not a permutation of the cells") == 0)
+        e->nsym = read_perms(perms, e->cells, MAX_KEY_SYMMETRIES, e->perms, e->inverses,
+                             "perms: not a permutation of the cells");
+    if (!PyErr_Occurred() && book_keys != Py_None) {
         Py_ssize_t nkeys = 0, nscores = 0;
         e->book_keys = buffer_copy(book_keys, sizeof(uint64_t), &nkeys);
-        if (e->book_keys == NULL) goto fail;
-        e->book_scores = buffer_copy(book_scores, sizeof(int16_t), &nscores);
-        if (e->book_scores == NULL) goto fail;
-        if (nkeys != nscores) {
+        if (e->book_keys != NULL) e->book_scores = buffer_copy(book_scores, sizeof(int16_t), &nscores);
+        if (e->book_scores != NULL && nkeys != nscores)
             PyErr_SetString(PyExc_ValueError, "book: one score per key");
-            goto fail;
-        }
         e->book_size = nkeys;
     }
-    if (map_init(&e->table, 1024) < 0) goto fail;
-    e->next_poll = POLL_NODES;
-    return (PyObject *)e;
-fail:
-    Py_DECREF(e);
-    return NULL;
+    return made(e);
 }
 
 static void exact_dealloc(PyObject *self) {
     Exact *e = (Exact *)self;
     map_free(&e->table);
-    PyMem_Free(e->through);
-    PyMem_Free(e->through_index);
-    PyMem_Free(e->perms);
-    PyMem_Free(e->inverses);
+    free(e->through);
+    free(e->through_index);
     PyMem_Free(e->book_keys);
     PyMem_Free(e->book_scores);
     Py_XDECREF((PyObject *)e->tables);
+    pthread_mutex_destroy(&e->lock);
     object_free(self);
 }
 
@@ -457,21 +427,16 @@ static int as_bound(Exact *e, PyObject *value, int *out) {
     return 0;
 }
 
-/* search(me, opp, alpha, beta, limit, start): ExactSearch.search with the calling
- * thread's limit (None for none) and the node count its node limit counts from. */
-static PyObject *exact_search(PyObject *self, PyObject *args) {
-    Exact *e = (Exact *)self;
-    PyObject *me_obj, *opp_obj, *alpha_obj, *beta_obj, *limit;
-    long long start;
-    if (!PyArg_ParseTuple(args, "OOOOOL", &me_obj, &opp_obj, &alpha_obj, &beta_obj, &limit,
-                          &start))
-        return NULL;
-    bb_t me, opp;
-    int alpha, beta;
-    if (read_position(me_obj, opp_obj, NULL, e->full, &me, &opp) < 0 ||
-        as_bound(e, alpha_obj, &alpha) < 0 || as_bound(e, beta_obj, &beta) < 0)
-        return NULL;
-    /* ExactSearch._state: the lines open to each side, the cells completing one */
+/* ExactSearch.search of (me, opp) in the window: the state (ExactSearch._state: the
+ * lines open to each side, the cells completing one), the weights, the negamax. Without
+ * the GIL, holding the search's lock (waited for while the limit lasts). */
+static int run_search(Run *run, bb_t me, bb_t opp, int alpha, int beta) {
+    Exact *e = run->exact;
+    if (lock_polled(&e->lock, &run->poll, 0) < 0) {
+        run->stop = STOP_LIMIT;
+        return 0;
+    }
+    e->next_poll = e->nodes + 1; /* the call's limit is polled at its first node */
     int my_live = 0, opp_live = 0;
     bb_t my_wins = 0, opp_wins = 0;
     for (int i = 0; i < e->nlines; i++) {
@@ -487,19 +452,37 @@ static PyObject *exact_search(PyObject *self, PyObject *args) {
             if (rest && !(rest & (rest - 1))) opp_wins |= rest;
         }
     }
-    Run run = {.exact = e, .start = start, .dynamic_empties = e->dynamic_empties};
-    run.line_weights = PyMem_Malloc((size_t)(e->nlines ? e->nlines : 1) * sizeof(int64_t));
-    if (run.line_weights == NULL) return PyErr_NoMemory();
-    weigh(&run, me, opp);
-    if (poll_set(&run.poll, limit) < 0) {
-        PyMem_Free(run.line_weights);
-        return NULL;
-    }
-    run.has_limit = run.poll.limit != NULL;
-    int score = negamax(&run, me, opp, popcount(me | opp), my_live, opp_live, my_wins,
+    run->dynamic_empties = e->dynamic_empties;
+    weigh(run, me, opp);
+    int score = negamax(run, me, opp, popcount(me | opp), my_live, opp_live, my_wins,
                         opp_wins, alpha, beta);
+    pthread_mutex_unlock(&e->lock);
+    return score;
+}
+
+/* search(me, opp, alpha, beta, limit, start): ExactSearch.search within the call's limit
+ * (None for none), its node limit counting the nodes from start. */
+static PyObject *exact_search(PyObject *self, PyObject *args) {
+    Exact *e = (Exact *)self;
+    PyObject *me_obj, *opp_obj, *alpha_obj, *beta_obj, *limit, *start;
+    Run run = {.exact = e};
+    bb_t me, opp;
+    int alpha, beta, score = 0;
+    if (!PyArg_ParseTuple(args, "OOOOOO", &me_obj, &opp_obj, &alpha_obj, &beta_obj, &limit,
+                          &start) ||
+        as_count(start, &run.start) < 0 ||
+        read_position(me_obj, opp_obj, NULL, e->full, &me, &opp) < 0 ||
+        as_bound(e, alpha_obj, &alpha) < 0 || as_bound(e, beta_obj, &beta) < 0 ||
+        poll_set(&run.poll, limit) < 0)
+        return NULL;
+    run.has_limit = run.poll.active;
+    run.line_weights = malloc((size_t)(e->nlines ? e->nlines : 1) * sizeof(int64_t));
+    if (run.line_weights == NULL) run.stop = STOP_MEMORY;
+    Py_BEGIN_ALLOW_THREADS
+    if (!run.stop) score = run_search(&run, me, opp, alpha, beta);
+    Py_END_ALLOW_THREADS
     poll_clear(&run.poll);
-    PyMem_Free(run.line_weights);
+    free(run.line_weights);
     if (run.stop) return stopped(&run.stop);
     return PyLong_FromLong(score);
 }
@@ -512,32 +495,41 @@ static PyObject *exact_get(PyObject *self, PyObject *key_obj) {
         PyErr_Clear(); /* no key of this table */
         Py_RETURN_NONE;
     }
+    lock_released(&e->lock);
     const int64_t *found = map_get(&e->table, key);
+    int64_t entry = found != NULL ? *found : 0;
+    pthread_mutex_unlock(&e->lock);
     if (found == NULL) Py_RETURN_NONE;
-    return PyLong_FromLongLong(*found);
+    return PyLong_FromLongLong(entry);
 }
 
 static PyObject *exact_clear(PyObject *self, PyObject *unused) {
     (void)unused;
-    map_clear(&((Exact *)self)->table);
+    Exact *e = (Exact *)self;
+    lock_released(&e->lock);
+    map_clear(&e->table);
+    pthread_mutex_unlock(&e->lock);
     Py_RETURN_NONE;
 }
 
 static PyObject *exact_items(PyObject *self, PyObject *unused) {
     (void)unused;
     /* copied out first: making Python objects may run code that changes the table */
-    const Map *map = &((Exact *)self)->table;
+    Exact *e = (Exact *)self;
+    const Map *map = &e->table;
     size_t count = 0;
+    lock_released(&e->lock);
     word_t *keys = PyMem_Malloc((map->count ? map->count : 1) * sizeof(word_t));
     int64_t *values = PyMem_Malloc((map->count ? map->count : 1) * sizeof(int64_t));
+    for (size_t cursor = 0; keys != NULL && values != NULL && count < map->count &&
+                            map_next(map, &cursor, &keys[count], &values[count]);)
+        count++;
+    pthread_mutex_unlock(&e->lock);
     if (keys == NULL || values == NULL) {
         PyMem_Free(keys);
         PyMem_Free(values);
         return PyErr_NoMemory();
     }
-    for (size_t cursor = 0; count < map->count &&
-                            map_next(map, &cursor, &keys[count], &values[count]);)
-        count++;
     PyObject *list = PyList_New((Py_ssize_t)count);
     for (size_t i = 0; list != NULL && i < count; i++) {
         PyObject *key = from_word(keys[i]);
@@ -559,8 +551,6 @@ static Py_ssize_t exact_length(PyObject *self) {
 
 static PyGetSetDef exact_getset[] = {
     {"nodes", get_count, NULL, "Nodes searched so far.", COUNT_AT(Exact, nodes)},
-    {"next_poll", get_count, set_count, "The node count at which the limit is polled next.",
-     COUNT_AT(Exact, next_poll)},
     {"max_entries", get_count, set_count,
      "The table is emptied when it holds this many entries.", COUNT_AT(Exact, max_entries)},
     {NULL, NULL, NULL, NULL, NULL},

@@ -5,6 +5,9 @@
  * why of each step. */
 #include "core.h"
 
+#include <pthread.h>
+#include <stdlib.h>
+
 #define INFINITY_PN ((int64_t)1 << 40)
 #define OPEN_PROOF 10
 #define QUIET_PROOF 30
@@ -34,20 +37,19 @@ typedef struct {
     size_t keys_used, keys_capacity;
     Tables *tables; /* the board of the searches sharing it (the first one's) */
     int users;      /* searches in a call now (another thread may clear it meanwhile) */
+    pthread_mutex_t lock; /* held by the search in a call (which may run without the GIL) */
 } ProofTable;
 
 static PyTypeObject *ProofTableType = NULL;
 
-/* Room for `more` items in a pool of `size`-byte items; -1 on memory error. */
+/* Room for `more` items in a pool of `size`-byte items (in the C heap: the search grows
+ * it without the GIL); -1 on memory error, with no Python error set. */
 static int reserve(void **pool, size_t *capacity, size_t used, size_t more, size_t size) {
     if (used + more <= *capacity) return 0;
     size_t bigger = *capacity ? *capacity : 1024;
     while (bigger < used + more) bigger *= 2;
-    void *grown = PyMem_Realloc(*pool, bigger * size);
-    if (grown == NULL) {
-        PyErr_NoMemory();
-        return -1;
-    }
+    void *grown = realloc(*pool, bigger * size);
+    if (grown == NULL) return -1;
     *pool = grown;
     *capacity = bigger;
     return 0;
@@ -55,16 +57,20 @@ static int reserve(void **pool, size_t *capacity, size_t used, size_t more, size
 
 static int table_empty(ProofTable *table) {
     map_free(&table->index);
-    PyMem_Free(table->entries);
-    PyMem_Free(table->move_pool);
-    PyMem_Free(table->key_pool);
+    free(table->entries);
+    free(table->move_pool);
+    free(table->key_pool);
     table->entries = NULL;
     table->move_pool = NULL;
     table->key_pool = NULL;
     table->count = table->capacity = 0;
     table->moves_used = table->moves_capacity = 0;
     table->keys_used = table->keys_capacity = 0;
-    return map_init(&table->index, 1024);
+    if (map_init(&table->index, 1024) < 0) {
+        PyErr_NoMemory();
+        return -1;
+    }
+    return 0;
 }
 
 /* The entry number of key, or -1. */
@@ -87,6 +93,7 @@ static PyObject *table_new(PyTypeObject *type, PyObject *args, PyObject *kwargs)
     if (!parse_new(args, kwargs, "ProofTable", ":ProofTable")) return NULL;
     ProofTable *self = object_new(type);
     if (self == NULL) return NULL;
+    pthread_mutex_init(&self->lock, NULL);
     if (table_empty(self) < 0) {
         Py_DECREF(self);
         return NULL;
@@ -97,9 +104,10 @@ static PyObject *table_new(PyTypeObject *type, PyObject *args, PyObject *kwargs)
 static void table_dealloc(PyObject *self) {
     ProofTable *table = (ProofTable *)self;
     map_free(&table->index);
-    PyMem_Free(table->entries);
-    PyMem_Free(table->move_pool);
-    PyMem_Free(table->key_pool);
+    free(table->entries);
+    free(table->move_pool);
+    free(table->key_pool);
+    pthread_mutex_destroy(&table->lock);
     Py_XDECREF((PyObject *)table->tables);
     object_free(self);
 }
@@ -272,14 +280,7 @@ static int ordered(const ProofSearch *s, bb_t cells, int *out) {
             else if (!(line & mine))
                 score += (int64_t)1 << popcount(line & theirs);
         }
-        int j = n++; /* insert: descending score, cells come ascending */
-        while (j > 0 && scores[j - 1] < score) {
-            scores[j] = scores[j - 1];
-            out[j] = out[j - 1];
-            j--;
-        }
-        scores[j] = score;
-        out[j] = cell;
+        n = insert_ranked(scores, out, n, score, cell, 0); /* (cells come ascending) */
     }
     return n;
 }
@@ -290,18 +291,6 @@ static int check(ProofSearch *s) {
     int expired = poll_expired(&s->poll, s->nodes);
     if (expired) s->stop = STOP_LIMIT;
     return expired;
-}
-
-/* A fresh Limit() as the search's limit (reading the table: the search's is spent). */
-static int reset_limit(ProofSearch *s) {
-    PyObject *budget = PyImport_ImportModule("noughts.budget");
-    if (budget == NULL) return -1;
-    PyObject *limit = PyObject_CallMethod(budget, "Limit", NULL);
-    Py_DECREF(budget);
-    if (limit == NULL) return -1;
-    int result = poll_set(&s->poll, limit);
-    Py_DECREF(limit);
-    return result;
 }
 
 /* The attacker's threat chain from the board (as if it were to move) into line, within
@@ -321,7 +310,7 @@ static int chain(ProofSearch *s, bb_t block, int *line) {
                                current_twos(s), s->twos_count[s->ply],
                                block ? highest(block) : -1, s->max_threats, line);
     if (length < 0) {
-        s->stop = STOP_RAISED;
+        s->stop = STOP_MEMORY;
         return 0;
     }
     s->nodes += threats->nodes - before;
@@ -398,7 +387,7 @@ static int64_t entry_of(ProofSearch *s, uint64_t key) {
     Entry fresh;
     if (leaf(s, &fresh) < 0) return -1;
     number = table_add(s->table, key, &fresh);
-    if (number < 0) s->stop = STOP_RAISED;
+    if (number < 0) s->stop = STOP_MEMORY;
     return number;
 }
 
@@ -436,7 +425,7 @@ static int moves(ProofSearch *s, int64_t number, int symmetry, int *out) {
     ProofTable *table = s->table;
     if (reserve((void **)&table->move_pool, &table->moves_capacity, table->moves_used,
                 (size_t)count, 1) < 0) {
-        s->stop = STOP_RAISED;
+        s->stop = STOP_MEMORY;
         return -1;
     }
     const uint8_t *forward = t->perms[symmetry];
@@ -454,11 +443,6 @@ static inline int64_t widen(int64_t second) {
     return second >= INFINITY_PN ? INFINITY_PN : second + second / 4 + 1;
 }
 
-static void lost_position(ProofSearch *s) {
-    PyErr_SetString(PyExc_KeyError,
-                    "a child's position is gone from the proof table (cleared meanwhile?)");
-    s->stop = STOP_RAISED;
-}
 
 /* Search the board's position until its proof number reaches th_pn or its disproof
  * number th_dn (or it is settled), updating its entry (number) in place. */
@@ -481,7 +465,7 @@ static void mid(ProofSearch *s, int64_t th_pn, int64_t th_dn, int64_t number) {
         for (int i = 0; i < count; i++) {
             children[i] = table_get(s->table, keys[i]);
             if (children[i] < 0) {
-                lost_position(s);
+                s->stop = STOP_LOST;
                 return;
             }
         }
@@ -507,7 +491,7 @@ static void mid(ProofSearch *s, int64_t th_pn, int64_t th_dn, int64_t number) {
             ProofTable *table = s->table;
             if (reserve((void **)&table->key_pool, &table->keys_capacity, table->keys_used,
                         (size_t)count, sizeof(uint64_t)) < 0) {
-                s->stop = STOP_RAISED;
+                s->stop = STOP_MEMORY;
                 return;
             }
             memcpy(table->key_pool + table->keys_used, keys, (size_t)count * sizeof(uint64_t));
@@ -517,39 +501,23 @@ static void mid(ProofSearch *s, int64_t th_pn, int64_t th_dn, int64_t number) {
     }
     for (;;) {
         /* an attacker node is an OR node: proven by one child, disproven by all */
-        int64_t pn, dn, second = INFINITY_PN;
+        /* the mover's number is its children's least (the first least is the best, the
+         * next least the second), the other number their sum */
+        int64_t least = INFINITY_PN, sum = 0, second = INFINITY_PN;
         int best = 0;
-        if (is_attacking) {
-            pn = INFINITY_PN;
-            dn = 0;
-            for (int i = 0; i < nchildren; i++) {
-                const Entry *child = entry_at(s, children[i]);
-                dn += child->dn;
-                int64_t value = child->pn;
-                if (value < pn) {
-                    second = pn;
-                    pn = value;
-                    best = i;
-                } else if (value < second) {
-                    second = value;
-                }
-            }
-        } else {
-            pn = 0;
-            dn = INFINITY_PN;
-            for (int i = 0; i < nchildren; i++) {
-                const Entry *child = entry_at(s, children[i]);
-                pn += child->pn;
-                int64_t value = child->dn;
-                if (value < dn) {
-                    second = dn;
-                    dn = value;
-                    best = i;
-                } else if (value < second) {
-                    second = value;
-                }
+        for (int i = 0; i < nchildren; i++) {
+            const Entry *child = entry_at(s, children[i]);
+            int64_t value = is_attacking ? child->pn : child->dn;
+            sum += is_attacking ? child->dn : child->pn;
+            if (value < least) {
+                second = least;
+                least = value;
+                best = i;
+            } else if (value < second) {
+                second = value;
             }
         }
+        int64_t pn = is_attacking ? least : sum, dn = is_attacking ? sum : least;
         if (pn > INFINITY_PN) pn = INFINITY_PN;
         if (dn > INFINITY_PN) dn = INFINITY_PN;
         entry = entry_at(s, number);
@@ -574,10 +542,7 @@ static void mid(ProofSearch *s, int64_t th_pn, int64_t th_dn, int64_t number) {
 }
 
 /* -- reading the table ------------------------------------------------------------------- */
-static void not_proven(ProofSearch *s) {
-    PyErr_SetString(PyExc_ValueError, "the position is not proven");
-    s->stop = STOP_RAISED;
-}
+static void not_proven(ProofSearch *s) { s->stop = STOP_UNPROVEN; }
 
 /* The most plies the proven strategy lets the game last from the board's position
  * (memo: keys -> plies); -1 when the search stops. */
@@ -622,7 +587,7 @@ static int64_t plies(ProofSearch *s, Map *memo) {
         }
     }
     if (map_put(memo, (word_t)key, result) < 0) {
-        s->stop = STOP_RAISED;
+        s->stop = STOP_MEMORY;
         return -1;
     }
     return result;
@@ -693,6 +658,36 @@ static int same_board(const Tables *a, const Tables *b) {
                       !memcmp(*a->zobrist, *b->zobrist, sizeof(*a->zobrist) * 2));
 }
 
+/* The board of the position (x, o), to_move to move: its keys, the attacker's
+ * two-lines, each side's completing cells. -1 out of memory (no Python call). */
+static int setup(ProofSearch *s, Tables *t, bb_t x, bb_t o, int to_move) {
+    s->tables = t;
+    s->cells = t->cells;
+    s->k = t->k;
+    s->nsym = t->nsym;
+    s->nlines = t->nlines;
+    s->bits[0] = x;
+    s->bits[1] = o;
+    s->stm = to_move;
+    for (int side = 0; side < 2; side++)
+        for (bb_t rest = s->bits[side]; rest; rest &= rest - 1) {
+            int cell = lowest(rest);
+            for (int sym = 0; sym < s->nsym; sym++) s->hashes[sym] ^= t->zobrist[side][cell][sym];
+        }
+    s->twos = malloc(((size_t)(MAX_CELLS + 1) * (size_t)t->nlines + 1) * sizeof(bb_t));
+    if (s->twos == NULL) return -1;
+    bb_t mine = s->bits[s->attacker], theirs = s->bits[1 - s->attacker];
+    int n = 0;
+    for (int i = 0; i < t->nlines; i++) {
+        bb_t line = t->lines[i];
+        if (!(line & theirs) && popcount(line & mine) == t->k - 2) s->twos[n++] = line;
+    }
+    s->twos_count[0] = n;
+    s->wins[0] = completions(s, 0);
+    s->wins[1] = completions(s, 1);
+    return threats_init(&s->threats, t);
+}
+
 /* ProofSearch(tables, x, o, to_move, attacker, table, leaf_threat_nodes, max_threats) */
 static PyObject *search_new(PyTypeObject *type, PyObject *args, PyObject *kwargs) {
     PyObject *tables, *x_obj, *o_obj, *table;
@@ -720,7 +715,6 @@ static PyObject *search_new(PyTypeObject *type, PyObject *args, PyObject *kwargs
     ProofSearch *s = object_new(type);
     if (s == NULL) return NULL;
     Py_INCREF(tables);
-    s->tables = (Tables *)tables;
     Py_INCREF(table);
     s->table = shared;
     if (shared->tables == NULL) {
@@ -730,131 +724,49 @@ static PyObject *search_new(PyTypeObject *type, PyObject *args, PyObject *kwargs
     s->attacker = attacker;
     s->leaf_threat_nodes = leaf_threat_nodes;
     s->max_threats = max_threats;
-    s->cells = t->cells;
-    s->k = t->k;
-    s->nsym = t->nsym;
-    s->nlines = t->nlines;
-    s->bits[0] = x;
-    s->bits[1] = o;
-    s->stm = to_move;
-    for (int side = 0; side < 2; side++)
-        for (bb_t rest = s->bits[side]; rest; rest &= rest - 1) {
-            int cell = lowest(rest);
-            for (int sym = 0; sym < s->nsym; sym++) s->hashes[sym] ^= t->zobrist[side][cell][sym];
-        }
-    s->twos = PyMem_Malloc(((size_t)(MAX_CELLS + 1) * (size_t)t->nlines + 1) * sizeof(bb_t));
-    if (s->twos == NULL) {
-        PyErr_NoMemory();
-        goto fail;
-    }
-    bb_t mine = s->bits[attacker], theirs = s->bits[1 - attacker];
-    int n = 0;
-    for (int i = 0; i < t->nlines; i++) {
-        bb_t line = t->lines[i];
-        if (!(line & theirs) && popcount(line & mine) == t->k - 2) s->twos[n++] = line;
-    }
-    s->twos_count[0] = n;
-    s->wins[0] = completions(s, 0);
-    s->wins[1] = completions(s, 1);
-    if (threats_init(&s->threats, t) < 0 || reset_limit(s) < 0) goto fail;
-    return (PyObject *)s;
-fail:
-    Py_DECREF(s);
-    return NULL;
+    if (setup(s, (Tables *)tables, x, o, to_move) < 0) PyErr_NoMemory();
+    return made(s);
 }
 
 static void search_dealloc(PyObject *self) {
     ProofSearch *s = (ProofSearch *)self;
     threats_free(&s->threats);
     poll_clear(&s->poll);
-    PyMem_Free(s->twos);
+    free(s->twos);
     Py_XDECREF((PyObject *)s->table);
     Py_XDECREF((PyObject *)s->tables);
     object_free(self);
 }
 
-/* run(limit=None, *, nodes=None, thresholds=(INFINITY, INFINITY)) -> (pn, dn) */
+/* run(limit=None, *, nodes=None, thresholds=(INFINITY, INFINITY)) -> (pn, dn): the
+ * search within limit, its node limit counting this search's positions and at most
+ * nodes more of them (the reference's limit.limited(...)); without the GIL. */
 static PyObject *run_call(PyObject *self, PyObject *args, PyObject *kwargs) {
     static char *keywords[] = {"limit", "nodes", "thresholds", NULL};
     ProofSearch *s = (ProofSearch *)self;
-    PyObject *limit = Py_None, *nodes = Py_None, *thresholds = NULL;
-    if (!PyArg_ParseTupleAndKeywords(args, kwargs, "|O$OO", keywords, &limit, &nodes,
-                                     &thresholds))
-        return NULL;
+    PyObject *limit = Py_None, *nodes = Py_None;
     long long th_pn = INFINITY_PN, th_dn = INFINITY_PN;
-    if (thresholds != NULL && !PyArg_ParseTuple(thresholds, "LL", &th_pn, &th_dn)) return NULL;
-    PyObject *outer;
-    if (limit == Py_None) {
-        PyObject *budget = PyImport_ImportModule("noughts.budget");
-        if (budget == NULL) return NULL;
-        outer = PyObject_CallMethod(budget, "Limit", NULL);
-        Py_DECREF(budget);
-        if (outer == NULL) return NULL;
-    } else {
-        Py_INCREF(limit);
-        outer = limit;
-    }
-    /* the limit counts this search's positions: most = min(nodes + n, its node limit) */
-    PyObject *most = NULL, *outer_nodes = PyObject_GetAttrString(outer, "node_limit");
-    if (outer_nodes == NULL) goto fail;
+    int64_t more = 0;
+    if (!PyArg_ParseTupleAndKeywords(args, kwargs, "|O$O(LL)", keywords, &limit, &nodes,
+                                     &th_pn, &th_dn) ||
+        (nodes != Py_None && as_count(nodes, &more) < 0) || poll_set(&s->poll, limit) < 0)
+        return NULL;
     if (nodes != Py_None) {
-        int64_t more;
-        if (as_count(nodes, &more) < 0) goto fail;
-        most = PyLong_FromLongLong(s->nodes + more);
-        if (most == NULL) goto fail;
+        __int128 most = (__int128)s->nodes + more;
+        int64_t cap = most > COUNT_EDGE ? COUNT_EDGE : (int64_t)most;
+        if (!s->poll.has_nodes || cap < s->poll.node_limit) s->poll.node_limit = cap;
+        s->poll.active = s->poll.has_nodes = 1;
     }
-    if (outer_nodes != Py_None) {
-        if (most == NULL) {
-            Py_INCREF(outer_nodes);
-            most = outer_nodes;
-        } else {
-            int smaller = PyObject_RichCompareBool(outer_nodes, most, Py_LT);
-            if (smaller < 0) goto fail;
-            if (smaller) {
-                Py_DECREF(most);
-                Py_INCREF(outer_nodes);
-                most = outer_nodes;
-            }
-        }
-    }
-    PyObject *deadline = PyObject_GetAttrString(outer, "deadline");
-    if (deadline == NULL) goto fail;
-    PyObject *limited = PyObject_GetAttrString(outer, "limited");
-    PyObject *call_args = PyTuple_New(0);
-    PyObject *call_kwargs = Py_BuildValue("{sOsO}", "deadline", deadline, "node_limit",
-                                          most != NULL ? most : Py_None);
-    Py_DECREF(deadline);
-    PyObject *inner = NULL;
-    if (limited != NULL && call_args != NULL && call_kwargs != NULL)
-        inner = PyObject_Call(limited, call_args, call_kwargs);
-    Py_XDECREF(limited);
-    Py_XDECREF(call_args);
-    Py_XDECREF(call_kwargs);
-    if (inner == NULL) goto fail;
-    int set = poll_set(&s->poll, inner);
-    Py_DECREF(inner);
-    if (set < 0) goto fail;
-    Py_DECREF(outer);
-    Py_DECREF(outer_nodes);
-    Py_XDECREF(most);
-    int64_t number = entry_of(s, board_key(s, NULL));
-    if (number < 0) {
-        if (s->stop == 1) {
-            s->stop = 0;
-            return Py_BuildValue("(ii)", 1, 1); /* not even the root could be looked at */
-        }
-        return stopped(&s->stop);
-    }
-    mid(s, th_pn, th_dn, number);
-    if (s->stop == STOP_RAISED) return stopped(&s->stop);
+    int64_t number;
+    Py_BEGIN_ALLOW_THREADS /* (the table is ours: enter locked it) */
+    number = entry_of(s, board_key(s, NULL));
+    if (number >= 0) mid(s, th_pn, th_dn, number);
+    Py_END_ALLOW_THREADS
+    if (s->stop > STOP_LIMIT) return stopped(&s->stop);
     s->stop = 0;
+    if (number < 0) return Py_BuildValue("(ii)", 1, 1); /* not even the root was looked at */
     const Entry *entry = entry_at(s, number);
     return Py_BuildValue("(LL)", (long long)entry->pn, (long long)entry->dn);
-fail:
-    Py_DECREF(outer);
-    Py_XDECREF(outer_nodes);
-    Py_XDECREF(most);
-    return NULL;
 }
 
 static PyObject *best_move_call(PyObject *self, PyObject *unused) {
@@ -866,29 +778,35 @@ static PyObject *best_move_call(PyObject *self, PyObject *unused) {
     return PyLong_FromLong(s->tables->inverse[symmetry][entry_at(s, number)->move]);
 }
 
-static PyObject *children_call(PyObject *self, PyObject *unused) {
-    (void)unused;
-    ProofSearch *s = (ProofSearch *)self;
-    int symmetry;
+/* The searched moves of the position (those whose positions the table holds) into
+ * cells, with their proof and disproof numbers; their count. */
+static int children(ProofSearch *s, int *cells, int64_t *pn, int64_t *dn) {
+    int symmetry, count = 0, found = 0;
     int64_t number = table_get(s->table, board_key(s, &symmetry));
-    PyObject *result = PyList_New(0);
-    if (result == NULL || number < 0 || entry_at(s, number)->moves == NONE) return result;
-    int cells[MAX_CELLS];
-    int count = moves(s, number, symmetry, cells);
+    if (number >= 0 && entry_at(s, number)->moves != NONE)
+        count = moves(s, number, symmetry, cells);
     for (int i = 0; i < count; i++) {
         board_play(s, cells[i]);
         int64_t child = table_get(s->table, board_key(s, NULL));
         board_undo(s, cells[i]);
         if (child < 0) continue;
-        const Entry *entry = entry_at(s, child);
-        PyObject *item = Py_BuildValue("(iLL)", cells[i], (long long)entry->pn,
-                                       (long long)entry->dn);
-        if (item == NULL || PyList_Append(result, item) < 0) {
-            Py_XDECREF(item);
-            Py_DECREF(result);
-            return NULL;
-        }
-        Py_DECREF(item);
+        cells[found] = cells[i];
+        pn[found] = entry_at(s, child)->pn;
+        dn[found++] = entry_at(s, child)->dn;
+    }
+    return found;
+}
+
+static PyObject *children_call(PyObject *self, PyObject *unused) {
+    (void)unused;
+    int cells[MAX_CELLS];
+    int64_t pn[MAX_CELLS], dn[MAX_CELLS];
+    int count = children((ProofSearch *)self, cells, pn, dn);
+    PyObject *result = PyList_New(count);
+    for (int i = 0; result != NULL && i < count; i++) {
+        PyObject *item = Py_BuildValue("(iLL)", cells[i], (long long)pn[i], (long long)dn[i]);
+        if (item == NULL) Py_CLEAR(result);
+        else PyList_SetItem(result, i, item);
     }
     return result;
 }
@@ -915,40 +833,43 @@ static PyObject *plies_call(PyObject *self, PyObject *unused) {
     (void)unused;
     ProofSearch *s = (ProofSearch *)self;
     Map memo;
-    if (reset_limit(s) < 0 || map_init(&memo, 256) < 0) return NULL;
+    poll_clear(&s->poll); /* reading the table: the search's limit is spent */
+    if (map_init(&memo, 256) < 0) return PyErr_NoMemory();
     int64_t result = plies(s, &memo);
     map_free(&memo);
     if (result < 0) return stopped(&s->stop);
     return PyLong_FromLongLong(result);
 }
 
-static PyObject *resisting_move_call(PyObject *self, PyObject *unused) {
-    (void)unused;
-    ProofSearch *s = (ProofSearch *)self;
+/* In a proven loss, the move whose proof lets the game last longest into *best (-1
+ * none); 0, or -1 when the search stops. */
+static int resisting(ProofSearch *s, int *best) {
+    int symmetry, cells[MAX_CELLS], count = -1;
+    int64_t number = entry_of(s, board_key(s, &symmetry)), most = 0;
+    if (number >= 0) count = moves(s, number, symmetry, cells);
     Map memo; /* shared: the replies' proofs overlap */
-    if (reset_limit(s) < 0) return NULL;
-    int symmetry, cells[MAX_CELLS];
-    int64_t number = entry_of(s, board_key(s, &symmetry));
-    if (number < 0) return stopped(&s->stop);
-    int count = moves(s, number, symmetry, cells);
-    if (count < 0) return stopped(&s->stop);
-    if (map_init(&memo, 256) < 0) return NULL;
-    int best = -1;
-    int64_t most = 0;
-    for (int i = 0; i < count; i++) {
+    if (count >= 0 && map_init(&memo, 256) < 0) s->stop = STOP_MEMORY;
+    if (count < 0 || s->stop) return -1;
+    *best = -1;
+    for (int i = 0; i < count && !s->stop; i++) {
         board_play(s, cells[i]);
         int64_t size = plies(s, &memo);
         board_undo(s, cells[i]);
-        if (size < 0) {
-            map_free(&memo);
-            return stopped(&s->stop);
-        }
-        if (best < 0 || size > most) {
+        if (size >= 0 && (*best < 0 || size > most)) {
             most = size;
-            best = cells[i];
+            *best = cells[i];
         }
     }
     map_free(&memo);
+    return s->stop ? -1 : 0;
+}
+
+static PyObject *resisting_move_call(PyObject *self, PyObject *unused) {
+    (void)unused;
+    ProofSearch *s = (ProofSearch *)self;
+    int best;
+    poll_clear(&s->poll); /* reading the table: the search's limit is spent */
+    if (resisting(s, &best) < 0) return stopped(&s->stop);
     if (best < 0) Py_RETURN_NONE;
     return PyLong_FromLong(best);
 }
@@ -962,11 +883,11 @@ static PyObject *proof_call(PyObject *self, PyObject *args, PyObject *kwargs) {
         PyErr_SetString(PyExc_TypeError, "seen must be a set of keys");
         return NULL;
     }
-    if (reset_limit(s) < 0) return NULL;
+    poll_clear(&s->poll); /* reading the table: the search's limit is spent */
     PyObject *keys = seen == Py_None ? PySet_New(NULL) : (Py_INCREF(seen), seen);
     PyObject *found = PyList_New(0);
     Map memo;
-    if (keys == NULL || found == NULL || map_init(&memo, 256) < 0) {
+    if (keys == NULL || found == NULL || (map_init(&memo, 256) < 0 && !PyErr_NoMemory())) {
         Py_XDECREF(keys);
         Py_XDECREF(found);
         return NULL;
@@ -1019,16 +940,19 @@ static PyObject *undo_call(PyObject *self, PyObject *value) {
 }
 
 /* -- one call at a time -------------------------------------------------------------- */
-/* A search's calls poll its limit in Python, where another thread may run: a second
- * call into the same search, or a clear of its table, meanwhile would pull the board or
- * the entries from under it. They get a clear error instead. */
+/* A search runs without the GIL, where another thread may run: a second call into the
+ * same search, or a clear of its table, meanwhile would pull the board or the entries
+ * from under it. They get a clear error instead. Searches sharing a table take turns
+ * (its lock). */
 static int enter(ProofSearch *s) {
     if (claim(&s->busy, "proof search") < 0) return -1;
     s->table->users++;
+    lock_released(&s->table->lock);
     return 0;
 }
 
 static void leave(ProofSearch *s) {
+    pthread_mutex_unlock(&s->table->lock);
     release(&s->busy);
     s->table->users--;
 }
@@ -1059,23 +983,8 @@ ONE_AT_A_TIME(resisting_move)
 ONE_AT_A_TIME(play)
 ONE_AT_A_TIME(undo)
 
-static PyObject *search_get_limit(PyObject *self, void *closure) {
-    (void)closure;
-    return poll_get(&((ProofSearch *)self)->poll);
-}
-
-static int search_set_limit(PyObject *self, PyObject *value, void *closure) {
-    (void)closure;
-    if (value == NULL || value == Py_None) {
-        PyErr_SetString(PyExc_TypeError, "the limit is a Limit");
-        return -1;
-    }
-    return poll_set(&((ProofSearch *)self)->poll, value);
-}
-
 static PyGetSetDef search_getset[] = {
     {"nodes", get_count, set_count, "Positions searched so far.", COUNT_AT(ProofSearch, nodes)},
-    {"limit", search_get_limit, search_set_limit, "What bounds the search.", NULL},
     {NULL, NULL, NULL, NULL, NULL},
 };
 

@@ -18,18 +18,15 @@ int threats_init(Threats *t, const Tables *tables) {
     t->shift = tables->cells;
     /* each level plays two cells: at most cells / 2 levels below the first */
     t->levels = tables->cells / 2 + 2;
-    t->work = PyMem_Malloc(((size_t)t->levels * 5 * (size_t)tables->nlines + 1) * sizeof(bb_t));
-    if (t->work == NULL) {
-        PyErr_NoMemory();
-        return -1;
-    }
+    t->work = malloc(((size_t)t->levels * 5 * (size_t)tables->nlines + 1) * sizeof(bb_t));
+    if (t->work == NULL) return -1;
     return map_init(&t->failed, 64);
 }
 
 void threats_free(Threats *t) {
     map_free(&t->failed);
     poll_clear(&t->poll);
-    PyMem_Free(t->work);
+    free(t->work);
     t->work = NULL;
 }
 
@@ -37,7 +34,8 @@ static inline bb_t bit_of(int cell) { return (bb_t)1 << cell; }
 
 /* ThreatSearch._search: a chain from this position of at most depth single threats and
  * then a double threat, into out; its length or 0. Sets t->stop when the limit ran out
- * (the reference's BudgetExhausted) or on a Python error. */
+ * (the reference's BudgetExhausted) or memory did. No Python call: it runs without the
+ * GIL. */
 static int search(Threats *t, bb_t att, bb_t dfn, const bb_t *twos, int ntwos, int block,
                   int depth, int level, int *out) {
     t->nodes++;
@@ -146,7 +144,7 @@ static int search(Threats *t, bb_t att, bb_t dfn, const bb_t *twos, int ntwos, i
             return found + 2;
         }
     }
-    if (map_put(&t->failed, key, depth) < 0) t->stop = 2;
+    if (map_put(&t->failed, key, depth) < 0) t->stop = STOP_MEMORY;
     return 0;
 }
 
@@ -158,8 +156,8 @@ int threats_chain(Threats *t, bb_t attacker, bb_t defender, const bb_t *twos, in
     int length = search(t, attacker, defender, twos, count, block, max_threats, 0, line);
     int stop = t->stop;
     t->stop = 0;
-    if (stop == 2) return -1;
-    if (stop == 1) return 0;
+    if (stop == STOP_MEMORY) return -1;
+    if (stop == STOP_LIMIT) return 0;
     if (length) {
         bb_t hint = 0;
         for (int i = 0; i < length; i += 2) hint |= bit_of(line[i]);
@@ -289,36 +287,45 @@ static PyTypeObject *ThreatSearchType = NULL;
 
 /* A chain as a Python list (None for none), or NULL on an error. */
 static PyObject *chain_result(int length, const int *line) {
-    if (length < 0) return NULL;
+    if (length < 0) return PyErr_NoMemory();
     if (length == 0) Py_RETURN_NONE;
     return cells_list(line, length);
 }
 
+/* find's and refute's arguments: (attacker, defender, max_threats=12, limit=None); the
+ * limit becomes the search's (the caller holds the search busy). */
 static int read_call(ThreatSearchObject *self, PyObject *args, PyObject *kwargs, bb_t *att,
                      bb_t *dfn, int *max_threats) {
-    static char *keywords[] = {"attacker", "defender", "max_threats", NULL};
-    PyObject *a, *b;
+    static char *keywords[] = {"attacker", "defender", "max_threats", "limit", NULL};
+    PyObject *a, *b, *limit = Py_None;
     *max_threats = DEFAULT_MAX_THREATS;
-    if (!PyArg_ParseTupleAndKeywords(args, kwargs, "OO|i", keywords, &a, &b, max_threats))
+    if (!PyArg_ParseTupleAndKeywords(args, kwargs, "OO|iO", keywords, &a, &b, max_threats,
+                                     &limit))
         return -1;
     if (*max_threats < 0) {
         PyErr_SetString(PyExc_ValueError, "max_threats must be at least 0");
         return -1;
     }
-    return read_position(a, b, NULL, self->tables->full, att, dfn);
+    if (read_position(a, b, NULL, self->tables->full, att, dfn) < 0) return -1;
+    return poll_set(&self->threats.poll, limit);
 }
 
-/* find (shortest: every depth from 0) or refute (the given depth only), one call at a
- * time: a second call into the same search meanwhile gets a clear error. */
+/* find (shortest: every depth from 0) or refute (the given depth only), without the GIL,
+ * one call at a time: a second call into the same search meanwhile gets a clear error. */
 static PyObject *threat_search_call(PyObject *self, PyObject *args, PyObject *kwargs,
                                     int shortest) {
     ThreatSearchObject *s = (ThreatSearchObject *)self;
     bb_t att, dfn;
     int max_threats, line[MAX_CHAIN];
-    if (read_call(s, args, kwargs, &att, &dfn, &max_threats) < 0 ||
-        claim(&s->busy, "threat search") < 0)
+    if (claim(&s->busy, "threat search") < 0) return NULL;
+    if (read_call(s, args, kwargs, &att, &dfn, &max_threats) < 0) {
+        release(&s->busy);
         return NULL;
-    int length = deepen(&s->threats, att, dfn, shortest ? 0 : max_threats, max_threats, line);
+    }
+    int length;
+    Py_BEGIN_ALLOW_THREADS
+    length = deepen(&s->threats, att, dfn, shortest ? 0 : max_threats, max_threats, line);
+    Py_END_ALLOW_THREADS
     release(&s->busy);
     return chain_result(length, line);
 }
@@ -338,19 +345,14 @@ static PyObject *threat_search_exhausted(PyObject *self, PyObject *unused) {
 }
 
 static PyObject *threat_search_new(PyTypeObject *type, PyObject *args, PyObject *kwargs) {
-    PyObject *tables, *limit;
-    if (!parse_new(args, kwargs, "ThreatSearch", "O!O", TablesType, &tables, &limit))
-        return NULL;
+    PyObject *tables;
+    if (!parse_new(args, kwargs, "ThreatSearch", "O!", TablesType, &tables)) return NULL;
     ThreatSearchObject *self = object_new(type);
     if (self == NULL) return NULL;
     Py_INCREF(tables);
     self->tables = (Tables *)tables;
-    if (threats_init(&self->threats, self->tables) < 0 ||
-        poll_set(&self->threats.poll, limit) < 0) {
-        Py_DECREF(self);
-        return NULL;
-    }
-    return (PyObject *)self;
+    if (threats_init(&self->threats, self->tables) < 0) PyErr_NoMemory();
+    return made(self);
 }
 
 static void threat_search_dealloc(PyObject *self) {
@@ -360,25 +362,9 @@ static void threat_search_dealloc(PyObject *self) {
     object_free(self);
 }
 
-static PyObject *threat_search_get_limit(PyObject *self, void *closure) {
-    (void)closure;
-    return poll_get(&((ThreatSearchObject *)self)->threats.poll);
-}
-
-static int threat_search_set_limit(PyObject *self, PyObject *value, void *closure) {
-    (void)closure;
-    if (value == NULL) {
-        PyErr_SetString(PyExc_AttributeError, "limit cannot be deleted");
-        return -1;
-    }
-    return poll_set(&((ThreatSearchObject *)self)->threats.poll, value);
-}
-
 static PyGetSetDef threat_search_getset[] = {
     {"nodes", get_count, set_count, "Positions searched so far.",
      COUNT_AT(ThreatSearchObject, threats.nodes)},
-    {"limit", threat_search_get_limit, threat_search_set_limit, "What bounds every call.",
-     NULL},
     {NULL, NULL, NULL, NULL, NULL},
 };
 
@@ -392,11 +378,13 @@ static PyMemberDef threat_search_members[] = {
 
 static PyMethodDef threat_search_methods[] = {
     {"find", (PyCFunction)(void (*)(void))threat_search_find, METH_VARARGS | METH_KEYWORDS,
-     "find(attacker, defender, max_threats=12): the shortest forced line, or None."},
+     "find(attacker, defender, max_threats=12, limit=None): the shortest forced line, or "
+     "None."},
     {"refute", (PyCFunction)(void (*)(void))threat_search_refute,
      METH_VARARGS | METH_KEYWORDS,
-     "refute(attacker, defender, max_threats=12): any forced line, or None."},
-    {"exhausted", threat_search_exhausted, METH_NOARGS, "True once the limit has run out."},
+     "refute(attacker, defender, max_threats=12, limit=None): any forced line, or None."},
+    {"exhausted", threat_search_exhausted, METH_NOARGS,
+     "True once the last call's limit has run out."},
     {NULL, NULL, 0, NULL},
 };
 
@@ -452,7 +440,7 @@ static PyMethodDef threats_functions[] = {
 int threats_add_type(PyObject *module) {
     static const Kind kind = {
         .name = "noughts.search._core.ThreatSearch", .size = sizeof(ThreatSearchObject),
-        .doc = "The threat-space search, compiled: ThreatSearch(tables, limit).",
+        .doc = "The threat-space search, compiled: ThreatSearch(tables).",
         .make = threat_search_new, .dealloc = threat_search_dealloc,
         .methods = threat_search_methods, .members = threat_search_members,
         .getset = threat_search_getset};
