@@ -69,7 +69,8 @@ static const char *tables_check(Tables *t) {
         if (popcount(line) != t->k || (line & ~t->full))
             return "lines: a line off the board or of another length";
         int n = 0;
-        for (bb_t rest = line; rest; rest &= rest - 1) t->line_cells[i][n++] = (uint8_t)lowest(rest);
+        for (bb_t rest = line; rest; rest &= rest - 1)
+            t->line_cells[i][n++] = (uint8_t)lowest(rest);
     }
     for (int cell = 0; cell < t->cells; cell++) {
         bb_t listed[MAX_LINES / 64] = {0};
@@ -122,8 +123,8 @@ static PyObject *tables_new(PyTypeObject *type, PyObject *args, PyObject *kwargs
                                 "perms: not a permutation of the cells");
     uint64_t base[2][MAX_CELLS];
     for (int side = 0; side < 2 && !PyErr_Occurred(); side++)
-        if (read_bitboards(bases[side], base[side], MAX_CELLS, "base keys: one per cell") != cells &&
-            !PyErr_Occurred())
+        if (read_bitboards(bases[side], base[side], MAX_CELLS, "base keys: one per cell") !=
+                cells && !PyErr_Occurred())
             PyErr_SetString(PyExc_ValueError, "base keys: one per cell");
     if (!PyErr_Occurred() && (self->zobrist = PyMem_Calloc(2, sizeof(*self->zobrist))) == NULL)
         PyErr_NoMemory();
@@ -140,13 +141,11 @@ static PyMemberDef tables_members[] = {
     {NULL, 0, 0, 0, NULL},
 };
 
-int tables_add_type(PyObject *module) {
-    static const Kind kind = {
-        .name = "noughts.search._core.Tables", .size = sizeof(Tables),
-        .doc = "A board's constant tables for the compiled searches.",
-        .make = tables_new, .dealloc = tables_dealloc, .members = tables_members};
-    return add_type(module, &kind, &TablesType);
-}
+const Kind tables_kind = {
+    .name = "noughts.search._core.Tables", .size = sizeof(Tables),
+    .doc = "A board's constant tables for the compiled searches.",
+    .make = tables_new, .dealloc = tables_dealloc, .members = tables_members,
+    .type = &TablesType};
 
 /* -- the limit ---------------------------------------------------------------------- */
 double now_seconds(void) {
@@ -159,46 +158,32 @@ void poll_clear(Poll *poll) {
     if (poll->owns_view) PyBuffer_Release(&poll->view);
     poll->owns_view = 0;
     poll->off = NULL;
-    Py_CLEAR(poll->limit);
     poll->active = poll->has_deadline = poll->has_nodes = 0;
 }
 
 int poll_set(Poll *poll, PyObject *limit) {
     poll_clear(poll);
     if (limit == NULL || limit == Py_None) return 0;
-    double deadline_value = 0.0;
-    int64_t node_limit = 0;
     PyObject *deadline = PyObject_GetAttrString(limit, "deadline");
-    if (deadline == NULL) return -1;
-    int has_deadline = deadline != Py_None;
-    if (has_deadline) {
-        deadline_value = PyFloat_AsDouble(deadline);
-        if (deadline_value == -1.0 && PyErr_Occurred()) { Py_DECREF(deadline); return -1; }
+    PyObject *nodes = deadline ? PyObject_GetAttrString(limit, "node_limit") : NULL;
+    PyObject *flag = nodes ? PyObject_GetAttrString(limit, "switch") : NULL;
+    poll->has_deadline = flag != NULL && deadline != Py_None;
+    poll->has_nodes = flag != NULL && nodes != Py_None;
+    if (poll->has_deadline) poll->deadline = PyFloat_AsDouble(deadline);
+    if (poll->has_nodes && !PyErr_Occurred()) as_count(nodes, &poll->node_limit);
+    if (flag != NULL && !PyErr_Occurred() &&
+        PyObject_GetBuffer(flag, &poll->view, PyBUF_SIMPLE) == 0) { /* (the Limit holds it) */
+        poll->owns_view = 1;
+        if (poll->view.len < 1) PyErr_SetString(PyExc_ValueError, "a limit's switch is one byte");
     }
-    Py_DECREF(deadline);
-    PyObject *nodes = PyObject_GetAttrString(limit, "node_limit");
-    if (nodes == NULL) return -1;
-    int has_nodes = nodes != Py_None;
-    if (has_nodes && as_count(nodes, &node_limit) < 0) { Py_DECREF(nodes); return -1; }
-    Py_DECREF(nodes);
-    PyObject *flag = PyObject_GetAttrString(limit, "switch");
-    if (flag == NULL) return -1;
-    int taken = PyObject_GetBuffer(flag, &poll->view, PyBUF_SIMPLE);
-    Py_DECREF(flag); /* (the Limit holds it) */
-    if (taken < 0) return -1;
-    if (poll->view.len < 1) {
-        PyBuffer_Release(&poll->view);
-        PyErr_SetString(PyExc_ValueError, "a limit's switch is one byte");
+    Py_XDECREF(deadline);
+    Py_XDECREF(nodes);
+    Py_XDECREF(flag);
+    if (PyErr_Occurred()) {
+        poll_clear(poll);
         return -1;
     }
-    poll->owns_view = 1;
     poll->off = (const volatile char *)poll->view.buf;
-    poll->has_deadline = has_deadline;
-    poll->deadline = deadline_value;
-    poll->has_nodes = has_nodes;
-    poll->node_limit = node_limit;
-    Py_INCREF(limit);
-    poll->limit = limit;
     poll->active = 1;
     return 0;
 }
@@ -226,12 +211,6 @@ void poll_share(Poll *poll, const Poll *from, int64_t node_limit) {
     poll->deadline = from->deadline;
     poll->has_nodes = 1;
     poll->node_limit = node_limit;
-}
-
-PyObject *poll_get(Poll *poll) {
-    PyObject *limit = poll->limit != NULL ? poll->limit : Py_None;
-    Py_INCREF(limit);
-    return limit;
 }
 
 int as_count(PyObject *value, int64_t *out) {
@@ -440,7 +419,8 @@ PyObject *cells_list(const int *cells, int count) {
 }
 
 /* -- the glue -------------------------------------------------------------------------- */
-int add_type(PyObject *module, const Kind *kind, PyTypeObject **type) {
+int add_type(PyObject *module, const Kind *kind) {
+    PyTypeObject **type = kind->type;
     PyType_Slot slots[8];
     int n = 0;
     slots[n++] = (PyType_Slot){Py_tp_new, kind->make};

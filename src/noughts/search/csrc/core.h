@@ -3,8 +3,9 @@
  * Every search here is a faithful port of its pure-Python reference in
  * noughts.search (board, pvs, misere, threats, proof) and noughts.exact (negamax):
  * the same move order, the same table semantics, the same node counts. The strategy
- * checker (check.c) ports noughts.builders.strategy_check and stands apart: it shares
- * the plumbing below, never a search, since it checks what the searches built. Boards
+ * checker (noughts/builders/csrc/check.c, compiled into the same module) ports
+ * noughts.builders.strategy_check and stands apart, with the builders: it shares the
+ * plumbing below, never a search, since it checks what the searches built. Boards
  * of up to 64 cells: a bitboard is one uint64_t, bit i is cell i.
  *
  * Built against the CPython stable ABI (Py_LIMITED_API 3.11), so one wheel serves
@@ -51,6 +52,20 @@ static inline int popcount(bb_t b) { return __builtin_popcountll(b); }
 static inline int lowest(bb_t b) { return __builtin_ctzll(b); }       /* b != 0 */
 static inline int highest(bb_t b) { return 63 - __builtin_clzll(b); } /* b != 0 */
 
+/* A position's canonical key: the least of its hashes under the count symmetries, and
+ * into *symmetry (unless NULL) the first symmetry giving it. */
+static inline uint64_t least_key(const uint64_t *hashes, int count, int *symmetry) {
+    uint64_t best = hashes[0];
+    int index = 0;
+    for (int sym = 1; sym < count; sym++)
+        if (hashes[sym] < best) {
+            best = hashes[sym];
+            index = sym;
+        }
+    if (symmetry != NULL) *symmetry = index;
+    return best;
+}
+
 /* Insert cell with value into out[0..n), kept by descending value (values alongside);
  * among equal values the cell inserted later goes first when later_first, else last.
  * The new count. */
@@ -83,7 +98,6 @@ typedef struct {
 } Tables;
 
 extern PyTypeObject *TablesType;
-int tables_add_type(PyObject *module);
 
 /* -- a search's limit (noughts.budget.Limit), polled ------------------------------ */
 /* The limit crosses into C as plain values: its deadline, its node limit and its cancel
@@ -91,7 +105,6 @@ int tables_add_type(PyObject *module);
  * a poll reads them with no Python call, so it may run without the GIL and still see a
  * cancel made meanwhile by another thread. */
 typedef struct {
-    PyObject *limit;     /* the Limit (a new reference), or NULL (none, or shared) */
     int active;          /* 0: no limit at all */
     int has_deadline, has_nodes;
     double deadline;     /* time.perf_counter() seconds: CLOCK_MONOTONIC */
@@ -121,8 +134,6 @@ static inline int poll_cancelled(const Poll *poll) {
  * another node limit. poll must own nothing (never poll_set): no Python call, so it
  * runs without the GIL. */
 void poll_share(Poll *poll, const Poll *from, int64_t node_limit);
-/* The Limit as a Python object (None for none), a new reference. */
-PyObject *poll_get(Poll *poll);
 
 /* A node count or limit from a Python int, clamped to +-COUNT_EDGE (2**62: beyond any
  * count a search reaches, with room to add to it); 0, or -1 with a Python error. */
@@ -259,10 +270,12 @@ typedef struct {
     PyMemberDef *members;
     PyGetSetDef *getset;
     lenfunc length;     /* len() */
+    PyTypeObject **type; /* where the type made is kept */
 } Kind;
 
-/* Make the type and add it to the module under its short name; 0, or -1. */
-int add_type(PyObject *module, const Kind *kind, PyTypeObject **type);
+/* Make the type (into *kind->type) and add it to the module under its short name; 0, or
+ * -1. */
+int add_type(PyObject *module, const Kind *kind);
 /* A new object of type, zeroed past its head (NULL on error). */
 void *object_new(PyTypeObject *type);
 /* A constructor's result: self, or NULL (self dropped) if a Python error is set. */
@@ -295,11 +308,13 @@ void lock_released(pthread_mutex_t *lock);
 Py_ssize_t read_ints(PyObject *sequence, int64_t *out, Py_ssize_t most, int64_t low,
                      int64_t high, const char *what);
 
-/* -- the parts, each adding its types to the module -------------------------------- */
-int search_add_type(PyObject *module);   /* pvs.c: the board and the anytime search */
-int threats_add_type(PyObject *module);  /* threats.c */
-int proof_add_types(PyObject *module);   /* proof.c */
-int exact_add_type(PyObject *module);    /* exact.c */
-int check_add_functions(PyObject *module); /* check.c: the strategy checker */
+/* -- the parts: the types and functions each adds to the module (module.c) ---------- */
+extern const Kind tables_kind;       /* common.c: a board's tables */
+extern const Kind search_kind;       /* pvs.c: the board and the anytime search */
+extern const Kind threat_search_kind; /* threats.c, with threats_functions */
+extern const Kind proof_table_kind, proof_search_kind; /* proof.c */
+extern const Kind exact_kind;        /* exact.c */
+extern PyMethodDef threats_functions[];
+extern PyMethodDef check_functions[]; /* builders/csrc/check.c: the strategy checker */
 
 #endif

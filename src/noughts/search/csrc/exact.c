@@ -43,7 +43,7 @@ typedef struct {
     uint8_t inverses[MAX_KEY_SYMMETRIES][MAX_CELLS];
     uint64_t *book_keys;           /* the book: canonical keys ascending, scores */
     int16_t *book_scores;
-    Py_ssize_t book_size;
+    int64_t book_size;
     Map table;
     int64_t max_entries;
     int64_t nodes, next_poll;
@@ -100,9 +100,9 @@ static inline word_t raw_key(const Exact *e, bb_t me, bb_t opp) {
 static int book_get(const Exact *e, word_t key, int *score) {
     if (e->book_size == 0 || key >> 64) return 0;
     uint64_t wanted = (uint64_t)key;
-    Py_ssize_t low = 0, high = e->book_size;
+    int64_t low = 0, high = e->book_size;
     while (low < high) {
-        Py_ssize_t middle = low + (high - low) / 2;
+        int64_t middle = low + (high - low) / 2;
         if (e->book_keys[middle] < wanted) low = middle + 1;
         else high = middle;
     }
@@ -395,7 +395,8 @@ static PyObject *exact_new(PyTypeObject *type, PyObject *args, PyObject *kwargs)
     if (!PyErr_Occurred() && book_keys != Py_None) {
         Py_ssize_t nkeys = 0, nscores = 0;
         e->book_keys = buffer_copy(book_keys, sizeof(uint64_t), &nkeys);
-        if (e->book_keys != NULL) e->book_scores = buffer_copy(book_scores, sizeof(int16_t), &nscores);
+        if (e->book_keys != NULL)
+            e->book_scores = buffer_copy(book_scores, sizeof(int16_t), &nscores);
         if (e->book_scores != NULL && nkeys != nscores)
             PyErr_SetString(PyExc_ValueError, "book: one score per key");
         e->book_size = nkeys;
@@ -512,36 +513,34 @@ static PyObject *exact_clear(PyObject *self, PyObject *unused) {
     Py_RETURN_NONE;
 }
 
+/* The table's entries copied out into malloc'd keys and values (NULL out of memory):
+ * making Python objects may run code that changes the table. Their count. */
+static size_t entries(const Exact *e, word_t **keys, int64_t **values) {
+    size_t count = 0, room = e->table.count ? e->table.count : 1;
+    *keys = malloc(room * sizeof(word_t));
+    *values = malloc(room * sizeof(int64_t));
+    for (size_t cursor = 0; *keys && *values && count < e->table.count &&
+                            map_next(&e->table, &cursor, &(*keys)[count], &(*values)[count]);)
+        count++;
+    return count;
+}
+
 static PyObject *exact_items(PyObject *self, PyObject *unused) {
     (void)unused;
-    /* copied out first: making Python objects may run code that changes the table */
     Exact *e = (Exact *)self;
-    const Map *map = &e->table;
-    size_t count = 0;
+    word_t *keys;
+    int64_t *values;
     lock_released(&e->lock);
-    word_t *keys = PyMem_Malloc((map->count ? map->count : 1) * sizeof(word_t));
-    int64_t *values = PyMem_Malloc((map->count ? map->count : 1) * sizeof(int64_t));
-    for (size_t cursor = 0; keys != NULL && values != NULL && count < map->count &&
-                            map_next(map, &cursor, &keys[count], &values[count]);)
-        count++;
+    size_t count = entries(e, &keys, &values);
     pthread_mutex_unlock(&e->lock);
-    if (keys == NULL || values == NULL) {
-        PyMem_Free(keys);
-        PyMem_Free(values);
-        return PyErr_NoMemory();
-    }
-    PyObject *list = PyList_New((Py_ssize_t)count);
+    PyObject *list = keys && values ? PyList_New((Py_ssize_t)count) : PyErr_NoMemory();
     for (size_t i = 0; list != NULL && i < count; i++) {
-        PyObject *key = from_word(keys[i]);
-        PyObject *value = PyLong_FromLongLong(values[i]);
-        PyObject *pair = key && value ? PyTuple_Pack(2, key, value) : NULL;
-        Py_XDECREF(key);
-        Py_XDECREF(value);
+        PyObject *pair = Py_BuildValue("(NL)", from_word(keys[i]), (long long)values[i]);
         if (pair == NULL) Py_CLEAR(list);
         else PyList_SetItem(list, (Py_ssize_t)i, pair);
     }
-    PyMem_Free(keys);
-    PyMem_Free(values);
+    free(keys);
+    free(values);
     return list;
 }
 
@@ -571,11 +570,9 @@ static PyMethodDef exact_methods[] = {
     {NULL, NULL, 0, NULL},
 };
 
-int exact_add_type(PyObject *module) {
-    static const Kind kind = {
-        .name = "noughts.search._core.Exact", .size = sizeof(Exact),
-        .doc = "The exact negamax with its table (normal play and misère), compiled.",
-        .make = exact_new, .dealloc = exact_dealloc, .methods = exact_methods,
-        .members = exact_members, .getset = exact_getset, .length = exact_length};
-    return add_type(module, &kind, &ExactType);
-}
+const Kind exact_kind = {
+    .name = "noughts.search._core.Exact", .size = sizeof(Exact),
+    .doc = "The exact negamax with its table (normal play and misère), compiled.",
+    .make = exact_new, .dealloc = exact_dealloc, .methods = exact_methods,
+    .members = exact_members, .getset = exact_getset, .length = exact_length,
+    .type = &ExactType};

@@ -55,7 +55,9 @@ static int reserve(void **pool, size_t *capacity, size_t used, size_t more, size
     return 0;
 }
 
-static int table_empty(ProofTable *table) {
+/* Free the table's entries (all when the table goes); then, unless it goes, a fresh
+ * index: -1 out of memory (no Python error set). */
+static int table_empty(ProofTable *table, int goes) {
     map_free(&table->index);
     free(table->entries);
     free(table->move_pool);
@@ -66,11 +68,7 @@ static int table_empty(ProofTable *table) {
     table->count = table->capacity = 0;
     table->moves_used = table->moves_capacity = 0;
     table->keys_used = table->keys_capacity = 0;
-    if (map_init(&table->index, 1024) < 0) {
-        PyErr_NoMemory();
-        return -1;
-    }
-    return 0;
+    return goes ? 0 : map_init(&table->index, 1024);
 }
 
 /* The entry number of key, or -1. */
@@ -94,19 +92,13 @@ static PyObject *table_new(PyTypeObject *type, PyObject *args, PyObject *kwargs)
     ProofTable *self = object_new(type);
     if (self == NULL) return NULL;
     pthread_mutex_init(&self->lock, NULL);
-    if (table_empty(self) < 0) {
-        Py_DECREF(self);
-        return NULL;
-    }
-    return (PyObject *)self;
+    if (table_empty(self, 0) < 0) PyErr_NoMemory();
+    return made(self);
 }
 
 static void table_dealloc(PyObject *self) {
     ProofTable *table = (ProofTable *)self;
-    map_free(&table->index);
-    free(table->entries);
-    free(table->move_pool);
-    free(table->key_pool);
+    table_empty(table, 1);
     pthread_mutex_destroy(&table->lock);
     Py_XDECREF((PyObject *)table->tables);
     object_free(self);
@@ -120,7 +112,7 @@ static PyObject *table_clear(PyObject *self, PyObject *unused) {
         PyErr_SetString(PyExc_RuntimeError, "the proof table is in use by a running search");
         return NULL;
     }
-    if (table_empty((ProofTable *)self) < 0) return NULL;
+    if (table_empty((ProofTable *)self, 0) < 0) return PyErr_NoMemory();
     Py_RETURN_NONE;
 }
 
@@ -219,15 +211,7 @@ static void board_undo(ProofSearch *s, int cell) {
 /* The table key (the least of the hashes) and the symmetry that maps the position onto
  * the key's orientation (the first with the least hash). */
 static inline uint64_t board_key(const ProofSearch *s, int *symmetry) {
-    uint64_t best = s->hashes[0];
-    int index = 0;
-    for (int sym = 1; sym < s->nsym; sym++)
-        if (s->hashes[sym] < best) {
-            best = s->hashes[sym];
-            index = sym;
-        }
-    if (symmetry != NULL) *symmetry = index;
-    return best;
+    return least_key(s->hashes, s->nsym, symmetry);
 }
 
 /* cells less those a symmetry of the position maps onto an earlier one; the count. */
@@ -1014,18 +998,17 @@ static PyMethodDef search_methods[] = {
     {NULL, NULL, 0, NULL},
 };
 
-int proof_add_types(PyObject *module) {
-    static const Kind table = {
-        .name = "noughts.search._core.ProofTable", .size = sizeof(ProofTable),
-        .doc = "A proof search's table, compiled: shared between searches of one attacker on "
-               "one board.",
-        .make = table_new, .dealloc = table_dealloc, .methods = table_methods,
-        .length = table_length};
-    static const Kind search = {
-        .name = "noughts.search._core.ProofSearch", .size = sizeof(ProofSearch),
-        .doc = "The proof-number search (df-pn), compiled.", .make = search_new,
-        .dealloc = search_dealloc, .methods = search_methods, .members = search_members,
-        .getset = search_getset};
-    if (add_type(module, &table, &ProofTableType) < 0) return -1;
-    return add_type(module, &search, &ProofSearchType);
-}
+const Kind proof_table_kind = {
+    .name = "noughts.search._core.ProofTable", .size = sizeof(ProofTable),
+    .doc = "A proof search's table, compiled: shared between searches of one attacker on "
+           "one board.",
+    .make = table_new, .dealloc = table_dealloc, .methods = table_methods,
+    .length = table_length,
+    .type = &ProofTableType};
+
+const Kind proof_search_kind = {
+    .name = "noughts.search._core.ProofSearch", .size = sizeof(ProofSearch),
+    .doc = "The proof-number search (df-pn), compiled.", .make = search_new,
+    .dealloc = search_dealloc, .methods = search_methods, .members = search_members,
+    .getset = search_getset,
+    .type = &ProofSearchType};

@@ -308,15 +308,7 @@ static inline int64_t waiting_evaluation(const Search *s) {
 static inline uint64_t plain_key(const Search *s) { return s->hashes[0]; }
 
 static inline uint64_t canonical_key(const Search *s, int *symmetry) {
-    uint64_t best = s->hashes[0];
-    int index = 0;
-    for (int sym = 1; sym < s->nsym; sym++)
-        if (s->hashes[sym] < best) {
-            best = s->hashes[sym];
-            index = sym;
-        }
-    *symmetry = index;
-    return best;
+    return least_key(s->hashes, s->nsym, symmetry);
 }
 
 /* -- the limit ------------------------------------------------------------------------- */
@@ -833,11 +825,9 @@ static PyMethodDef search_methods[] = {
     {NULL, NULL, 0, NULL},
 };
 
-int search_add_type(PyObject *module) {
-    static const Kind kind = {
-        .name = "noughts.search._core.Search", .size = sizeof(Search),
-        .doc = "The anytime search (board and principal-variation search), compiled.",
-        .make = search_new, .dealloc = search_dealloc, .methods = search_methods,
-        .members = search_members, .getset = search_getset};
-    return add_type(module, &kind, &SearchType);
-}
+const Kind search_kind = {
+    .name = "noughts.search._core.Search", .size = sizeof(Search),
+    .doc = "The anytime search (board and principal-variation search), compiled.",
+    .make = search_new, .dealloc = search_dealloc, .methods = search_methods,
+    .members = search_members, .getset = search_getset,
+    .type = &SearchType};

@@ -388,10 +388,20 @@ static PyMethodDef threat_search_methods[] = {
     {NULL, NULL, 0, NULL},
 };
 
-/* A chain from Python: its cells, each on the board; its length or -1. */
-static int read_line(const Tables *tables, PyObject *value, int *line) {
+/* defences' and chain_survives' arguments: (tables, attacker, defender, [move,] line),
+ * the move (none when move is NULL) on the board; the line's length, or -1. */
+static int read_chain(PyObject *args, const Tables **t, bb_t *att, bb_t *dfn, int *move,
+                      int *line) {
+    PyObject *tables, *a, *b, *chain;
     int64_t cells[MAX_CHAIN];
-    Py_ssize_t length = read_ints(value, cells, MAX_CHAIN, 0, tables->cells,
+    if (!(move ? PyArg_ParseTuple(args, "O!OOiO", TablesType, &tables, &a, &b, move, &chain)
+               : PyArg_ParseTuple(args, "O!OOO", TablesType, &tables, &a, &b, &chain)))
+        return -1;
+    *t = (const Tables *)tables;
+    if (read_position(a, b, NULL, (*t)->full, att, dfn) < 0) return -1;
+    if (move && (*move < 0 || *move >= (*t)->cells))
+        return PyErr_Format(PyExc_ValueError, "cell %d is not on the board", *move), -1;
+    Py_ssize_t length = read_ints(chain, cells, MAX_CHAIN, 0, (*t)->cells,
                                   "a chain: a cell not on the board");
     for (Py_ssize_t i = 0; i < length; i++) line[i] = (int)cells[i];
     return (int)length;
@@ -399,37 +409,22 @@ static int read_line(const Tables *tables, PyObject *value, int *line) {
 
 static PyObject *py_defences(PyObject *module, PyObject *args) {
     (void)module;
-    PyObject *tables, *a, *b, *chain;
-    if (!PyArg_ParseTuple(args, "O!OOO", TablesType, &tables, &a, &b, &chain)) return NULL;
-    const Tables *t = (const Tables *)tables;
+    const Tables *t;
     bb_t att, dfn;
-    int line[MAX_CHAIN];
-    if (read_position(a, b, NULL, t->full, &att, &dfn) < 0) return NULL;
-    int length = read_line(t, chain, line);
-    if (length < 0) return NULL;
-    return from_bitboard(threats_defences(t, att, dfn, line, length));
+    int line[MAX_CHAIN], length = read_chain(args, &t, &att, &dfn, NULL, line);
+    return length < 0 ? NULL : from_bitboard(threats_defences(t, att, dfn, line, length));
 }
 
 static PyObject *py_chain_survives(PyObject *module, PyObject *args) {
     (void)module;
-    PyObject *tables, *a, *b, *chain;
-    int move;
-    if (!PyArg_ParseTuple(args, "O!OOiO", TablesType, &tables, &a, &b, &move, &chain))
-        return NULL;
-    const Tables *t = (const Tables *)tables;
+    const Tables *t;
     bb_t att, dfn;
-    int line[MAX_CHAIN];
-    if (read_position(a, b, NULL, t->full, &att, &dfn) < 0) return NULL;
-    if (move < 0 || move >= t->cells) {
-        PyErr_Format(PyExc_ValueError, "cell %d is not on the board", move);
-        return NULL;
-    }
-    int length = read_line(t, chain, line);
-    if (length < 0) return NULL;
-    return PyBool_FromLong(threats_chain_survives(t, att, dfn, move, line, length));
+    int move, line[MAX_CHAIN], length = read_chain(args, &t, &att, &dfn, &move, line);
+    return length < 0 ? NULL
+                      : PyBool_FromLong(threats_chain_survives(t, att, dfn, move, line, length));
 }
 
-static PyMethodDef threats_functions[] = {
+PyMethodDef threats_functions[] = {
     {"defences", py_defences, METH_VARARGS,
      "defences(tables, attacker, defender, line): the replies that may stop the chain."},
     {"chain_survives", py_chain_survives, METH_VARARGS,
@@ -437,13 +432,10 @@ static PyMethodDef threats_functions[] = {
     {NULL, NULL, 0, NULL},
 };
 
-int threats_add_type(PyObject *module) {
-    static const Kind kind = {
-        .name = "noughts.search._core.ThreatSearch", .size = sizeof(ThreatSearchObject),
-        .doc = "The threat-space search, compiled: ThreatSearch(tables).",
-        .make = threat_search_new, .dealloc = threat_search_dealloc,
-        .methods = threat_search_methods, .members = threat_search_members,
-        .getset = threat_search_getset};
-    if (add_type(module, &kind, &ThreatSearchType) < 0) return -1;
-    return PyModule_AddFunctions(module, threats_functions);
-}
+const Kind threat_search_kind = {
+    .name = "noughts.search._core.ThreatSearch", .size = sizeof(ThreatSearchObject),
+    .doc = "The threat-space search, compiled: ThreatSearch(tables).",
+    .make = threat_search_new, .dealloc = threat_search_dealloc,
+    .methods = threat_search_methods, .members = threat_search_members,
+    .getset = threat_search_getset,
+    .type = &ThreatSearchType};
