@@ -45,13 +45,13 @@ def _tables(compiled_core: ModuleType, name: str = "3x3") -> object:
 
 
 # -- one position reader ----------------------------------------------------------------
-def _search_args(name: str = "3x3") -> tuple[object, list[object]]:
+def _search_args(name: str = "3x3") -> tuple[object, list[int]]:
     from noughts.search.board import line_values
 
     position = Position("", name)
     tables = tables_for(position.geometry)
     values = line_values(tables, search_weights(position, "strong", None), 0)
-    return core._compiled_tables(tables), list(values)
+    return core._compiled_tables(tables), core.flat_values(values)
 
 
 @pytest.mark.parametrize(("x", "o", "to_move", "message"), [
@@ -171,9 +171,10 @@ def test_the_anytime_search_bounds_its_values_and_depths(compiled_core: ModuleTy
     # line values past 2**52 could overflow the board's 64-bit sums; a depth past the
     # killers' rows has no meaning on a board of at most 64 cells
     tables, values = _search_args()
-    value, fork, tempo, _, contrib = values
     with pytest.raises(ValueError, match="past 2\\*\\*52"):
-        compiled_core.Search(tables, 0, 0, 0, (value, fork, tempo, 2**53, contrib), False)
+        compiled_core.Search(tables, 0, 0, 0, [*values[:-1], 2**53], False)
+    with pytest.raises(ValueError, match="69 line values, not 68"):
+        compiled_core.Search(tables, 0, 0, 0, values[:-1], False)
     search = compiled_core.Search(tables, 0, 0, 0, values, False)
     with pytest.raises(ValueError, match="depth 67: 0 to 66"):
         search.root(67, [0], None)

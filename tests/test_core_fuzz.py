@@ -92,14 +92,15 @@ def test_tables(module: ModuleType, cells: Any, k: Any, lines: Any, through: Any
 
 
 def _line_values(k: int) -> st.SearchStrategy[Any]:
-    """The shape of a board's LineValues (value, fork_value, tempo_value, to_move,
-    contrib) with any ints in it."""
-    def row(length: int) -> st.SearchStrategy[list[int]]:
-        return st.lists(VALUES, min_size=length, max_size=length)
+    """The shape of a board's LineValues, flat (core.flat_values), with any ints in it, or
+    one too few or too many."""
+    count = 4 * (k + 1) + 3 + 2 * (k + 2) ** 2
+    return st.lists(VALUES, min_size=count - 1, max_size=count + 1)
 
-    pair = st.tuples(row(k + 1), row(k + 1))
-    contrib = st.tuples(*[row(k + 2)] * (k + 2))
-    return st.tuples(pair, row(2), pair, VALUES, st.tuples(contrib, contrib))
+
+def _values(position: Position) -> list[int]:
+    tables = tables_for(position.geometry)
+    return core.flat_values(line_values(tables, search_weights(position, "strong", None), 0))
 
 
 @FUZZ
@@ -112,15 +113,13 @@ def test_search(module: ModuleType, name: str, x: Any, o: Any, to_move: Any, mis
     if data.draw(st.booleans()):
         x, o, to_move = _tidy(name, x, o, to_move)
     position = Position("", name)
-    tables = tables_for(position.geometry)
     if values is None:
-        values = line_values(tables, search_weights(position, "strong", None), 0)
+        values = _values(position)
     elif values == "shaped":
         values = data.draw(_line_values(position.geometry.k))
     search = _clean(lambda: module.Search(_tables(name), x, o, to_move, values, misere))
     if search is None:
-        search = module.Search(_tables(name), 0, 0, 0, line_values(
-            tables, search_weights(position, "strong", None), 0), misere)
+        search = module.Search(_tables(name), 0, 0, 0, _values(position), misere)
     methods: list[Callable[[Any, Any, list[Any]], Any]] = [
         lambda a, b, cells: search.threat_cells(a),
         lambda a, b, cells: search.empty_count(),
@@ -239,9 +238,7 @@ def test_strategy_checker(module: ModuleType, name: str, records: Any, x: Any, o
 
 def test_the_fuzzing_reaches_the_searches(module: ModuleType) -> None:
     # (the fuzz tests above must not stop at argument parsing: valid calls answer)
-    search = module.Search(_tables("3x3"), 0, 0, 0, line_values(
-        tables_for(variant("3x3").geometry),
-        search_weights(Position("", "3x3"), "strong", None), 0), False)
+    search = module.Search(_tables("3x3"), 0, 0, 0, _values(Position("", "3x3")), False)
     assert search.root(2, search.ordered_moves(-1, 0), None)[1] in range(9)
     assert _clean(lambda: search.root(2, [9], None)) is None
     with pytest.raises(SystemError):

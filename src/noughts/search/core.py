@@ -45,7 +45,7 @@ from noughts.results import WIN_SCORE
 if TYPE_CHECKING:
     from noughts.knowledge.learned import LearnedEval
     from noughts.position import Position
-    from noughts.search.board import Tables
+    from noughts.search.board import LineValues, Tables
     from noughts.search.evaluate import Style
     from noughts.variants import Variant
 
@@ -58,6 +58,7 @@ __all__ = [
     "fits_compiled",
     "compiled_limits",
     "anytime_search",
+    "flat_values",
     "threat_search",
     "proof_search",
     "proof_table",
@@ -245,8 +246,26 @@ def anytime_search(
     player = 0 if position.to_move == "X" else 1
     values = line_values(tables, search_weights(position, style, learned), player)
     search: Searcher = native.Search(_compiled_tables(tables), position.x, position.o, player,
-                                     values, misere)
+                                     flat_values(values), misere)
     return search
+
+
+def flat_values(values: LineValues) -> list[int]:
+    """A board's line values as the compiled search takes them: one flat list, in order
+    value (X's, O's), fork_value, tempo_value (X's, O's), to_move, contrib (X's rows,
+    O's rows).
+
+    >>> from noughts.position import Position
+    >>> from noughts.search.board import line_values, tables_for
+    >>> from noughts.search.evaluate import search_weights
+    >>> position = Position("", "3x3")
+    >>> weights = search_weights(position, "strong", None)
+    >>> len(flat_values(line_values(tables_for(position.geometry), weights, 0)))  # k = 3
+    69
+    """
+    value, forks, tempo, to_move, contrib = values
+    return [*value[0], *value[1], *forks, *tempo[0], *tempo[1], to_move,
+            *(cell for side in contrib for row in side for cell in row)]
 
 
 class ThreatSearcher(Protocol):

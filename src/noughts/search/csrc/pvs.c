@@ -498,21 +498,22 @@ static int64_t negamax(Search *s, int depth, int64_t alpha, int64_t beta, int pl
 /* A line value: an int of at most VALUE_EDGE either way (the board's sums of them, over
  * at most 256 lines, then stay far inside 64 bits). */
 #define VALUE_EDGE ((int64_t)1 << 52)
-#define VALUES_PAST "values: a value past 2**52"
 
-/* rows rows of at least count line values each from a Python sequence; 0, or -1 with an
- * error. */
-static int read_rows(PyObject *sequence, int64_t (*out)[MAX_K + 2], int rows, int count) {
-    PyObject *list = PySequence_List(sequence);
-    if (list == NULL) return -1;
-    if (SIZE(list) != rows) PyErr_SetString(PyExc_ValueError, "values: a table of another shape");
-    for (int i = 0; i < rows && !PyErr_Occurred(); i++) {
-        Py_ssize_t length = read_ints(ITEM(list, i), out[i], MAX_K + 2, -VALUE_EDGE,
-                                      VALUE_EDGE + 1, VALUES_PAST);
-        if (length >= 0 && length < count) PyErr_SetString(PyExc_ValueError, "values: too short");
-    }
-    Py_DECREF(list);
-    return PyErr_Occurred() ? -1 : 0;
+/* The board's LineValues as one flat sequence of line values, in order: value (X's k + 1,
+ * O's k + 1), fork_value (2), tempo_value (2 x (k + 1)), to_move (1), contrib (2 x (k + 2)
+ * x (k + 2)); copied into the search (no Python). */
+#define VALUES(k) (4 * ((k) + 1) + 3 + 2 * ((k) + 2) * ((k) + 2))
+static void take_values(Search *s, const int64_t *flat, int k) {
+    for (int side = 0; side < 2; side++, flat += k + 1)
+        memcpy(s->value[side], flat, (size_t)(k + 1) * 8);
+    s->fork_value[0] = *flat++;
+    s->fork_value[1] = *flat++;
+    for (int side = 0; side < 2; side++, flat += k + 1)
+        memcpy(s->tempo_value[side], flat, (size_t)(k + 1) * 8);
+    s->tempo = *flat++;
+    for (int side = 0; side < 2; side++)
+        for (int a = 0; a < k + 2; a++, flat += k + 2)
+            memcpy(s->contrib[side][a], flat, (size_t)(k + 2) * 8);
 }
 
 /* The board's position and its values' sums (SearchBoard's setup): no Python. */
@@ -533,56 +534,30 @@ static void setup(Search *s, Tables *tables, bb_t x, bb_t o, int to_move, int mi
     build(s);
 }
 
-/* Search(tables, x, o, to_move, values, misere): values is the board's LineValues
- * (value, fork_value, tempo_value, to_move, contrib). */
+/* Search(tables, x, o, to_move, values, misere): values is the board's LineValues, flat
+ * (take_values). */
 static PyObject *search_new(PyTypeObject *type, PyObject *args, PyObject *kwargs) {
-    PyObject *tables, *x_obj, *o_obj, *values, *value[2], *forks, *tempo[2], *contrib[2];
+    PyObject *tables, *x_obj, *o_obj, *values;
     int to_move, misere;
     bb_t x, o;
-    long long tempo_bonus;
+    int64_t flat[VALUES(MAX_K)];
     if (!parse_new(args, kwargs, "Search", "O!OOiOp", TablesType, &tables, &x_obj, &o_obj,
                    &to_move, &values, &misere) ||
         read_position(x_obj, o_obj, &to_move, ((Tables *)tables)->full, &x, &o) < 0)
         return NULL;
-    PyObject *parts = PySequence_Tuple(values); /* (holds the parts read below) */
-    if (parts == NULL || !PyArg_ParseTuple(parts, "(OO)O(OO)L(OO)", &value[0], &value[1],
-                                           &forks, &tempo[0], &tempo[1], &tempo_bonus,
-                                           &contrib[0], &contrib[1])) {
-        Py_XDECREF(parts);
-        return NULL;
-    }
-    Search *s = object_new(type);
-    if (s == NULL) {
-        Py_DECREF(parts);
-        return NULL;
-    }
     int k = ((Tables *)tables)->k;
-    int64_t fork_row[MAX_K + 2];
-    int ok = read_ints(forks, fork_row, MAX_K + 2, -VALUE_EDGE, VALUE_EDGE + 1, VALUES_PAST) >= 2;
-    for (int side = 0; ok && side < 2; side++)
-        ok = read_ints(value[side], s->value[side], MAX_K + 2, -VALUE_EDGE, VALUE_EDGE + 1,
-                       VALUES_PAST) == k + 1 &&
-             read_ints(tempo[side], s->tempo_value[side], MAX_K + 2, -VALUE_EDGE,
-                       VALUE_EDGE + 1, VALUES_PAST) == k + 1 &&
-             read_rows(contrib[side], s->contrib[side], k + 2, k + 2) == 0;
-    if (ok && (tempo_bonus > VALUE_EDGE || tempo_bonus < -VALUE_EDGE))
-        PyErr_SetString(PyExc_ValueError, VALUES_PAST);
-    if (!ok && !PyErr_Occurred()) PyErr_SetString(PyExc_ValueError, "values: too short");
-    Py_DECREF(parts);
-    if (PyErr_Occurred()) goto fail;
-    s->fork_value[0] = fork_row[0];
-    s->fork_value[1] = fork_row[1];
-    s->tempo = tempo_bonus;
+    Py_ssize_t count = read_ints(values, flat, VALUES(MAX_K), -VALUE_EDGE, VALUE_EDGE + 1,
+                                 "values: a value past 2**52");
+    if (count >= 0 && count != VALUES(k))
+        return PyErr_Format(PyExc_ValueError, "values: %d line values, not %zd", VALUES(k),
+                            count);
+    Search *s = count < 0 ? NULL : object_new(type);
+    if (s == NULL) return NULL;
+    take_values(s, flat, k);
     Py_INCREF(tables);
     setup(s, (Tables *)tables, x, o, to_move, misere);
-    if (table_alloc(&s->table, 1 << 16) < 0) {
-        PyErr_NoMemory();
-        goto fail;
-    }
-    return (PyObject *)s;
-fail:
-    Py_DECREF(s);
-    return NULL;
+    if (table_alloc(&s->table, 1 << 16) < 0) PyErr_NoMemory();
+    return made(s);
 }
 
 static void search_dealloc(PyObject *self) {
