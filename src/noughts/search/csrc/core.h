@@ -144,7 +144,6 @@ int as_count(PyObject *value, int64_t *out);
 enum { STOP_LIMIT = 1,  /* the limit ran out: BudgetExhausted */
        STOP_MEMORY = 2, /* out of memory (no Python error set yet: the search ran
                            without the GIL) */
-       STOP_RAISED = 3, /* a Python error is set */
        STOP_LOST = 4,   /* a proof table lost a position (cleared meanwhile): KeyError */
        STOP_UNPROVEN = 5 }; /* a proof's reading met a position not proven: ValueError */
 /* The Python result of a stopped search: the error its stop names (stop is reset). */

@@ -577,19 +577,32 @@ static int64_t plies(ProofSearch *s, Map *memo) {
     return result;
 }
 
-/* Walk the proof of the board's position: append (x, o, move, chain, plies) to found
- * for every attacker position of the strategy not in seen (a set of keys). 0, or -1
- * when the search stops. */
-static int walk(ProofSearch *s, PyObject *seen, Map *memo, PyObject *found) {
+/* A proof's walk: (x, o, move, chain, plies) of each attacker position of the strategy,
+ * in order, and the keys it met first (to add to the caller's set). */
+typedef struct {
+    bb_t x, o;
+    int move, chain;
+    int64_t plies;
+} Record;
+
+typedef struct {
+    Record *records;
+    size_t count, room;
+    uint64_t *added;
+    size_t nadded, added_room;
+} Walked;
+
+/* Walk the proof of the board's position: a record in out for every attacker position
+ * of the strategy whose key is not in seen (keys; each met is put there and in out's
+ * added). 0, or -1 when the search stops. */
+static int walk(ProofSearch *s, Map *seen, Map *memo, Walked *out) {
     int symmetry;
     uint64_t key = board_key(s, &symmetry);
-    PyObject *key_object = PyLong_FromUnsignedLongLong(key);
-    if (key_object == NULL) goto error;
-    int known = PySet_Contains(seen, key_object);
-    if (known == 0) known = PySet_Add(seen, key_object);
-    Py_DECREF(key_object);
-    if (known < 0) goto error;
-    if (known) return 0;
+    if (map_get(seen, (word_t)key) != NULL) return 0;
+    if (map_put(seen, (word_t)key, 1) < 0 ||
+        reserve((void **)&out->added, &out->added_room, out->nadded, 1, sizeof(uint64_t)) < 0)
+        goto memory;
+    out->added[out->nadded++] = key;
     int64_t number = table_get(s->table, key);
     if (number < 0 || entry_at(s, number)->pn) {
         not_proven(s);
@@ -606,15 +619,12 @@ static int walk(ProofSearch *s, PyObject *seen, Map *memo, PyObject *found) {
         bb_t x = s->bits[0], o = s->bits[1];
         int64_t length = plies(s, memo);
         if (length < 0) return -1;
-        PyObject *item = Py_BuildValue("(NNiNL)", from_bitboard(x), from_bitboard(o), move,
-                                       PyBool_FromLong(is_chain), (long long)length);
-        if (item == NULL) goto error;
-        int appended = PyList_Append(found, item);
-        Py_DECREF(item);
-        if (appended < 0) goto error;
+        if (reserve((void **)&out->records, &out->room, out->count, 1, sizeof(Record)) < 0)
+            goto memory;
+        out->records[out->count++] = (Record){x, o, move, is_chain, length};
         if (is_chain) return 0;
         board_play(s, move);
-        int result = walk(s, seen, memo, found);
+        int result = walk(s, seen, memo, out);
         board_undo(s, move);
         return result;
     }
@@ -624,13 +634,13 @@ static int walk(ProofSearch *s, PyObject *seen, Map *memo, PyObject *found) {
     if (count < 0) return -1;
     for (int i = 0; i < count; i++) {
         board_play(s, cells[i]);
-        int result = walk(s, seen, memo, found);
+        int result = walk(s, seen, memo, out);
         board_undo(s, cells[i]);
         if (result < 0) return -1;
     }
     return 0;
-error:
-    s->stop = STOP_RAISED;
+memory:
+    s->stop = STOP_MEMORY;
     return -1;
 }
 
@@ -680,20 +690,16 @@ static PyObject *search_new(PyTypeObject *type, PyObject *args, PyObject *kwargs
                    &o_obj, &to_move, &attacker, ProofTableType, &table, &leaf_threat_nodes,
                    &max_threats))
         return NULL;
-    if (attacker < 0 || attacker > 1) {
-        PyErr_SetString(PyExc_ValueError, "the attacker is a side: 0 (X) or 1 (O)");
-        return NULL;
-    }
-    if (leaf_threat_nodes < 0 || max_threats < 0) {
-        PyErr_SetString(PyExc_ValueError, "leaf_threat_nodes and max_threats are at least 0");
-        return NULL;
-    }
     const Tables *t = (const Tables *)tables;
     ProofTable *shared = (ProofTable *)table;
-    if (shared->tables != NULL && !same_board(shared->tables, t)) {
-        PyErr_SetString(PyExc_ValueError, "the proof table serves searches of another board");
-        return NULL;
-    }
+    const char *wrong =
+        attacker < 0 || attacker > 1 ? "the attacker is a side: 0 (X) or 1 (O)"
+        : leaf_threat_nodes < 0 || max_threats < 0
+            ? "leaf_threat_nodes and max_threats are at least 0"
+        : shared->tables != NULL && !same_board(shared->tables, t)
+            ? "the proof table serves searches of another board"
+            : NULL;
+    if (wrong != NULL) return PyErr_Format(PyExc_ValueError, "%s", wrong);
     bb_t x, o;
     if (read_position(x_obj, o_obj, &to_move, t->full, &x, &o) < 0) return NULL;
     ProofSearch *s = object_new(type);
@@ -858,32 +864,48 @@ static PyObject *resisting_move_call(PyObject *self, PyObject *unused) {
     return PyLong_FromLong(best);
 }
 
+/* proof(seen=None): walk's records as tuples; seen (a set of keys) skips the positions
+ * it holds and gets those met. */
 static PyObject *proof_call(PyObject *self, PyObject *args, PyObject *kwargs) {
     static char *keywords[] = {"seen", NULL};
     ProofSearch *s = (ProofSearch *)self;
-    PyObject *seen = Py_None;
+    PyObject *seen = Py_None, *item, *iterator = NULL, *list = NULL;
     if (!PyArg_ParseTupleAndKeywords(args, kwargs, "|O", keywords, &seen)) return NULL;
-    if (seen != Py_None && !PySet_Check(seen)) {
-        PyErr_SetString(PyExc_TypeError, "seen must be a set of keys");
-        return NULL;
-    }
+    if (seen != Py_None && (!PySet_Check(seen) || (iterator = PyObject_GetIter(seen)) == NULL))
+        return PyErr_Occurred() ? NULL : PyErr_Format(PyExc_TypeError, "seen must be a set of keys");
     poll_clear(&s->poll); /* reading the table: the search's limit is spent */
-    PyObject *keys = seen == Py_None ? PySet_New(NULL) : (Py_INCREF(seen), seen);
-    PyObject *found = PyList_New(0);
-    Map memo;
-    if (keys == NULL || found == NULL || (map_init(&memo, 256) < 0 && !PyErr_NoMemory())) {
-        Py_XDECREF(keys);
-        Py_XDECREF(found);
-        return NULL;
+    Map known = {0}, memo = {0};
+    Walked out = {0};
+    int ok = map_init(&known, 256) == 0 && map_init(&memo, 256) == 0;
+    while (ok && iterator != NULL && (item = PyIter_Next(iterator)) != NULL) {
+        unsigned long long key = PyLong_AsUnsignedLongLong(item);
+        Py_DECREF(item);
+        if (PyErr_Occurred()) PyErr_Clear(); /* (no key of this table) */
+        else ok = map_put(&known, (word_t)key, 1) == 0;
     }
-    int result = walk(s, keys, &memo, found);
+    Py_XDECREF(iterator);
+    int result = PyErr_Occurred() ? -1 : ok ? walk(s, &known, &memo, &out) : -1;
+    if (!ok) s->stop = STOP_MEMORY;
+    for (size_t i = 0; seen != Py_None && i < out.nadded && !PyErr_Occurred(); i++) {
+        item = PyLong_FromUnsignedLongLong(out.added[i]);
+        if (item != NULL) PySet_Add(seen, item);
+        Py_XDECREF(item);
+    }
+    if (result == 0 && !PyErr_Occurred()) list = PyList_New((Py_ssize_t)out.count);
+    for (size_t i = 0; list != NULL && i < out.count; i++) {
+        const Record *r = &out.records[i];
+        item = Py_BuildValue("(NNiNL)", from_bitboard(r->x), from_bitboard(r->o), r->move,
+                             PyBool_FromLong(r->chain), (long long)r->plies);
+        if (item == NULL) Py_CLEAR(list);
+        else PyList_SetItem(list, (Py_ssize_t)i, item);
+    }
+    map_free(&known);
     map_free(&memo);
-    Py_DECREF(keys);
-    if (result < 0) {
-        Py_DECREF(found);
-        return stopped(&s->stop);
-    }
-    return found;
+    free(out.records);
+    free(out.added);
+    if (result < 0 && !PyErr_Occurred()) return stopped(&s->stop);
+    s->stop = 0;
+    return list;
 }
 
 /* A cell from Python: on the board; -1 (ValueError) if not. */

@@ -292,37 +292,26 @@ static PyObject *chain_result(int length, const int *line) {
     return cells_list(line, length);
 }
 
-/* find's and refute's arguments: (attacker, defender, max_threats=12, limit=None); the
- * limit becomes the search's (the caller holds the search busy). */
-static int read_call(ThreatSearchObject *self, PyObject *args, PyObject *kwargs, bb_t *att,
-                     bb_t *dfn, int *max_threats) {
-    static char *keywords[] = {"attacker", "defender", "max_threats", "limit", NULL};
-    PyObject *a, *b, *limit = Py_None;
-    *max_threats = DEFAULT_MAX_THREATS;
-    if (!PyArg_ParseTupleAndKeywords(args, kwargs, "OO|iO", keywords, &a, &b, max_threats,
-                                     &limit))
-        return -1;
-    if (*max_threats < 0) {
-        PyErr_SetString(PyExc_ValueError, "max_threats must be at least 0");
-        return -1;
-    }
-    if (read_position(a, b, NULL, self->tables->full, att, dfn) < 0) return -1;
-    return poll_set(&self->threats.poll, limit);
-}
-
-/* find (shortest: every depth from 0) or refute (the given depth only), without the GIL,
- * one call at a time: a second call into the same search meanwhile gets a clear error. */
+/* find (shortest: every depth from 0) or refute (the given depth only) of (attacker,
+ * defender, max_threats=12, limit=None), without the GIL, one call at a time: a second
+ * call into the same search meanwhile gets a clear error. */
 static PyObject *threat_search_call(PyObject *self, PyObject *args, PyObject *kwargs,
                                     int shortest) {
+    static char *keywords[] = {"attacker", "defender", "max_threats", "limit", NULL};
     ThreatSearchObject *s = (ThreatSearchObject *)self;
+    PyObject *a, *b, *limit = Py_None;
     bb_t att, dfn;
-    int max_threats, line[MAX_CHAIN];
-    if (claim(&s->busy, "threat search") < 0) return NULL;
-    if (read_call(s, args, kwargs, &att, &dfn, &max_threats) < 0) {
+    int max_threats = DEFAULT_MAX_THREATS, line[MAX_CHAIN], length;
+    if (!PyArg_ParseTupleAndKeywords(args, kwargs, "OO|iO", keywords, &a, &b, &max_threats,
+                                     &limit) ||
+        (max_threats < 0 && !PyErr_Format(PyExc_ValueError, "max_threats must be at least 0")) ||
+        read_position(a, b, NULL, s->tables->full, &att, &dfn) < 0 ||
+        claim(&s->busy, "threat search") < 0)
+        return NULL;
+    if (poll_set(&s->threats.poll, limit) < 0) {
         release(&s->busy);
         return NULL;
     }
-    int length;
     Py_BEGIN_ALLOW_THREADS
     length = deepen(&s->threats, att, dfn, shortest ? 0 : max_threats, max_threats, line);
     Py_END_ALLOW_THREADS
