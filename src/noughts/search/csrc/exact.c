@@ -418,13 +418,9 @@ static void exact_dealloc(PyObject *self) {
 
 /* A window bound: any int, clamped to just outside the scores (the same search). */
 static int as_bound(Exact *e, PyObject *value, int *out) {
-    int overflow = 0;
-    long long bound = PyLong_AsLongLongAndOverflow(value, &overflow);
-    if (bound == -1 && PyErr_Occurred()) return -1;
-    long long edge = e->win_score + 1;
-    if (overflow > 0 || bound > edge) bound = edge;
-    if (overflow < 0 || bound < -edge) bound = -edge;
-    *out = (int)bound;
+    int64_t bound, edge = e->win_score + 1;
+    if (as_count(value, &bound) < 0) return -1;
+    *out = (int)(bound > edge ? edge : bound < -edge ? -edge : bound);
     return 0;
 }
 

@@ -108,10 +108,8 @@ static Py_ssize_t table_length(PyObject *self) { return (Py_ssize_t)((ProofTable
 
 static PyObject *table_clear(PyObject *self, PyObject *unused) {
     (void)unused;
-    if (((ProofTable *)self)->users) {
-        PyErr_SetString(PyExc_RuntimeError, "the proof table is in use by a running search");
-        return NULL;
-    }
+    if (((ProofTable *)self)->users)
+        return PyErr_Format(PyExc_RuntimeError, "the proof table is in use by a running search");
     if (table_empty((ProofTable *)self, 0) < 0) return PyErr_NoMemory();
     Py_RETURN_NONE;
 }
@@ -871,8 +869,9 @@ static PyObject *proof_call(PyObject *self, PyObject *args, PyObject *kwargs) {
     ProofSearch *s = (ProofSearch *)self;
     PyObject *seen = Py_None, *item, *iterator = NULL, *list = NULL;
     if (!PyArg_ParseTupleAndKeywords(args, kwargs, "|O", keywords, &seen)) return NULL;
-    if (seen != Py_None && (!PySet_Check(seen) || (iterator = PyObject_GetIter(seen)) == NULL))
-        return PyErr_Occurred() ? NULL : PyErr_Format(PyExc_TypeError, "seen must be a set of keys");
+    if (seen != Py_None && !PySet_Check(seen))
+        return PyErr_Format(PyExc_TypeError, "seen must be a set of keys");
+    if (seen != Py_None && (iterator = PyObject_GetIter(seen)) == NULL) return NULL;
     poll_clear(&s->poll); /* reading the table: the search's limit is spent */
     Map known = {0}, memo = {0};
     Walked out = {0};
@@ -908,26 +907,13 @@ static PyObject *proof_call(PyObject *self, PyObject *args, PyObject *kwargs) {
     return list;
 }
 
-/* A cell from Python: on the board; -1 (ValueError) if not. */
-static int read_cell(const ProofSearch *s, PyObject *value) {
-    long cell = PyLong_AsLong(value);
-    if (cell == -1 && PyErr_Occurred()) return -1;
-    if (cell < 0 || cell >= s->cells) {
-        PyErr_Format(PyExc_ValueError, "move %ld is not an empty cell", cell);
-        return -1;
-    }
-    return (int)cell;
-}
-
 static PyObject *play_call(PyObject *self, PyObject *value) {
     ProofSearch *s = (ProofSearch *)self;
-    int cell = read_cell(s, value);
-    if (cell < 0) return NULL;
-    if (!(empty_cells(s) & bit_of(cell))) {
-        PyErr_Format(PyExc_ValueError, "move %d is not an empty cell", cell);
-        return NULL;
-    }
-    board_play(s, cell);
+    long cell = PyLong_AsLong(value);
+    if (cell == -1 && PyErr_Occurred()) return NULL;
+    if (cell < 0 || cell >= s->cells || !(empty_cells(s) & bit_of((int)cell)))
+        return PyErr_Format(PyExc_ValueError, "move %ld is not an empty cell", cell);
+    board_play(s, (int)cell);
     s->public_plies++;
     Py_RETURN_NONE;
 }
@@ -963,20 +949,18 @@ static void leave(ProofSearch *s) {
     s->table->users--;
 }
 
-#define ONE_AT_A_TIME(name)                                                          \
-    static PyObject *search_##name(PyObject *self, PyObject *arg) {                 \
+/* search_name: name_call between enter and leave (parameters: its own; arguments: the
+ * call's) */
+#define ONE_AT_A_TIME_OF(name, parameters, arguments)                                \
+    static PyObject *search_##name parameters {                                     \
         if (enter((ProofSearch *)self) < 0) return NULL;                            \
-        PyObject *result = name##_call(self, arg);                                  \
+        PyObject *result = name##_call arguments;                                   \
         leave((ProofSearch *)self);                                                 \
         return result;                                                              \
     }
+#define ONE_AT_A_TIME(name) ONE_AT_A_TIME_OF(name, (PyObject *self, PyObject *arg), (self, arg))
 #define ONE_AT_A_TIME_KEYWORDS(name)                                                 \
-    static PyObject *search_##name(PyObject *self, PyObject *args, PyObject *kwargs) { \
-        if (enter((ProofSearch *)self) < 0) return NULL;                            \
-        PyObject *result = name##_call(self, args, kwargs);                         \
-        leave((ProofSearch *)self);                                                 \
-        return result;                                                              \
-    }
+    ONE_AT_A_TIME_OF(name, (PyObject *self, PyObject *args, PyObject *kwargs), (self, args, kwargs))
 
 ONE_AT_A_TIME_KEYWORDS(run)
 ONE_AT_A_TIME_KEYWORDS(proof)

@@ -577,10 +577,7 @@ static PyObject *search_threat_cells(PyObject *self, PyObject *arg) {
     if (idle(&((Search *)self)->busy, WHAT) < 0) return NULL;
     long side = PyLong_AsLong(arg);
     if (side == -1 && PyErr_Occurred()) return NULL;
-    if (side != 0 && side != 1) {
-        PyErr_SetString(PyExc_ValueError, "side is 0 (X) or 1 (O)");
-        return NULL;
-    }
+    if (side != 0 && side != 1) return PyErr_Format(PyExc_ValueError, "side is 0 (X) or 1 (O)");
     return from_bitboard(((Search *)self)->threat_cells[side]);
 }
 
@@ -595,10 +592,7 @@ static PyObject *search_ordered_moves(PyObject *self, PyObject *args) {
     if (idle(&s->busy, WHAT) < 0) return NULL;
     int first, ply;
     if (!PyArg_ParseTuple(args, "ii", &first, &ply)) return NULL;
-    if (ply < 0 || ply >= MAX_PLY) {
-        PyErr_SetString(PyExc_ValueError, "ply out of range");
-        return NULL;
-    }
+    if (ply < 0 || ply >= MAX_PLY) return PyErr_Format(PyExc_ValueError, "ply out of range");
     int moves[MAX_CELLS];
     int count = ordered_moves(s, first, ply, 0, 0, moves);
     return cells_list(moves, count);
