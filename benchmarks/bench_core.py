@@ -48,8 +48,8 @@ def qubic_middle_games(count: int, seed: int = 7) -> list[Position]:
 
 def deepen(position: Position, kind: Core, nodes: int) -> int:
     """Deepen the anytime search of ``position`` until ``nodes`` nodes; its node count."""
-    search = anytime_search(position, limit=Limit(node_limit=nodes), core=kind)
-    for _ in deepening(search, search.ordered_moves(-1, 0)):
+    search = anytime_search(position, core=kind)
+    for _ in deepening(search, search.ordered_moves(-1, 0), Limit(node_limit=nodes)):
         pass
     return search.nodes
 

@@ -112,8 +112,8 @@ def long_attacks(positions: list[Position], nodes: int, least: int) -> list[Atta
 
 def _threat_nodes(position: Position, attacker: int, defender: int, nodes: int,
                   kind: Core) -> int:
-    search = threat_search(position.game, limit=Limit(node_limit=nodes), core=kind)
-    search.find(attacker, defender)
+    search = threat_search(position.game, core=kind)
+    search.find(attacker, defender, limit=Limit(node_limit=nodes))
     return search.nodes
 
 

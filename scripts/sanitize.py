@@ -50,12 +50,14 @@ REPORTS = ("ERROR: AddressSanitizer", "runtime error:", "ERROR: LeakSanitizer")
 
 
 def _extension(name: str) -> tuple[list[str], list[str]]:
-    """A compiled module's sources and compile arguments, as pyproject.toml declares them."""
+    """A compiled module's sources and compile arguments (its include folders among them),
+    as pyproject.toml declares them."""
     with open(ROOT / "pyproject.toml", "rb") as file:
         project = tomllib.load(file)
     for module in project["tool"]["setuptools"]["ext-modules"]:
         if module["name"] == name:
             arguments = [a for a in module.get("extra-compile-args", []) if not a.startswith("-O")]
+            arguments += [f"-I{ROOT / folder}" for folder in module.get("include-dirs", [])]
             return list(module["sources"]), arguments
     raise SystemExit(f"pyproject.toml declares no {name}")
 

@@ -1,7 +1,7 @@
 """The compiled strategy checker against the Python one: the same Report.
 
 ``noughts verify-book`` checks a strategy with code of its own; the compiled core
-ports that checker (``csrc/check.c``). On the whole shipped Qubic strategy, on parts of
+ports that checker (``builders/csrc/check.c``). On the whole shipped Qubic strategy, on parts of
 it from other roots, on damaged copies of it (a wrong move, an illegal one, one off the
 board, a missing entry, a move that lets a reply end the game, an open entry under a
 proven one, records out of order), on strategies the builder and the proof search make,
@@ -45,6 +45,8 @@ from test_solver import random_position
 
 CORES: tuple[Core, Core] = ("python", "compiled")
 CSRC = Path(core.__file__).parent / "csrc"
+CHECKER = Path(strategy_check.__file__).parent / "csrc" / "check.c"
+"""The checker's C lives with the builders (compiled into the same module)."""
 
 
 @pytest.fixture(scope="module", autouse=True)
@@ -395,7 +397,7 @@ def test_the_checker_leans_on_none_of_the_searches() -> None:
     the choice of core, not the searches it checks: check.c calls no function that
     threats.c, proof.c or pvs.c define, and the Python checker imports no search."""
     definition = re.compile(r"^(?:static\s+|inline\s+)*[A-Za-z_]\w*[\s*]+(\w+)\(", re.M)
-    source = (CSRC / "check.c").read_text()
+    source = CHECKER.read_text()
     searches = {name for file in ("threats.c", "proof.c", "pvs.c")
                 for name in definition.findall((CSRC / file).read_text())}
     assert {"threats_chain", "search", "deepen"} <= searches  # (the pattern finds them)

@@ -45,13 +45,13 @@ def _tables(compiled_core: ModuleType, name: str = "3x3") -> object:
 
 
 # -- one position reader ----------------------------------------------------------------
-def _search_args(name: str = "3x3") -> tuple[object, list[object]]:
+def _search_args(name: str = "3x3") -> tuple[object, list[int]]:
     from noughts.search.board import line_values
 
     position = Position("", name)
     tables = tables_for(position.geometry)
     values = line_values(tables, search_weights(position, "strong", None), 0)
-    return core._compiled_tables(tables), list(values)
+    return core._compiled_tables(tables), core.flat_values(values)
 
 
 @pytest.mark.parametrize(("x", "o", "to_move", "message"), [
@@ -66,12 +66,12 @@ def test_every_search_type_reads_a_position_alike(compiled_core: ModuleType, x: 
                                                   to_move: int, message: str) -> None:
     tables, values = _search_args()
     with pytest.raises(ValueError, match=message):
-        compiled_core.Search(tables, x, o, to_move, values, False, None)
+        compiled_core.Search(tables, x, o, to_move, values, False)
     with pytest.raises(ValueError, match=message):
         compiled_core.ProofSearch(tables, x, o, to_move, 0, compiled_core.ProofTable(), 10, 12)
     if to_move in (0, 1):  # (the others take two sides, not a side to move)
         with pytest.raises(ValueError, match=message):
-            compiled_core.ThreatSearch(tables, None).find(x, o)
+            compiled_core.ThreatSearch(tables).find(x, o)
         with pytest.raises(ValueError, match=message):
             compiled_core.defences(tables, x, o, [])
         with pytest.raises(ValueError, match=message):
@@ -123,11 +123,10 @@ def test_the_tables_refuse_what_does_not_fit_the_board(compiled_core: ModuleType
 
 
 def test_the_exact_search_takes_a_permutation_as_its_order(compiled_core: ModuleType) -> None:
-    game = variant("3x3")
-    args = [9, 3, game.lines, tuple(range(9)), 1000, False, ((*range(9),),), -1, -1, None,
-            None, 100, 4]
+    tables = core._compiled_tables(tables_for(variant("3x3").geometry))
+    args = [tables, tuple(range(9)), 1000, False, ((*range(9),),), -1, -1, None, None, 100, 4]
     compiled_core.Exact(*args)
-    args[3] = (0,) * 9
+    args[1] = (0,) * 9
     with pytest.raises(ValueError, match="order: not a permutation"):
         compiled_core.Exact(*args)
 
@@ -157,9 +156,10 @@ def test_a_limit_past_64_bits_reads_as_the_python_core_reads_it(node_limit: int)
     position = Position("X" + "." * 15, "4x4")
     answers = []
     for name in CORES:
-        search = anytime_search(position, limit=Limit(node_limit=node_limit), core=name)
+        search = anytime_search(position, core=name)
         try:
-            answers.append((*search.root(2, search.ordered_moves(-1, 0))[:2], search.nodes))
+            answers.append((*search.root(2, search.ordered_moves(-1, 0),
+                                         Limit(node_limit=node_limit))[:2], search.nodes))
         except BudgetExhausted:
             answers.append(("stopped", search.nodes))
         proof = proof_search(position, 0, table=proof_table(name), core=name)
@@ -171,12 +171,13 @@ def test_the_anytime_search_bounds_its_values_and_depths(compiled_core: ModuleTy
     # line values past 2**52 could overflow the board's 64-bit sums; a depth past the
     # killers' rows has no meaning on a board of at most 64 cells
     tables, values = _search_args()
-    value, fork, tempo, _, contrib = values
     with pytest.raises(ValueError, match="past 2\\*\\*52"):
-        compiled_core.Search(tables, 0, 0, 0, [value, fork, tempo, 2**53, contrib], False, None)
-    search = compiled_core.Search(tables, 0, 0, 0, values, False, None)
+        compiled_core.Search(tables, 0, 0, 0, [*values[:-1], 2**53], False)
+    with pytest.raises(ValueError, match="69 line values, not 68"):
+        compiled_core.Search(tables, 0, 0, 0, values[:-1], False)
+    search = compiled_core.Search(tables, 0, 0, 0, values, False)
     with pytest.raises(ValueError, match="depth 67: 0 to 66"):
-        search.root(67, [0])
+        search.root(67, [0], None)
     with pytest.raises(ValueError, match="depth -1"):
-        search.move_value(0, -1)
-    assert search.root(9, search.ordered_moves(-1, 0))[0] == 0  # 3x3: a draw, searched whole
+        search.move_value(0, -1, None)
+    assert search.root(9, search.ordered_moves(-1, 0), None)[0] == 0  # 3x3: a draw, whole

@@ -92,14 +92,15 @@ def test_tables(module: ModuleType, cells: Any, k: Any, lines: Any, through: Any
 
 
 def _line_values(k: int) -> st.SearchStrategy[Any]:
-    """The shape of a board's LineValues (value, fork_value, tempo_value, to_move,
-    contrib) with any ints in it."""
-    def row(length: int) -> st.SearchStrategy[list[int]]:
-        return st.lists(VALUES, min_size=length, max_size=length)
+    """The shape of a board's LineValues, flat (core.flat_values), with any ints in it, or
+    one too few or too many."""
+    count = 4 * (k + 1) + 3 + 2 * (k + 2) ** 2
+    return st.lists(VALUES, min_size=count - 1, max_size=count + 1)
 
-    pair = st.tuples(row(k + 1), row(k + 1))
-    contrib = st.tuples(*[row(k + 2)] * (k + 2))
-    return st.tuples(pair, row(2), pair, VALUES, st.tuples(contrib, contrib))
+
+def _values(position: Position) -> list[int]:
+    tables = tables_for(position.geometry)
+    return core.flat_values(line_values(tables, search_weights(position, "strong", None), 0))
 
 
 @FUZZ
@@ -112,31 +113,26 @@ def test_search(module: ModuleType, name: str, x: Any, o: Any, to_move: Any, mis
     if data.draw(st.booleans()):
         x, o, to_move = _tidy(name, x, o, to_move)
     position = Position("", name)
-    tables = tables_for(position.geometry)
     if values is None:
-        values = line_values(tables, search_weights(position, "strong", None), 0)
+        values = _values(position)
     elif values == "shaped":
         values = data.draw(_line_values(position.geometry.k))
-    search = _clean(lambda: module.Search(_tables(name), x, o, to_move, values, misere,
-                                          _limit(3_000)))
+    search = _clean(lambda: module.Search(_tables(name), x, o, to_move, values, misere))
     if search is None:
-        search = module.Search(_tables(name), 0, 0, 0, line_values(
-            tables, search_weights(position, "strong", None), 0), misere, _limit(3_000))
+        search = module.Search(_tables(name), 0, 0, 0, _values(position), misere)
     methods: list[Callable[[Any, Any, list[Any]], Any]] = [
         lambda a, b, cells: search.threat_cells(a),
         lambda a, b, cells: search.empty_count(),
         lambda a, b, cells: search.ordered_moves(a, b),
         lambda a, b, cells: search.safe_moves(),
-        lambda a, b, cells: search.root(a, cells),
-        lambda a, b, cells: search.move_value(a, b),
+        lambda a, b, cells: search.root(a, cells, _limit(3_000) if b is None else b),
+        lambda a, b, cells: search.move_value(a, b, _limit(3_000)),
         lambda a, b, cells: search.principal_variation(a, b),
         lambda a, b, cells: setattr(search, "nodes", a),
-        lambda a, b, cells: setattr(search, "limit", _limit(3_000) if b is None else b),
+        lambda a, b, cells: search.root(a, cells, _limit(search.nodes + 3_000)),
     ]
     for kind, a, b, cells in calls:
         _clean(methods[kind], a, b, cells)
-        if isinstance(search.limit, Limit) and search.limit.node_limit is None:
-            search.limit = _limit(search.nodes + 3_000)  # (junk limits: searches end)
 
 
 @FUZZ
@@ -145,12 +141,11 @@ def test_search(module: ModuleType, name: str, x: Any, o: Any, to_move: Any, mis
 def test_threat_search(module: ModuleType, name: str, limit: Any,
                        calls: list[tuple[int, Any, Any, Any, list[Any]]]) -> None:
     tables = _tables(name)
-    search = _clean(lambda: module.ThreatSearch(tables, limit))
-    if search is None:
-        search = module.ThreatSearch(tables, _limit(5_000))
+    search = module.ThreatSearch(tables)
+    junk = _limit(5_000) if limit is None else limit  # (a junk limit: a clean error)
     methods: list[Callable[[Any, Any, Any, list[Any]], Any]] = [
-        lambda a, b, c, cells: search.find(a, b, c),
-        lambda a, b, c, cells: search.refute(a, b, c),
+        lambda a, b, c, cells: search.find(a, b, c, _limit(5_000)),
+        lambda a, b, c, cells: search.refute(a, b, c, junk),
         lambda a, b, c, cells: search.exhausted(),
         lambda a, b, c, cells: module.defences(tables, a, b, cells),
         lambda a, b, c, cells: module.chain_survives(tables, a, b, c, cells),
@@ -210,13 +205,13 @@ def test_exact(module: ModuleType, name: str, order: Any, win_score: Any, canoni
     perms = tables_for(game.geometry).perms
     keys = _clean(lambda: struct.pack(f"<{len(book)}Q", *sorted(k for k, _ in book)))
     scores = struct.pack(f"<{len(book)}h", *(s for _, s in book))
-    exact = _clean(lambda: module.Exact(cells, game.k, game.lines, order, win_score,
+    exact = _clean(lambda: module.Exact(_tables(name), order, win_score,
                                         game.misere, perms, canonical_marks, book_marks,
                                         None if keys is None else memoryview(keys).cast("Q"),
                                         None if keys is None else memoryview(scores).cast("h"),
                                         max_entries, dynamic))
     if exact is None:
-        exact = module.Exact(cells, game.k, game.lines, tuple(range(cells)), 1000,
+        exact = module.Exact(_tables(name), tuple(range(cells)), 1000,
                              game.misere, perms, -1, -1, None, None, 1_000, 4)
     methods: list[Callable[[Any, Any, Any, Any], Any]] = [
         lambda a, b, c, d: exact.search(a, b, c, d, _limit(3_000), 0),
@@ -243,11 +238,9 @@ def test_strategy_checker(module: ModuleType, name: str, records: Any, x: Any, o
 
 def test_the_fuzzing_reaches_the_searches(module: ModuleType) -> None:
     # (the fuzz tests above must not stop at argument parsing: valid calls answer)
-    search = module.Search(_tables("3x3"), 0, 0, 0, line_values(
-        tables_for(variant("3x3").geometry),
-        search_weights(Position("", "3x3"), "strong", None), 0), False, None)
-    assert search.root(2, search.ordered_moves(-1, 0))[1] in range(9)
-    assert _clean(lambda: search.root(2, [9])) is None
+    search = module.Search(_tables("3x3"), 0, 0, 0, _values(Position("", "3x3")), False)
+    assert search.root(2, search.ordered_moves(-1, 0), None)[1] in range(9)
+    assert _clean(lambda: search.root(2, [9], None)) is None
     with pytest.raises(SystemError):
         _clean(lambda: (_ for _ in ()).throw(SystemError("a C bug")))
 
@@ -255,8 +248,8 @@ def test_the_fuzzing_reaches_the_searches(module: ModuleType) -> None:
 @pytest.mark.parametrize("tables", [None, 3, "3x3", object()])
 def test_every_entry_point_wants_real_tables(module: ModuleType, tables: object) -> None:
     calls: list[Callable[[], Any]] = [
-        lambda: module.Search(tables, 0, 0, 0, None, False, None),
-        lambda: module.ThreatSearch(tables, None),
+        lambda: module.Search(tables, 0, 0, 0, None, False),
+        lambda: module.ThreatSearch(tables),
         lambda: module.defences(tables, 0, 0, []),
         lambda: module.chain_survives(tables, 0, 0, 0, []),
         lambda: module.ProofSearch(tables, 0, 0, 0, 0, module.ProofTable(), 10, 12),

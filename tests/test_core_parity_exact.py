@@ -209,12 +209,11 @@ def test_node_limits_stop_both_cores_at_the_same_node(name: str) -> None:
             outcomes: list[int | None] = []
             for search in (python, compiled):
                 start = search.nodes
-                with search.polling(Limit(node_limit=nodes)):
-                    try:
-                        outcomes.append(search.value(me, opp))
-                    except BudgetExhausted:
-                        outcomes.append(None)
-                        assert search.nodes - start == nodes
+                try:
+                    outcomes.append(search.value(me, opp, Limit(node_limit=nodes)))
+                except BudgetExhausted:
+                    outcomes.append(None)
+                    assert search.nodes - start == nodes
             assert outcomes[0] == outcomes[1]
             midway += outcomes[0] is None and nodes > 1
             _same(python, compiled, (me, opp, nodes))
@@ -230,8 +229,8 @@ def test_a_past_deadline_or_a_cancel_stops_both_cores_at_the_first_node() -> Non
     for make in (_past_deadline, _cancelled):
         python, compiled = _searches("4x4")
         for search in (python, compiled):
-            with search.polling(make()), pytest.raises(BudgetExhausted):
-                search.value(0b11, 0b1100000)
+            with pytest.raises(BudgetExhausted):
+                search.value(0b11, 0b1100000, make())
             assert (search.nodes, len(search.table)) == (1, 0)
 
 
@@ -244,8 +243,8 @@ def _cancelled() -> Limit:
 def test_a_deadline_stops_the_compiled_search_in_time() -> None:
     compiled = MisereSearch(variant("5x4k4-misere"), core="compiled")
     started = time.perf_counter()
-    with compiled.polling(Limit.within(0.05)), pytest.raises(BudgetExhausted):
-        compiled.value(0, 0)  # about two seconds to the end
+    with pytest.raises(BudgetExhausted):
+        compiled.value(0, 0, Limit.within(0.05))  # about two seconds to the end
     assert time.perf_counter() - started < 1.0
     assert compiled.nodes > 1024
 
@@ -318,11 +317,10 @@ def test_one_compiled_search_serves_several_threads() -> None:
             found[at] = compiled.value(*positions[at])
 
     def stop_early() -> None:
-        with compiled.polling(Limit(node_limit=10)):
-            try:
-                compiled.value(0, 0)
-            except BudgetExhausted:
-                stopped.append(True)
+        try:
+            compiled.value(0, 0, Limit(node_limit=10))
+        except BudgetExhausted:
+            stopped.append(True)
 
     threads = [threading.Thread(target=solve_all, args=(offset,)) for offset in (0, 3)]
     threads.append(threading.Thread(target=stop_early))

@@ -108,15 +108,17 @@ def threat_record(name: Core, position: Position, attacker: int, nodes: int | No
     over), and what it holds after each."""
     mine, theirs = sides(position, attacker)
     limit = Limit(node_limit=nodes if nodes is not None else 300_000)
-    search = threat_search(position.game, limit=limit, core=name)
+    search = threat_search(position.game, core=name)
     record: list[Any] = []
-    calls = [lambda: search.find(mine, theirs), lambda: search.refute(theirs, mine, 4),
-             lambda: search.refute(mine, theirs), lambda: search.find(theirs, mine, 3)]
+    calls = [lambda: search.find(mine, theirs, limit=limit),
+             lambda: search.refute(theirs, mine, 4, limit),
+             lambda: search.refute(mine, theirs, limit=limit),
+             lambda: search.find(theirs, mine, 3, limit)]
     for call in calls:
         record.append(call())
         record.append((search.nodes, search.exhausted(), search.hint, search.failed_entries))
-    search.limit = Limit(node_limit=search.nodes + 40)  # a new limit, stopping it midway
-    record.append(search.find(theirs, mine))
+    # a new limit, stopping it midway
+    record.append(search.find(theirs, mine, limit=Limit(node_limit=search.nodes + 40)))
     record.append((search.nodes, search.exhausted()))
     return record
 
@@ -370,10 +372,9 @@ def test_a_compiled_search_runs_no_python_while_it_searches() -> None:
             asked.append("cancelled")
             return False
 
-    search.limit = Watched()
+    search.run(Watched(), nodes=50)  # (its limit, polled as plain values)
     search.moves()  # O's moves: X's threat chain is looked for first
-    threats.limit = Watched()
-    threats.find(position.x, position.o)
+    threats.find(position.x, position.o, limit=Watched())
     assert asked == []
     watched = Watched()
     watched.cancel()  # the switch itself is what a poll reads

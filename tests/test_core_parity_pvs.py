@@ -39,8 +39,8 @@ def _positions(name: str, count: int, seed: int) -> list[Position]:
 def _walk(position: Position, kind: Core, nodes: int) -> list[object]:
     """Everything a deepening run shows: moves, each iteration, the stop, the counts."""
     misere = position.game.rules.misere
-    search: Searcher = anytime_search(position, limit=Limit(node_limit=nodes),
-                                      misere=misere, core=kind)
+    search: Searcher = anytime_search(position, misere=misere, core=kind)
+    limit = Limit(node_limit=nodes)
     moves = search.safe_moves() if misere else search.ordered_moves(-1, 0)
     seen: list[object] = [list(moves), search.threat_cells(0), search.threat_cells(1),
                           search.empty_count()]
@@ -48,17 +48,17 @@ def _walk(position: Position, kind: Core, nodes: int) -> list[object]:
         return seen
     for depth in range(1, search.empty_count() + 1):
         try:
-            score, best, scores = search.root(depth, moves)
+            score, best, scores = search.root(depth, moves, limit)
         except BudgetExhausted:
             seen.append(("stopped", search.nodes))
             break
         seen.append((depth, score, best, scores, search.nodes))
         moves.sort(key=lambda m: -scores[m])
         seen.append(search.principal_variation(best, depth))
-    search.limit = Limit(node_limit=search.nodes + 3_000)
+    limit = Limit(node_limit=search.nodes + 3_000)
     for cell in moves[:3]:
         try:
-            seen.append(("value", cell, [search.move_value(cell, d) for d in range(3)]))
+            seen.append(("value", cell, [search.move_value(cell, d, limit) for d in range(3)]))
         except BudgetExhausted:
             seen.append(("value stopped", cell, search.nodes))
     seen.append(search.nodes)
@@ -75,8 +75,8 @@ def test_both_cores_search_alike(name: str) -> None:
 
 def test_a_cancelled_limit_stops_the_compiled_search() -> None:
     limit = Limit()
-    search = anytime_search(Position("X" + "." * 63, "qubic"), limit=limit, core="compiled")
+    search = anytime_search(Position("X" + "." * 63, "qubic"), core="compiled")
     limit.cancel()
     with pytest.raises(BudgetExhausted):
-        search.root(6, search.ordered_moves(-1, 0))
+        search.root(6, search.ordered_moves(-1, 0), limit)
     assert search.nodes == 0  # polled at the first node: nothing counted past the stop

@@ -29,9 +29,7 @@ True
 
 from __future__ import annotations
 
-from collections.abc import ItemsView, Iterable, Iterator
-from contextlib import contextmanager
-from contextvars import ContextVar
+from collections.abc import ItemsView, Iterable
 from typing import Protocol
 
 from noughts.budget import Limit
@@ -54,10 +52,6 @@ _MOVE_MASK = 1023
 
 _POLL_NODES = 1024
 """The limit is polled every this many nodes."""
-
-_LIMIT: ContextVar[tuple[Limit, int] | None] = ContextVar("exact_search_limit", default=None)
-"""The limit of the search running in this thread and the node count it started at (one
-search object serves them all)."""
 
 
 class TranspositionTable(Protocol):
@@ -192,52 +186,49 @@ class ExactSearch:
         if self._compiled is not None:
             self._compiled.dynamic_empties = empties
 
-    @contextmanager
-    def polling(self, limit: Limit | None) -> Iterator[None]:
-        """Searches in this thread poll ``limit`` (raising
-        :class:`~noughts.budget.BudgetExhausted` when it runs out; its node limit counts
-        the nodes searched from now) until the block ends. The table keeps whatever a
-        stopped search had finished."""
-        token = _LIMIT.set(None if limit is None else (limit, self.nodes))
-        if self._compiled is None:
-            self._next_poll = self._nodes + 1
-        else:
-            self._compiled.next_poll = self._compiled.nodes + 1
-        try:
-            yield
-        finally:
-            _LIMIT.reset(token)
-
-    def _poll(self) -> None:
+    def _poll(self, polled: tuple[Limit, int] | None) -> None:
         self._next_poll = self._nodes + _POLL_NODES
-        polled = _LIMIT.get()
         if polled is not None:
             limit, start = polled
             limit.check(self._nodes - start)
             if limit.node_limit is not None:
                 self._next_poll = min(self._next_poll, start + limit.node_limit)
 
-    def value(self, me: Bitboard, opp: Bitboard) -> int:
-        """Exact absolute score for the side to move owning ``me``.
+    def value(self, me: Bitboard, opp: Bitboard, limit: Limit | None = None,
+              start: int | None = None) -> int:
+        """Exact absolute score for the side to move owning ``me``, within ``limit`` (see
+        :meth:`search`).
 
         The position must be unfinished: no completed line, at least one empty cell.
         """
-        return self.search(me, opp, -WIN_SCORE, WIN_SCORE)
+        return self.search(me, opp, -WIN_SCORE, WIN_SCORE, limit, start)
 
-    def search(self, me: Bitboard, opp: Bitboard, alpha: int, beta: int) -> int:
+    def search(self, me: Bitboard, opp: Bitboard, alpha: int, beta: int,
+               limit: Limit | None = None, start: int | None = None) -> int:
         """Fail-soft alpha-beta: the exact score if it lies strictly inside
         ``(alpha, beta)``, else an upper bound ``<= alpha`` or a lower bound ``>= beta``.
+
+        ``limit`` bounds the call (polled from its first node; it raises
+        :class:`~noughts.budget.BudgetExhausted` when it runs out, the table keeping
+        whatever the search had finished); its node limit counts :attr:`nodes` from
+        ``start``, by default their count when the call begins (several calls share one
+        budget by passing the same ``start``). Each call's limit is its own: threads
+        share the search, each with its limit.
         """
         check_marks(me, opp, self._full)
+        start = self.nodes if start is None else start
         compiled = self._compiled
         if compiled is None:
-            return self._negamax(me, opp, *self._state(me, opp), alpha, beta)
-        limit, start = _LIMIT.get() or (None, 0)
+            self._next_poll = self._nodes + 1
+            polled = None if limit is None else (limit, start)
+            return self._negamax(polled, me, opp, *self._state(me, opp), alpha, beta)
         return compiled.search(me, opp, alpha, beta, limit, start)
 
-    def wins(self, me: Bitboard, opp: Bitboard) -> bool:
-        """True if the side to move (``me``) wins with best play (a null-window test)."""
-        return self.search(me, opp, 0, 1) > 0
+    def wins(self, me: Bitboard, opp: Bitboard, limit: Limit | None = None,
+             start: int | None = None) -> bool:
+        """True if the side to move (``me``) wins with best play (a null-window test),
+        within ``limit`` (see :meth:`search`)."""
+        return self.search(me, opp, 0, 1, limit, start) > 0
 
     def book_entry(self, me: Bitboard, opp: Bitboard) -> tuple[int, int] | None:
         """``(score, losing moves)`` from the book, if the position is in it."""
@@ -324,6 +315,7 @@ class ExactSearch:
 
     def _negamax(
         self,
+        polled: tuple[Limit, int] | None,
         me: Bitboard,
         opp: Bitboard,
         marks: int,
@@ -334,13 +326,14 @@ class ExactSearch:
         alpha: int,
         beta: int,
     ) -> int:
-        """Fail-soft negamax; see :meth:`search` for the contract. ``my_wins`` and
-        ``opp_wins`` are the cells that would complete a line of that side: a win in
-        normal play, a loss in misère (there they are the cells the side must not play).
+        """Fail-soft negamax; see :meth:`search` for the contract. ``polled`` is the call's
+        limit and the node count its node limit counts from. ``my_wins`` and ``opp_wins``
+        are the cells that would complete a line of that side: a win in normal play, a
+        loss in misère (there they are the cells the side must not play).
         """
         self._nodes += 1
         if self._nodes >= self._next_poll:
-            self._poll()
+            self._poll(polled)
         misere = self._misere
         if misere:
             if marks == self._cells:
@@ -437,6 +430,7 @@ class ExactSearch:
                     if not rest & (rest - 1):
                         threats |= rest
             score = -self._negamax(
+                polled,
                 opp,
                 mine,
                 child_marks,

@@ -24,7 +24,7 @@ Value(outcome=<Outcome.WIN: 'win'>, plies=5)
 from __future__ import annotations
 
 import time
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, TypeAlias
 
 from noughts.errors import GameOverError, TooLargeError
 from noughts.exact.table3x3 import Table3x3
@@ -54,7 +54,12 @@ __all__ = [
     "MAX_KEPT_SOLVERS",
     "IDLE_TABLE_ENTRIES",
     "share_tables",
+    "Budget",
 ]
+
+Budget: TypeAlias = "tuple[Limit, int] | None"
+"""The searches of one answer bound together: a limit and the node count its node limit
+counts from (:meth:`Solver.budget`), or ``None`` for no limit."""
 
 MAX_EMPTY_CELLS = 20
 """Boards with more empty cells than this are not solved on the spot (3x3x3 excepted)."""
@@ -189,34 +194,41 @@ class Solver:
         """Nodes searched so far (table and book answers cost none)."""
         return 0 if self._search is None else self._search.nodes
 
-    def score(self, me: Bitboard, opp: Bitboard) -> int:
-        """Exact absolute score of an unfinished position for the side to move."""
+    def budget(self, limit: Limit | None) -> Budget:
+        """``limit`` for the searches of one answer: its node limit counts the nodes
+        searched from now (``None``: no limit)."""
+        return None if limit is None else (limit, self.nodes)
+
+    def score(self, me: Bitboard, opp: Bitboard, budget: Budget = None) -> int:
+        """Exact absolute score of an unfinished position for the side to move (within
+        ``budget``: a limit and the node count its node limit counts from)."""
         if self.table3x3 is not None:
             return self.table3x3.score(me, opp)
         known = self.search.book_entry(me, opp)
         if known is not None:
             return known[0]
-        return self.search.value(me, opp)
+        return self.search.value(me, opp, *budget or (None, None))
 
-    def wins(self, me: Bitboard, opp: Bitboard) -> bool:
+    def wins(self, me: Bitboard, opp: Bitboard, budget: Budget = None) -> bool:
         """True if the side to move wins an unfinished position with best play."""
         if self.table3x3 is not None:
             return self.table3x3.score(me, opp) > 0
         known = self.search.book_entry(me, opp)
         if known is not None:
             return known[0] > 0
-        return self.search.wins(me, opp)
+        return self.search.wins(me, opp, *budget or (None, None))
 
-    def move_score(self, me: Bitboard, opp: Bitboard, cell: int) -> int:
+    def move_score(self, me: Bitboard, opp: Bitboard, cell: int, budget: Budget = None) -> int:
         """Absolute score of playing ``cell``, from the view of the player who plays it."""
         if self.search.completes_line(me, cell):
             return self.search.line_score((me | opp).bit_count())
         mine = me | 1 << cell
         if (mine | opp) == self.geometry.full:
             return 0
-        return -self.score(opp, mine)
+        return -self.score(opp, mine, budget)
 
-    def move_scores(self, me: Bitboard, opp: Bitboard) -> list[tuple[int, int]]:
+    def move_scores(self, me: Bitboard, opp: Bitboard, budget: Budget = None
+                    ) -> list[tuple[int, int]]:
         """``(cell, score)`` for every legal move, lowest cell first."""
         if self.table3x3 is not None:
             return self.table3x3.move_scores(me, opp)
@@ -226,10 +238,11 @@ class Solver:
             bit = empty & -empty
             empty ^= bit
             cell = bit.bit_length() - 1
-            result.append((cell, self.move_score(me, opp, cell)))
+            result.append((cell, self.move_score(me, opp, cell, budget)))
         return result
 
-    def losing_replies(self, me: Bitboard, opp: Bitboard, cell: int) -> int:
+    def losing_replies(self, me: Bitboard, opp: Bitboard, cell: int, budget: Budget = None
+                       ) -> int:
         """After ``me`` plays ``cell``: how many of the opponent's replies lose."""
         if self.table3x3 is not None:
             return self.table3x3.losing_replies(me, opp, cell)
@@ -252,20 +265,20 @@ class Solver:
                 continue
             if theirs | mine == full:
                 continue
-            if self.wins(mine, theirs):
+            if self.wins(mine, theirs, budget):
                 count += 1
         return count
 
     def choose(
-        self, me: Bitboard, opp: Bitboard, seed: int | None = None
+        self, me: Bitboard, opp: Bitboard, seed: int | None = None, budget: Budget = None
     ) -> tuple[int, int, list[tuple[int, int]], int]:
         """The best move: ``(move, its score, every (cell, score), its trap count)``."""
-        scores = self.move_scores(me, opp)
+        scores = self.move_scores(me, opp, budget)
         top = max(score for _, score in scores)
         best = [cell for cell, score in scores if score == top]
         traps = 0
         if len(best) > 1:
-            counts = [self.losing_replies(me, opp, cell) for cell in best]
+            counts = [self.losing_replies(me, opp, cell, budget) for cell in best]
             traps = max(counts)
             best = [cell for cell, count in zip(best, counts, strict=True) if count == traps]
         if seed is None or len(best) == 1:
@@ -276,13 +289,14 @@ class Solver:
             move = random.Random(seed).choice(best)
         return move, top, scores, traps
 
-    def principal_variation(self, me: Bitboard, opp: Bitboard, first: int) -> list[int]:
+    def principal_variation(self, me: Bitboard, opp: Bitboard, first: int,
+                            budget: Budget = None) -> list[int]:
         """Best play from ``first`` (a best move of the side to move) to the game's end."""
         if self.table3x3 is not None:
             return self.table3x3.principal_variation(me, opp, first)
         full = self.geometry.full
         line = [first]
-        target = self.move_score(me, opp, first)
+        target = self.move_score(me, opp, first, budget)
         while True:
             if self.search.completes_line(me, line[-1]):
                 return line
@@ -290,9 +304,9 @@ class Solver:
             if me | opp == full:
                 return line
             target = -target
-            line.append(self._move_keeping(me, opp, target))
+            line.append(self._move_keeping(me, opp, target, budget))
 
-    def _move_keeping(self, me: Bitboard, opp: Bitboard, target: int) -> int:
+    def _move_keeping(self, me: Bitboard, opp: Bitboard, target: int, budget: Budget) -> int:
         """A move whose score is ``target`` (the position's exact score)."""
         stored = self.search.best_stored_move(me, opp)
         empty = self.geometry.full & ~(me | opp)
@@ -311,7 +325,8 @@ class Solver:
             if self.table3x3 is not None:
                 if -self.table3x3.score(opp, mine) == target:
                     return cell
-            elif -self.search.search(opp, mine, -target - 1, -target + 1) == target:
+            elif -self.search.search(opp, mine, -target - 1, -target + 1,
+                                     *budget or (None, None)) == target:
                 return cell
         raise AssertionError("no move keeps the position's value")  # pragma: no cover
 
@@ -405,8 +420,7 @@ def solve(position: Position, *, limit: Limit | None = None) -> Value:
     _require_solvable(position)
     me, opp = _sides(position)
     solver = solver_for(position.game)
-    with solver.search.polling(limit):
-        score = solver.score(me, opp)
+    score = solver.score(me, opp, solver.budget(limit))
     return to_value(score, position.ply, position.geometry.cells)
 
 
@@ -421,8 +435,7 @@ def analyze(position: Position, *, limit: Limit | None = None) -> list[MoveEval]
     me, opp = _sides(position)
     marks, cells = position.ply, position.geometry.cells
     solver = solver_for(position.game)
-    with solver.search.polling(limit):
-        scores = solver.move_scores(me, opp)
+    scores = solver.move_scores(me, opp, solver.budget(limit))
     game = position.game
     return [MoveEval(cell, game, to_value(score, marks, cells)) for cell, score in scores]
 
@@ -462,9 +475,9 @@ def best_move(
     _require_solvable(position)
     start_nodes = solver.nodes
     me, opp = _sides(position)
-    with solver.search.polling(limit):
-        move, score, scores, traps = solver.choose(me, opp, seed)
-        line = tuple(solver.principal_variation(me, opp, move)) if pv else (move,)
+    budget = solver.budget(limit)
+    move, score, scores, traps = solver.choose(me, opp, seed, budget)
+    line = tuple(solver.principal_variation(me, opp, move, budget)) if pv else (move,)
     choice = _choice(position.game, move, score, scores, position.ply, line, traps, 0)
     elapsed_ms = (time.perf_counter() - start) * 1000
     return choice._replace(nodes=solver.nodes - start_nodes, elapsed_ms=elapsed_ms)

@@ -36,12 +36,12 @@ class Tables:
 
 class Search:
     """The anytime search (board and principal-variation search), compiled. ``root`` and
-    ``move_value`` search without the GIL (the limit's deadline, node limit and switch
-    read as plain values); meanwhile ``nodes`` may be read and the limit cancelled from
-    another thread, and any other call raises ``RuntimeError``."""
+    ``move_value`` search within the limit they are given, without the GIL (the limit's
+    deadline, node limit and switch read as plain values); meanwhile ``nodes`` may be
+    read and the limit cancelled from another thread, and any other call raises
+    ``RuntimeError``."""
 
     nodes: int
-    limit: Limit | None
     root_marks: int
     restricted: bool
     misere: bool
@@ -54,30 +54,33 @@ class Search:
         to_move: int,
         values: object,
         misere: bool,
-        limit: Limit | None,
         /,
     ) -> None: ...
     def threat_cells(self, side: int, /) -> int: ...
     def empty_count(self) -> int: ...
     def ordered_moves(self, first: int, ply: int, /) -> list[int]: ...
     def safe_moves(self) -> list[int]: ...
-    def root(self, depth: int, moves: list[int], /) -> tuple[int, int, dict[int, int]]: ...
-    def move_value(self, cell: int, depth: int, /) -> int: ...
+    def root(
+        self, depth: int, moves: list[int], limit: Limit | None, /
+    ) -> tuple[int, int, dict[int, int]]: ...
+    def move_value(self, cell: int, depth: int, limit: Limit | None, /) -> int: ...
     def principal_variation(self, first: int, length: int, /) -> tuple[int, ...]: ...
 
 class ThreatSearch:
-    """The threat-space search, compiled (noughts.search.threat_search's port)."""
+    """The threat-space search, compiled (noughts.search.threat_search's port): a call
+    searches within its limit, without the GIL."""
 
     nodes: int
-    limit: Limit
     @property
     def hint(self) -> int: ...
     @property
     def failed_entries(self) -> int: ...
-    def __init__(self, tables: Tables, limit: Limit | None, /) -> None: ...
-    def find(self, attacker: int, defender: int, max_threats: int = 12) -> list[int] | None: ...
+    def __init__(self, tables: Tables, /) -> None: ...
+    def find(
+        self, attacker: int, defender: int, max_threats: int = 12, limit: Limit | None = None
+    ) -> list[int] | None: ...
     def refute(
-        self, attacker: int, defender: int, max_threats: int = 12
+        self, attacker: int, defender: int, max_threats: int = 12, limit: Limit | None = None
     ) -> list[int] | None: ...
     def exhausted(self) -> bool: ...
 
@@ -94,10 +97,10 @@ class ProofTable:
     def clear(self) -> None: ...
 
 class ProofSearch:
-    """The proof-number search (df-pn), compiled (noughts.search.proof_search's port)."""
+    """The proof-number search (df-pn), compiled (noughts.search.proof_search's port):
+    ``run`` searches within its limit, without the GIL."""
 
     nodes: int
-    limit: Limit
     @property
     def table(self) -> ProofTable: ...
     @property
@@ -136,14 +139,11 @@ class Exact:
 
     @property
     def nodes(self) -> int: ...
-    next_poll: int
     max_entries: int
     dynamic_empties: int
     def __init__(
         self,
-        cells: int,
-        k: int,
-        lines: tuple[int, ...],
+        tables: Tables,
         order: tuple[int, ...],
         win_score: int,
         misere: bool,

@@ -158,8 +158,8 @@ def shortest_win(position: Position, limit: Limit) -> tuple[list[int] | None, in
     positions. Normal play only (in misère a threat forces nothing)."""
     if not position.game.rules.threat_search:
         return None, 0
-    threats = threat_search(position.game, limit=limit)
-    line = threats.find(*_sides(position))
+    threats = threat_search(position.game)
+    line = threats.find(*_sides(position), limit=limit)
     return line, threats.nodes
 
 
@@ -187,7 +187,7 @@ def search_move(
     check_playable(position)
     if not position.game.rules.threat_search:
         return _misere_move(position, limit, style, learned, seed)
-    search = anytime_search(position, style=style, limit=limit, learned=learned)
+    search = anytime_search(position, style=style, learned=learned)
     search.nodes = spent
     theirs = search.threat_cells(1 if position.to_move == "X" else 0)
     if theirs & (theirs - 1):  # two threats: one stays open
@@ -206,13 +206,13 @@ def search_move(
     # the second player defends by proof too (measured in Qubic, where it is lost)
     defend = (shares.defence > 0 and not theirs and len(moves) > 1
               and position.to_move != position.first)
-    search.limit = limit.share(shares.search - (shares.defence if defend else 0.0))
+    searching = limit.share(shares.search - (shares.defence if defend else 0.0))
     guard = _Guard(position, search, limit)
     guard.refuted.update(known)  # known losses: the guard keeps to the other moves
     root_moves = len(moves)
     best_move, best_score, depth_done = moves[0], None, 0
     scores: dict[int, int] = {}
-    for depth, score, move, scores in deepening(search, moves):
+    for depth, score, move, scores in deepening(search, moves, searching):
         best_move, best_score, depth_done = move, score, depth
         if abs(score) >= MATE_BOUND or (len(moves) == 1 and depth >= 4):
             break
@@ -287,14 +287,14 @@ def _misere_move(position: Position, limit: Limit, style: Style,
                  learned: LearnedEval | None, seed: int | None = None) -> MoveChoice:
     """The misère game's move (:mod:`noughts.search.pvs`): no threats to exploit,
     no proof-number stage; iterative deepening by the misère terminal rule."""
-    search = anytime_search(position, style=style, limit=limit, learned=learned, misere=True)
+    search = anytime_search(position, style=style, learned=learned, misere=True)
     moves = search.safe_moves()
     if not moves:  # every cell completes a line of ours
         move = min(position.legal_moves)
         return choice(position, move, limit, value=Value(Outcome.LOSS, 1), depth=1)
     best_move, best_score, depth_done = moves[0], None, 0
     scores: dict[int, int] = {}
-    for depth, score, move, found in deepening(search, moves):
+    for depth, score, move, found in deepening(search, moves, limit):
         best_move, best_score, depth_done, scores = move, score, depth, found
         if abs(score) >= MATE_BOUND:  # (a single safe move is searched on: to value it)
             break
@@ -329,22 +329,23 @@ def _defended(position: Position, moves: list[int], best_move: int, best_score: 
     return move, None, value, defence
 
 
-def deepening(search: Searcher, moves: list[int]
+def deepening(search: Searcher, moves: list[int], limit: Limit
               ) -> Iterator[tuple[int, int, int, dict[int, int]]]:
-    """Iterative deepening over ``moves``: after each depth searched whole, ``moves`` is
-    sorted best first and ``(depth, score, best move, every move's score)`` is yielded;
-    the generator ends when the limit runs out or no depth is left (the caller stops
-    earlier by leaving the loop).
+    """Iterative deepening over ``moves`` within ``limit``: after each depth searched
+    whole, ``moves`` is sorted best first and ``(depth, score, best move, every move's
+    score)`` is yielded; the generator ends when the limit runs out or no depth is left
+    (the caller stops earlier by leaving the loop).
 
     >>> from noughts.budget import Limit
     >>> from noughts.search.core import anytime_search
-    >>> search = anytime_search(Position("", "3x3"), limit=Limit(node_limit=2_000))
-    >>> [depth for depth, *_ in deepening(search, search.ordered_moves(-1, 0))][:3]
+    >>> search = anytime_search(Position("", "3x3"))
+    >>> moves = search.ordered_moves(-1, 0)
+    >>> [depth for depth, *_ in deepening(search, moves, Limit(node_limit=2_000))][:3]
     [1, 2, 3]
     """
     for depth in range(1, search.empty_count() + 1):
         try:
-            score, move, scores = search.root(depth, moves)
+            score, move, scores = search.root(depth, moves, limit)
         except BudgetExhausted:
             return
         moves.sort(key=lambda m: -scores[m])
@@ -365,7 +366,7 @@ class _Guard:
     def __init__(self, position: Position, search: Searcher, limit: Limit) -> None:
         self.search = search
         self.limit = limit
-        self.threats = threat_search(position.game, limit=limit)
+        self.threats = threat_search(position.game)
         self.mover, self.waiting = _sides(position)
         self.safe: set[int] = set()
         self.refuted: dict[int, int] = {}
@@ -389,11 +390,11 @@ class _Guard:
             return False
         if self.limit.cancelled or (deadline is not None and time.perf_counter() >= deadline):
             return False  # (a check that ends within 128 nodes never looks at the clock)
-        threats.limit = self.limit.limited(
+        checking = self.limit.limited(
             deadline=deadline, node_limit=None if remaining is None else threats.nodes + remaining
         )
         before = threats.nodes  # the opponent attacks the position after our move
-        line = threats.refute(self.waiting, self.mover | 1 << cell, _REFUTE_THREATS)
+        line = threats.refute(self.waiting, self.mover | 1 << cell, _REFUTE_THREATS, checking)
         search.nodes += threats.nodes - before
         if line is not None:
             self.refuted[cell] = len(line) + 1
@@ -430,8 +431,7 @@ def evaluate_all(
     """
     check_playable(position)
     misere = not position.game.rules.threat_search
-    search = anytime_search(position, style=style, limit=limit, learned=learned,
-                            misere=misere)
+    search = anytime_search(position, style=style, learned=learned, misere=misere)
     side = 0 if position.to_move == "X" else 1
     marks = position.ply
     values: dict[int, Value | int] = {}
@@ -454,13 +454,13 @@ def evaluate_all(
         if cell in known_lost:
             values[cell] = Bound(Outcome.LOSS, known_lost[cell])
             continue
-        values[cell] = static[cell] = search.move_value(cell, 0)
+        values[cell] = static[cell] = search.move_value(cell, 0, limit)
         pending.append(cell)
     pending.sort(key=lambda c: -static[c])
     try:
         for depth in range(1, search.empty_count()):
             for cell in list(pending):
-                score = search.move_value(cell, depth)
+                score = search.move_value(cell, depth, limit)
                 proven = _proven(score, marks)
                 values[cell] = proven if proven is not None else score
                 if proven is not None:

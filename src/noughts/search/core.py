@@ -45,7 +45,7 @@ from noughts.results import WIN_SCORE
 if TYPE_CHECKING:
     from noughts.knowledge.learned import LearnedEval
     from noughts.position import Position
-    from noughts.search.board import Tables
+    from noughts.search.board import LineValues, Tables
     from noughts.search.evaluate import Style
     from noughts.variants import Variant
 
@@ -58,6 +58,7 @@ __all__ = [
     "fits_compiled",
     "compiled_limits",
     "anytime_search",
+    "flat_values",
     "threat_search",
     "proof_search",
     "proof_table",
@@ -199,7 +200,6 @@ class Searcher(Protocol):
     (:class:`~noughts.search.pvs.AnytimeSearch` is the reference)."""
 
     nodes: int
-    limit: Limit
 
     @property
     def root_marks(self) -> int: ...
@@ -215,9 +215,11 @@ class Searcher(Protocol):
 
     def safe_moves(self) -> list[int]: ...
 
-    def root(self, depth: int, moves: list[int]) -> tuple[int, int, dict[int, int]]: ...
+    def root(
+        self, depth: int, moves: list[int], limit: Limit | None, /
+    ) -> tuple[int, int, dict[int, int]]: ...
 
-    def move_value(self, cell: int, depth: int) -> int: ...
+    def move_value(self, cell: int, depth: int, limit: Limit | None, /) -> int: ...
 
     def principal_variation(self, first: int, length: int) -> tuple[int, ...]: ...
 
@@ -226,27 +228,44 @@ def anytime_search(
     position: Position,
     *,
     style: Style = "strong",
-    limit: Limit | None = None,
     learned: LearnedEval | None = None,
     misere: bool = False,
     core: Core | None = None,
 ) -> Searcher:
     """A principal-variation search of ``position`` on the core that runs (or ``core``),
-    as :class:`~noughts.search.pvs.AnytimeSearch` takes its arguments."""
+    as :class:`~noughts.search.pvs.AnytimeSearch` takes its arguments (each call that
+    searches takes its limit)."""
     from noughts.search.board import line_values, tables_for
     from noughts.search.evaluate import search_weights
     from noughts.search.pvs import AnytimeSearch
 
     native = core_module(core, position.geometry)
     if native is None:
-        return AnytimeSearch(position, style=style, limit=limit, learned=learned,
-                             misere=misere)
+        return AnytimeSearch(position, style=style, learned=learned, misere=misere)
     tables = tables_for(position.geometry)
     player = 0 if position.to_move == "X" else 1
     values = line_values(tables, search_weights(position, style, learned), player)
     search: Searcher = native.Search(_compiled_tables(tables), position.x, position.o, player,
-                                     values, misere, limit)
+                                     flat_values(values), misere)
     return search
+
+
+def flat_values(values: LineValues) -> list[int]:
+    """A board's line values as the compiled search takes them: one flat list, in order
+    value (X's, O's), fork_value, tempo_value (X's, O's), to_move, contrib (X's rows,
+    O's rows).
+
+    >>> from noughts.position import Position
+    >>> from noughts.search.board import line_values, tables_for
+    >>> from noughts.search.evaluate import search_weights
+    >>> position = Position("", "3x3")
+    >>> weights = search_weights(position, "strong", None)
+    >>> len(flat_values(line_values(tables_for(position.geometry), weights, 0)))  # k = 3
+    69
+    """
+    value, forks, tempo, to_move, contrib = values
+    return [*value[0], *value[1], *forks, *tempo[0], *tempo[1], to_move,
+            *(cell for side in contrib for row in side for cell in row)]
 
 
 class ThreatSearcher(Protocol):
@@ -254,20 +273,20 @@ class ThreatSearcher(Protocol):
     (:class:`~noughts.search.threat_search.ThreatSearch` is the reference)."""
 
     nodes: int
-    limit: Limit
 
-    def find(self, attacker: int, defender: int, max_threats: int = ...) -> list[int] | None: ...
+    def find(self, attacker: int, defender: int, max_threats: int = ...,
+             limit: Limit | None = None) -> list[int] | None: ...
 
-    def refute(self, attacker: int, defender: int, max_threats: int = ...) -> list[int] | None: ...
+    def refute(self, attacker: int, defender: int, max_threats: int = ...,
+               limit: Limit | None = None) -> list[int] | None: ...
 
     def exhausted(self) -> bool: ...
 
 
-def threat_search(
-    game: Variant | Geometry, *, limit: Limit | None = None, core: Core | None = None
-) -> ThreatSearcher:
+def threat_search(game: Variant | Geometry, *, core: Core | None = None) -> ThreatSearcher:
     """A threat-space search for ``game`` on the core that runs (or ``core``), as
-    :class:`~noughts.search.threat_search.ThreatSearch` takes its arguments.
+    :class:`~noughts.search.threat_search.ThreatSearch` takes its arguments (each call
+    takes its limit).
 
     >>> from noughts.variants import variant
     >>> threats = threat_search(variant("3x3"), core="python")
@@ -279,12 +298,10 @@ def threat_search(
     from noughts.variants import variant
 
     game = variant(game)
-    limit = limit if limit is not None else Limit()
     native = core_module(core, game.geometry)
     if native is None:
-        return ThreatSearch(game, limit=limit)
-    search: ThreatSearcher = native.ThreatSearch(
-        _compiled_tables(tables_for(game.geometry)), limit)
+        return ThreatSearch(game)
+    search: ThreatSearcher = native.ThreatSearch(_compiled_tables(tables_for(game.geometry)))
     return search
 
 
@@ -302,7 +319,6 @@ class ProofSearcher(Protocol):
     (:class:`~noughts.search.proof_search.ProofSearch` is the reference)."""
 
     nodes: int
-    limit: Limit
 
     @property
     def table(self) -> ProofTable: ...
@@ -401,13 +417,12 @@ def proof_search(
 
 class ExactCore(Protocol):
     """The compiled negamax inside :class:`~noughts.exact.negamax.ExactSearch`: its
-    search, node counter and poll schedule, and its table (a mapping of keys to packed
-    entries, as the reference's dict)."""
+    search (within the call's limit), node counter, and its table (a mapping of keys to
+    packed entries, as the reference's dict)."""
 
     @property
     def nodes(self) -> int: ...
 
-    next_poll: int
     max_entries: int
     dynamic_empties: int
 
@@ -463,12 +478,14 @@ def exact_search(
     ...              dynamic_empties=4, core="python") is None
     True
     """
+    from noughts.search.board import tables_for
+
     native = core_module(core, geometry)
     if native is None:
         return None
     keys, scores = book if book is not None else (None, None)
     exact: ExactCore = native.Exact(
-        geometry.cells, geometry.k, geometry.lines, order, WIN_SCORE, misere, perms,
+        _compiled_tables(tables_for(geometry)), order, WIN_SCORE, misere, perms,
         canonical_marks, book_marks, keys, scores, max_entries, dynamic_empties,
     )
     return exact

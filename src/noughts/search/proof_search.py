@@ -282,7 +282,7 @@ class ProofSearch:
         self.leaf_threat_nodes = leaf_threat_nodes
         self.max_threats = max_threats
         self.nodes = 0
-        self.limit = Limit()
+        self._limit = Limit()
         self._played: list[int] = []
 
     # -- the position ------------------------------------------------------------------
@@ -312,7 +312,7 @@ class ProofSearch:
         most = None if nodes is None else self.nodes + nodes
         if outer.node_limit is not None:  # the limit counts this search's positions
             most = outer.node_limit if most is None else min(most, outer.node_limit)
-        self.limit = outer.limited(deadline=outer.deadline, node_limit=most)
+        self._limit = outer.limited(deadline=outer.deadline, node_limit=most)
         try:
             entry = self._entry()
         except BudgetExhausted:
@@ -339,15 +339,15 @@ class ProofSearch:
         threats = self.threats
         before = threats.nodes
         cap = before + self.leaf_threat_nodes
-        if self.limit.node_limit is not None:  # nor past the search's own node limit
-            cap = min(cap, before + max(0, self.limit.node_limit - self.nodes))
-        threats.limit = self.limit.limited(deadline=self.limit.deadline, node_limit=cap)
+        if self._limit.node_limit is not None:  # nor past the search's own node limit
+            cap = min(cap, before + max(0, self._limit.node_limit - self.nodes))
+        shared = self._limit.limited(deadline=self._limit.deadline, node_limit=cap)
         attacker = self.attacker
         line = threats.chain(board.bits[attacker], board.bits[1 - attacker], board.twos,
-                             block.bit_length() - 1, self.max_threats)
+                             block.bit_length() - 1, self.max_threats, shared)
         self.nodes += threats.nodes - before
         if line is None:
-            self.limit.check(self.nodes)
+            self._limit.check(self.nodes)
         return line
 
     # -- the rules of a node -------------------------------------------------------------
@@ -422,7 +422,7 @@ class ProofSearch:
         if entry[_PN] >= th_pn or entry[_DN] >= th_dn or not entry[_PN] or not entry[_DN]:
             return
         self.nodes += 1
-        self.limit.check(self.nodes)
+        self._limit.check(self.nodes)
         board = self.board
         table = self.table
         attacking = board.attacking
@@ -530,7 +530,7 @@ class ProofSearch:
         rest of the way is forced, and ``plies`` the most plies the strategy lets the
         game last from there. ``seen`` (keys already walked) lets several walks skip
         each other's positions."""
-        self.limit = Limit()  # reading the table: the search's limit is spent
+        self._limit = Limit()  # reading the table: the search's limit is spent
         memo: dict[int, int] = {}
         found: list[tuple[int, int, int, bool, int]] = []
         self._walk(set() if seen is None else seen, memo, found)
@@ -572,7 +572,7 @@ class ProofSearch:
     def plies(self) -> int:
         """The most plies the proven strategy lets the game last (a bound on the
         distance to the win, not its exact value)."""
-        self.limit = Limit()  # reading the table: the search's limit is spent
+        self._limit = Limit()  # reading the table: the search's limit is spent
         memo: dict[int, int] = {}
         return self._plies(memo)
 
@@ -580,7 +580,7 @@ class ProofSearch:
         """In a proven loss of the side to move (a defender's position the attacker's
         win is proven in), the move whose proof lets the game last longest (the first
         of equals in :meth:`moves`' order); ``None`` if it has no move."""
-        self.limit = Limit()  # reading the table: the search's limit is spent
+        self._limit = Limit()  # reading the table: the search's limit is spent
         board = self.board
         best: tuple[int, int] | None = None
         memo: dict[int, int] = {}  # shared: the replies' proofs overlap

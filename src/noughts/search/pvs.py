@@ -29,7 +29,7 @@ Where a choice could depend on the order of a hash table, it follows the cells' 
 
 >>> from noughts.position import Position
 >>> search = AnytimeSearch(Position("X.../.O../..../....", "4x4k3"))  # X to move: it wins
->>> score, move, _ = search.root(3, search.ordered_moves(-1, 0))
+>>> score, move, _ = search.root(3, search.ordered_moves(-1, 0), None)
 >>> score >= MATE_BOUND, MATE - score - 2, move, search.nodes  # proven: 9 plies at most
 (True, 9, 4, 34)
 >>> bin(AnytimeSearch(Position("XX./OO./...", "3x3")).threat_cells(0))
@@ -71,17 +71,17 @@ is read (the compiled core's is its killer rows' end, with the same nodes)."""
 
 
 class AnytimeSearch:
-    """One search over ``position`` with its own table, bounded by ``limit`` (none by
-    default), evaluating in ``style`` with the tempo of a ``learned`` evaluation where
-    one is given (see :func:`~noughts.search.evaluate.search_weights`), by the misère
-    rule when ``misere``."""
+    """One search over ``position`` with its own table, evaluating in ``style`` with the
+    tempo of a ``learned`` evaluation where one is given (see
+    :func:`~noughts.search.evaluate.search_weights`), by the misère rule when ``misere``.
+    Each call that searches (:meth:`root`, :meth:`move_value`) takes the limit that
+    bounds it."""
 
     def __init__(
         self,
         position: Position,
         *,
         style: Style = "strong",
-        limit: Limit | None = None,
         learned: LearnedEval | None = None,
         misere: bool = False,
     ) -> None:
@@ -92,7 +92,7 @@ class AnytimeSearch:
         self.tables = self.board.tables
         self.nodes = 0
         self.next_check = 0
-        self._limit = limit if limit is not None else Limit()
+        self._limit = Limit()
         self.table: dict[int, tuple[int, int, int, int]] = {}
         cells = position.geometry.cells
         self.history = [0] * cells
@@ -103,14 +103,9 @@ class AnytimeSearch:
         self.misere = misere
 
     # -- the limit --------------------------------------------------------------------------
-    @property
-    def limit(self) -> Limit:
-        """What bounds the search from now on (polled at the next node once set)."""
-        return self._limit
-
-    @limit.setter
-    def limit(self, limit: Limit) -> None:
-        self._limit = limit
+    def _bound(self, limit: Limit | None) -> None:
+        """A call's limit (None: none), polled from its first node."""
+        self._limit = limit if limit is not None else Limit()
         self.next_check = self.nodes + 1
 
     def _tick(self) -> None:
@@ -358,8 +353,12 @@ class AnytimeSearch:
         table[key] = (depth, flag, best, stored_move)
         return best
 
-    def root(self, depth: int, moves: list[int]) -> tuple[int, int, dict[int, int]]:
-        """One iteration at the root: best score, best move and the scores found."""
+    def root(
+        self, depth: int, moves: list[int], limit: Limit | None
+    ) -> tuple[int, int, dict[int, int]]:
+        """One iteration at the root within ``limit``: best score, best move and the
+        scores found."""
+        self._bound(limit)
         board = self.board
         alpha, beta = -INF, INF
         best, best_move = -INF, moves[0]
@@ -381,10 +380,11 @@ class AnytimeSearch:
                 alpha = max(alpha, score)
         return best, best_move, scores
 
-    def move_value(self, cell: int, depth: int) -> int:
+    def move_value(self, cell: int, depth: int, limit: Limit | None) -> int:
         """The value of playing ``cell`` for the side to move: its evaluation after the
         move at ``depth`` 0 (misère: its lines a liability), else a full-window search of
-        ``depth - 1`` plies after it."""
+        ``depth - 1`` plies after it, within ``limit``."""
+        self._bound(limit)
         board = self.board
         board.play(cell)
         try:

@@ -42,14 +42,14 @@ DEFAULT_MAX_THREATS = 12
 class ThreatSearch:
     """Continuous-threat search for one game (its board and rules), on bitboards.
 
-    ``limit`` bounds every call (its node limit counts this search's positions,
-    :attr:`nodes`; it may be replaced between calls). Positions shown not to win are
+    Each call takes the ``limit`` that bounds it (none by default; its node limit counts
+    this search's positions, :attr:`nodes`). Positions shown not to win are
     remembered (with the number of threats tried) across calls, and the attacker's
     moves of the last chain found are tried first (:attr:`hint`): sibling positions
     are often won by the same chain.
     """
 
-    def __init__(self, game: Variant | Geometry, *, limit: Limit | None = None) -> None:
+    def __init__(self, game: Variant | Geometry) -> None:
         game = variant(game)  # (a geometry names its normal-play game)
         self.k = game.rules.k
         self.lines = game.lines
@@ -58,7 +58,7 @@ class ThreatSearch:
         )
         self.shift = game.cells
         self.full = game.full
-        self.limit = limit if limit is not None else Limit()
+        self._limit = Limit()
         self.nodes = 0
         self.failed: dict[int, int] = {}
         self.hint: Bitboard = 0
@@ -70,38 +70,42 @@ class ThreatSearch:
         return len(self.failed)
 
     def find(self, attacker: Bitboard, defender: Bitboard,
-             max_threats: int = DEFAULT_MAX_THREATS) -> list[int] | None:
+             max_threats: int = DEFAULT_MAX_THREATS, limit: Limit | None = None
+             ) -> list[int] | None:
         """The shortest forced line for ``attacker`` (to move) against ``defender``
         (deepening one threat at a time), or ``None`` if there is none within
-        ``max_threats`` forcing moves or the limit ran out. The line holds both
+        ``max_threats`` forcing moves or ``limit`` ran out. The line holds both
         sides' moves, the winning one last."""
         self._check(attacker, defender, max_threats)
         for depth in range(max_threats + 1):
-            line = self.refute(attacker, defender, depth)
+            line = self.refute(attacker, defender, depth, limit)
             if line is not None or self.exhausted():
                 return line
         return None
 
     def refute(self, attacker: Bitboard, defender: Bitboard,
-               max_threats: int = DEFAULT_MAX_THREATS) -> list[int] | None:
+               max_threats: int = DEFAULT_MAX_THREATS, limit: Limit | None = None
+               ) -> list[int] | None:
         """Any forced line of at most ``max_threats`` forcing moves (depth first, not
         necessarily the shortest): the cheap way to check many sibling positions.
-        ``None`` if there is none or the limit ran out (see :meth:`exhausted`)."""
+        ``None`` if there is none or ``limit`` ran out (see :meth:`exhausted`)."""
         self._check(attacker, defender, max_threats)
+        self._limit = limit if limit is not None else Limit()
         win, block, twos = self._setup(attacker, defender)
         if win >= 0:
             return [win]
         if block == -2:
             return None
-        return self.chain(attacker, defender, twos, block, max_threats)
+        return self.chain(attacker, defender, twos, block, max_threats, self._limit)
 
     def chain(self, attacker: Bitboard, defender: Bitboard, twos: list[Bitboard], block: int,
-              max_threats: int = DEFAULT_MAX_THREATS) -> list[int] | None:
+              max_threats: int = DEFAULT_MAX_THREATS, limit: Limit | None = None
+              ) -> list[int] | None:
         """:meth:`refute` for a caller that keeps the attacker's two-lines itself
         (``twos``: lines holding ``k-2`` of its marks and none of the defender's) and
         knows it cannot complete a line now; ``block`` is the defender's one cell that
         would complete a line (the attacker must take it), or -1."""
-        limit = self.limit
+        limit = self._limit = limit if limit is not None else Limit()
         self._most_nodes = limit.node_limit if limit.node_limit is not None else 1 << 62
         if limit.cancelled:
             return None
@@ -123,8 +127,8 @@ class ThreatSearch:
             raise ValueError("max_threats must be at least 0")
 
     def exhausted(self) -> bool:
-        """True once the limit has run out (or was cancelled)."""
-        return self.limit.expired(self.nodes)
+        """True once the last call's limit has run out (or was cancelled)."""
+        return self._limit.expired(self.nodes)
 
     def _setup(self, attacker: Bitboard, defender: Bitboard) -> tuple[int, int, list[Bitboard]]:
         """``(win, block, twos)``: a cell completing the attacker's line or -1; the
@@ -156,7 +160,7 @@ class ThreatSearch:
         self.nodes += 1
         if self.nodes >= self._most_nodes:
             raise BudgetExhausted
-        if self.nodes & 127 == 0 and self.limit.expired(self.nodes):
+        if self.nodes & 127 == 0 and self._limit.expired(self.nodes):
             raise BudgetExhausted
         free = ~(att | dfn)
         options: list[tuple[Bitboard, Bitboard]]  # (the threat, the forced reply)

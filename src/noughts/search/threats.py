@@ -72,5 +72,5 @@ def find_forced_win(
         limit = Limit.within(time_limit, nodes)
     mine, theirs = (position.x, position.o) if position.to_move == "X" else (position.o,
                                                                             position.x)
-    line = threat_search(position.game, limit=limit).find(mine, theirs, max_threats)
+    line = threat_search(position.game).find(mine, theirs, max_threats, limit)
     return None if line is None else ForcedWin(tuple(line))

@@ -12,37 +12,79 @@ PyTypeObject *TablesType = NULL;
 static void tables_dealloc(PyObject *self) {
     Tables *tables = (Tables *)self;
     PyMem_Free(tables->zobrist);
-    PyTypeObject *type = Py_TYPE(self);
-    freefunc tp_free = (freefunc)PyType_GetSlot(type, Py_tp_free);
-    tp_free(self);
-    Py_DECREF(type);
+    object_free(self);
 }
 
 int read_permutation(PyObject *sequence, int cells, uint8_t *perm, uint8_t *inverse,
                      const char *what) {
-    PyObject *fast = PySequence_List(sequence);
-    if (fast == NULL) return -1;
-    if (SIZE(fast) != cells) {
-        PyErr_Format(PyExc_ValueError, "%s: expected %d cells", what, cells);
-        Py_DECREF(fast);
+    int64_t images[MAX_CELLS];
+    Py_ssize_t count = read_ints(sequence, images, MAX_CELLS, 0, cells, what);
+    if (count < 0) return -1;
+    bb_t seen = 0;
+    for (int i = 0; i < count; i++) seen |= (bb_t)1 << images[i];
+    if (count != cells || popcount(seen) != cells) {
+        PyErr_Format(PyExc_ValueError, "%s (%d cells, each once)", what, cells);
         return -1;
     }
-    bb_t images = 0;
     for (int i = 0; i < cells; i++) {
-        long value = PyLong_AsLong(ITEM(fast, i));
-        if (value == -1 && PyErr_Occurred()) { Py_DECREF(fast); return -1; }
-        if (value < 0 || value >= cells || ((images >> value) & 1)) {
-            PyErr_Format(PyExc_ValueError, "%s: not a permutation of the cells (%ld)", what,
-                         value);
-            Py_DECREF(fast);
-            return -1;
-        }
-        images |= (bb_t)1 << value;
-        perm[i] = (uint8_t)value;
-        inverse[value] = (uint8_t)i;
+        perm[i] = (uint8_t)images[i];
+        inverse[images[i]] = (uint8_t)i;
     }
-    Py_DECREF(fast);
     return 0;
+}
+
+int read_perms(PyObject *sequence, int cells, int most, uint8_t (*perms)[MAX_CELLS],
+               uint8_t (*inverses)[MAX_CELLS], const char *what) {
+    PyObject *list = PySequence_List(sequence);
+    if (list == NULL) return -1;
+    Py_ssize_t count = SIZE(list);
+    if (count < 1 || count > most)
+        PyErr_Format(PyExc_ValueError, "%s: 1 to %d symmetries", what, most);
+    for (Py_ssize_t s = 0; s < count && !PyErr_Occurred(); s++)
+        read_permutation(ITEM(list, s), cells, perms[s], inverses[s], what);
+    Py_DECREF(list);
+    return PyErr_Occurred() ? -1 : (int)count;
+}
+
+/* A Python sequence of at most most bitboards (ints of 0 to 2**64 - 1) into out: its
+ * length, or -1 with a Python error (a ValueError naming what if it is too long). */
+static Py_ssize_t read_bitboards(PyObject *sequence, bb_t *out, Py_ssize_t most,
+                                 const char *what) {
+    PyObject *list = PySequence_List(sequence);
+    if (list == NULL) return -1;
+    Py_ssize_t count = SIZE(list);
+    if (count > most) PyErr_Format(PyExc_ValueError, "%s: more than %zd", what, most);
+    for (Py_ssize_t i = 0; i < count && !PyErr_Occurred(); i++) as_bitboard(ITEM(list, i), &out[i]);
+    Py_DECREF(list);
+    return PyErr_Occurred() ? -1 : count;
+}
+
+/* The tables' lines and the lines through each cell as read: each line k cells of the
+ * board, each cell's lines exactly those through it, each once (the searches count marks
+ * on a line through these: a line listed twice would count past k); each line's cells.
+ * NULL, or what is wrong. */
+static const char *tables_check(Tables *t) {
+    for (int i = 0; i < t->nlines; i++) {
+        bb_t line = t->lines[i];
+        if (popcount(line) != t->k || (line & ~t->full))
+            return "lines: a line off the board or of another length";
+        int n = 0;
+        for (bb_t rest = line; rest; rest &= rest - 1)
+            t->line_cells[i][n++] = (uint8_t)lowest(rest);
+    }
+    for (int cell = 0; cell < t->cells; cell++) {
+        bb_t listed[MAX_LINES / 64] = {0};
+        int on_cell = 0;
+        for (int i = 0; i < t->nlines; i++) on_cell += (int)((t->lines[i] >> cell) & 1);
+        for (int j = 0; j < t->through_count[cell]; j++) {
+            int index = t->through[cell][j];
+            if (!((t->lines[index] >> cell) & 1) || (listed[index / 64] >> (index % 64) & 1))
+                return "through: a line not through the cell";
+            listed[index / 64] |= (bb_t)1 << (index % 64);
+        }
+        if (t->through_count[cell] != on_cell) return "through: a line through the cell is missing";
+    }
+    return NULL;
 }
 
 /* Tables(cells, k, lines, through, perms, base_x, base_o): the geometry's lines (as
@@ -50,175 +92,60 @@ int read_permutation(PyObject *sequence, int cells, uint8_t *perm, uint8_t *inve
  * symmetries to hash (cell permutations) and each side's 64-bit keys by cell. */
 static PyObject *tables_new(PyTypeObject *type, PyObject *args, PyObject *kwargs) {
     int cells, k;
-    PyObject *lines, *through, *perms, *base_x, *base_o;
-    if (positional_only(kwargs, "Tables") < 0 ||
-        !PyArg_ParseTuple(args, "iiOOOOO", &cells, &k, &lines, &through, &perms, &base_x,
-                          &base_o))
+    PyObject *lines, *through, *perms, *bases[2], *rows = NULL;
+    if (!parse_new(args, kwargs, "Tables", "iiOOOOO", &cells, &k, &lines, &through, &perms,
+                   &bases[0], &bases[1]))
         return NULL;
-    if (cells < 1 || cells > MAX_CELLS || k < 1 || k > MAX_K) {
-        PyErr_SetString(PyExc_ValueError,
-                        "the compiled core takes boards of 1 to 64 cells, k of 1 to 16");
-        return NULL;
-    }
-    allocfunc tp_alloc = (allocfunc)PyType_GetSlot(type, Py_tp_alloc);
-    Tables *self = (Tables *)tp_alloc(type, 0);
+    if (cells < 1 || cells > MAX_CELLS || k < 1 || k > MAX_K)
+        return PyErr_Format(PyExc_ValueError,
+                            "the compiled core takes boards of 1 to 64 cells, k of 1 to 16");
+    Tables *self = object_new(type);
     if (self == NULL) return NULL;
     self->cells = cells;
     self->k = k;
     self->full = cells == 64 ? ~(bb_t)0 : (((bb_t)1 << cells) - 1);
-    self->zobrist = NULL;
-    PyObject *line_list = PySequence_List(lines);
-    if (line_list == NULL) goto fail;
-    Py_ssize_t nlines = SIZE(line_list);
-    if (nlines > MAX_LINES) {
-        PyErr_SetString(PyExc_ValueError, "too many lines for the compiled core");
-        Py_DECREF(line_list);
-        goto fail;
-    }
-    self->nlines = (int)nlines;
-    for (Py_ssize_t i = 0; i < nlines; i++) {
-        bb_t line;
-        if (as_bitboard(ITEM(line_list, i), &line) < 0) {
-            Py_DECREF(line_list);
-            goto fail;
-        }
-        if (popcount(line) != k || (line & ~self->full)) {
-            PyErr_SetString(PyExc_ValueError, "lines: a line off the board or of another length");
-            Py_DECREF(line_list);
-            goto fail;
-        }
-        self->lines[i] = line;
-        int n = 0;
-        for (bb_t rest = line; rest; rest &= rest - 1) self->line_cells[i][n++] = (uint8_t)lowest(rest);
-    }
-    Py_DECREF(line_list);
-    PyObject *through_list = PySequence_List(through);
-    if (through_list == NULL) goto fail;
-    if (SIZE(through_list) != cells) {
+    self->nlines = (int)read_bitboards(lines, self->lines, MAX_LINES,
+                                       "too many lines for the compiled core");
+    if (!PyErr_Occurred() && (rows = PySequence_List(through)) != NULL && SIZE(rows) != cells)
         PyErr_SetString(PyExc_ValueError, "through: one entry per cell");
-        Py_DECREF(through_list);
-        goto fail;
+    for (int cell = 0; cell < cells && !PyErr_Occurred(); cell++) {
+        int64_t row[MAX_THROUGH];
+        Py_ssize_t count = read_ints(ITEM(rows, cell), row, MAX_THROUGH, 0, self->nlines,
+                                     "through: a line not through the cell");
+        for (Py_ssize_t i = 0; i < count; i++) self->through[cell][i] = (uint16_t)row[i];
+        self->through_count[cell] = (uint8_t)(count > 0 ? count : 0);
     }
-    for (int cell = 0; cell < cells; cell++) {
-        PyObject *row = PySequence_List(ITEM(through_list, cell));
-        if (row == NULL) { Py_DECREF(through_list); goto fail; }
-        Py_ssize_t count = SIZE(row);
-        if (count > MAX_THROUGH) {
-            PyErr_SetString(PyExc_ValueError, "too many lines through a cell");
-            Py_DECREF(row);
-            Py_DECREF(through_list);
-            goto fail;
-        }
-        self->through_count[cell] = (uint8_t)count;
-        /* exactly the lines through the cell, each once (the searches count marks on
-         * a line through these: a line listed twice would count past k) */
-        uint8_t listed[MAX_LINES] = {0};
-        int on_cell = 0;
-        for (int i = 0; i < self->nlines; i++) on_cell += (int)((self->lines[i] >> cell) & 1);
-        for (Py_ssize_t i = 0; i < count; i++) {
-            long index = PyLong_AsLong(ITEM(row, i));
-            if ((index == -1 && PyErr_Occurred()) || index < 0 || index >= nlines ||
-                !((self->lines[index] >> cell) & 1) || listed[index]++) {
-                if (!PyErr_Occurred())
-                    PyErr_SetString(PyExc_ValueError, "through: a line not through the cell");
-                Py_DECREF(row);
-                Py_DECREF(through_list);
-                goto fail;
-            }
-            self->through[cell][i] = (uint16_t)index;
-        }
-        Py_DECREF(row);
-        if (count != on_cell) {
-            PyErr_SetString(PyExc_ValueError, "through: a line through the cell is missing");
-            Py_DECREF(through_list);
-            goto fail;
-        }
-    }
-    Py_DECREF(through_list);
-    PyObject *perm_list = PySequence_List(perms);
-    if (perm_list == NULL) goto fail;
-    Py_ssize_t nsym = SIZE(perm_list);
-    if (nsym < 1 || nsym > MAX_SYMMETRIES) {
-        PyErr_SetString(PyExc_ValueError, "perms: 1 to 192 symmetries");
-        Py_DECREF(perm_list);
-        goto fail;
-    }
-    self->nsym = (int)nsym;
-    for (Py_ssize_t s = 0; s < nsym; s++) {
-        if (read_permutation(ITEM(perm_list, s), cells, self->perms[s], self->inverse[s],
-                             "perms") < 0) {
-            Py_DECREF(perm_list);
-            goto fail;
-        }
-    }
-    Py_DECREF(perm_list);
-    self->zobrist = PyMem_Calloc(2, sizeof(*self->zobrist));
-    if (self->zobrist == NULL) { PyErr_NoMemory(); goto fail; }
-    PyObject *bases[2] = {base_x, base_o};
-    for (int side = 0; side < 2; side++) {
-        PyObject *keys = PySequence_List(bases[side]);
-        if (keys == NULL) goto fail;
-        if (SIZE(keys) != cells) {
+    Py_XDECREF(rows);
+    const char *wrong = PyErr_Occurred() ? NULL : tables_check(self);
+    if (wrong != NULL) PyErr_SetString(PyExc_ValueError, wrong);
+    if (!PyErr_Occurred())
+        self->nsym = read_perms(perms, cells, MAX_SYMMETRIES, self->perms, self->inverse,
+                                "perms: not a permutation of the cells");
+    uint64_t base[2][MAX_CELLS];
+    for (int side = 0; side < 2 && !PyErr_Occurred(); side++)
+        if (read_bitboards(bases[side], base[side], MAX_CELLS, "base keys: one per cell") !=
+                cells && !PyErr_Occurred())
             PyErr_SetString(PyExc_ValueError, "base keys: one per cell");
-            Py_DECREF(keys);
-            goto fail;
-        }
-        uint64_t base[MAX_CELLS];
-        for (int cell = 0; cell < cells; cell++) {
-            if (as_bitboard(ITEM(keys, cell), &base[cell]) < 0) {
-                Py_DECREF(keys);
-                goto fail;
-            }
-        }
-        Py_DECREF(keys);
+    if (!PyErr_Occurred() && (self->zobrist = PyMem_Calloc(2, sizeof(*self->zobrist))) == NULL)
+        PyErr_NoMemory();
+    for (int side = 0; side < 2 && !PyErr_Occurred(); side++)
         for (int cell = 0; cell < cells; cell++)
             for (int s = 0; s < self->nsym; s++)
-                self->zobrist[side][cell][s] = base[self->perms[s][cell]];
-    }
-    return (PyObject *)self;
-fail:
-    Py_DECREF(self);
-    return NULL;
+                self->zobrist[side][cell][s] = base[side][self->perms[s][cell]];
+    return made(self);
 }
 
-static PyObject *tables_get_cells(PyObject *self, void *closure) {
-    (void)closure;
-    return PyLong_FromLong(((Tables *)self)->cells);
-}
-
-static PyObject *tables_get_symmetries(PyObject *self, void *closure) {
-    (void)closure;
-    return PyLong_FromLong(((Tables *)self)->nsym);
-}
-
-static PyGetSetDef tables_getset[] = {
-    {"cells", tables_get_cells, NULL, "The board's cells.", NULL},
-    {"symmetries", tables_get_symmetries, NULL, "The symmetries hashed.", NULL},
-    {NULL, NULL, NULL, NULL, NULL},
+static PyMemberDef tables_members[] = {
+    {"cells", T_INT, offsetof(Tables, cells), READONLY, "The board's cells."},
+    {"symmetries", T_INT, offsetof(Tables, nsym), READONLY, "The symmetries hashed."},
+    {NULL, 0, 0, 0, NULL},
 };
 
-static PyType_Slot tables_slots[] = {
-    {Py_tp_new, tables_new},
-    {Py_tp_dealloc, tables_dealloc},
-    {Py_tp_getset, tables_getset},
-    {Py_tp_doc, "A board's constant tables for the compiled searches."},
-    {0, NULL},
-};
-
-static PyType_Spec tables_spec = {
-    "noughts.search._core.Tables", sizeof(Tables), 0, Py_TPFLAGS_DEFAULT, tables_slots,
-};
-
-int tables_add_type(PyObject *module) {
-    TablesType = (PyTypeObject *)PyType_FromSpec(&tables_spec);
-    if (TablesType == NULL) return -1;
-    Py_INCREF((PyObject *)TablesType);
-    if (PyModule_AddObject(module, "Tables", (PyObject *)TablesType) < 0) {
-        Py_DECREF(TablesType);
-        return -1;
-    }
-    return 0;
-}
+const Kind tables_kind = {
+    .name = "noughts.search._core.Tables", .size = sizeof(Tables),
+    .doc = "A board's constant tables for the compiled searches.",
+    .make = tables_new, .dealloc = tables_dealloc, .members = tables_members,
+    .type = &TablesType};
 
 /* -- the limit ---------------------------------------------------------------------- */
 double now_seconds(void) {
@@ -231,76 +158,59 @@ void poll_clear(Poll *poll) {
     if (poll->owns_view) PyBuffer_Release(&poll->view);
     poll->owns_view = 0;
     poll->off = NULL;
-    Py_CLEAR(poll->limit);
-    poll->has_deadline = poll->has_nodes = 0;
+    poll->active = poll->has_deadline = poll->has_nodes = 0;
 }
 
 int poll_set(Poll *poll, PyObject *limit) {
     poll_clear(poll);
     if (limit == NULL || limit == Py_None) return 0;
-    double deadline_value = 0.0;
-    int64_t node_limit = 0;
     PyObject *deadline = PyObject_GetAttrString(limit, "deadline");
-    if (deadline == NULL) return -1;
-    int has_deadline = deadline != Py_None;
-    if (has_deadline) {
-        deadline_value = PyFloat_AsDouble(deadline);
-        if (deadline_value == -1.0 && PyErr_Occurred()) { Py_DECREF(deadline); return -1; }
+    PyObject *nodes = deadline ? PyObject_GetAttrString(limit, "node_limit") : NULL;
+    PyObject *flag = nodes ? PyObject_GetAttrString(limit, "switch") : NULL;
+    poll->has_deadline = flag != NULL && deadline != Py_None;
+    poll->has_nodes = flag != NULL && nodes != Py_None;
+    if (poll->has_deadline) poll->deadline = PyFloat_AsDouble(deadline);
+    if (poll->has_nodes && !PyErr_Occurred()) as_count(nodes, &poll->node_limit);
+    if (flag != NULL && !PyErr_Occurred() &&
+        PyObject_GetBuffer(flag, &poll->view, PyBUF_SIMPLE) == 0) { /* (the Limit holds it) */
+        poll->owns_view = 1;
+        if (poll->view.len < 1) PyErr_SetString(PyExc_ValueError, "a limit's switch is one byte");
     }
-    Py_DECREF(deadline);
-    PyObject *nodes = PyObject_GetAttrString(limit, "node_limit");
-    if (nodes == NULL) return -1;
-    int has_nodes = nodes != Py_None;
-    if (has_nodes && as_count(nodes, &node_limit) < 0) { Py_DECREF(nodes); return -1; }
-    Py_DECREF(nodes);
-    PyObject *flag = PyObject_GetAttrString(limit, "switch");
-    if (flag == NULL) return -1;
-    int taken = PyObject_GetBuffer(flag, &poll->view, PyBUF_SIMPLE);
-    Py_DECREF(flag); /* (the Limit holds it) */
-    if (taken < 0) return -1;
-    if (poll->view.len < 1) {
-        PyBuffer_Release(&poll->view);
-        PyErr_SetString(PyExc_ValueError, "a limit's switch is one byte");
+    Py_XDECREF(deadline);
+    Py_XDECREF(nodes);
+    Py_XDECREF(flag);
+    if (PyErr_Occurred()) {
+        poll_clear(poll);
         return -1;
     }
-    poll->owns_view = 1;
     poll->off = (const volatile char *)poll->view.buf;
-    poll->has_deadline = has_deadline;
-    poll->deadline = deadline_value;
-    poll->has_nodes = has_nodes;
-    poll->node_limit = node_limit;
-    Py_INCREF(limit);
-    poll->limit = limit;
+    poll->active = 1;
     return 0;
 }
 
 int poll_expired(const Poll *poll, int64_t nodes) {
-    if (poll->limit == NULL) return 0;
+    if (!poll->active) return 0;
     if (poll_cancelled(poll)) return 1;
     if (poll->has_nodes && nodes >= poll->node_limit) return 1;
     return poll->has_deadline && now_seconds() >= poll->deadline;
 }
 
-void poll_share(Poll *poll, const Poll *from, int64_t node_limit) {
-    if (poll->limit != from->limit) {
-        if (poll->owns_view) PyBuffer_Release(&poll->view);
-        poll->owns_view = 0;
-        PyObject *old = poll->limit;
-        Py_XINCREF(from->limit);
-        poll->limit = from->limit;
-        Py_XDECREF(old);
+int lock_polled(pthread_mutex_t *lock, const Poll *poll, int64_t nodes) {
+    while (pthread_mutex_trylock(lock) != 0) {
+        if (poll_expired(poll, nodes)) return -1;
+        struct timespec pause = {0, 200000}; /* 0.2 ms */
+        nanosleep(&pause, NULL);
     }
+    return 0;
+}
+
+void poll_share(Poll *poll, const Poll *from, int64_t node_limit) {
+    poll->active = from->active;
     poll->off = from->off;
     poll->has_deadline = from->has_deadline;
     poll->deadline = from->deadline;
     poll->has_nodes = 1;
     poll->node_limit = node_limit;
-}
-
-PyObject *poll_get(Poll *poll) {
-    PyObject *limit = poll->limit != NULL ? poll->limit : Py_None;
-    Py_INCREF(limit);
-    return limit;
 }
 
 int as_count(PyObject *value, int64_t *out) {
@@ -313,18 +223,7 @@ int as_count(PyObject *value, int64_t *out) {
     return 0;
 }
 
-int set_int64(PyObject *value, int64_t *out, const char *name) {
-    if (value == NULL) {
-        PyErr_Format(PyExc_AttributeError, "%s cannot be deleted", name);
-        return -1;
-    }
-    long long number = PyLong_AsLongLong(value);
-    if (number == -1 && PyErr_Occurred()) return -1;
-    *out = number;
-    return 0;
-}
-
-void raise_exhausted(void) {
+static void raise_exhausted(void) {
     PyObject *budget = PyImport_ImportModule("noughts.budget");
     if (budget == NULL) return;
     PyObject *kind = PyObject_GetAttrString(budget, "BudgetExhausted");
@@ -332,6 +231,19 @@ void raise_exhausted(void) {
     if (kind == NULL) return;
     PyErr_SetNone(kind);
     Py_DECREF(kind);
+}
+
+PyObject *stopped(int *stop) {
+    int kind = *stop;
+    *stop = 0;
+    if (kind == STOP_LIMIT) raise_exhausted();
+    else if (kind == STOP_MEMORY) PyErr_NoMemory();
+    else if (kind == STOP_LOST)
+        PyErr_SetString(PyExc_KeyError,
+                        "a child's position is gone from the proof table (cleared meanwhile?)");
+    else if (kind == STOP_UNPROVEN)
+        PyErr_SetString(PyExc_ValueError, "the position is not proven");
+    return NULL;
 }
 
 /* -- hash maps ------------------------------------------------------------------------ */
@@ -350,7 +262,6 @@ static int slots_init(Slots *slots, size_t capacity) {
         free(slots->values);
         free(slots->used);
         memset(slots, 0, sizeof(*slots));
-        PyErr_NoMemory();
         return -1;
     }
     return 0;
@@ -477,48 +388,23 @@ int as_bitboard(PyObject *value, bb_t *out) {
 
 PyObject *from_bitboard(bb_t value) { return PyLong_FromUnsignedLongLong(value); }
 
+/* (a word crosses as its 16 bytes in memory order: int.to_bytes, int.from_bytes) */
+#if __BYTE_ORDER__ == __ORDER_BIG_ENDIAN__
+#define WORD_ORDER "big"
+#else
+#define WORD_ORDER "little"
+#endif
 int as_word(PyObject *value, word_t *out) {
-    PyObject *sixty_four = PyLong_FromLong(64);
-    PyObject *mask = PyLong_FromUnsignedLongLong(~0ULL);
-    if (sixty_four == NULL || mask == NULL) {
-        Py_XDECREF(sixty_four);
-        Py_XDECREF(mask);
-        return -1;
-    }
-    PyObject *low = PyNumber_And(value, mask);
-    PyObject *high = PyNumber_Rshift(value, sixty_four);
-    Py_DECREF(sixty_four);
-    Py_DECREF(mask);
-    int result = -1;
-    if (low != NULL && high != NULL) {
-        unsigned long long lo = PyLong_AsUnsignedLongLong(low);
-        unsigned long long hi = PyErr_Occurred() ? 0 : PyLong_AsUnsignedLongLong(high);
-        if (!PyErr_Occurred()) {
-            *out = ((word_t)hi << 64) | lo;
-            result = 0;
-        }
-    }
-    Py_XDECREF(low);
-    Py_XDECREF(high);
-    return result;
+    PyObject *bytes = PyObject_CallMethod(value, "to_bytes", "is", 16, WORD_ORDER);
+    if (bytes == NULL) return -1;
+    memcpy(out, PyBytes_AsString(bytes), 16); /* (to_bytes(16) makes 16 or raises) */
+    Py_DECREF(bytes);
+    return 0;
 }
 
 PyObject *from_word(word_t value) {
-    PyObject *low = PyLong_FromUnsignedLongLong((uint64_t)value);
-    PyObject *high = PyLong_FromUnsignedLongLong((uint64_t)(value >> 64));
-    PyObject *sixty_four = PyLong_FromLong(64);
-    PyObject *result = NULL;
-    if (low != NULL && high != NULL && sixty_four != NULL) {
-        PyObject *shifted = PyNumber_Lshift(high, sixty_four);
-        if (shifted != NULL) {
-            result = PyNumber_Or(shifted, low);
-            Py_DECREF(shifted);
-        }
-    }
-    Py_XDECREF(low);
-    Py_XDECREF(high);
-    Py_XDECREF(sixty_four);
-    return result;
+    return PyObject_CallMethod((PyObject *)&PyLong_Type, "from_bytes", "y#s",
+                               (const char *)&value, (Py_ssize_t)16, WORD_ORDER);
 }
 
 PyObject *cells_list(const int *cells, int count) {
@@ -532,12 +418,115 @@ PyObject *cells_list(const int *cells, int count) {
     return list;
 }
 
-int positional_only(PyObject *kwargs, const char *type) {
-    if (kwargs != NULL && PyDict_Size(kwargs)) {
-        PyErr_Format(PyExc_TypeError, "%s takes positional arguments only", type);
+/* -- the glue -------------------------------------------------------------------------- */
+int add_type(PyObject *module, const Kind *kind) {
+    PyTypeObject **type = kind->type;
+    PyType_Slot slots[8];
+    int n = 0;
+    slots[n++] = (PyType_Slot){Py_tp_new, kind->make};
+    slots[n++] = (PyType_Slot){Py_tp_dealloc, kind->dealloc};
+    slots[n++] = (PyType_Slot){Py_tp_doc, (void *)kind->doc};
+    if (kind->methods) slots[n++] = (PyType_Slot){Py_tp_methods, kind->methods};
+    if (kind->members) slots[n++] = (PyType_Slot){Py_tp_members, kind->members};
+    if (kind->getset) slots[n++] = (PyType_Slot){Py_tp_getset, kind->getset};
+    if (kind->length) slots[n++] = (PyType_Slot){Py_mp_length, kind->length};
+    slots[n] = (PyType_Slot){0, NULL};
+    PyType_Spec spec = {kind->name, kind->size, 0, Py_TPFLAGS_DEFAULT, slots};
+    *type = (PyTypeObject *)PyType_FromSpec(&spec);
+    if (*type == NULL) return -1;
+    Py_INCREF((PyObject *)*type); /* the module's reference (this one stays ours) */
+    if (PyModule_AddObject(module, strrchr(kind->name, '.') + 1, (PyObject *)*type) < 0) {
+        Py_DECREF(*type);
         return -1;
     }
     return 0;
+}
+
+void *object_new(PyTypeObject *type) {
+    allocfunc tp_alloc = (allocfunc)PyType_GetSlot(type, Py_tp_alloc);
+    return tp_alloc(type, 0); /* (zeroed: PyType_GenericAlloc) */
+}
+
+PyObject *made(void *self) {
+    if (PyErr_Occurred()) Py_CLEAR(self);
+    return self;
+}
+
+void object_free(PyObject *self) {
+    PyTypeObject *type = Py_TYPE(self);
+    freefunc tp_free = (freefunc)PyType_GetSlot(type, Py_tp_free);
+    tp_free(self);
+    Py_DECREF(type);
+}
+
+int parse_new(PyObject *args, PyObject *kwargs, const char *type, const char *format, ...) {
+    if (kwargs != NULL && PyDict_Size(kwargs)) {
+        PyErr_Format(PyExc_TypeError, "%s takes positional arguments only", type);
+        return 0;
+    }
+    va_list values;
+    va_start(values, format);
+    int parsed = PyArg_VaParse(args, format, values);
+    va_end(values);
+    return parsed;
+}
+
+PyObject *get_count(PyObject *self, void *offset) {
+    return PyLong_FromLongLong(*(int64_t *)((char *)self + (size_t)offset));
+}
+
+int set_count(PyObject *self, PyObject *value, void *offset) {
+    if (value == NULL) {
+        PyErr_SetString(PyExc_AttributeError, "a count cannot be deleted");
+        return -1;
+    }
+    return as_count(value, (int64_t *)((char *)self + (size_t)offset));
+}
+
+int idle(const int *busy, const char *what) {
+    if (__atomic_load_n(busy, __ATOMIC_ACQUIRE)) {
+        PyErr_Format(PyExc_RuntimeError, "the %s is busy with a call in another thread", what);
+        return -1;
+    }
+    return 0;
+}
+
+int claim(int *busy, const char *what) {
+    if (idle(busy, what) < 0) return -1;
+    *busy = 1;
+    return 0;
+}
+
+void lock_released(pthread_mutex_t *lock) {
+    if (pthread_mutex_trylock(lock) == 0) return;
+    Py_BEGIN_ALLOW_THREADS
+    pthread_mutex_lock(lock);
+    Py_END_ALLOW_THREADS
+}
+
+Py_ssize_t read_ints(PyObject *sequence, int64_t *out, Py_ssize_t most, int64_t low,
+                     int64_t high, const char *what) {
+    PyObject *list = PySequence_List(sequence);
+    if (list == NULL) return -1;
+    Py_ssize_t count = SIZE(list);
+    if (count > most) {
+        PyErr_Format(PyExc_ValueError, "%s (more than %zd)", what, most);
+        count = -1;
+    }
+    for (Py_ssize_t i = 0; i < count; i++) {
+        int overflow = 0;
+        long long value = PyLong_AsLongLongAndOverflow(ITEM(list, i), &overflow);
+        if (value == -1 && PyErr_Occurred()) {
+            count = -1;
+        } else if (overflow || value < low || value >= high) {
+            PyErr_Format(PyExc_ValueError, "%s (%S)", what, ITEM(list, i));
+            count = -1;
+        } else {
+            out[i] = value;
+        }
+    }
+    Py_DECREF(list);
+    return count;
 }
 
 /* -- reading a position ---------------------------------------------------------------- */

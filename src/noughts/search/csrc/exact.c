@@ -13,8 +13,11 @@
  * One search object may serve several threads, as the reference does: its table and
  * node counter are shared, each call's limit travels with the call (a Run on the C
  * stack), and no pointer into the table is held across a child search (the table may
- * grow there). */
+ * grow there). A call searches without the GIL, holding the object's lock: calls from
+ * several threads take turns. */
 #include "core.h"
+
+#include <stdlib.h>
 
 #define EXACT 0
 #define LOWER 1
@@ -25,24 +28,26 @@
 
 typedef struct {
     PyObject_HEAD
+    Tables *tables;                /* the board's lines */
     int cells, k, nlines, nsym, misere, win_score;
     int canonical_marks, book_marks, dynamic_empties;
     bb_t full;
-    bb_t *lines;
+    const bb_t *lines;             /* the tables' */
     int through_start[MAX_CELLS + 1];
     bb_t *through;                 /* the lines through each cell, in line order */
     int *through_index;            /* ... and their numbers */
-    uint8_t (*line_cells)[MAX_K];  /* each line's cells */
+    const uint8_t (*line_cells)[MAX_K];  /* each line's cells (the tables') */
     uint8_t order[MAX_CELLS];      /* the static move order */
     int64_t weights[MAX_K + 1];
-    uint8_t (*perms)[MAX_CELLS];   /* the key symmetries' cell maps, and inverses */
-    uint8_t (*inverses)[MAX_CELLS];
+    uint8_t perms[MAX_KEY_SYMMETRIES][MAX_CELLS]; /* the key symmetries' cell maps */
+    uint8_t inverses[MAX_KEY_SYMMETRIES][MAX_CELLS];
     uint64_t *book_keys;           /* the book: canonical keys ascending, scores */
     int16_t *book_scores;
-    Py_ssize_t book_size;
+    int64_t book_size;
     Map table;
     int64_t max_entries;
     int64_t nodes, next_poll;
+    pthread_mutex_t lock; /* held by a call into the table (a search runs without the GIL) */
 } Exact;
 
 /* One call: its limit (what the reference keeps in its context variable) and the move
@@ -52,7 +57,7 @@ typedef struct {
     Poll poll;
     int has_limit;
     int64_t start;
-    int stop; /* 1: the limit ran out, 2: a Python error; unwind */
+    int stop; /* why the search stops (STOP_LIMIT...); unwind */
     int dynamic_empties;
     int64_t *line_weights;            /* each line's weight (for each side open to) */
     int64_t cell_weights[MAX_CELLS];  /* the sum of the weights of the lines through */
@@ -95,9 +100,9 @@ static inline word_t raw_key(const Exact *e, bb_t me, bb_t opp) {
 static int book_get(const Exact *e, word_t key, int *score) {
     if (e->book_size == 0 || key >> 64) return 0;
     uint64_t wanted = (uint64_t)key;
-    Py_ssize_t low = 0, high = e->book_size;
+    int64_t low = 0, high = e->book_size;
     while (low < high) {
-        Py_ssize_t middle = low + (high - low) / 2;
+        int64_t middle = low + (high - low) / 2;
         if (e->book_keys[middle] < wanted) low = middle + 1;
         else high = middle;
     }
@@ -114,13 +119,12 @@ static int poll(Run *run) {
     Exact *e = run->exact;
     e->next_poll = e->nodes + POLL_NODES;
     if (!run->has_limit) return 0;
-    int expired = poll_expired(&run->poll, e->nodes - run->start);
-    if (expired) {
-        run->stop = expired < 0 ? 2 : 1;
+    if (poll_expired(&run->poll, e->nodes - run->start)) {
+        run->stop = STOP_LIMIT;
         return 1;
     }
-    if (run->poll.has_nodes && run->start + run->poll.node_limit < e->next_poll)
-        e->next_poll = run->start + run->poll.node_limit;
+    __int128 end = (__int128)run->start + run->poll.node_limit; /* (both within 2**62) */
+    if (run->poll.has_nodes && end < e->next_poll) e->next_poll = (int64_t)end;
     return 0;
 }
 
@@ -311,7 +315,7 @@ static int negamax(Run *run, bb_t me, bb_t opp, int marks, int my_live, int opp_
     if ((int64_t)e->table.count >= e->max_entries) map_clear(&e->table);
     int64_t packed = (int64_t)(best + OFFSET) << 12 | (int64_t)(best_move + 1) << 2 | flag;
     if (map_put(&e->table, key, packed) < 0) {
-        run->stop = 2;
+        run->stop = STOP_MEMORY;
         return 0;
     }
     return best;
@@ -335,180 +339,101 @@ static void *buffer_copy(PyObject *object, Py_ssize_t size, Py_ssize_t *count) {
     return copy;
 }
 
-/* The lines (bitmasks of k cells on the board) and the lines through each cell. */
-static int read_lines(Exact *e, PyObject *lines) {
-    PyObject *fast = PySequence_List(lines);
-    if (fast == NULL) return -1;
-    Py_ssize_t nlines = SIZE(fast);
-    e->lines = PyMem_Malloc((size_t)(nlines ? nlines : 1) * sizeof(bb_t));
-    e->through = PyMem_Malloc((size_t)(nlines ? nlines : 1) * (size_t)e->k * sizeof(bb_t));
-    e->through_index = PyMem_Malloc((size_t)(nlines ? nlines : 1) * (size_t)e->k * sizeof(int));
-    e->line_cells = PyMem_Calloc((size_t)(nlines ? nlines : 1), sizeof(*e->line_cells));
-    if (e->lines == NULL || e->through == NULL || e->through_index == NULL ||
-        e->line_cells == NULL) {
-        Py_DECREF(fast);
-        PyErr_NoMemory();
-        return -1;
+/* The search's board (the tables' lines, and the lines through each cell side by side)
+ * and its move ordering's weights; -1 out of memory (no Python call). */
+static int setup(Exact *e, Tables *t) {
+    e->tables = t;
+    e->cells = t->cells;
+    e->k = t->k;
+    e->nlines = t->nlines;
+    e->full = t->full;
+    e->lines = t->lines;
+    e->line_cells = t->line_cells;
+    e->next_poll = POLL_NODES;
+    for (int marks = 0; marks <= e->k; marks++) {
+        int64_t weight = 1 + ((int64_t)1 << (2 * marks));
+        e->weights[marks] = e->misere ? -weight : weight;
     }
-    for (Py_ssize_t i = 0; i < nlines; i++) {
-        bb_t line;
-        if (as_bitboard(ITEM(fast, i), &line) < 0) { Py_DECREF(fast); return -1; }
-        if (line & ~e->full || popcount(line) != e->k) {
-            PyErr_SetString(PyExc_ValueError, "lines: a line off the board or of another length");
-            Py_DECREF(fast);
-            return -1;
-        }
-        e->lines[i] = line;
-        int j = 0;
-        for (bb_t rest = line; rest; rest &= rest - 1) e->line_cells[i][j++] = (uint8_t)lowest(rest);
-    }
-    Py_DECREF(fast);
-    e->nlines = (int)nlines;
+    size_t size = (size_t)(t->nlines ? t->nlines : 1) * (size_t)t->k;
+    e->through = malloc(size * sizeof(bb_t));
+    e->through_index = malloc(size * sizeof(int));
+    if (e->through == NULL || e->through_index == NULL) return -1;
     int at = 0;
-    for (int cell = 0; cell < e->cells; cell++) {
+    for (int cell = 0; cell < t->cells; cell++) {
         e->through_start[cell] = at;
-        for (int i = 0; i < e->nlines; i++)
-            if (e->lines[i] >> cell & 1) {
-                e->through_index[at] = i;
-                e->through[at++] = e->lines[i];
-            }
-        if (at - e->through_start[cell] > MAX_THROUGH) {
-            PyErr_SetString(PyExc_ValueError, "too many lines through a cell");
-            return -1;
+        for (int j = 0; j < t->through_count[cell]; j++) {
+            e->through_index[at] = t->through[cell][j];
+            e->through[at++] = t->lines[t->through[cell][j]];
         }
     }
-    e->through_start[e->cells] = at;
-    return 0;
+    e->through_start[t->cells] = at;
+    return map_init(&e->table, 1024);
 }
 
-/* Exact(cells, k, lines, order, win_score, misere, perms, canonical_marks, book_marks,
- * book_keys, book_scores, max_entries, dynamic_empties): see noughts.search.core. */
+/* Exact(tables, order, win_score, misere, perms, canonical_marks, book_marks, book_keys,
+ * book_scores, max_entries, dynamic_empties): see noughts.search.core. */
 static PyObject *exact_new(PyTypeObject *type, PyObject *args, PyObject *kwargs) {
-    int cells, k, win_score, misere, canonical_marks, book_marks, dynamic_empties;
     long long max_entries;
-    PyObject *lines, *order, *perms, *book_keys, *book_scores;
-    if (positional_only(kwargs, "Exact") < 0) return NULL;
-    if (!PyArg_ParseTuple(args, "iiOOipOiiOOLi", &cells, &k, &lines, &order, &win_score,
-                          &misere, &perms, &canonical_marks, &book_marks, &book_keys,
-                          &book_scores, &max_entries, &dynamic_empties))
-        return NULL;
-    if (cells < 1 || cells > MAX_CELLS || k < 1 || k > MAX_K) {
-        PyErr_SetString(PyExc_ValueError,
-                        "the compiled exact search takes boards of 1 to 64 cells, k up to 16");
-        return NULL;
-    }
-    if (win_score < 2 * MAX_CELLS || win_score >= OFFSET) {
-        PyErr_SetString(PyExc_ValueError, "win_score out of range");
-        return NULL;
-    }
-    allocfunc tp_alloc = (allocfunc)PyType_GetSlot(type, Py_tp_alloc);
-    Exact *e = (Exact *)tp_alloc(type, 0);
+    PyObject *tables, *order, *perms, *book_keys, *book_scores;
+    Exact *e = object_new(type);
     if (e == NULL) return NULL;
-    memset((char *)e + sizeof(PyObject), 0, sizeof(Exact) - sizeof(PyObject));
-    e->cells = cells;
-    e->k = k;
-    e->full = cells == 64 ? ~(bb_t)0 : (((bb_t)1 << cells) - 1);
-    e->win_score = win_score;
-    e->misere = misere;
-    e->canonical_marks = canonical_marks;
-    e->book_marks = book_marks;
-    e->dynamic_empties = dynamic_empties;
-    e->max_entries = max_entries;
-    for (int marks = 0; marks <= k; marks++) {
-        int64_t weight = 1 + ((int64_t)1 << (2 * marks));
-        e->weights[marks] = misere ? -weight : weight;
-    }
-    if (read_lines(e, lines) < 0) goto fail;
+    pthread_mutex_init(&e->lock, NULL);
     uint8_t unused[MAX_CELLS];
-    if (read_permutation(order, cells, e->order, unused, "order") < 0) goto fail;
-    PyObject *perm_list = PySequence_List(perms);
-    if (perm_list == NULL) goto fail;
-    Py_ssize_t nsym = SIZE(perm_list);
-    if (nsym < 1 || nsym > MAX_KEY_SYMMETRIES) {
-        PyErr_SetString(PyExc_ValueError, "perms: 1 to 256 symmetries");
-        Py_DECREF(perm_list);
-        goto fail;
-    }
-    e->nsym = (int)nsym;
-    e->perms = PyMem_Calloc((size_t)nsym, sizeof(*e->perms));
-    e->inverses = PyMem_Calloc((size_t)nsym, sizeof(*e->inverses));
-    if (e->perms == NULL || e->inverses == NULL) {
-        PyErr_NoMemory();
-        Py_DECREF(perm_list);
-        goto fail;
-    }
-    for (Py_ssize_t s = 0; s < nsym; s++) {
-        if (read_permutation(ITEM(perm_list, s), cells, e->perms[s], e->inverses[s],
-                             "perms") < 0) {
-            Py_DECREF(perm_list);
-            goto fail;
-        }
-    }
-    Py_DECREF(perm_list);
-    if (book_keys != Py_None) {
+    if (!parse_new(args, kwargs, "Exact", "O!OipOiiOOLi", TablesType, &tables, &order,
+                   &e->win_score, &e->misere, &perms, &e->canonical_marks, &e->book_marks,
+                   &book_keys, &book_scores, &max_entries, &e->dynamic_empties))
+        return made(e);
+    e->max_entries = max_entries;
+    Py_INCREF(tables);
+    if (setup(e, (Tables *)tables) < 0) return PyErr_NoMemory(), made(e);
+    if (e->win_score < 2 * MAX_CELLS || e->win_score >= OFFSET)
+        PyErr_SetString(PyExc_ValueError, "win_score out of range");
+    else if (read_permutation(order, e->cells, e->order, unused,
+                              "order: not a permutation of the cells") == 0)
+        e->nsym = read_perms(perms, e->cells, MAX_KEY_SYMMETRIES, e->perms, e->inverses,
+                             "perms: not a permutation of the cells");
+    if (!PyErr_Occurred() && book_keys != Py_None) {
         Py_ssize_t nkeys = 0, nscores = 0;
         e->book_keys = buffer_copy(book_keys, sizeof(uint64_t), &nkeys);
-        if (e->book_keys == NULL) goto fail;
-        e->book_scores = buffer_copy(book_scores, sizeof(int16_t), &nscores);
-        if (e->book_scores == NULL) goto fail;
-        if (nkeys != nscores) {
+        if (e->book_keys != NULL)
+            e->book_scores = buffer_copy(book_scores, sizeof(int16_t), &nscores);
+        if (e->book_scores != NULL && nkeys != nscores)
             PyErr_SetString(PyExc_ValueError, "book: one score per key");
-            goto fail;
-        }
         e->book_size = nkeys;
     }
-    if (map_init(&e->table, 1024) < 0) goto fail;
-    e->next_poll = POLL_NODES;
-    return (PyObject *)e;
-fail:
-    Py_DECREF(e);
-    return NULL;
+    return made(e);
 }
 
 static void exact_dealloc(PyObject *self) {
     Exact *e = (Exact *)self;
     map_free(&e->table);
-    PyMem_Free(e->lines);
-    PyMem_Free(e->through);
-    PyMem_Free(e->through_index);
-    PyMem_Free(e->line_cells);
-    PyMem_Free(e->perms);
-    PyMem_Free(e->inverses);
+    free(e->through);
+    free(e->through_index);
     PyMem_Free(e->book_keys);
     PyMem_Free(e->book_scores);
-    PyTypeObject *type = Py_TYPE(self);
-    freefunc tp_free = (freefunc)PyType_GetSlot(type, Py_tp_free);
-    tp_free(self);
-    Py_DECREF(type);
+    Py_XDECREF((PyObject *)e->tables);
+    pthread_mutex_destroy(&e->lock);
+    object_free(self);
 }
 
 /* A window bound: any int, clamped to just outside the scores (the same search). */
 static int as_bound(Exact *e, PyObject *value, int *out) {
-    int overflow = 0;
-    long long bound = PyLong_AsLongLongAndOverflow(value, &overflow);
-    if (bound == -1 && PyErr_Occurred()) return -1;
-    long long edge = e->win_score + 1;
-    if (overflow > 0 || bound > edge) bound = edge;
-    if (overflow < 0 || bound < -edge) bound = -edge;
-    *out = (int)bound;
+    int64_t bound, edge = e->win_score + 1;
+    if (as_count(value, &bound) < 0) return -1;
+    *out = (int)(bound > edge ? edge : bound < -edge ? -edge : bound);
     return 0;
 }
 
-/* search(me, opp, alpha, beta, limit, start): ExactSearch.search with the calling
- * thread's limit (None for none) and the node count its node limit counts from. */
-static PyObject *exact_search(PyObject *self, PyObject *args) {
-    Exact *e = (Exact *)self;
-    PyObject *me_obj, *opp_obj, *alpha_obj, *beta_obj, *limit;
-    long long start;
-    if (!PyArg_ParseTuple(args, "OOOOOL", &me_obj, &opp_obj, &alpha_obj, &beta_obj, &limit,
-                          &start))
-        return NULL;
-    bb_t me, opp;
-    int alpha, beta;
-    if (read_position(me_obj, opp_obj, NULL, e->full, &me, &opp) < 0 ||
-        as_bound(e, alpha_obj, &alpha) < 0 || as_bound(e, beta_obj, &beta) < 0)
-        return NULL;
-    /* ExactSearch._state: the lines open to each side, the cells completing one */
+/* ExactSearch.search of (me, opp) in the window: the state (ExactSearch._state: the
+ * lines open to each side, the cells completing one), the weights, the negamax. Without
+ * the GIL, holding the search's lock (waited for while the limit lasts). */
+static int run_search(Run *run, bb_t me, bb_t opp, int alpha, int beta) {
+    Exact *e = run->exact;
+    if (lock_polled(&e->lock, &run->poll, 0) < 0) {
+        run->stop = STOP_LIMIT;
+        return 0;
+    }
+    e->next_poll = e->nodes + 1; /* the call's limit is polled at its first node */
     int my_live = 0, opp_live = 0;
     bb_t my_wins = 0, opp_wins = 0;
     for (int i = 0; i < e->nlines; i++) {
@@ -524,21 +449,38 @@ static PyObject *exact_search(PyObject *self, PyObject *args) {
             if (rest && !(rest & (rest - 1))) opp_wins |= rest;
         }
     }
-    Run run = {.exact = e, .start = start, .dynamic_empties = e->dynamic_empties};
-    run.line_weights = PyMem_Malloc((size_t)(e->nlines ? e->nlines : 1) * sizeof(int64_t));
-    if (run.line_weights == NULL) return PyErr_NoMemory();
-    weigh(&run, me, opp);
-    if (poll_set(&run.poll, limit) < 0) {
-        PyMem_Free(run.line_weights);
-        return NULL;
-    }
-    run.has_limit = run.poll.limit != NULL;
-    int score = negamax(&run, me, opp, popcount(me | opp), my_live, opp_live, my_wins,
+    run->dynamic_empties = e->dynamic_empties;
+    weigh(run, me, opp);
+    int score = negamax(run, me, opp, popcount(me | opp), my_live, opp_live, my_wins,
                         opp_wins, alpha, beta);
+    pthread_mutex_unlock(&e->lock);
+    return score;
+}
+
+/* search(me, opp, alpha, beta, limit, start): ExactSearch.search within the call's limit
+ * (None for none), its node limit counting the nodes from start. */
+static PyObject *exact_search(PyObject *self, PyObject *args) {
+    Exact *e = (Exact *)self;
+    PyObject *me_obj, *opp_obj, *alpha_obj, *beta_obj, *limit, *start;
+    Run run = {.exact = e};
+    bb_t me, opp;
+    int alpha, beta, score = 0;
+    if (!PyArg_ParseTuple(args, "OOOOOO", &me_obj, &opp_obj, &alpha_obj, &beta_obj, &limit,
+                          &start) ||
+        as_count(start, &run.start) < 0 ||
+        read_position(me_obj, opp_obj, NULL, e->full, &me, &opp) < 0 ||
+        as_bound(e, alpha_obj, &alpha) < 0 || as_bound(e, beta_obj, &beta) < 0 ||
+        poll_set(&run.poll, limit) < 0)
+        return NULL;
+    run.has_limit = run.poll.active;
+    run.line_weights = malloc((size_t)(e->nlines ? e->nlines : 1) * sizeof(int64_t));
+    if (run.line_weights == NULL) run.stop = STOP_MEMORY;
+    Py_BEGIN_ALLOW_THREADS
+    if (!run.stop) score = run_search(&run, me, opp, alpha, beta);
+    Py_END_ALLOW_THREADS
     poll_clear(&run.poll);
-    PyMem_Free(run.line_weights);
-    if (run.stop == 1) raise_exhausted();
-    if (run.stop) return NULL;
+    free(run.line_weights);
+    if (run.stop) return stopped(&run.stop);
     return PyLong_FromLong(score);
 }
 
@@ -550,44 +492,51 @@ static PyObject *exact_get(PyObject *self, PyObject *key_obj) {
         PyErr_Clear(); /* no key of this table */
         Py_RETURN_NONE;
     }
+    lock_released(&e->lock);
     const int64_t *found = map_get(&e->table, key);
+    int64_t entry = found != NULL ? *found : 0;
+    pthread_mutex_unlock(&e->lock);
     if (found == NULL) Py_RETURN_NONE;
-    return PyLong_FromLongLong(*found);
+    return PyLong_FromLongLong(entry);
 }
 
 static PyObject *exact_clear(PyObject *self, PyObject *unused) {
     (void)unused;
-    map_clear(&((Exact *)self)->table);
+    Exact *e = (Exact *)self;
+    lock_released(&e->lock);
+    map_clear(&e->table);
+    pthread_mutex_unlock(&e->lock);
     Py_RETURN_NONE;
+}
+
+/* The table's entries copied out into malloc'd keys and values (NULL out of memory):
+ * making Python objects may run code that changes the table. Their count. */
+static size_t entries(const Exact *e, word_t **keys, int64_t **values) {
+    size_t count = 0, room = e->table.count ? e->table.count : 1;
+    *keys = malloc(room * sizeof(word_t));
+    *values = malloc(room * sizeof(int64_t));
+    for (size_t cursor = 0; *keys && *values && count < e->table.count &&
+                            map_next(&e->table, &cursor, &(*keys)[count], &(*values)[count]);)
+        count++;
+    return count;
 }
 
 static PyObject *exact_items(PyObject *self, PyObject *unused) {
     (void)unused;
-    /* copied out first: making Python objects may run code that changes the table */
-    const Map *map = &((Exact *)self)->table;
-    size_t count = 0;
-    word_t *keys = PyMem_Malloc((map->count ? map->count : 1) * sizeof(word_t));
-    int64_t *values = PyMem_Malloc((map->count ? map->count : 1) * sizeof(int64_t));
-    if (keys == NULL || values == NULL) {
-        PyMem_Free(keys);
-        PyMem_Free(values);
-        return PyErr_NoMemory();
-    }
-    for (size_t cursor = 0; count < map->count &&
-                            map_next(map, &cursor, &keys[count], &values[count]);)
-        count++;
-    PyObject *list = PyList_New((Py_ssize_t)count);
+    Exact *e = (Exact *)self;
+    word_t *keys;
+    int64_t *values;
+    lock_released(&e->lock);
+    size_t count = entries(e, &keys, &values);
+    pthread_mutex_unlock(&e->lock);
+    PyObject *list = keys && values ? PyList_New((Py_ssize_t)count) : PyErr_NoMemory();
     for (size_t i = 0; list != NULL && i < count; i++) {
-        PyObject *key = from_word(keys[i]);
-        PyObject *value = PyLong_FromLongLong(values[i]);
-        PyObject *pair = key && value ? PyTuple_Pack(2, key, value) : NULL;
-        Py_XDECREF(key);
-        Py_XDECREF(value);
+        PyObject *pair = Py_BuildValue("(NL)", from_word(keys[i]), (long long)values[i]);
         if (pair == NULL) Py_CLEAR(list);
         else PyList_SetItem(list, (Py_ssize_t)i, pair);
     }
-    PyMem_Free(keys);
-    PyMem_Free(values);
+    free(keys);
+    free(values);
     return list;
 }
 
@@ -595,57 +544,17 @@ static Py_ssize_t exact_length(PyObject *self) {
     return (Py_ssize_t)((Exact *)self)->table.count;
 }
 
-static PyObject *exact_get_nodes(PyObject *self, void *closure) {
-    (void)closure;
-    return PyLong_FromLongLong(((Exact *)self)->nodes);
-}
-
-static PyObject *exact_get_next_poll(PyObject *self, void *closure) {
-    (void)closure;
-    return PyLong_FromLongLong(((Exact *)self)->next_poll);
-}
-
-static int exact_set_next_poll(PyObject *self, PyObject *value, void *closure) {
-    (void)closure;
-    return set_int64(value, &((Exact *)self)->next_poll, "next_poll");
-}
-
-static PyObject *exact_get_max_entries(PyObject *self, void *closure) {
-    (void)closure;
-    return PyLong_FromLongLong(((Exact *)self)->max_entries);
-}
-
-static int exact_set_max_entries(PyObject *self, PyObject *value, void *closure) {
-    (void)closure;
-    return set_int64(value, &((Exact *)self)->max_entries, "max_entries");
-}
-
-static PyObject *exact_get_dynamic_empties(PyObject *self, void *closure) {
-    (void)closure;
-    return PyLong_FromLong(((Exact *)self)->dynamic_empties);
-}
-
-static int exact_set_dynamic_empties(PyObject *self, PyObject *value, void *closure) {
-    (void)closure;
-    int64_t number;
-    if (set_int64(value, &number, "dynamic_empties") < 0) return -1;
-    if (number < -1 || number > MAX_CELLS) {
-        PyErr_SetString(PyExc_ValueError, "dynamic_empties: -1 to 64");
-        return -1;
-    }
-    ((Exact *)self)->dynamic_empties = (int)number;
-    return 0;
-}
-
 static PyGetSetDef exact_getset[] = {
-    {"nodes", exact_get_nodes, NULL, "Nodes searched so far.", NULL},
-    {"next_poll", exact_get_next_poll, exact_set_next_poll,
-     "The node count at which the limit is polled next.", NULL},
-    {"max_entries", exact_get_max_entries, exact_set_max_entries,
-     "The table is emptied when it holds this many entries.", NULL},
-    {"dynamic_empties", exact_get_dynamic_empties, exact_set_dynamic_empties,
-     "Nodes with more empty cells than this order their moves by line weights.", NULL},
+    {"nodes", get_count, NULL, "Nodes searched so far.", COUNT_AT(Exact, nodes)},
+    {"max_entries", get_count, set_count,
+     "The table is emptied when it holds this many entries.", COUNT_AT(Exact, max_entries)},
     {NULL, NULL, NULL, NULL, NULL},
+};
+
+static PyMemberDef exact_members[] = {
+    {"dynamic_empties", T_INT, offsetof(Exact, dynamic_empties), 0,
+     "Nodes with more empty cells than this order their moves by line weights."},
+    {NULL, 0, 0, 0, NULL},
 };
 
 static PyMethodDef exact_methods[] = {
@@ -657,27 +566,9 @@ static PyMethodDef exact_methods[] = {
     {NULL, NULL, 0, NULL},
 };
 
-static PyType_Slot exact_slots[] = {
-    {Py_tp_new, exact_new},
-    {Py_tp_dealloc, exact_dealloc},
-    {Py_tp_methods, exact_methods},
-    {Py_tp_getset, exact_getset},
-    {Py_mp_length, exact_length},
-    {Py_tp_doc, "The exact negamax with its table (normal play and misère), compiled."},
-    {0, NULL},
-};
-
-static PyType_Spec exact_spec = {
-    "noughts.search._core.Exact", sizeof(Exact), 0, Py_TPFLAGS_DEFAULT, exact_slots,
-};
-
-int exact_add_type(PyObject *module) {
-    ExactType = (PyTypeObject *)PyType_FromSpec(&exact_spec);
-    if (ExactType == NULL) return -1;
-    Py_INCREF((PyObject *)ExactType);
-    if (PyModule_AddObject(module, "Exact", (PyObject *)ExactType) < 0) {
-        Py_DECREF(ExactType);
-        return -1;
-    }
-    return 0;
-}
+const Kind exact_kind = {
+    .name = "noughts.search._core.Exact", .size = sizeof(Exact),
+    .doc = "The exact negamax with its table (normal play and misère), compiled.",
+    .make = exact_new, .dealloc = exact_dealloc, .methods = exact_methods,
+    .members = exact_members, .getset = exact_getset, .length = exact_length,
+    .type = &ExactType};

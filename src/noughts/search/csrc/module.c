@@ -12,19 +12,19 @@ static PyModuleDef core_module = {
 };
 
 PyMODINIT_FUNC PyInit__core(void) {
+    static const Kind *kinds[] = {&tables_kind, &search_kind, &threat_search_kind,
+                                  &proof_table_kind, &proof_search_kind, &exact_kind};
+    static const struct { const char *name; int value; } limits[] = {
+        {"MAX_CELLS", MAX_CELLS}, {"MAX_LINES", MAX_LINES}, {"MAX_K", MAX_K},
+        {"MAX_THROUGH", MAX_THROUGH}, {"MAX_SYMMETRIES", MAX_SYMMETRIES},
+        {"MAX_KEY_SYMMETRIES", MAX_KEY_SYMMETRIES}};
     PyObject *module = PyModule_Create(&core_module);
-    if (module == NULL) return NULL;
-    if (tables_add_type(module) < 0 || search_add_type(module) < 0 ||
-        threats_add_type(module) < 0 || proof_add_types(module) < 0 ||
-        exact_add_type(module) < 0 || check_add_functions(module) < 0 ||
-        PyModule_AddIntConstant(module, "MAX_CELLS", MAX_CELLS) < 0 ||
-        PyModule_AddIntConstant(module, "MAX_LINES", MAX_LINES) < 0 ||
-        PyModule_AddIntConstant(module, "MAX_K", MAX_K) < 0 ||
-        PyModule_AddIntConstant(module, "MAX_THROUGH", MAX_THROUGH) < 0 ||
-        PyModule_AddIntConstant(module, "MAX_SYMMETRIES", MAX_SYMMETRIES) < 0 ||
-        PyModule_AddIntConstant(module, "MAX_KEY_SYMMETRIES", MAX_KEY_SYMMETRIES) < 0) {
-        Py_DECREF(module);
-        return NULL;
-    }
+    int failed = module == NULL || PyModule_AddFunctions(module, threats_functions) < 0 ||
+                 PyModule_AddFunctions(module, check_functions) < 0;
+    for (size_t i = 0; !failed && i < sizeof(kinds) / sizeof(*kinds); i++)
+        failed = add_type(module, kinds[i]) < 0;
+    for (size_t i = 0; !failed && i < sizeof(limits) / sizeof(*limits); i++)
+        failed = PyModule_AddIntConstant(module, limits[i].name, limits[i].value) < 0;
+    if (failed) Py_CLEAR(module);
     return module;
 }

@@ -5,6 +5,9 @@
  * why of each step. */
 #include "core.h"
 
+#include <pthread.h>
+#include <stdlib.h>
+
 #define INFINITY_PN ((int64_t)1 << 40)
 #define OPEN_PROOF 10
 #define QUIET_PROOF 30
@@ -34,37 +37,38 @@ typedef struct {
     size_t keys_used, keys_capacity;
     Tables *tables; /* the board of the searches sharing it (the first one's) */
     int users;      /* searches in a call now (another thread may clear it meanwhile) */
+    pthread_mutex_t lock; /* held by the search in a call (which may run without the GIL) */
 } ProofTable;
 
 static PyTypeObject *ProofTableType = NULL;
 
-/* Room for `more` items in a pool of `size`-byte items; -1 on memory error. */
+/* Room for `more` items in a pool of `size`-byte items (in the C heap: the search grows
+ * it without the GIL); -1 on memory error, with no Python error set. */
 static int reserve(void **pool, size_t *capacity, size_t used, size_t more, size_t size) {
     if (used + more <= *capacity) return 0;
     size_t bigger = *capacity ? *capacity : 1024;
     while (bigger < used + more) bigger *= 2;
-    void *grown = PyMem_Realloc(*pool, bigger * size);
-    if (grown == NULL) {
-        PyErr_NoMemory();
-        return -1;
-    }
+    void *grown = realloc(*pool, bigger * size);
+    if (grown == NULL) return -1;
     *pool = grown;
     *capacity = bigger;
     return 0;
 }
 
-static int table_empty(ProofTable *table) {
+/* Free the table's entries (all when the table goes); then, unless it goes, a fresh
+ * index: -1 out of memory (no Python error set). */
+static int table_empty(ProofTable *table, int goes) {
     map_free(&table->index);
-    PyMem_Free(table->entries);
-    PyMem_Free(table->move_pool);
-    PyMem_Free(table->key_pool);
+    free(table->entries);
+    free(table->move_pool);
+    free(table->key_pool);
     table->entries = NULL;
     table->move_pool = NULL;
     table->key_pool = NULL;
     table->count = table->capacity = 0;
     table->moves_used = table->moves_capacity = 0;
     table->keys_used = table->keys_capacity = 0;
-    return map_init(&table->index, 1024);
+    return goes ? 0 : map_init(&table->index, 1024);
 }
 
 /* The entry number of key, or -1. */
@@ -84,61 +88,35 @@ static int64_t table_add(ProofTable *table, uint64_t key, const Entry *entry) {
 }
 
 static PyObject *table_new(PyTypeObject *type, PyObject *args, PyObject *kwargs) {
-    if (positional_only(kwargs, "ProofTable") < 0 || !PyArg_ParseTuple(args, ":ProofTable"))
-        return NULL;
-    allocfunc tp_alloc = (allocfunc)PyType_GetSlot(type, Py_tp_alloc);
-    ProofTable *self = (ProofTable *)tp_alloc(type, 0);
+    if (!parse_new(args, kwargs, "ProofTable", ":ProofTable")) return NULL;
+    ProofTable *self = object_new(type);
     if (self == NULL) return NULL;
-    memset((char *)self + sizeof(PyObject), 0, sizeof(ProofTable) - sizeof(PyObject));
-    if (table_empty(self) < 0) {
-        Py_DECREF(self);
-        return NULL;
-    }
-    return (PyObject *)self;
+    pthread_mutex_init(&self->lock, NULL);
+    if (table_empty(self, 0) < 0) PyErr_NoMemory();
+    return made(self);
 }
 
 static void table_dealloc(PyObject *self) {
     ProofTable *table = (ProofTable *)self;
-    map_free(&table->index);
-    PyMem_Free(table->entries);
-    PyMem_Free(table->move_pool);
-    PyMem_Free(table->key_pool);
+    table_empty(table, 1);
+    pthread_mutex_destroy(&table->lock);
     Py_XDECREF((PyObject *)table->tables);
-    PyTypeObject *type = Py_TYPE(self);
-    freefunc tp_free = (freefunc)PyType_GetSlot(type, Py_tp_free);
-    tp_free(self);
-    Py_DECREF(type);
+    object_free(self);
 }
 
 static Py_ssize_t table_length(PyObject *self) { return (Py_ssize_t)((ProofTable *)self)->count; }
 
 static PyObject *table_clear(PyObject *self, PyObject *unused) {
     (void)unused;
-    if (((ProofTable *)self)->users) {
-        PyErr_SetString(PyExc_RuntimeError, "the proof table is in use by a running search");
-        return NULL;
-    }
-    if (table_empty((ProofTable *)self) < 0) return NULL;
+    if (((ProofTable *)self)->users)
+        return PyErr_Format(PyExc_RuntimeError, "the proof table is in use by a running search");
+    if (table_empty((ProofTable *)self, 0) < 0) return PyErr_NoMemory();
     Py_RETURN_NONE;
 }
 
 static PyMethodDef table_methods[] = {
     {"clear", table_clear, METH_NOARGS, "Remove every entry (and free their memory)."},
     {NULL, NULL, 0, NULL},
-};
-
-static PyType_Slot table_slots[] = {
-    {Py_tp_new, table_new},
-    {Py_tp_dealloc, table_dealloc},
-    {Py_tp_methods, table_methods},
-    {Py_mp_length, table_length},
-    {Py_tp_doc, "A proof search's table, compiled: shared between searches of one attacker "
-                "on one board."},
-    {0, NULL},
-};
-
-static PyType_Spec table_spec = {
-    "noughts.search._core.ProofTable", sizeof(ProofTable), 0, Py_TPFLAGS_DEFAULT, table_slots,
 };
 
 /* -- the search and its board --------------------------------------------------------- */
@@ -150,7 +128,7 @@ typedef struct {
     Threats threats;
     int attacker, leaf_threat_nodes, max_threats, cells, k, nsym, nlines;
     int64_t nodes;
-    int stop; /* 1: the limit ran out (BudgetExhausted), 2: a Python error; unwind */
+    int stop; /* why the search stops (STOP_LIMIT...); unwind */
     /* the board (the reference's _Board) */
     bb_t bits[2], wins[2];
     int stm, ply;
@@ -231,15 +209,7 @@ static void board_undo(ProofSearch *s, int cell) {
 /* The table key (the least of the hashes) and the symmetry that maps the position onto
  * the key's orientation (the first with the least hash). */
 static inline uint64_t board_key(const ProofSearch *s, int *symmetry) {
-    uint64_t best = s->hashes[0];
-    int index = 0;
-    for (int sym = 1; sym < s->nsym; sym++)
-        if (s->hashes[sym] < best) {
-            best = s->hashes[sym];
-            index = sym;
-        }
-    if (symmetry != NULL) *symmetry = index;
-    return best;
+    return least_key(s->hashes, s->nsym, symmetry);
 }
 
 /* cells less those a symmetry of the position maps onto an earlier one; the count. */
@@ -292,14 +262,7 @@ static int ordered(const ProofSearch *s, bb_t cells, int *out) {
             else if (!(line & mine))
                 score += (int64_t)1 << popcount(line & theirs);
         }
-        int j = n++; /* insert: descending score, cells come ascending */
-        while (j > 0 && scores[j - 1] < score) {
-            scores[j] = scores[j - 1];
-            out[j] = out[j - 1];
-            j--;
-        }
-        scores[j] = score;
-        out[j] = cell;
+        n = insert_ranked(scores, out, n, score, cell, 0); /* (cells come ascending) */
     }
     return n;
 }
@@ -308,20 +271,8 @@ static int ordered(const ProofSearch *s, bb_t cells, int *out) {
 /* Limit.check(nodes): 0 to go on, else the search stops. */
 static int check(ProofSearch *s) {
     int expired = poll_expired(&s->poll, s->nodes);
-    if (expired) s->stop = expired < 0 ? 2 : 1;
+    if (expired) s->stop = STOP_LIMIT;
     return expired;
-}
-
-/* A fresh Limit() as the search's limit (reading the table: the search's is spent). */
-static int reset_limit(ProofSearch *s) {
-    PyObject *budget = PyImport_ImportModule("noughts.budget");
-    if (budget == NULL) return -1;
-    PyObject *limit = PyObject_CallMethod(budget, "Limit", NULL);
-    Py_DECREF(budget);
-    if (limit == NULL) return -1;
-    int result = poll_set(&s->poll, limit);
-    Py_DECREF(limit);
-    return result;
 }
 
 /* The attacker's threat chain from the board (as if it were to move) into line, within
@@ -341,7 +292,7 @@ static int chain(ProofSearch *s, bb_t block, int *line) {
                                current_twos(s), s->twos_count[s->ply],
                                block ? highest(block) : -1, s->max_threats, line);
     if (length < 0) {
-        s->stop = 2;
+        s->stop = STOP_MEMORY;
         return 0;
     }
     s->nodes += threats->nodes - before;
@@ -418,7 +369,7 @@ static int64_t entry_of(ProofSearch *s, uint64_t key) {
     Entry fresh;
     if (leaf(s, &fresh) < 0) return -1;
     number = table_add(s->table, key, &fresh);
-    if (number < 0) s->stop = 2;
+    if (number < 0) s->stop = STOP_MEMORY;
     return number;
 }
 
@@ -456,7 +407,7 @@ static int moves(ProofSearch *s, int64_t number, int symmetry, int *out) {
     ProofTable *table = s->table;
     if (reserve((void **)&table->move_pool, &table->moves_capacity, table->moves_used,
                 (size_t)count, 1) < 0) {
-        s->stop = 2;
+        s->stop = STOP_MEMORY;
         return -1;
     }
     const uint8_t *forward = t->perms[symmetry];
@@ -474,11 +425,6 @@ static inline int64_t widen(int64_t second) {
     return second >= INFINITY_PN ? INFINITY_PN : second + second / 4 + 1;
 }
 
-static void lost_position(ProofSearch *s) {
-    PyErr_SetString(PyExc_KeyError,
-                    "a child's position is gone from the proof table (cleared meanwhile?)");
-    s->stop = 2;
-}
 
 /* Search the board's position until its proof number reaches th_pn or its disproof
  * number th_dn (or it is settled), updating its entry (number) in place. */
@@ -501,7 +447,7 @@ static void mid(ProofSearch *s, int64_t th_pn, int64_t th_dn, int64_t number) {
         for (int i = 0; i < count; i++) {
             children[i] = table_get(s->table, keys[i]);
             if (children[i] < 0) {
-                lost_position(s);
+                s->stop = STOP_LOST;
                 return;
             }
         }
@@ -527,7 +473,7 @@ static void mid(ProofSearch *s, int64_t th_pn, int64_t th_dn, int64_t number) {
             ProofTable *table = s->table;
             if (reserve((void **)&table->key_pool, &table->keys_capacity, table->keys_used,
                         (size_t)count, sizeof(uint64_t)) < 0) {
-                s->stop = 2;
+                s->stop = STOP_MEMORY;
                 return;
             }
             memcpy(table->key_pool + table->keys_used, keys, (size_t)count * sizeof(uint64_t));
@@ -537,39 +483,23 @@ static void mid(ProofSearch *s, int64_t th_pn, int64_t th_dn, int64_t number) {
     }
     for (;;) {
         /* an attacker node is an OR node: proven by one child, disproven by all */
-        int64_t pn, dn, second = INFINITY_PN;
+        /* the mover's number is its children's least (the first least is the best, the
+         * next least the second), the other number their sum */
+        int64_t least = INFINITY_PN, sum = 0, second = INFINITY_PN;
         int best = 0;
-        if (is_attacking) {
-            pn = INFINITY_PN;
-            dn = 0;
-            for (int i = 0; i < nchildren; i++) {
-                const Entry *child = entry_at(s, children[i]);
-                dn += child->dn;
-                int64_t value = child->pn;
-                if (value < pn) {
-                    second = pn;
-                    pn = value;
-                    best = i;
-                } else if (value < second) {
-                    second = value;
-                }
-            }
-        } else {
-            pn = 0;
-            dn = INFINITY_PN;
-            for (int i = 0; i < nchildren; i++) {
-                const Entry *child = entry_at(s, children[i]);
-                pn += child->pn;
-                int64_t value = child->dn;
-                if (value < dn) {
-                    second = dn;
-                    dn = value;
-                    best = i;
-                } else if (value < second) {
-                    second = value;
-                }
+        for (int i = 0; i < nchildren; i++) {
+            const Entry *child = entry_at(s, children[i]);
+            int64_t value = is_attacking ? child->pn : child->dn;
+            sum += is_attacking ? child->dn : child->pn;
+            if (value < least) {
+                second = least;
+                least = value;
+                best = i;
+            } else if (value < second) {
+                second = value;
             }
         }
+        int64_t pn = is_attacking ? least : sum, dn = is_attacking ? sum : least;
         if (pn > INFINITY_PN) pn = INFINITY_PN;
         if (dn > INFINITY_PN) dn = INFINITY_PN;
         entry = entry_at(s, number);
@@ -594,10 +524,7 @@ static void mid(ProofSearch *s, int64_t th_pn, int64_t th_dn, int64_t number) {
 }
 
 /* -- reading the table ------------------------------------------------------------------- */
-static void not_proven(ProofSearch *s) {
-    PyErr_SetString(PyExc_ValueError, "the position is not proven");
-    s->stop = 2;
-}
+static void not_proven(ProofSearch *s) { s->stop = STOP_UNPROVEN; }
 
 /* The most plies the proven strategy lets the game last from the board's position
  * (memo: keys -> plies); -1 when the search stops. */
@@ -642,25 +569,38 @@ static int64_t plies(ProofSearch *s, Map *memo) {
         }
     }
     if (map_put(memo, (word_t)key, result) < 0) {
-        s->stop = 2;
+        s->stop = STOP_MEMORY;
         return -1;
     }
     return result;
 }
 
-/* Walk the proof of the board's position: append (x, o, move, chain, plies) to found
- * for every attacker position of the strategy not in seen (a set of keys). 0, or -1
- * when the search stops. */
-static int walk(ProofSearch *s, PyObject *seen, Map *memo, PyObject *found) {
+/* A proof's walk: (x, o, move, chain, plies) of each attacker position of the strategy,
+ * in order, and the keys it met first (to add to the caller's set). */
+typedef struct {
+    bb_t x, o;
+    int move, chain;
+    int64_t plies;
+} Record;
+
+typedef struct {
+    Record *records;
+    size_t count, room;
+    uint64_t *added;
+    size_t nadded, added_room;
+} Walked;
+
+/* Walk the proof of the board's position: a record in out for every attacker position
+ * of the strategy whose key is not in seen (keys; each met is put there and in out's
+ * added). 0, or -1 when the search stops. */
+static int walk(ProofSearch *s, Map *seen, Map *memo, Walked *out) {
     int symmetry;
     uint64_t key = board_key(s, &symmetry);
-    PyObject *key_object = PyLong_FromUnsignedLongLong(key);
-    if (key_object == NULL) goto error;
-    int known = PySet_Contains(seen, key_object);
-    if (known == 0) known = PySet_Add(seen, key_object);
-    Py_DECREF(key_object);
-    if (known < 0) goto error;
-    if (known) return 0;
+    if (map_get(seen, (word_t)key) != NULL) return 0;
+    if (map_put(seen, (word_t)key, 1) < 0 ||
+        reserve((void **)&out->added, &out->added_room, out->nadded, 1, sizeof(uint64_t)) < 0)
+        goto memory;
+    out->added[out->nadded++] = key;
     int64_t number = table_get(s->table, key);
     if (number < 0 || entry_at(s, number)->pn) {
         not_proven(s);
@@ -677,15 +617,12 @@ static int walk(ProofSearch *s, PyObject *seen, Map *memo, PyObject *found) {
         bb_t x = s->bits[0], o = s->bits[1];
         int64_t length = plies(s, memo);
         if (length < 0) return -1;
-        PyObject *item = Py_BuildValue("(NNiNL)", from_bitboard(x), from_bitboard(o), move,
-                                       PyBool_FromLong(is_chain), (long long)length);
-        if (item == NULL) goto error;
-        int appended = PyList_Append(found, item);
-        Py_DECREF(item);
-        if (appended < 0) goto error;
+        if (reserve((void **)&out->records, &out->room, out->count, 1, sizeof(Record)) < 0)
+            goto memory;
+        out->records[out->count++] = (Record){x, o, move, is_chain, length};
         if (is_chain) return 0;
         board_play(s, move);
-        int result = walk(s, seen, memo, found);
+        int result = walk(s, seen, memo, out);
         board_undo(s, move);
         return result;
     }
@@ -695,25 +632,17 @@ static int walk(ProofSearch *s, PyObject *seen, Map *memo, PyObject *found) {
     if (count < 0) return -1;
     for (int i = 0; i < count; i++) {
         board_play(s, cells[i]);
-        int result = walk(s, seen, memo, found);
+        int result = walk(s, seen, memo, out);
         board_undo(s, cells[i]);
         if (result < 0) return -1;
     }
     return 0;
-error:
-    s->stop = 2;
+memory:
+    s->stop = STOP_MEMORY;
     return -1;
 }
 
 /* -- Python ----------------------------------------------------------------------------- */
-/* The Python result of a stopped search: BudgetExhausted, or the error already set. */
-static PyObject *stopped(ProofSearch *s) {
-    int kind = s->stop;
-    s->stop = 0;
-    if (kind == 1) raise_exhausted();
-    return NULL;
-}
-
 static int same_board(const Tables *a, const Tables *b) {
     return a == b || (a->cells == b->cells && a->k == b->k && a->nlines == b->nlines &&
                       a->nsym == b->nsym && !memcmp(a->lines, b->lines, sizeof(a->lines)) &&
@@ -721,45 +650,10 @@ static int same_board(const Tables *a, const Tables *b) {
                       !memcmp(*a->zobrist, *b->zobrist, sizeof(*a->zobrist) * 2));
 }
 
-/* ProofSearch(tables, x, o, to_move, attacker, table, leaf_threat_nodes, max_threats) */
-static PyObject *search_new(PyTypeObject *type, PyObject *args, PyObject *kwargs) {
-    PyObject *tables, *x_obj, *o_obj, *table;
-    int to_move, attacker, leaf_threat_nodes, max_threats;
-    if (positional_only(kwargs, "ProofSearch") < 0) return NULL;
-    if (!PyArg_ParseTuple(args, "O!OOiiO!ii", TablesType, &tables, &x_obj, &o_obj, &to_move,
-                          &attacker, ProofTableType, &table, &leaf_threat_nodes, &max_threats))
-        return NULL;
-    if (attacker < 0 || attacker > 1) {
-        PyErr_SetString(PyExc_ValueError, "the attacker is a side: 0 (X) or 1 (O)");
-        return NULL;
-    }
-    if (leaf_threat_nodes < 0 || max_threats < 0) {
-        PyErr_SetString(PyExc_ValueError, "leaf_threat_nodes and max_threats are at least 0");
-        return NULL;
-    }
-    const Tables *t = (const Tables *)tables;
-    ProofTable *shared = (ProofTable *)table;
-    if (shared->tables != NULL && !same_board(shared->tables, t)) {
-        PyErr_SetString(PyExc_ValueError, "the proof table serves searches of another board");
-        return NULL;
-    }
-    bb_t x, o;
-    if (read_position(x_obj, o_obj, &to_move, t->full, &x, &o) < 0) return NULL;
-    allocfunc tp_alloc = (allocfunc)PyType_GetSlot(type, Py_tp_alloc);
-    ProofSearch *s = (ProofSearch *)tp_alloc(type, 0);
-    if (s == NULL) return NULL;
-    memset((char *)s + sizeof(PyObject), 0, sizeof(ProofSearch) - sizeof(PyObject));
-    Py_INCREF(tables);
-    s->tables = (Tables *)tables;
-    Py_INCREF(table);
-    s->table = shared;
-    if (shared->tables == NULL) {
-        Py_INCREF(tables);
-        shared->tables = (Tables *)tables;
-    }
-    s->attacker = attacker;
-    s->leaf_threat_nodes = leaf_threat_nodes;
-    s->max_threats = max_threats;
+/* The board of the position (x, o), to_move to move: its keys, the attacker's
+ * two-lines, each side's completing cells. -1 out of memory (no Python call). */
+static int setup(ProofSearch *s, Tables *t, bb_t x, bb_t o, int to_move) {
+    s->tables = t;
     s->cells = t->cells;
     s->k = t->k;
     s->nsym = t->nsym;
@@ -772,12 +666,9 @@ static PyObject *search_new(PyTypeObject *type, PyObject *args, PyObject *kwargs
             int cell = lowest(rest);
             for (int sym = 0; sym < s->nsym; sym++) s->hashes[sym] ^= t->zobrist[side][cell][sym];
         }
-    s->twos = PyMem_Malloc(((size_t)(MAX_CELLS + 1) * (size_t)t->nlines + 1) * sizeof(bb_t));
-    if (s->twos == NULL) {
-        PyErr_NoMemory();
-        goto fail;
-    }
-    bb_t mine = s->bits[attacker], theirs = s->bits[1 - attacker];
+    s->twos = malloc(((size_t)(MAX_CELLS + 1) * (size_t)t->nlines + 1) * sizeof(bb_t));
+    if (s->twos == NULL) return -1;
+    bb_t mine = s->bits[s->attacker], theirs = s->bits[1 - s->attacker];
     int n = 0;
     for (int i = 0; i < t->nlines; i++) {
         bb_t line = t->lines[i];
@@ -786,108 +677,84 @@ static PyObject *search_new(PyTypeObject *type, PyObject *args, PyObject *kwargs
     s->twos_count[0] = n;
     s->wins[0] = completions(s, 0);
     s->wins[1] = completions(s, 1);
-    if (threats_init(&s->threats, t) < 0 || reset_limit(s) < 0) goto fail;
-    return (PyObject *)s;
-fail:
-    Py_DECREF(s);
-    return NULL;
+    return threats_init(&s->threats, t);
+}
+
+/* ProofSearch(tables, x, o, to_move, attacker, table, leaf_threat_nodes, max_threats) */
+static PyObject *search_new(PyTypeObject *type, PyObject *args, PyObject *kwargs) {
+    PyObject *tables, *x_obj, *o_obj, *table;
+    int to_move, attacker, leaf_threat_nodes, max_threats;
+    if (!parse_new(args, kwargs, "ProofSearch", "O!OOiiO!ii", TablesType, &tables, &x_obj,
+                   &o_obj, &to_move, &attacker, ProofTableType, &table, &leaf_threat_nodes,
+                   &max_threats))
+        return NULL;
+    const Tables *t = (const Tables *)tables;
+    ProofTable *shared = (ProofTable *)table;
+    const char *wrong =
+        attacker < 0 || attacker > 1 ? "the attacker is a side: 0 (X) or 1 (O)"
+        : leaf_threat_nodes < 0 || max_threats < 0
+            ? "leaf_threat_nodes and max_threats are at least 0"
+        : shared->tables != NULL && !same_board(shared->tables, t)
+            ? "the proof table serves searches of another board"
+            : NULL;
+    if (wrong != NULL) return PyErr_Format(PyExc_ValueError, "%s", wrong);
+    bb_t x, o;
+    if (read_position(x_obj, o_obj, &to_move, t->full, &x, &o) < 0) return NULL;
+    ProofSearch *s = object_new(type);
+    if (s == NULL) return NULL;
+    Py_INCREF(tables);
+    Py_INCREF(table);
+    s->table = shared;
+    if (shared->tables == NULL) {
+        Py_INCREF(tables);
+        shared->tables = (Tables *)tables;
+    }
+    s->attacker = attacker;
+    s->leaf_threat_nodes = leaf_threat_nodes;
+    s->max_threats = max_threats;
+    if (setup(s, (Tables *)tables, x, o, to_move) < 0) PyErr_NoMemory();
+    return made(s);
 }
 
 static void search_dealloc(PyObject *self) {
     ProofSearch *s = (ProofSearch *)self;
     threats_free(&s->threats);
     poll_clear(&s->poll);
-    PyMem_Free(s->twos);
+    free(s->twos);
     Py_XDECREF((PyObject *)s->table);
     Py_XDECREF((PyObject *)s->tables);
-    PyTypeObject *type = Py_TYPE(self);
-    freefunc tp_free = (freefunc)PyType_GetSlot(type, Py_tp_free);
-    tp_free(self);
-    Py_DECREF(type);
+    object_free(self);
 }
 
-/* run(limit=None, *, nodes=None, thresholds=(INFINITY, INFINITY)) -> (pn, dn) */
+/* run(limit=None, *, nodes=None, thresholds=(INFINITY, INFINITY)) -> (pn, dn): the
+ * search within limit, its node limit counting this search's positions and at most
+ * nodes more of them (the reference's limit.limited(...)); without the GIL. */
 static PyObject *run_call(PyObject *self, PyObject *args, PyObject *kwargs) {
     static char *keywords[] = {"limit", "nodes", "thresholds", NULL};
     ProofSearch *s = (ProofSearch *)self;
-    PyObject *limit = Py_None, *nodes = Py_None, *thresholds = NULL;
-    if (!PyArg_ParseTupleAndKeywords(args, kwargs, "|O$OO", keywords, &limit, &nodes,
-                                     &thresholds))
-        return NULL;
+    PyObject *limit = Py_None, *nodes = Py_None;
     long long th_pn = INFINITY_PN, th_dn = INFINITY_PN;
-    if (thresholds != NULL && !PyArg_ParseTuple(thresholds, "LL", &th_pn, &th_dn)) return NULL;
-    PyObject *outer;
-    if (limit == Py_None) {
-        PyObject *budget = PyImport_ImportModule("noughts.budget");
-        if (budget == NULL) return NULL;
-        outer = PyObject_CallMethod(budget, "Limit", NULL);
-        Py_DECREF(budget);
-        if (outer == NULL) return NULL;
-    } else {
-        Py_INCREF(limit);
-        outer = limit;
-    }
-    /* the limit counts this search's positions: most = min(nodes + n, its node limit) */
-    PyObject *most = NULL, *outer_nodes = PyObject_GetAttrString(outer, "node_limit");
-    if (outer_nodes == NULL) goto fail;
+    int64_t more = 0;
+    if (!PyArg_ParseTupleAndKeywords(args, kwargs, "|O$O(LL)", keywords, &limit, &nodes,
+                                     &th_pn, &th_dn) ||
+        (nodes != Py_None && as_count(nodes, &more) < 0) || poll_set(&s->poll, limit) < 0)
+        return NULL;
     if (nodes != Py_None) {
-        int64_t more;
-        if (as_count(nodes, &more) < 0) goto fail;
-        most = PyLong_FromLongLong(s->nodes + more);
-        if (most == NULL) goto fail;
+        __int128 most = (__int128)s->nodes + more;
+        int64_t cap = most > COUNT_EDGE ? COUNT_EDGE : (int64_t)most;
+        if (!s->poll.has_nodes || cap < s->poll.node_limit) s->poll.node_limit = cap;
+        s->poll.active = s->poll.has_nodes = 1;
     }
-    if (outer_nodes != Py_None) {
-        if (most == NULL) {
-            Py_INCREF(outer_nodes);
-            most = outer_nodes;
-        } else {
-            int smaller = PyObject_RichCompareBool(outer_nodes, most, Py_LT);
-            if (smaller < 0) goto fail;
-            if (smaller) {
-                Py_DECREF(most);
-                Py_INCREF(outer_nodes);
-                most = outer_nodes;
-            }
-        }
-    }
-    PyObject *deadline = PyObject_GetAttrString(outer, "deadline");
-    if (deadline == NULL) goto fail;
-    PyObject *limited = PyObject_GetAttrString(outer, "limited");
-    PyObject *call_args = PyTuple_New(0);
-    PyObject *call_kwargs = Py_BuildValue("{sOsO}", "deadline", deadline, "node_limit",
-                                          most != NULL ? most : Py_None);
-    Py_DECREF(deadline);
-    PyObject *inner = NULL;
-    if (limited != NULL && call_args != NULL && call_kwargs != NULL)
-        inner = PyObject_Call(limited, call_args, call_kwargs);
-    Py_XDECREF(limited);
-    Py_XDECREF(call_args);
-    Py_XDECREF(call_kwargs);
-    if (inner == NULL) goto fail;
-    int set = poll_set(&s->poll, inner);
-    Py_DECREF(inner);
-    if (set < 0) goto fail;
-    Py_DECREF(outer);
-    Py_DECREF(outer_nodes);
-    Py_XDECREF(most);
-    int64_t number = entry_of(s, board_key(s, NULL));
-    if (number < 0) {
-        if (s->stop == 1) {
-            s->stop = 0;
-            return Py_BuildValue("(ii)", 1, 1); /* not even the root could be looked at */
-        }
-        return stopped(s);
-    }
-    mid(s, th_pn, th_dn, number);
-    if (s->stop == 2) return stopped(s);
+    int64_t number;
+    Py_BEGIN_ALLOW_THREADS /* (the table is ours: enter locked it) */
+    number = entry_of(s, board_key(s, NULL));
+    if (number >= 0) mid(s, th_pn, th_dn, number);
+    Py_END_ALLOW_THREADS
+    if (s->stop > STOP_LIMIT) return stopped(&s->stop);
     s->stop = 0;
+    if (number < 0) return Py_BuildValue("(ii)", 1, 1); /* not even the root was looked at */
     const Entry *entry = entry_at(s, number);
     return Py_BuildValue("(LL)", (long long)entry->pn, (long long)entry->dn);
-fail:
-    Py_DECREF(outer);
-    Py_XDECREF(outer_nodes);
-    Py_XDECREF(most);
-    return NULL;
 }
 
 static PyObject *best_move_call(PyObject *self, PyObject *unused) {
@@ -899,29 +766,35 @@ static PyObject *best_move_call(PyObject *self, PyObject *unused) {
     return PyLong_FromLong(s->tables->inverse[symmetry][entry_at(s, number)->move]);
 }
 
-static PyObject *children_call(PyObject *self, PyObject *unused) {
-    (void)unused;
-    ProofSearch *s = (ProofSearch *)self;
-    int symmetry;
+/* The searched moves of the position (those whose positions the table holds) into
+ * cells, with their proof and disproof numbers; their count. */
+static int children(ProofSearch *s, int *cells, int64_t *pn, int64_t *dn) {
+    int symmetry, count = 0, found = 0;
     int64_t number = table_get(s->table, board_key(s, &symmetry));
-    PyObject *result = PyList_New(0);
-    if (result == NULL || number < 0 || entry_at(s, number)->moves == NONE) return result;
-    int cells[MAX_CELLS];
-    int count = moves(s, number, symmetry, cells);
+    if (number >= 0 && entry_at(s, number)->moves != NONE)
+        count = moves(s, number, symmetry, cells);
     for (int i = 0; i < count; i++) {
         board_play(s, cells[i]);
         int64_t child = table_get(s->table, board_key(s, NULL));
         board_undo(s, cells[i]);
         if (child < 0) continue;
-        const Entry *entry = entry_at(s, child);
-        PyObject *item = Py_BuildValue("(iLL)", cells[i], (long long)entry->pn,
-                                       (long long)entry->dn);
-        if (item == NULL || PyList_Append(result, item) < 0) {
-            Py_XDECREF(item);
-            Py_DECREF(result);
-            return NULL;
-        }
-        Py_DECREF(item);
+        cells[found] = cells[i];
+        pn[found] = entry_at(s, child)->pn;
+        dn[found++] = entry_at(s, child)->dn;
+    }
+    return found;
+}
+
+static PyObject *children_call(PyObject *self, PyObject *unused) {
+    (void)unused;
+    int cells[MAX_CELLS];
+    int64_t pn[MAX_CELLS], dn[MAX_CELLS];
+    int count = children((ProofSearch *)self, cells, pn, dn);
+    PyObject *result = PyList_New(count);
+    for (int i = 0; result != NULL && i < count; i++) {
+        PyObject *item = Py_BuildValue("(iLL)", cells[i], (long long)pn[i], (long long)dn[i]);
+        if (item == NULL) Py_CLEAR(result);
+        else PyList_SetItem(result, i, item);
     }
     return result;
 }
@@ -938,9 +811,9 @@ static PyObject *moves_call(PyObject *self, PyObject *unused) {
     ProofSearch *s = (ProofSearch *)self;
     int symmetry, cells[MAX_CELLS];
     int64_t number = entry_of(s, board_key(s, &symmetry));
-    if (number < 0) return stopped(s);
+    if (number < 0) return stopped(&s->stop);
     int count = moves(s, number, symmetry, cells);
-    if (count < 0) return stopped(s);
+    if (count < 0) return stopped(&s->stop);
     return cells_list(cells, count);
 }
 
@@ -948,92 +821,99 @@ static PyObject *plies_call(PyObject *self, PyObject *unused) {
     (void)unused;
     ProofSearch *s = (ProofSearch *)self;
     Map memo;
-    if (reset_limit(s) < 0 || map_init(&memo, 256) < 0) return NULL;
+    poll_clear(&s->poll); /* reading the table: the search's limit is spent */
+    if (map_init(&memo, 256) < 0) return PyErr_NoMemory();
     int64_t result = plies(s, &memo);
     map_free(&memo);
-    if (result < 0) return stopped(s);
+    if (result < 0) return stopped(&s->stop);
     return PyLong_FromLongLong(result);
+}
+
+/* In a proven loss, the move whose proof lets the game last longest into *best (-1
+ * none); 0, or -1 when the search stops. */
+static int resisting(ProofSearch *s, int *best) {
+    int symmetry, cells[MAX_CELLS], count = -1;
+    int64_t number = entry_of(s, board_key(s, &symmetry)), most = 0;
+    if (number >= 0) count = moves(s, number, symmetry, cells);
+    Map memo; /* shared: the replies' proofs overlap */
+    if (count >= 0 && map_init(&memo, 256) < 0) s->stop = STOP_MEMORY;
+    if (count < 0 || s->stop) return -1;
+    *best = -1;
+    for (int i = 0; i < count && !s->stop; i++) {
+        board_play(s, cells[i]);
+        int64_t size = plies(s, &memo);
+        board_undo(s, cells[i]);
+        if (size >= 0 && (*best < 0 || size > most)) {
+            most = size;
+            *best = cells[i];
+        }
+    }
+    map_free(&memo);
+    return s->stop ? -1 : 0;
 }
 
 static PyObject *resisting_move_call(PyObject *self, PyObject *unused) {
     (void)unused;
     ProofSearch *s = (ProofSearch *)self;
-    Map memo; /* shared: the replies' proofs overlap */
-    if (reset_limit(s) < 0) return NULL;
-    int symmetry, cells[MAX_CELLS];
-    int64_t number = entry_of(s, board_key(s, &symmetry));
-    if (number < 0) return stopped(s);
-    int count = moves(s, number, symmetry, cells);
-    if (count < 0) return stopped(s);
-    if (map_init(&memo, 256) < 0) return NULL;
-    int best = -1;
-    int64_t most = 0;
-    for (int i = 0; i < count; i++) {
-        board_play(s, cells[i]);
-        int64_t size = plies(s, &memo);
-        board_undo(s, cells[i]);
-        if (size < 0) {
-            map_free(&memo);
-            return stopped(s);
-        }
-        if (best < 0 || size > most) {
-            most = size;
-            best = cells[i];
-        }
-    }
-    map_free(&memo);
+    int best;
+    poll_clear(&s->poll); /* reading the table: the search's limit is spent */
+    if (resisting(s, &best) < 0) return stopped(&s->stop);
     if (best < 0) Py_RETURN_NONE;
     return PyLong_FromLong(best);
 }
 
+/* proof(seen=None): walk's records as tuples; seen (a set of keys) skips the positions
+ * it holds and gets those met. */
 static PyObject *proof_call(PyObject *self, PyObject *args, PyObject *kwargs) {
     static char *keywords[] = {"seen", NULL};
     ProofSearch *s = (ProofSearch *)self;
-    PyObject *seen = Py_None;
+    PyObject *seen = Py_None, *item, *iterator = NULL, *list = NULL;
     if (!PyArg_ParseTupleAndKeywords(args, kwargs, "|O", keywords, &seen)) return NULL;
-    if (seen != Py_None && !PySet_Check(seen)) {
-        PyErr_SetString(PyExc_TypeError, "seen must be a set of keys");
-        return NULL;
+    if (seen != Py_None && !PySet_Check(seen))
+        return PyErr_Format(PyExc_TypeError, "seen must be a set of keys");
+    if (seen != Py_None && (iterator = PyObject_GetIter(seen)) == NULL) return NULL;
+    poll_clear(&s->poll); /* reading the table: the search's limit is spent */
+    Map known = {0}, memo = {0};
+    Walked out = {0};
+    int ok = map_init(&known, 256) == 0 && map_init(&memo, 256) == 0;
+    while (ok && iterator != NULL && (item = PyIter_Next(iterator)) != NULL) {
+        unsigned long long key = PyLong_AsUnsignedLongLong(item);
+        Py_DECREF(item);
+        if (PyErr_Occurred()) PyErr_Clear(); /* (no key of this table) */
+        else ok = map_put(&known, (word_t)key, 1) == 0;
     }
-    if (reset_limit(s) < 0) return NULL;
-    PyObject *keys = seen == Py_None ? PySet_New(NULL) : (Py_INCREF(seen), seen);
-    PyObject *found = PyList_New(0);
-    Map memo;
-    if (keys == NULL || found == NULL || map_init(&memo, 256) < 0) {
-        Py_XDECREF(keys);
-        Py_XDECREF(found);
-        return NULL;
+    Py_XDECREF(iterator);
+    int result = PyErr_Occurred() ? -1 : ok ? walk(s, &known, &memo, &out) : -1;
+    if (!ok) s->stop = STOP_MEMORY;
+    for (size_t i = 0; seen != Py_None && i < out.nadded && !PyErr_Occurred(); i++) {
+        item = PyLong_FromUnsignedLongLong(out.added[i]);
+        if (item != NULL) PySet_Add(seen, item);
+        Py_XDECREF(item);
     }
-    int result = walk(s, keys, &memo, found);
+    if (result == 0 && !PyErr_Occurred()) list = PyList_New((Py_ssize_t)out.count);
+    for (size_t i = 0; list != NULL && i < out.count; i++) {
+        const Record *r = &out.records[i];
+        item = Py_BuildValue("(NNiNL)", from_bitboard(r->x), from_bitboard(r->o), r->move,
+                             PyBool_FromLong(r->chain), (long long)r->plies);
+        if (item == NULL) Py_CLEAR(list);
+        else PyList_SetItem(list, (Py_ssize_t)i, item);
+    }
+    map_free(&known);
     map_free(&memo);
-    Py_DECREF(keys);
-    if (result < 0) {
-        Py_DECREF(found);
-        return stopped(s);
-    }
-    return found;
-}
-
-/* A cell from Python: on the board; -1 (ValueError) if not. */
-static int read_cell(const ProofSearch *s, PyObject *value) {
-    long cell = PyLong_AsLong(value);
-    if (cell == -1 && PyErr_Occurred()) return -1;
-    if (cell < 0 || cell >= s->cells) {
-        PyErr_Format(PyExc_ValueError, "move %ld is not an empty cell", cell);
-        return -1;
-    }
-    return (int)cell;
+    free(out.records);
+    free(out.added);
+    if (result < 0 && !PyErr_Occurred()) return stopped(&s->stop);
+    s->stop = 0;
+    return list;
 }
 
 static PyObject *play_call(PyObject *self, PyObject *value) {
     ProofSearch *s = (ProofSearch *)self;
-    int cell = read_cell(s, value);
-    if (cell < 0) return NULL;
-    if (!(empty_cells(s) & bit_of(cell))) {
-        PyErr_Format(PyExc_ValueError, "move %d is not an empty cell", cell);
-        return NULL;
-    }
-    board_play(s, cell);
+    long cell = PyLong_AsLong(value);
+    if (cell == -1 && PyErr_Occurred()) return NULL;
+    if (cell < 0 || cell >= s->cells || !(empty_cells(s) & bit_of((int)cell)))
+        return PyErr_Format(PyExc_ValueError, "move %ld is not an empty cell", cell);
+    board_play(s, (int)cell);
     s->public_plies++;
     Py_RETURN_NONE;
 }
@@ -1052,38 +932,35 @@ static PyObject *undo_call(PyObject *self, PyObject *value) {
 }
 
 /* -- one call at a time -------------------------------------------------------------- */
-/* A search's calls poll its limit in Python, where another thread may run: a second
- * call into the same search, or a clear of its table, meanwhile would pull the board or
- * the entries from under it. They get a clear error instead. */
+/* A search runs without the GIL, where another thread may run: a second call into the
+ * same search, or a clear of its table, meanwhile would pull the board or the entries
+ * from under it. They get a clear error instead. Searches sharing a table take turns
+ * (its lock). */
 static int enter(ProofSearch *s) {
-    if (s->busy) {
-        PyErr_SetString(PyExc_RuntimeError, "the proof search is busy with another call");
-        return -1;
-    }
-    s->busy = 1;
+    if (claim(&s->busy, "proof search") < 0) return -1;
     s->table->users++;
+    lock_released(&s->table->lock);
     return 0;
 }
 
 static void leave(ProofSearch *s) {
-    s->busy = 0;
+    pthread_mutex_unlock(&s->table->lock);
+    release(&s->busy);
     s->table->users--;
 }
 
-#define ONE_AT_A_TIME(name)                                                          \
-    static PyObject *search_##name(PyObject *self, PyObject *arg) {                 \
+/* search_name: name_call between enter and leave (parameters: its own; arguments: the
+ * call's) */
+#define ONE_AT_A_TIME_OF(name, parameters, arguments)                                \
+    static PyObject *search_##name parameters {                                     \
         if (enter((ProofSearch *)self) < 0) return NULL;                            \
-        PyObject *result = name##_call(self, arg);                                  \
+        PyObject *result = name##_call arguments;                                   \
         leave((ProofSearch *)self);                                                 \
         return result;                                                              \
     }
+#define ONE_AT_A_TIME(name) ONE_AT_A_TIME_OF(name, (PyObject *self, PyObject *arg), (self, arg))
 #define ONE_AT_A_TIME_KEYWORDS(name)                                                 \
-    static PyObject *search_##name(PyObject *self, PyObject *args, PyObject *kwargs) { \
-        if (enter((ProofSearch *)self) < 0) return NULL;                            \
-        PyObject *result = name##_call(self, args, kwargs);                         \
-        leave((ProofSearch *)self);                                                 \
-        return result;                                                              \
-    }
+    ONE_AT_A_TIME_OF(name, (PyObject *self, PyObject *args, PyObject *kwargs), (self, args, kwargs))
 
 ONE_AT_A_TIME_KEYWORDS(run)
 ONE_AT_A_TIME_KEYWORDS(proof)
@@ -1096,48 +973,17 @@ ONE_AT_A_TIME(resisting_move)
 ONE_AT_A_TIME(play)
 ONE_AT_A_TIME(undo)
 
-static PyObject *search_get_nodes(PyObject *self, void *closure) {
-    (void)closure;
-    return PyLong_FromLongLong(((ProofSearch *)self)->nodes);
-}
-
-static int search_set_nodes(PyObject *self, PyObject *value, void *closure) {
-    (void)closure;
-    return set_int64(value, &((ProofSearch *)self)->nodes, "nodes");
-}
-
-static PyObject *search_get_limit(PyObject *self, void *closure) {
-    (void)closure;
-    return poll_get(&((ProofSearch *)self)->poll);
-}
-
-static int search_set_limit(PyObject *self, PyObject *value, void *closure) {
-    (void)closure;
-    if (value == NULL || value == Py_None) {
-        PyErr_SetString(PyExc_TypeError, "the limit is a Limit");
-        return -1;
-    }
-    return poll_set(&((ProofSearch *)self)->poll, value);
-}
-
-static PyObject *search_get_table(PyObject *self, void *closure) {
-    (void)closure;
-    PyObject *table = (PyObject *)((ProofSearch *)self)->table;
-    Py_INCREF(table);
-    return table;
-}
-
-static PyObject *search_get_attacker(PyObject *self, void *closure) {
-    (void)closure;
-    return PyLong_FromLong(((ProofSearch *)self)->attacker);
-}
-
 static PyGetSetDef search_getset[] = {
-    {"nodes", search_get_nodes, search_set_nodes, "Positions searched so far.", NULL},
-    {"limit", search_get_limit, search_set_limit, "What bounds the search.", NULL},
-    {"table", search_get_table, NULL, "The table (shared with other searches).", NULL},
-    {"attacker", search_get_attacker, NULL, "The side whose win is proven: 0 X, 1 O.", NULL},
+    {"nodes", get_count, set_count, "Positions searched so far.", COUNT_AT(ProofSearch, nodes)},
     {NULL, NULL, NULL, NULL, NULL},
+};
+
+static PyMemberDef search_members[] = {
+    {"table", T_OBJECT, offsetof(ProofSearch, table), READONLY,
+     "The table (shared with other searches)."},
+    {"attacker", T_INT, offsetof(ProofSearch, attacker), READONLY,
+     "The side whose win is proven: 0 X, 1 O."},
+    {NULL, 0, 0, 0, NULL},
 };
 
 static PyMethodDef search_methods[] = {
@@ -1158,32 +1004,17 @@ static PyMethodDef search_methods[] = {
     {NULL, NULL, 0, NULL},
 };
 
-static PyType_Slot search_slots[] = {
-    {Py_tp_new, search_new},
-    {Py_tp_dealloc, search_dealloc},
-    {Py_tp_methods, search_methods},
-    {Py_tp_getset, search_getset},
-    {Py_tp_doc, "The proof-number search (df-pn), compiled."},
-    {0, NULL},
-};
+const Kind proof_table_kind = {
+    .name = "noughts.search._core.ProofTable", .size = sizeof(ProofTable),
+    .doc = "A proof search's table, compiled: shared between searches of one attacker on "
+           "one board.",
+    .make = table_new, .dealloc = table_dealloc, .methods = table_methods,
+    .length = table_length,
+    .type = &ProofTableType};
 
-static PyType_Spec search_spec = {
-    "noughts.search._core.ProofSearch", sizeof(ProofSearch), 0, Py_TPFLAGS_DEFAULT,
-    search_slots,
-};
-
-static int add_type(PyObject *module, PyType_Spec *spec, PyTypeObject **type, const char *name) {
-    *type = (PyTypeObject *)PyType_FromSpec(spec);
-    if (*type == NULL) return -1;
-    Py_INCREF((PyObject *)*type);
-    if (PyModule_AddObject(module, name, (PyObject *)*type) < 0) {
-        Py_DECREF(*type);
-        return -1;
-    }
-    return 0;
-}
-
-int proof_add_types(PyObject *module) {
-    if (add_type(module, &table_spec, &ProofTableType, "ProofTable") < 0) return -1;
-    return add_type(module, &search_spec, &ProofSearchType, "ProofSearch");
-}
+const Kind proof_search_kind = {
+    .name = "noughts.search._core.ProofSearch", .size = sizeof(ProofSearch),
+    .doc = "The proof-number search (df-pn), compiled.", .make = search_new,
+    .dealloc = search_dealloc, .methods = search_methods, .members = search_members,
+    .getset = search_getset,
+    .type = &ProofSearchType};

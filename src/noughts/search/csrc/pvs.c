@@ -130,6 +130,7 @@ typedef struct {
     uint64_t hashes[MAX_SYMMETRIES];
     /* the search (noughts.search.pvs.AnytimeSearch) */
     int misere, root_marks;
+    char misere_flag, restricted; /* misere as a bool; restricted: always false here */
     int64_t nodes, next_check;
     Poll poll;
     Table table;
@@ -206,16 +207,24 @@ static void build(Search *s) {
     }
 }
 
-static void play(Search *s, int cell) {
+static inline void threat(Search *s, int side, int cell, int on) {
+    if (on) add_threat(s, side, cell);
+    else remove_threat(s, side, cell);
+}
+
+static inline void pot(Search *s, int side, int cell, int on) {
+    if (on) add_pot(s, side, cell);
+    else remove_pot(s, side, cell);
+}
+
+/* side's mark on cell made (on: SearchBoard.play) or taken back (SearchBoard.undo): the
+ * keys, and every line through cell with its counts, values, gains, threats and pots,
+ * updated one way or the other alike. */
+static inline __attribute__((always_inline)) void mark(Search *s, int side, int cell,
+                                                        const int on) {
     const Tables *t = s->tables;
-    int side = s->stm, other = 1 - side, k = s->k;
-    bb_t bit = (bb_t)1 << cell;
-    s->bits[side] |= bit;
-    bb_t occupied = s->occupied | bit;
-    s->occupied = occupied;
-    s->empty ^= bit;
-    s->marks++;
-    s->stm = other;
+    const int other = 1 - side, k = s->k, sign = on ? 1 : -1;
+    const bb_t bit = (bb_t)1 << cell, occupied = s->occupied | bit;
     const uint64_t *keys = t->zobrist[side][cell];
     for (int sym = 0; sym < s->nsym; sym++) s->hashes[sym] ^= keys[sym];
     uint8_t *mine = s->counts[side], *theirs = s->counts[other];
@@ -227,10 +236,10 @@ static void play(Search *s, int cell) {
     int64_t delta = 0, tempo = s->tempo;
     for (int j = 0; j < t->through_count[cell]; j++) {
         int i = t->through[cell][j];
-        int a = mine[i], b = theirs[i];
-        mine[i] = (uint8_t)(a + 1);
-        int64_t d_mine = my_contrib[a + 1][b] - my_contrib[a][b];
-        int64_t d_theirs = their_contrib[b][a + 1] - their_contrib[b][a];
+        int a = on ? mine[i] : mine[i] - 1, b = theirs[i]; /* a: mine without cell */
+        mine[i] = (uint8_t)(on ? a + 1 : a);
+        int64_t d_mine = sign * (my_contrib[a + 1][b] - my_contrib[a][b]);
+        int64_t d_theirs = sign * (their_contrib[b][a + 1] - their_contrib[b][a]);
         if (d_mine || d_theirs) {
             for (int c = 0; c < k; c++) {
                 int line_cell = t->line_cells[i][c];
@@ -240,27 +249,27 @@ static void play(Search *s, int cell) {
         }
         bb_t line = t->lines[i];
         if (b == 0) {
-            delta += my_value[a + 1] - my_value[a];
-            tempo += my_tempo[a + 1] - my_tempo[a];
+            delta += sign * (my_value[a + 1] - my_value[a]);
+            tempo += sign * (my_tempo[a + 1] - my_tempo[a]);
             if (a == k - 1) {
-                remove_threat(s, side, cell);
+                threat(s, side, cell, !on);
             } else if (a == k - 2) {
-                add_threat(s, side, highest(line & ~occupied));
+                threat(s, side, highest(line & ~occupied), on);
                 if (k >= 3)
                     for (bb_t rest = (line & ~occupied) | bit; rest; rest &= rest - 1)
-                        remove_pot(s, side, lowest(rest));
+                        pot(s, side, lowest(rest), !on);
             } else if (a == k - 3) {
                 for (bb_t rest = line & ~occupied; rest; rest &= rest - 1)
-                    add_pot(s, side, lowest(rest));
+                    pot(s, side, lowest(rest), on);
             }
         } else if (a == 0) {
-            delta -= their_value[b];
-            tempo -= their_tempo[b];
+            delta -= sign * their_value[b];
+            tempo -= sign * their_tempo[b];
             if (b == k - 1) {
-                remove_threat(s, other, cell);
+                threat(s, other, cell, !on);
             } else if (b == k - 2) {
                 for (bb_t rest = (line & ~occupied) | bit; rest; rest &= rest - 1)
-                    remove_pot(s, other, lowest(rest));
+                    pot(s, other, lowest(rest), !on);
             }
         }
     }
@@ -268,66 +277,24 @@ static void play(Search *s, int cell) {
     s->tempo = tempo;
 }
 
+static void play(Search *s, int cell) {
+    int side = s->stm;
+    mark(s, side, cell, 1);
+    s->bits[side] |= (bb_t)1 << cell;
+    s->occupied |= (bb_t)1 << cell;
+    s->empty ^= (bb_t)1 << cell;
+    s->marks++;
+    s->stm = 1 - side;
+}
+
 static void undo(Search *s, int cell) {
-    const Tables *t = s->tables;
-    int other = s->stm, side = 1 - other, k = s->k;
-    bb_t bit = (bb_t)1 << cell;
-    bb_t occupied = s->occupied;
-    const uint64_t *keys = t->zobrist[side][cell];
-    for (int sym = 0; sym < s->nsym; sym++) s->hashes[sym] ^= keys[sym];
-    uint8_t *mine = s->counts[side], *theirs = s->counts[other];
-    const int64_t *my_value = s->value[side], *their_value = s->value[other];
-    const int64_t *my_tempo = s->tempo_value[side], *their_tempo = s->tempo_value[other];
-    int64_t (*my_contrib)[MAX_K + 2] = s->contrib[side];
-    int64_t (*their_contrib)[MAX_K + 2] = s->contrib[other];
-    int64_t *my_gain = s->gain[side], *their_gain = s->gain[other];
-    int64_t delta = 0, tempo = s->tempo;
-    for (int j = 0; j < t->through_count[cell]; j++) {
-        int i = t->through[cell][j];
-        int a = mine[i] - 1, b = theirs[i];
-        mine[i] = (uint8_t)a;
-        int64_t d_mine = my_contrib[a][b] - my_contrib[a + 1][b];
-        int64_t d_theirs = their_contrib[b][a] - their_contrib[b][a + 1];
-        if (d_mine || d_theirs) {
-            for (int c = 0; c < k; c++) {
-                int line_cell = t->line_cells[i][c];
-                my_gain[line_cell] += d_mine;
-                their_gain[line_cell] += d_theirs;
-            }
-        }
-        bb_t line = t->lines[i];
-        if (b == 0) {
-            delta -= my_value[a + 1] - my_value[a];
-            tempo -= my_tempo[a + 1] - my_tempo[a];
-            if (a == k - 1) {
-                add_threat(s, side, cell);
-            } else if (a == k - 2) {
-                remove_threat(s, side, highest(line & ~occupied));
-                if (k >= 3)
-                    for (bb_t rest = (line & ~occupied) | bit; rest; rest &= rest - 1)
-                        add_pot(s, side, lowest(rest));
-            } else if (a == k - 3) {
-                for (bb_t rest = line & ~occupied; rest; rest &= rest - 1)
-                    remove_pot(s, side, lowest(rest));
-            }
-        } else if (a == 0) {
-            delta += their_value[b];
-            tempo += their_tempo[b];
-            if (b == k - 1) {
-                add_threat(s, other, cell);
-            } else if (b == k - 2) {
-                for (bb_t rest = (line & ~occupied) | bit; rest; rest &= rest - 1)
-                    add_pot(s, other, lowest(rest));
-            }
-        }
-    }
-    s->bits[side] ^= bit;
-    s->occupied = occupied ^ bit;
-    s->empty |= bit;
+    int side = 1 - s->stm;
+    mark(s, side, cell, 0);
+    s->bits[side] ^= (bb_t)1 << cell;
+    s->occupied ^= (bb_t)1 << cell;
+    s->empty |= (bb_t)1 << cell;
     s->marks--;
     s->stm = side;
-    s->score += delta;
-    s->tempo = tempo;
 }
 
 static inline int64_t evaluation(const Search *s) {
@@ -341,15 +308,7 @@ static inline int64_t waiting_evaluation(const Search *s) {
 static inline uint64_t plain_key(const Search *s) { return s->hashes[0]; }
 
 static inline uint64_t canonical_key(const Search *s, int *symmetry) {
-    uint64_t best = s->hashes[0];
-    int index = 0;
-    for (int sym = 1; sym < s->nsym; sym++)
-        if (s->hashes[sym] < best) {
-            best = s->hashes[sym];
-            index = sym;
-        }
-    *symmetry = index;
-    return best;
+    return least_key(s->hashes, s->nsym, symmetry);
 }
 
 /* -- the limit ------------------------------------------------------------------------- */
@@ -359,7 +318,7 @@ static int tick(Search *s) {
     int expired = poll_expired(&s->poll, s->nodes - 1);
     if (expired) {
         s->nodes -= 1;
-        s->stop = expired < 0 ? 2 : 1;
+        s->stop = STOP_LIMIT;
         return 1;
     }
     int64_t next = s->nodes + 64;
@@ -383,15 +342,8 @@ static int ordered_moves(Search *s, int first, int ply, bb_t cells, int quiet, i
         int64_t value = (quiet ? -gains[cell] : gains[cell]) + s->history[cell];
         if (cell == killers[0] || cell == killers[1]) value += KILLER_BONUS;
         if (cell == first) value += 2 * KILLER_BONUS;
-        /* insert: descending value, then descending cell (cells come ascending) */
-        int j = n++;
-        while (j > 0 && values[j - 1] <= value) {
-            values[j] = values[j - 1];
-            out[j] = out[j - 1];
-            j--;
-        }
-        values[j] = value;
-        out[j] = cell;
+        /* descending value, then descending cell (cells come ascending) */
+        n = insert_ranked(values, out, n, value, cell, 1);
     }
     return n;
 }
@@ -536,141 +488,76 @@ static int64_t negamax(Search *s, int depth, int64_t alpha, int64_t beta, int pl
     int flag = best <= original_alpha ? UPPER : best >= beta ? LOWER : EXACT;
     int stored_move = best_move >= 0 ? s->tables->perms[symmetry][best_move] : -1;
     if (table_store(table, key, depth, flag, best, stored_move) < 0) {
-        s->stop = 2; /* out of memory */
+        s->stop = STOP_MEMORY;
         return 0;
     }
     return best;
 }
 
 /* -- Python -------------------------------------------------------------------------- */
-static PyObject *stopped(Search *s) {
-    int kind = s->stop;
-    s->stop = 0;
-    if (kind == 1) raise_exhausted();
-    else PyErr_NoMemory(); /* kind 2: the table could not grow */
-    return NULL;
-}
-
 /* A line value: an int of at most VALUE_EDGE either way (the board's sums of them, over
- * at most 256 lines, then stay far inside 64 bits); 0, or -1 with a Python error. */
+ * at most 256 lines, then stay far inside 64 bits). */
 #define VALUE_EDGE ((int64_t)1 << 52)
-static int line_value(PyObject *item, int64_t *out, const char *what) {
-    int overflow = 0;
-    long long value = PyLong_AsLongLongAndOverflow(item, &overflow);
-    if (value == -1 && PyErr_Occurred()) return -1;
-    if (overflow || value > VALUE_EDGE || value < -VALUE_EDGE) {
-        PyErr_Format(PyExc_ValueError, "%s: a value past 2**52", what);
-        return -1;
-    }
-    *out = value;
-    return 0;
+
+/* The board's LineValues as one flat sequence of line values, in order: value (X's k + 1,
+ * O's k + 1), fork_value (2), tempo_value (2 x (k + 1)), to_move (1), contrib (2 x (k + 2)
+ * x (k + 2)); copied into the search (no Python). */
+#define VALUES(k) (4 * ((k) + 1) + 3 + 2 * ((k) + 2) * ((k) + 2))
+static void take_values(Search *s, const int64_t *flat, int k) {
+    for (int side = 0; side < 2; side++, flat += k + 1)
+        memcpy(s->value[side], flat, (size_t)(k + 1) * 8);
+    s->fork_value[0] = *flat++;
+    s->fork_value[1] = *flat++;
+    for (int side = 0; side < 2; side++, flat += k + 1)
+        memcpy(s->tempo_value[side], flat, (size_t)(k + 1) * 8);
+    s->tempo = *flat++;
+    for (int side = 0; side < 2; side++)
+        for (int a = 0; a < k + 2; a++, flat += k + 2)
+            memcpy(s->contrib[side][a], flat, (size_t)(k + 2) * 8);
 }
 
-static int int64_row(PyObject *sequence, int64_t *out, int count, const char *what) {
-    PyObject *fast = PySequence_List(sequence);
-    if (fast == NULL) return -1;
-    if (SIZE(fast) < count) {
-        PyErr_Format(PyExc_ValueError, "%s: too short", what);
-        Py_DECREF(fast);
-        return -1;
-    }
-    for (int i = 0; i < count; i++)
-        if (line_value(ITEM(fast, i), &out[i], what) < 0) { Py_DECREF(fast); return -1; }
-    Py_DECREF(fast);
-    return 0;
-}
-
-static int pair_rows(PyObject *pair, int64_t out[2][MAX_K + 2], int count, const char *what) {
-    PyObject *fast = PySequence_List(pair);
-    if (fast == NULL) return -1;
-    int result = SIZE(fast) == 2 &&
-                 int64_row(ITEM(fast, 0), out[0], count, what) == 0 &&
-                 int64_row(ITEM(fast, 1), out[1], count, what) == 0 ? 0 : -1;
-    if (result < 0 && !PyErr_Occurred()) PyErr_Format(PyExc_ValueError, "%s: two rows", what);
-    Py_DECREF(fast);
-    return result;
-}
-
-/* Search(tables, x, o, to_move, values, misere, limit): values is the board's
- * LineValues (value, fork_value, tempo_value, to_move, contrib). */
-static PyObject *search_new(PyTypeObject *type, PyObject *args, PyObject *kwargs) {
-    PyObject *tables, *x_obj, *o_obj, *values, *limit;
-    int to_move, misere;
-    if (positional_only(kwargs, "Search") < 0) return NULL;
-    if (!PyArg_ParseTuple(args, "OOOiOpO", &tables, &x_obj, &o_obj, &to_move, &values,
-                          &misere, &limit))
-        return NULL;
-    if (!PyObject_TypeCheck(tables, TablesType)) {
-        PyErr_SetString(PyExc_TypeError, "Search needs the board's Tables");
-        return NULL;
-    }
-    bb_t x, o;
-    if (read_position(x_obj, o_obj, &to_move, ((Tables *)tables)->full, &x, &o) < 0)
-        return NULL;
-    allocfunc tp_alloc = (allocfunc)PyType_GetSlot(type, Py_tp_alloc);
-    Search *s = (Search *)tp_alloc(type, 0);
-    if (s == NULL) return NULL;
-    memset((char *)s + sizeof(PyObject), 0, sizeof(Search) - sizeof(PyObject));
-    Py_INCREF(tables);
-    s->tables = (Tables *)tables;
-    const Tables *t = s->tables;
-    s->k = t->k;
-    s->cells = t->cells;
-    s->nlines = t->nlines;
-    s->nsym = t->nsym;
+/* The board's position and its values' sums (SearchBoard's setup): no Python. */
+static void setup(Search *s, Tables *tables, bb_t x, bb_t o, int to_move, int misere) {
+    s->tables = tables;
+    s->k = tables->k;
+    s->cells = tables->cells;
+    s->nlines = tables->nlines;
+    s->nsym = tables->nsym;
     for (int i = 0; i < MAX_PLY; i++) s->killers[i][0] = s->killers[i][1] = -1;
     s->bits[0] = x;
     s->bits[1] = o;
-    s->occupied = s->bits[0] | s->bits[1];
-    s->empty = t->full & ~s->occupied;
-    s->marks = popcount(s->occupied);
+    s->occupied = x | o;
+    s->empty = tables->full & ~s->occupied;
+    s->marks = s->root_marks = popcount(s->occupied);
     s->stm = to_move;
-    s->misere = misere;
-    s->root_marks = s->marks;
-    int k = s->k;
-    PyObject *parts = PySequence_List(values);
-    if (parts == NULL) goto fail;
-    if (SIZE(parts) != 5) {
-        PyErr_SetString(PyExc_ValueError, "values: the board's LineValues");
-        Py_DECREF(parts);
-        goto fail;
-    }
-    int64_t forks[2][MAX_K + 2];
-    int ok = pair_rows(ITEM(parts, 0), s->value, k + 1, "value") == 0 &&
-             int64_row(ITEM(parts, 1), forks[0], 2, "fork_value") == 0 &&
-             pair_rows(ITEM(parts, 2), s->tempo_value, k + 1,
-                       "tempo_value") == 0;
-    if (ok) {
-        s->fork_value[0] = forks[0][0];
-        s->fork_value[1] = forks[0][1];
-        ok = line_value(ITEM(parts, 3), &s->tempo, "to_move") == 0;
-    }
-    if (ok) {
-        PyObject *contrib = PySequence_List(ITEM(parts, 4));
-        ok = contrib != NULL && SIZE(contrib) == 2;
-        for (int side = 0; ok && side < 2; side++) {
-            PyObject *rows = PySequence_List(ITEM(contrib, side));
-            ok = rows != NULL && SIZE(rows) == k + 2;
-            for (int a = 0; ok && a < k + 2; a++)
-                ok = int64_row(ITEM(rows, a), s->contrib[side][a], k + 2,
-                               "contrib") == 0;
-            Py_XDECREF(rows);
-        }
-        Py_XDECREF(contrib);
-        if (!ok && !PyErr_Occurred()) PyErr_SetString(PyExc_ValueError, "contrib: bad shape");
-    }
-    Py_DECREF(parts);
-    if (!ok) goto fail;
+    s->misere = s->misere_flag = (char)misere;
     build(s);
-    if (table_alloc(&s->table, 1 << 16) < 0) {
-        PyErr_NoMemory();
-        goto fail;
-    }
-    if (poll_set(&s->poll, limit) < 0) goto fail;
-    return (PyObject *)s;
-fail:
-    Py_DECREF(s);
-    return NULL;
+}
+
+/* Search(tables, x, o, to_move, values, misere): values is the board's LineValues, flat
+ * (take_values). */
+static PyObject *search_new(PyTypeObject *type, PyObject *args, PyObject *kwargs) {
+    PyObject *tables, *x_obj, *o_obj, *values;
+    int to_move, misere;
+    bb_t x, o;
+    int64_t flat[VALUES(MAX_K)];
+    if (!parse_new(args, kwargs, "Search", "O!OOiOp", TablesType, &tables, &x_obj, &o_obj,
+                   &to_move, &values, &misere) ||
+        read_position(x_obj, o_obj, &to_move, ((Tables *)tables)->full, &x, &o) < 0)
+        return NULL;
+    int k = ((Tables *)tables)->k;
+    Py_ssize_t count = read_ints(values, flat, VALUES(MAX_K), -VALUE_EDGE, VALUE_EDGE + 1,
+                                 "values: a value past 2**52");
+    if (count >= 0 && count != VALUES(k))
+        return PyErr_Format(PyExc_ValueError, "values: %d line values, not %zd", VALUES(k),
+                            count);
+    Search *s = count < 0 ? NULL : object_new(type);
+    if (s == NULL) return NULL;
+    take_values(s, flat, k);
+    Py_INCREF(tables);
+    setup(s, (Tables *)tables, x, o, to_move, misere);
+    if (table_alloc(&s->table, 1 << 16) < 0) PyErr_NoMemory();
+    return made(s);
 }
 
 static void search_dealloc(PyObject *self) {
@@ -678,56 +565,34 @@ static void search_dealloc(PyObject *self) {
     table_free(&s->table);
     poll_clear(&s->poll);
     Py_XDECREF((PyObject *)s->tables);
-    PyTypeObject *type = Py_TYPE(self);
-    freefunc tp_free = (freefunc)PyType_GetSlot(type, Py_tp_free);
-    tp_free(self);
-    Py_DECREF(type);
+    object_free(self);
 }
 
 /* root and move_value search without the GIL: meanwhile another thread may run Python,
  * cancel the limit, read the node count; a call that would touch the board or the table
- * gets a RuntimeError instead. 0, or -1 with that error. */
-static int idle(const Search *s) {
-    if (__atomic_load_n(&s->busy, __ATOMIC_ACQUIRE)) {
-        PyErr_SetString(PyExc_RuntimeError, "the search is busy with a call in another thread");
-        return -1;
-    }
-    return 0;
-}
-
-/* idle, and then busy until the caller clears busy (with the GIL held throughout). */
-static int claim(Search *s) {
-    if (idle(s) < 0) return -1;
-    s->busy = 1;
-    return 0;
-}
+ * gets a RuntimeError instead (idle, claim). */
+#define WHAT "search"
 
 static PyObject *search_threat_cells(PyObject *self, PyObject *arg) {
-    if (idle((Search *)self) < 0) return NULL;
+    if (idle(&((Search *)self)->busy, WHAT) < 0) return NULL;
     long side = PyLong_AsLong(arg);
     if (side == -1 && PyErr_Occurred()) return NULL;
-    if (side != 0 && side != 1) {
-        PyErr_SetString(PyExc_ValueError, "side is 0 (X) or 1 (O)");
-        return NULL;
-    }
+    if (side != 0 && side != 1) return PyErr_Format(PyExc_ValueError, "side is 0 (X) or 1 (O)");
     return from_bitboard(((Search *)self)->threat_cells[side]);
 }
 
 static PyObject *search_empty_count(PyObject *self, PyObject *unused) {
     (void)unused;
-    if (idle((Search *)self) < 0) return NULL;
+    if (idle(&((Search *)self)->busy, WHAT) < 0) return NULL;
     return PyLong_FromLong(popcount(((Search *)self)->empty));
 }
 
 static PyObject *search_ordered_moves(PyObject *self, PyObject *args) {
     Search *s = (Search *)self;
-    if (idle(s) < 0) return NULL;
+    if (idle(&s->busy, WHAT) < 0) return NULL;
     int first, ply;
     if (!PyArg_ParseTuple(args, "ii", &first, &ply)) return NULL;
-    if (ply < 0 || ply >= MAX_PLY) {
-        PyErr_SetString(PyExc_ValueError, "ply out of range");
-        return NULL;
-    }
+    if (ply < 0 || ply >= MAX_PLY) return PyErr_Format(PyExc_ValueError, "ply out of range");
     int moves[MAX_CELLS];
     int count = ordered_moves(s, first, ply, 0, 0, moves);
     return cells_list(moves, count);
@@ -736,7 +601,7 @@ static PyObject *search_ordered_moves(PyObject *self, PyObject *args) {
 static PyObject *search_safe_moves(PyObject *self, PyObject *unused) {
     (void)unused;
     Search *s = (Search *)self;
-    if (idle(s) < 0) return NULL;
+    if (idle(&s->busy, WHAT) < 0) return NULL;
     int moves[MAX_CELLS];
     bb_t safe = s->empty & ~s->threat_cells[s->stm];
     int count = safe ? ordered_moves(s, -1, 0, safe, 1, moves) : 0;
@@ -753,46 +618,37 @@ static int check_depth(int depth) {
     return 0;
 }
 
-/* The cells of a Python list of moves; -1 on error. */
+/* The cells of a Python list of moves (empty cells); their count, or -1 on error. */
 static int move_cells(Search *s, PyObject *moves, int *out) {
-    PyObject *fast = PySequence_List(moves);
-    if (fast == NULL) return -1;
-    Py_ssize_t count = SIZE(fast);
-    if (count < 1 || count > MAX_CELLS) {
-        PyErr_SetString(PyExc_ValueError, "moves: 1 to 64 cells");
-        Py_DECREF(fast);
-        return -1;
+    int64_t cells[MAX_CELLS];
+    Py_ssize_t count = read_ints(moves, cells, MAX_CELLS, 0, s->cells, "moves: 1 to 64 cells");
+    if (count == 0) PyErr_SetString(PyExc_ValueError, "moves: 1 to 64 cells");
+    for (Py_ssize_t i = 0; i < count && !PyErr_Occurred(); i++) {
+        if (!((s->empty >> cells[i]) & 1))
+            PyErr_Format(PyExc_ValueError, "move %d is not an empty cell", (int)cells[i]);
+        out[i] = (int)cells[i];
     }
-    for (Py_ssize_t i = 0; i < count; i++) {
-        long cell = PyLong_AsLong(ITEM(fast, i));
-        if (cell == -1 && PyErr_Occurred()) { Py_DECREF(fast); return -1; }
-        if (cell < 0 || cell >= s->cells || !((s->empty >> cell) & 1)) {
-            PyErr_Format(PyExc_ValueError, "move %ld is not an empty cell", cell);
-            Py_DECREF(fast);
-            return -1;
-        }
-        out[i] = (int)cell;
-    }
-    Py_DECREF(fast);
-    return (int)count;
+    return PyErr_Occurred() ? -1 : (int)count;
 }
 
-static PyObject *search_root(PyObject *self, PyObject *args) {
-    Search *s = (Search *)self;
-    int depth;
-    PyObject *move_list;
-    if (!PyArg_ParseTuple(args, "iO", &depth, &move_list) || check_depth(depth) < 0)
-        return NULL;
-    int moves[MAX_CELLS];
-    if (claim(s) < 0) return NULL;
-    int count = move_cells(s, move_list, moves);
-    if (count < 0) {
-        s->busy = 0;
-        return NULL;
+/* A searching call's start: the search claimed, its limit set (polled from the first
+ * node), its depth checked; 0, or -1 with an error (and the search not claimed). */
+static int start(Search *s, int depth, PyObject *limit) {
+    if (check_depth(depth) < 0 || claim(&s->busy, WHAT) < 0) return -1;
+    if (poll_set(&s->poll, limit) < 0) {
+        release(&s->busy);
+        return -1;
     }
-    int64_t alpha = -INF, beta = INF, best = -INF, scores[MAX_CELLS];
-    int best_move = moves[0];
-    Py_BEGIN_ALLOW_THREADS
+    s->next_check = s->nodes + 1;
+    return 0;
+}
+
+/* AnytimeSearch.root: the moves searched to depth, into scores; the best score, and the
+ * best move into *best_move (no Python: it runs without the GIL). */
+static int64_t root_search(Search *s, int depth, const int *moves, int count,
+                           int64_t *scores, int *best_move) {
+    int64_t alpha = -INF, beta = INF, best = -INF;
+    *best_move = moves[0];
     for (int index = 0; index < count; index++) {
         int cell = moves[index];
         int64_t score;
@@ -808,38 +664,47 @@ static PyObject *search_root(PyObject *self, PyObject *args) {
         scores[index] = score;
         if (score > best) {
             best = score;
-            best_move = cell;
+            *best_move = cell;
             if (score > alpha) alpha = score;
         }
     }
+    return best;
+}
+
+static PyObject *search_root(PyObject *self, PyObject *args) {
+    Search *s = (Search *)self;
+    int depth, moves[MAX_CELLS], count, best_move;
+    PyObject *move_list, *limit;
+    int64_t best, scores[MAX_CELLS];
+    if (!PyArg_ParseTuple(args, "iOO", &depth, &move_list, &limit) || check_depth(depth) < 0 ||
+        (count = move_cells(s, move_list, moves)) < 0 || start(s, depth, limit) < 0)
+        return NULL;
+    Py_BEGIN_ALLOW_THREADS
+    best = root_search(s, depth, moves, count, scores, &best_move);
     Py_END_ALLOW_THREADS
-    s->busy = 0;
-    if (s->stop) return stopped(s);
+    release(&s->busy);
+    if (s->stop) return stopped(&s->stop);
     PyObject *by_move = PyDict_New();
-    if (by_move == NULL) return NULL;
-    for (int index = 0; index < count; index++) {
+    for (int index = 0; by_move != NULL && index < count; index++) {
         PyObject *cell = PyLong_FromLong(moves[index]);
         PyObject *score = PyLong_FromLongLong(scores[index]);
-        int failed = cell == NULL || score == NULL || PyDict_SetItem(by_move, cell, score) < 0;
+        if (cell == NULL || score == NULL || PyDict_SetItem(by_move, cell, score) < 0)
+            Py_CLEAR(by_move);
         Py_XDECREF(cell);
         Py_XDECREF(score);
-        if (failed) { Py_DECREF(by_move); return NULL; }
     }
-    return Py_BuildValue("LiN", (long long)best, best_move, by_move);
+    return by_move == NULL ? NULL : Py_BuildValue("LiN", (long long)best, best_move, by_move);
 }
 
 static PyObject *search_move_value(PyObject *self, PyObject *args) {
     Search *s = (Search *)self;
     int cell, depth;
-    if (!PyArg_ParseTuple(args, "ii", &cell, &depth) || check_depth(depth) < 0 ||
-        claim(s) < 0)
-        return NULL;
-    if (cell < 0 || cell >= s->cells || !((s->empty >> cell) & 1)) {
-        s->busy = 0;
-        PyErr_Format(PyExc_ValueError, "move %d is not an empty cell", cell);
-        return NULL;
-    }
+    PyObject *limit;
     int64_t value;
+    if (!PyArg_ParseTuple(args, "iiO", &cell, &depth, &limit)) return NULL;
+    if (cell < 0 || cell >= s->cells || !((s->empty >> cell) & 1))
+        return PyErr_Format(PyExc_ValueError, "move %d is not an empty cell", cell);
+    if (start(s, depth, limit) < 0) return NULL;
     Py_BEGIN_ALLOW_THREADS
     play(s, cell);
     if (depth == 0)
@@ -848,21 +713,15 @@ static PyObject *search_move_value(PyObject *self, PyObject *args) {
         value = -negamax(s, depth - 1, -INF, INF, 1);
     undo(s, cell);
     Py_END_ALLOW_THREADS
-    s->busy = 0;
-    if (s->stop) return stopped(s);
+    release(&s->busy);
+    if (s->stop) return stopped(&s->stop);
     return PyLong_FromLongLong(value);
 }
 
-static PyObject *search_principal_variation(PyObject *self, PyObject *args) {
-    Search *s = (Search *)self;
-    if (idle(s) < 0) return NULL;
-    int first, length;
-    if (!PyArg_ParseTuple(args, "ii", &first, &length)) return NULL;
-    if (first < 0 || first >= s->cells || !((s->empty >> first) & 1)) {
-        PyErr_Format(PyExc_ValueError, "move %d is not an empty cell", first);
-        return NULL;
-    }
-    int line[MAX_CELLS + 1], played[MAX_CELLS + 1];
+/* AnytimeSearch.principal_variation: the table's line from the root, first first, of at
+ * most length moves, into line; its length. */
+static int variation(Search *s, int first, int length, int *line) {
+    int played[MAX_CELLS + 1];
     int count = 0, made = 0;
     line[count++] = first;
     play(s, first);
@@ -891,71 +750,34 @@ static PyObject *search_principal_variation(PyObject *self, PyObject *args) {
         played[made++] = cell;
     }
     while (made) undo(s, played[--made]);
-    PyObject *cells = cells_list(line, count);
-    if (cells == NULL) return NULL;
-    PyObject *result = PyList_AsTuple(cells);
-    Py_DECREF(cells);
+    return count;
+}
+
+static PyObject *search_principal_variation(PyObject *self, PyObject *args) {
+    Search *s = (Search *)self;
+    int first, length, line[MAX_CELLS + 1];
+    if (idle(&s->busy, WHAT) < 0 || !PyArg_ParseTuple(args, "ii", &first, &length)) return NULL;
+    if (first < 0 || first >= s->cells || !((s->empty >> first) & 1))
+        return PyErr_Format(PyExc_ValueError, "move %d is not an empty cell", first);
+    PyObject *cells = cells_list(line, variation(s, first, length, line));
+    PyObject *result = cells == NULL ? NULL : PyList_AsTuple(cells);
+    Py_XDECREF(cells);
     return result;
 }
 
-static PyObject *search_get_nodes(PyObject *self, void *closure) {
-    (void)closure;
-    return PyLong_FromLongLong(((Search *)self)->nodes);
-}
-
-static int search_set_nodes(PyObject *self, PyObject *value, void *closure) {
-    (void)closure;
-    if (idle((Search *)self) < 0) return -1;
-    return set_int64(value, &((Search *)self)->nodes, "nodes");
-}
-
-static PyObject *search_get_limit(PyObject *self, void *closure) {
-    (void)closure;
-    return poll_get(&((Search *)self)->poll);
-}
-
-static int search_set_limit(PyObject *self, PyObject *value, void *closure) {
-    (void)closure;
-    Search *s = (Search *)self;
-    if (idle(s) < 0) return -1;
-    if (value == NULL) {
-        PyErr_SetString(PyExc_AttributeError, "limit cannot be deleted");
-        return -1;
-    }
-    if (poll_set(&s->poll, value) < 0) return -1;
-    s->next_check = s->nodes + 1;
-    return 0;
-}
-
-static PyObject *search_get_root_marks(PyObject *self, void *closure) {
-    (void)closure;
-    return PyLong_FromLong(((Search *)self)->root_marks);
-}
-
-static PyObject *search_get_false(PyObject *self, void *closure) {
-    (void)self;
-    (void)closure;
-    Py_RETURN_FALSE;
-}
-
-static PyObject *search_get_misere(PyObject *self, void *closure) {
-    (void)closure;
-    return PyBool_FromLong(((Search *)self)->misere);
-}
-
-static PyObject *search_get_table_entries(PyObject *self, void *closure) {
-    (void)closure;
-    return PyLong_FromSize_t(((Search *)self)->table.count);
-}
-
 static PyGetSetDef search_getset[] = {
-    {"nodes", search_get_nodes, search_set_nodes, "Nodes searched so far.", NULL},
-    {"limit", search_get_limit, search_set_limit, "What bounds the search from now on.", NULL},
-    {"root_marks", search_get_root_marks, NULL, "Marks on the board at the root.", NULL},
-    {"restricted", search_get_false, NULL, "False: every empty cell is a candidate.", NULL},
-    {"misere", search_get_misere, NULL, "True in a misère game.", NULL},
-    {"table_entries", search_get_table_entries, NULL, "Entries in the table.", NULL},
+    {"nodes", get_count, set_count, "Nodes searched so far.", COUNT_AT(Search, nodes)},
     {NULL, NULL, NULL, NULL, NULL},
+};
+
+static PyMemberDef search_members[] = {
+    {"root_marks", T_INT, offsetof(Search, root_marks), READONLY, "Marks at the root."},
+    {"restricted", T_BOOL, offsetof(Search, restricted), READONLY,
+     "False: every empty cell is a candidate."},
+    {"misere", T_BOOL, offsetof(Search, misere_flag), READONLY, "True in a misère game."},
+    {"table_entries", T_PYSSIZET, offsetof(Search, table.count), READONLY,
+     "Entries in the table."},
+    {NULL, 0, 0, 0, NULL},
 };
 
 static PyMethodDef search_methods[] = {
@@ -963,33 +785,18 @@ static PyMethodDef search_methods[] = {
     {"empty_count", search_empty_count, METH_NOARGS, "How many cells are empty."},
     {"ordered_moves", search_ordered_moves, METH_VARARGS, "ordered_moves(first, ply)."},
     {"safe_moves", search_safe_moves, METH_NOARGS, "Misère: the safe cells, quietest first."},
-    {"root", search_root, METH_VARARGS, "root(depth, moves): one iteration at the root."},
-    {"move_value", search_move_value, METH_VARARGS, "move_value(cell, depth)."},
+    {"root", search_root, METH_VARARGS,
+     "root(depth, moves, limit): one iteration at the root within limit."},
+    {"move_value", search_move_value, METH_VARARGS,
+     "move_value(cell, depth, limit): a move's value within limit."},
     {"principal_variation", search_principal_variation, METH_VARARGS,
      "principal_variation(first, length)."},
     {NULL, NULL, 0, NULL},
 };
 
-static PyType_Slot search_slots[] = {
-    {Py_tp_new, search_new},
-    {Py_tp_dealloc, search_dealloc},
-    {Py_tp_methods, search_methods},
-    {Py_tp_getset, search_getset},
-    {Py_tp_doc, "The anytime search (board and principal-variation search), compiled."},
-    {0, NULL},
-};
-
-static PyType_Spec search_spec = {
-    "noughts.search._core.Search", sizeof(Search), 0, Py_TPFLAGS_DEFAULT, search_slots,
-};
-
-int search_add_type(PyObject *module) {
-    SearchType = (PyTypeObject *)PyType_FromSpec(&search_spec);
-    if (SearchType == NULL) return -1;
-    Py_INCREF((PyObject *)SearchType);
-    if (PyModule_AddObject(module, "Search", (PyObject *)SearchType) < 0) {
-        Py_DECREF(SearchType);
-        return -1;
-    }
-    return 0;
-}
+const Kind search_kind = {
+    .name = "noughts.search._core.Search", .size = sizeof(Search),
+    .doc = "The anytime search (board and principal-variation search), compiled.",
+    .make = search_new, .dealloc = search_dealloc, .methods = search_methods,
+    .members = search_members, .getset = search_getset,
+    .type = &SearchType};

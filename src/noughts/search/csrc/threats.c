@@ -18,18 +18,15 @@ int threats_init(Threats *t, const Tables *tables) {
     t->shift = tables->cells;
     /* each level plays two cells: at most cells / 2 levels below the first */
     t->levels = tables->cells / 2 + 2;
-    t->work = PyMem_Malloc(((size_t)t->levels * 5 * (size_t)tables->nlines + 1) * sizeof(bb_t));
-    if (t->work == NULL) {
-        PyErr_NoMemory();
-        return -1;
-    }
+    t->work = malloc(((size_t)t->levels * 5 * (size_t)tables->nlines + 1) * sizeof(bb_t));
+    if (t->work == NULL) return -1;
     return map_init(&t->failed, 64);
 }
 
 void threats_free(Threats *t) {
     map_free(&t->failed);
     poll_clear(&t->poll);
-    PyMem_Free(t->work);
+    free(t->work);
     t->work = NULL;
 }
 
@@ -37,7 +34,8 @@ static inline bb_t bit_of(int cell) { return (bb_t)1 << cell; }
 
 /* ThreatSearch._search: a chain from this position of at most depth single threats and
  * then a double threat, into out; its length or 0. Sets t->stop when the limit ran out
- * (the reference's BudgetExhausted) or on a Python error. */
+ * (the reference's BudgetExhausted) or memory did. No Python call: it runs without the
+ * GIL. */
 static int search(Threats *t, bb_t att, bb_t dfn, const bb_t *twos, int ntwos, int block,
                   int depth, int level, int *out) {
     t->nodes++;
@@ -46,9 +44,8 @@ static int search(Threats *t, bb_t att, bb_t dfn, const bb_t *twos, int ntwos, i
         return 0;
     }
     if ((t->nodes & 127) == 0) {
-        int expired = poll_expired(&t->poll, t->nodes);
-        if (expired) {
-            t->stop = expired < 0 ? 2 : 1;
+        if (poll_expired(&t->poll, t->nodes)) {
+            t->stop = STOP_LIMIT;
             return 0;
         }
     }
@@ -147,21 +144,20 @@ static int search(Threats *t, bb_t att, bb_t dfn, const bb_t *twos, int ntwos, i
             return found + 2;
         }
     }
-    if (map_put(&t->failed, key, depth) < 0) t->stop = 2;
+    if (map_put(&t->failed, key, depth) < 0) t->stop = STOP_MEMORY;
     return 0;
 }
 
 int threats_chain(Threats *t, bb_t attacker, bb_t defender, const bb_t *twos, int count,
                   int block, int max_threats, int *line) {
     t->most_nodes = t->poll.has_nodes ? t->poll.node_limit : NO_NODE_LIMIT;
-    int cancelled = poll_cancelled(&t->poll);
-    if (cancelled) return cancelled < 0 ? -1 : 0;
+    if (poll_cancelled(&t->poll)) return 0;
     t->stop = 0;
     int length = search(t, attacker, defender, twos, count, block, max_threats, 0, line);
     int stop = t->stop;
     t->stop = 0;
-    if (stop == 2) return -1;
-    if (stop == 1) return 0;
+    if (stop == STOP_MEMORY) return -1;
+    if (stop == STOP_LIMIT) return 0;
     if (length) {
         bb_t hint = 0;
         for (int i = 0; i < length; i += 2) hint |= bit_of(line[i]);
@@ -210,8 +206,7 @@ static int deepen(Threats *t, bb_t att, bb_t dfn, int least, int most, int *line
             if (length) return length;
         }
         if (depth < most) { /* find: stop deepening once the limit ran out */
-            int expired = poll_expired(&t->poll, t->nodes);
-            if (expired) return expired < 0 ? -1 : 0;
+            if (poll_expired(&t->poll, t->nodes)) return 0;
         }
     }
     return 0;
@@ -292,40 +287,35 @@ static PyTypeObject *ThreatSearchType = NULL;
 
 /* A chain as a Python list (None for none), or NULL on an error. */
 static PyObject *chain_result(int length, const int *line) {
-    if (length < 0) return NULL;
+    if (length < 0) return PyErr_NoMemory();
     if (length == 0) Py_RETURN_NONE;
     return cells_list(line, length);
 }
 
-static int read_call(ThreatSearchObject *self, PyObject *args, PyObject *kwargs, bb_t *att,
-                     bb_t *dfn, int *max_threats) {
-    static char *keywords[] = {"attacker", "defender", "max_threats", NULL};
-    PyObject *a, *b;
-    *max_threats = DEFAULT_MAX_THREATS;
-    if (!PyArg_ParseTupleAndKeywords(args, kwargs, "OO|i", keywords, &a, &b, max_threats))
-        return -1;
-    if (*max_threats < 0) {
-        PyErr_SetString(PyExc_ValueError, "max_threats must be at least 0");
-        return -1;
-    }
-    return read_position(a, b, NULL, self->tables->full, att, dfn);
-}
-
-/* find (shortest: every depth from 0) or refute (the given depth only), one call at a
- * time: a second call into the same search meanwhile gets a clear error. */
+/* find (shortest: every depth from 0) or refute (the given depth only) of (attacker,
+ * defender, max_threats=12, limit=None), without the GIL, one call at a time: a second
+ * call into the same search meanwhile gets a clear error. */
 static PyObject *threat_search_call(PyObject *self, PyObject *args, PyObject *kwargs,
                                     int shortest) {
+    static char *keywords[] = {"attacker", "defender", "max_threats", "limit", NULL};
     ThreatSearchObject *s = (ThreatSearchObject *)self;
+    PyObject *a, *b, *limit = Py_None;
     bb_t att, dfn;
-    int max_threats, line[MAX_CHAIN];
-    if (read_call(s, args, kwargs, &att, &dfn, &max_threats) < 0) return NULL;
-    if (s->busy) {
-        PyErr_SetString(PyExc_RuntimeError, "the threat search is busy with another call");
+    int max_threats = DEFAULT_MAX_THREATS, line[MAX_CHAIN], length;
+    if (!PyArg_ParseTupleAndKeywords(args, kwargs, "OO|iO", keywords, &a, &b, &max_threats,
+                                     &limit) ||
+        (max_threats < 0 && !PyErr_Format(PyExc_ValueError, "max_threats must be at least 0")) ||
+        read_position(a, b, NULL, s->tables->full, &att, &dfn) < 0 ||
+        claim(&s->busy, "threat search") < 0)
+        return NULL;
+    if (poll_set(&s->threats.poll, limit) < 0) {
+        release(&s->busy);
         return NULL;
     }
-    s->busy = 1;
-    int length = deepen(&s->threats, att, dfn, shortest ? 0 : max_threats, max_threats, line);
-    s->busy = 0;
+    Py_BEGIN_ALLOW_THREADS
+    length = deepen(&s->threats, att, dfn, shortest ? 0 : max_threats, max_threats, line);
+    Py_END_ALLOW_THREADS
+    release(&s->busy);
     return chain_result(length, line);
 }
 
@@ -340,170 +330,90 @@ static PyObject *threat_search_find(PyObject *self, PyObject *args, PyObject *kw
 static PyObject *threat_search_exhausted(PyObject *self, PyObject *unused) {
     (void)unused;
     ThreatSearchObject *s = (ThreatSearchObject *)self;
-    int expired = poll_expired(&s->threats.poll, s->threats.nodes);
-    if (expired < 0) return NULL;
-    return PyBool_FromLong(expired);
+    return PyBool_FromLong(poll_expired(&s->threats.poll, s->threats.nodes));
 }
 
 static PyObject *threat_search_new(PyTypeObject *type, PyObject *args, PyObject *kwargs) {
-    PyObject *tables, *limit;
-    if (positional_only(kwargs, "ThreatSearch") < 0 ||
-        !PyArg_ParseTuple(args, "OO", &tables, &limit))
-        return NULL;
-    if (!PyObject_TypeCheck(tables, TablesType)) {
-        PyErr_SetString(PyExc_TypeError, "ThreatSearch needs the board's Tables");
-        return NULL;
-    }
-    allocfunc tp_alloc = (allocfunc)PyType_GetSlot(type, Py_tp_alloc);
-    ThreatSearchObject *self = (ThreatSearchObject *)tp_alloc(type, 0);
+    PyObject *tables;
+    if (!parse_new(args, kwargs, "ThreatSearch", "O!", TablesType, &tables)) return NULL;
+    ThreatSearchObject *self = object_new(type);
     if (self == NULL) return NULL;
     Py_INCREF(tables);
     self->tables = (Tables *)tables;
-    if (threats_init(&self->threats, self->tables) < 0 ||
-        poll_set(&self->threats.poll, limit) < 0) {
-        Py_DECREF(self);
-        return NULL;
-    }
-    return (PyObject *)self;
+    if (threats_init(&self->threats, self->tables) < 0) PyErr_NoMemory();
+    return made(self);
 }
 
 static void threat_search_dealloc(PyObject *self) {
     ThreatSearchObject *s = (ThreatSearchObject *)self;
     threats_free(&s->threats);
     Py_XDECREF((PyObject *)s->tables);
-    PyTypeObject *type = Py_TYPE(self);
-    freefunc tp_free = (freefunc)PyType_GetSlot(type, Py_tp_free);
-    tp_free(self);
-    Py_DECREF(type);
-}
-
-static PyObject *threat_search_get_nodes(PyObject *self, void *closure) {
-    (void)closure;
-    return PyLong_FromLongLong(((ThreatSearchObject *)self)->threats.nodes);
-}
-
-static int threat_search_set_nodes(PyObject *self, PyObject *value, void *closure) {
-    (void)closure;
-    return set_int64(value, &((ThreatSearchObject *)self)->threats.nodes, "nodes");
-}
-
-static PyObject *threat_search_get_limit(PyObject *self, void *closure) {
-    (void)closure;
-    return poll_get(&((ThreatSearchObject *)self)->threats.poll);
-}
-
-static int threat_search_set_limit(PyObject *self, PyObject *value, void *closure) {
-    (void)closure;
-    if (value == NULL) {
-        PyErr_SetString(PyExc_AttributeError, "limit cannot be deleted");
-        return -1;
-    }
-    return poll_set(&((ThreatSearchObject *)self)->threats.poll, value);
-}
-
-static PyObject *threat_search_get_hint(PyObject *self, void *closure) {
-    (void)closure;
-    return from_bitboard(((ThreatSearchObject *)self)->threats.hint);
-}
-
-static PyObject *threat_search_get_failed(PyObject *self, void *closure) {
-    (void)closure;
-    return PyLong_FromSize_t(((ThreatSearchObject *)self)->threats.failed.count);
+    object_free(self);
 }
 
 static PyGetSetDef threat_search_getset[] = {
-    {"nodes", threat_search_get_nodes, threat_search_set_nodes, "Positions searched so far.",
-     NULL},
-    {"limit", threat_search_get_limit, threat_search_set_limit, "What bounds every call.",
-     NULL},
-    {"hint", threat_search_get_hint, NULL, "The attacker's moves of the last chain found.",
-     NULL},
-    {"failed_entries", threat_search_get_failed, NULL,
-     "How many positions the table of failed positions holds.", NULL},
+    {"nodes", get_count, set_count, "Positions searched so far.",
+     COUNT_AT(ThreatSearchObject, threats.nodes)},
     {NULL, NULL, NULL, NULL, NULL},
+};
+
+static PyMemberDef threat_search_members[] = {
+    {"hint", T_ULONGLONG, offsetof(ThreatSearchObject, threats.hint), READONLY,
+     "The attacker's moves of the last chain found."},
+    {"failed_entries", T_PYSSIZET, offsetof(ThreatSearchObject, threats.failed.count),
+     READONLY, "How many positions the table of failed positions holds."},
+    {NULL, 0, 0, 0, NULL},
 };
 
 static PyMethodDef threat_search_methods[] = {
     {"find", (PyCFunction)(void (*)(void))threat_search_find, METH_VARARGS | METH_KEYWORDS,
-     "find(attacker, defender, max_threats=12): the shortest forced line, or None."},
+     "find(attacker, defender, max_threats=12, limit=None): the shortest forced line, or "
+     "None."},
     {"refute", (PyCFunction)(void (*)(void))threat_search_refute,
      METH_VARARGS | METH_KEYWORDS,
-     "refute(attacker, defender, max_threats=12): any forced line, or None."},
-    {"exhausted", threat_search_exhausted, METH_NOARGS, "True once the limit has run out."},
+     "refute(attacker, defender, max_threats=12, limit=None): any forced line, or None."},
+    {"exhausted", threat_search_exhausted, METH_NOARGS,
+     "True once the last call's limit has run out."},
     {NULL, NULL, 0, NULL},
 };
 
-static PyType_Slot threat_search_slots[] = {
-    {Py_tp_new, threat_search_new},
-    {Py_tp_dealloc, threat_search_dealloc},
-    {Py_tp_methods, threat_search_methods},
-    {Py_tp_getset, threat_search_getset},
-    {Py_tp_doc, "The threat-space search, compiled: ThreatSearch(tables, limit)."},
-    {0, NULL},
-};
-
-static PyType_Spec threat_search_spec = {
-    "noughts.search._core.ThreatSearch", sizeof(ThreatSearchObject), 0, Py_TPFLAGS_DEFAULT,
-    threat_search_slots,
-};
-
-/* A chain from Python: its cells, each on the board; its length or -1. */
-static int read_line(const Tables *tables, PyObject *value, int *line) {
-    PyObject *list = PySequence_List(value);
-    if (list == NULL) return -1;
-    Py_ssize_t length = SIZE(list);
-    if (length > MAX_CHAIN) {
-        PyErr_SetString(PyExc_ValueError, "a chain longer than the board");
-        Py_DECREF(list);
+/* defences' and chain_survives' arguments: (tables, attacker, defender, [move,] line),
+ * the move (none when move is NULL) on the board; the line's length, or -1. */
+static int read_chain(PyObject *args, const Tables **t, bb_t *att, bb_t *dfn, int *move,
+                      int *line) {
+    PyObject *tables, *a, *b, *chain;
+    int64_t cells[MAX_CHAIN];
+    if (!(move ? PyArg_ParseTuple(args, "O!OOiO", TablesType, &tables, &a, &b, move, &chain)
+               : PyArg_ParseTuple(args, "O!OOO", TablesType, &tables, &a, &b, &chain)))
         return -1;
-    }
-    for (Py_ssize_t i = 0; i < length; i++) {
-        long cell = PyLong_AsLong(ITEM(list, i));
-        if (cell == -1 && PyErr_Occurred()) { Py_DECREF(list); return -1; }
-        if (cell < 0 || cell >= tables->cells) {
-            PyErr_Format(PyExc_ValueError, "cell %ld is not on the board", cell);
-            Py_DECREF(list);
-            return -1;
-        }
-        line[i] = (int)cell;
-    }
-    Py_DECREF(list);
+    *t = (const Tables *)tables;
+    if (read_position(a, b, NULL, (*t)->full, att, dfn) < 0) return -1;
+    if (move && (*move < 0 || *move >= (*t)->cells))
+        return PyErr_Format(PyExc_ValueError, "cell %d is not on the board", *move), -1;
+    Py_ssize_t length = read_ints(chain, cells, MAX_CHAIN, 0, (*t)->cells,
+                                  "a chain: a cell not on the board");
+    for (Py_ssize_t i = 0; i < length; i++) line[i] = (int)cells[i];
     return (int)length;
 }
 
 static PyObject *py_defences(PyObject *module, PyObject *args) {
     (void)module;
-    PyObject *tables, *a, *b, *chain;
-    if (!PyArg_ParseTuple(args, "O!OOO", TablesType, &tables, &a, &b, &chain)) return NULL;
-    const Tables *t = (const Tables *)tables;
+    const Tables *t;
     bb_t att, dfn;
-    int line[MAX_CHAIN];
-    if (read_position(a, b, NULL, t->full, &att, &dfn) < 0) return NULL;
-    int length = read_line(t, chain, line);
-    if (length < 0) return NULL;
-    return from_bitboard(threats_defences(t, att, dfn, line, length));
+    int line[MAX_CHAIN], length = read_chain(args, &t, &att, &dfn, NULL, line);
+    return length < 0 ? NULL : from_bitboard(threats_defences(t, att, dfn, line, length));
 }
 
 static PyObject *py_chain_survives(PyObject *module, PyObject *args) {
     (void)module;
-    PyObject *tables, *a, *b, *chain;
-    int move;
-    if (!PyArg_ParseTuple(args, "O!OOiO", TablesType, &tables, &a, &b, &move, &chain))
-        return NULL;
-    const Tables *t = (const Tables *)tables;
+    const Tables *t;
     bb_t att, dfn;
-    int line[MAX_CHAIN];
-    if (read_position(a, b, NULL, t->full, &att, &dfn) < 0) return NULL;
-    if (move < 0 || move >= t->cells) {
-        PyErr_Format(PyExc_ValueError, "cell %d is not on the board", move);
-        return NULL;
-    }
-    int length = read_line(t, chain, line);
-    if (length < 0) return NULL;
-    return PyBool_FromLong(threats_chain_survives(t, att, dfn, move, line, length));
+    int move, line[MAX_CHAIN], length = read_chain(args, &t, &att, &dfn, &move, line);
+    return length < 0 ? NULL
+                      : PyBool_FromLong(threats_chain_survives(t, att, dfn, move, line, length));
 }
 
-static PyMethodDef threats_functions[] = {
+PyMethodDef threats_functions[] = {
     {"defences", py_defences, METH_VARARGS,
      "defences(tables, attacker, defender, line): the replies that may stop the chain."},
     {"chain_survives", py_chain_survives, METH_VARARGS,
@@ -511,13 +421,10 @@ static PyMethodDef threats_functions[] = {
     {NULL, NULL, 0, NULL},
 };
 
-int threats_add_type(PyObject *module) {
-    ThreatSearchType = (PyTypeObject *)PyType_FromSpec(&threat_search_spec);
-    if (ThreatSearchType == NULL) return -1;
-    Py_INCREF((PyObject *)ThreatSearchType);
-    if (PyModule_AddObject(module, "ThreatSearch", (PyObject *)ThreatSearchType) < 0) {
-        Py_DECREF(ThreatSearchType);
-        return -1;
-    }
-    return PyModule_AddFunctions(module, threats_functions);
-}
+const Kind threat_search_kind = {
+    .name = "noughts.search._core.ThreatSearch", .size = sizeof(ThreatSearchObject),
+    .doc = "The threat-space search, compiled: ThreatSearch(tables).",
+    .make = threat_search_new, .dealloc = threat_search_dealloc,
+    .methods = threat_search_methods, .members = threat_search_members,
+    .getset = threat_search_getset,
+    .type = &ThreatSearchType};

@@ -27,7 +27,7 @@ typedef struct {
 typedef struct {
     const Tables *tables;
     const unsigned char *records;
-    Py_ssize_t nrecords;
+    int64_t nrecords;
     int x_moves; /* the strategy's side is X */
     int depth;   /* the threat checker's most single threats */
     bb_t (*images)[8][256]; /* images[s][i][v]: the image under s of byte i holding v */
@@ -48,11 +48,8 @@ static inline bb_t bit_of(int cell) { return (bb_t)1 << cell; }
 /* -- canonical keys (noughts.symmetries.Symmetries.canonical) ------------------------------ */
 static int images_init(Check *c) {
     const Tables *t = c->tables;
-    c->images = PyMem_Calloc((size_t)t->nsym, sizeof(*c->images));
-    if (c->images == NULL) {
-        PyErr_NoMemory();
-        return -1;
-    }
+    c->images = calloc((size_t)t->nsym, sizeof(*c->images));
+    if (c->images == NULL) return -1; /* (no Python error set: the caller raises) */
     for (int s = 0; s < t->nsym; s++)
         for (int i = 0; i < 8 && 8 * i < t->cells; i++)
             for (int v = 1; v < 256; v++) {
@@ -137,9 +134,9 @@ static inline bb_t read64(const unsigned char *bytes) {
  * mapped back by the symmetry (a move off the board, from a damaged file, stays as
  * stored: it is illegal); 0 if none. */
 static int lookup(const Check *c, bb_t x, bb_t o, int symmetry, Entry *entry) {
-    Py_ssize_t low = 0, high = c->nrecords;
+    int64_t low = 0, high = c->nrecords;
     while (low < high) {
-        Py_ssize_t middle = (low + high) / 2;
+        int64_t middle = (low + high) / 2;
         const unsigned char *record = c->records + middle * RECORD_SIZE;
         bb_t stored_x = read64(record), stored_o = read64(record + 8);
         if (stored_x == x && stored_o == o) {
@@ -219,7 +216,7 @@ static bb_t chain(Check *c, bb_t mine, bb_t theirs, const bb_t *twos, int ntwos,
                 if (*error) return 0;
             }
     }
-    if (map_put(&c->failed, key, depth) < 0) *error = 1;
+    if (map_put(&c->failed, key, depth) < 0) *error = 1; /* (threat_chain raises) */
     return 0;
 }
 
@@ -245,17 +242,13 @@ static int threat_chain(Check *c, bb_t mine, bb_t theirs, bb_t *cells) {
     /* each call starts afresh, as the reference's; a table grown big is let go */
     if (c->failed.now.capacity > 4096) {
         map_free(&c->failed);
-        if (map_init(&c->failed, 64) < 0) return -1;
+        if (map_init(&c->failed, 64) < 0) return -1; /* (out of memory: the caller raises) */
     } else {
         map_clear(&c->failed);
     }
     int error = 0;
     *cells = chain(c, mine, theirs, c->twos, ntwos, blocks, c->depth, 0, &error);
-    if (error) {
-        PyErr_NoMemory();
-        return -1;
-    }
-    return 0;
+    return error ? -1 : 0;
 }
 
 /* -- the walk (_Walk) ------------------------------------------------------------------------ */
@@ -371,7 +364,10 @@ static int walk(Check *c, bb_t me, bb_t them, int claimed, bb_t key_x, bb_t key_
     word_t key = (word_t)key_x << 64 | key_o;
     const int64_t *seen = map_get(&c->seen, key);
     if (seen != NULL) return (int)*seen;
-    if (map_put(&c->seen, key, 0) < 0) return -1;
+    if (map_put(&c->seen, key, 0) < 0) {
+        PyErr_NoMemory();
+        return -1;
+    }
     if (++c->polls % POLL_EVERY == 0 && PyErr_CheckSignals() < 0) return -1;
     Entry entry;
     int stored = lookup(c, key_x, key_o, symmetry, &entry);
@@ -384,7 +380,10 @@ static int walk(Check *c, bb_t me, bb_t them, int claimed, bb_t key_x, bb_t key_
         if (result == NULL) return -1;
         Py_DECREF(result);
     }
-    if (map_put(&c->seen, key, won) < 0) return -1;
+    if (map_put(&c->seen, key, won) < 0) {
+        PyErr_NoMemory();
+        return -1;
+    }
     int ply = popcount(me | them);
     if (!c->by_plies[ply][0]) c->ply_order[c->nplies++] = ply;
     c->by_plies[ply][0]++;
@@ -405,7 +404,7 @@ static int one_step(Check *c, bb_t me, bb_t them, int claimed, bb_t key_x, bb_t 
 
 /* -- Python ---------------------------------------------------------------------------------- */
 static void check_free(Check *c) {
-    PyMem_Free(c->images);
+    free(c->images);
     PyMem_Free(c->twos);
     map_free(&c->seen);
     map_free(&c->failed);
@@ -441,7 +440,8 @@ static int check_init(Check *c, PyObject *tables, PyObject *records, int depth) 
         check_free(c);
         return -1;
     }
-    if (images_init(c) < 0 || map_init(&c->seen, 1024) < 0 || map_init(&c->failed, 64) < 0) {
+    if ((images_init(c) < 0 || map_init(&c->seen, 1024) < 0 || map_init(&c->failed, 64) < 0) &&
+        PyErr_NoMemory() == NULL) {
         check_free(c);
         return -1;
     }
@@ -478,6 +478,7 @@ static PyObject *py_verify_strategy(PyObject *module, PyObject *args) {
     key_of(&c, me, them, &key_x, &key_o, &symmetry);
     PyObject *result = NULL;
     if (walk(&c, me, them, 0, key_x, key_o, symmetry, legal) >= 0) result = report(&c);
+    else if (!PyErr_Occurred()) PyErr_NoMemory(); /* (the threat checker's maps) */
     check_free(&c);
     return result;
 }
@@ -512,12 +513,13 @@ static PyObject *py_check_entries(PyObject *module, PyObject *args) {
     }
     result = report(&c);
 done:
+    if (result == NULL && !PyErr_Occurred()) PyErr_NoMemory(); /* (the threat checker's maps) */
     check_free(&c);
     Py_DECREF(list);
     return result;
 }
 
-static PyMethodDef check_functions[] = {
+PyMethodDef check_functions[] = {
     {"verify_strategy", py_verify_strategy, METH_VARARGS,
      "verify_strategy(tables, records, x, o, x_moves, legal, depth, progress): walk the "
      "strategy's records from the position; (checked, threat_leaves, open_entries, unsolved, "
@@ -528,4 +530,3 @@ static PyMethodDef check_functions[] = {
     {NULL, NULL, 0, NULL},
 };
 
-int check_add_functions(PyObject *module) { return PyModule_AddFunctions(module, check_functions); }
