@@ -195,8 +195,8 @@ int poll_expired(const Poll *poll, int64_t nodes) {
     return poll->has_deadline && now_seconds() >= poll->deadline;
 }
 
-int lock_polled(pthread_mutex_t *lock, const Poll *poll, int64_t nodes) {
-    while (pthread_mutex_trylock(lock) != 0) {
+int lock_polled(PyThread_type_lock lock, const Poll *poll, int64_t nodes) {
+    while (!PyThread_acquire_lock(lock, NOWAIT_LOCK)) {
         if (poll_expired(poll, nodes)) return -1;
         struct timespec pause = {0, 200000}; /* 0.2 ms */
         nanosleep(&pause, NULL);
@@ -497,10 +497,10 @@ int claim(int *busy, const char *what) {
     return 0;
 }
 
-void lock_released(pthread_mutex_t *lock) {
-    if (pthread_mutex_trylock(lock) == 0) return;
+void lock_released(PyThread_type_lock lock) {
+    if (PyThread_acquire_lock(lock, NOWAIT_LOCK)) return;
     Py_BEGIN_ALLOW_THREADS
-    pthread_mutex_lock(lock);
+    PyThread_acquire_lock(lock, WAIT_LOCK);
     Py_END_ALLOW_THREADS
 }
 

@@ -18,7 +18,6 @@
 #define PY_SSIZE_T_CLEAN
 #include <Python.h>
 #include <structmember.h>
-#include <pthread.h>
 #include <stdarg.h>
 #include <stddef.h>
 #include <stdint.h>
@@ -124,7 +123,7 @@ void poll_clear(Poll *poll);
 int poll_expired(const Poll *poll, int64_t nodes);
 /* Lock a mutex without the GIL, polling the limit meanwhile (as at nodes): 0 locked, -1
  * the limit ran out first. */
-int lock_polled(pthread_mutex_t *lock, const Poll *poll, int64_t nodes);
+int lock_polled(PyThread_type_lock lock, const Poll *poll, int64_t nodes);
 /* Limit.cancelled: 1 cancelled, 0 not (or no limit); safe without the GIL. */
 static inline int poll_cancelled(const Poll *poll) {
     return poll->off != NULL && __atomic_load_n(poll->off, __ATOMIC_RELAXED) != 0;
@@ -300,7 +299,7 @@ static inline void release(int *busy) { __atomic_store_n(busy, 0, __ATOMIC_RELEA
 
 /* Lock a mutex that a search holds without the GIL: called with the GIL, it waits
  * without it. */
-void lock_released(pthread_mutex_t *lock);
+void lock_released(PyThread_type_lock lock);
 
 /* A Python sequence of at most most ints, each in [low, high), into out: its length, or
  * -1 with a ValueError naming what (a TypeError if it is not a sequence of ints). */

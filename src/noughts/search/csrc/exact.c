@@ -47,7 +47,7 @@ typedef struct {
     Map table;
     int64_t max_entries;
     int64_t nodes, next_poll;
-    pthread_mutex_t lock; /* held by a call into the table (a search runs without the GIL) */
+    PyThread_type_lock lock; /* held by a call into the table (a search runs without the GIL) */
 } Exact;
 
 /* One call: its limit (what the reference keeps in its context variable) and the move
@@ -377,7 +377,11 @@ static PyObject *exact_new(PyTypeObject *type, PyObject *args, PyObject *kwargs)
     PyObject *tables, *order, *perms, *book_keys, *book_scores;
     Exact *e = object_new(type);
     if (e == NULL) return NULL;
-    pthread_mutex_init(&e->lock, NULL);
+    e->lock = PyThread_allocate_lock();
+    if (e->lock == NULL) {
+        Py_DECREF((PyObject *)e);
+        return PyErr_NoMemory();
+    }
     uint8_t unused[MAX_CELLS];
     if (!parse_new(args, kwargs, "Exact", "O!OipOiiOOLi", TablesType, &tables, &order,
                    &e->win_score, &e->misere, &perms, &e->canonical_marks, &e->book_marks,
@@ -412,7 +416,7 @@ static void exact_dealloc(PyObject *self) {
     PyMem_Free(e->book_keys);
     PyMem_Free(e->book_scores);
     Py_XDECREF((PyObject *)e->tables);
-    pthread_mutex_destroy(&e->lock);
+    if (e->lock != NULL) PyThread_free_lock(e->lock);
     object_free(self);
 }
 
@@ -429,7 +433,7 @@ static int as_bound(Exact *e, PyObject *value, int *out) {
  * the GIL, holding the search's lock (waited for while the limit lasts). */
 static int run_search(Run *run, bb_t me, bb_t opp, int alpha, int beta) {
     Exact *e = run->exact;
-    if (lock_polled(&e->lock, &run->poll, 0) < 0) {
+    if (lock_polled(e->lock, &run->poll, 0) < 0) {
         run->stop = STOP_LIMIT;
         return 0;
     }
@@ -453,7 +457,7 @@ static int run_search(Run *run, bb_t me, bb_t opp, int alpha, int beta) {
     weigh(run, me, opp);
     int score = negamax(run, me, opp, popcount(me | opp), my_live, opp_live, my_wins,
                         opp_wins, alpha, beta);
-    pthread_mutex_unlock(&e->lock);
+    PyThread_release_lock(e->lock);
     return score;
 }
 
@@ -492,10 +496,10 @@ static PyObject *exact_get(PyObject *self, PyObject *key_obj) {
         PyErr_Clear(); /* no key of this table */
         Py_RETURN_NONE;
     }
-    lock_released(&e->lock);
+    lock_released(e->lock);
     const int64_t *found = map_get(&e->table, key);
     int64_t entry = found != NULL ? *found : 0;
-    pthread_mutex_unlock(&e->lock);
+    PyThread_release_lock(e->lock);
     if (found == NULL) Py_RETURN_NONE;
     return PyLong_FromLongLong(entry);
 }
@@ -503,9 +507,9 @@ static PyObject *exact_get(PyObject *self, PyObject *key_obj) {
 static PyObject *exact_clear(PyObject *self, PyObject *unused) {
     (void)unused;
     Exact *e = (Exact *)self;
-    lock_released(&e->lock);
+    lock_released(e->lock);
     map_clear(&e->table);
-    pthread_mutex_unlock(&e->lock);
+    PyThread_release_lock(e->lock);
     Py_RETURN_NONE;
 }
 
@@ -526,9 +530,9 @@ static PyObject *exact_items(PyObject *self, PyObject *unused) {
     Exact *e = (Exact *)self;
     word_t *keys;
     int64_t *values;
-    lock_released(&e->lock);
+    lock_released(e->lock);
     size_t count = entries(e, &keys, &values);
-    pthread_mutex_unlock(&e->lock);
+    PyThread_release_lock(e->lock);
     PyObject *list = keys && values ? PyList_New((Py_ssize_t)count) : PyErr_NoMemory();
     for (size_t i = 0; list != NULL && i < count; i++) {
         PyObject *pair = Py_BuildValue("(NL)", from_word(keys[i]), (long long)values[i]);

@@ -5,7 +5,6 @@
  * why of each step. */
 #include "core.h"
 
-#include <pthread.h>
 #include <stdlib.h>
 
 #define INFINITY_PN ((int64_t)1 << 40)
@@ -37,7 +36,7 @@ typedef struct {
     size_t keys_used, keys_capacity;
     Tables *tables; /* the board of the searches sharing it (the first one's) */
     int users;      /* searches in a call now (another thread may clear it meanwhile) */
-    pthread_mutex_t lock; /* held by the search in a call (which may run without the GIL) */
+    PyThread_type_lock lock; /* held by the search in a call (which may run without the GIL) */
 } ProofTable;
 
 static PyTypeObject *ProofTableType = NULL;
@@ -91,15 +90,15 @@ static PyObject *table_new(PyTypeObject *type, PyObject *args, PyObject *kwargs)
     if (!parse_new(args, kwargs, "ProofTable", ":ProofTable")) return NULL;
     ProofTable *self = object_new(type);
     if (self == NULL) return NULL;
-    pthread_mutex_init(&self->lock, NULL);
-    if (table_empty(self, 0) < 0) PyErr_NoMemory();
+    self->lock = PyThread_allocate_lock();
+    if (self->lock == NULL || table_empty(self, 0) < 0) PyErr_NoMemory();
     return made(self);
 }
 
 static void table_dealloc(PyObject *self) {
     ProofTable *table = (ProofTable *)self;
     table_empty(table, 1);
-    pthread_mutex_destroy(&table->lock);
+    if (table->lock != NULL) PyThread_free_lock(table->lock);
     Py_XDECREF((PyObject *)table->tables);
     object_free(self);
 }
@@ -939,12 +938,12 @@ static PyObject *undo_call(PyObject *self, PyObject *value) {
 static int enter(ProofSearch *s) {
     if (claim(&s->busy, "proof search") < 0) return -1;
     s->table->users++;
-    lock_released(&s->table->lock);
+    lock_released(s->table->lock);
     return 0;
 }
 
 static void leave(ProofSearch *s) {
-    pthread_mutex_unlock(&s->table->lock);
+    PyThread_release_lock(s->table->lock);
     release(&s->busy);
     s->table->users--;
 }
