@@ -303,6 +303,25 @@ def test_where_every_reply_is_lost_games_rank_the_hardest_to_refute(tmp_path: Pa
     assert not deepen.lost({"checks": [[63, 7, 10], [2, None, 0]]})
 
 
+def test_replay_others_plays_again_a_game_recorded_against_another_x(tmp_path: Path) -> None:
+    def builder(*extra: str) -> builder_module.Builder:
+        return builder_module.Builder(builder_module.parser().parse_args([
+            "--x-players", "level:10:no-strategy@500,level:10:no-strategy@700",
+            "--o-nodes", "2000", *extra]), Checkpoint(tmp_path / "r.json"))
+
+    after = _fork_on_2().play(2)  # X to move
+    recalled = builder()
+    name = builder_module.game_name(after, 1)  # game 1 is the second player's
+    recalled.games[name] = {"points": 1.0, "x": "seed-qubic:3:aggressive", "symmetry": 0,
+                            "plies": 30, "seconds": 0.1}
+    assert recalled.game(after, 1) == 1.0  # by default recalled, whoever played X
+    replaying = builder("--replay-others")
+    replaying.games[name] = dict(recalled.games[name])
+    replaying.game(after, 1)
+    assert replaying.games[name]["x"] == "level:10:no-strategy@700"  # played again
+    assert replaying.same_player(replaying.games[name], 1)
+
+
 def test_the_book_serves_o_only(built_book: OBook) -> None:
     assert book_move(Position("", "qubic")) is None
     assert book_move(Position("", "qubic", first="O").play(0)) is None
