@@ -319,7 +319,7 @@ def test_replay_others_plays_again_a_game_recorded_against_another_x(tmp_path: P
     replaying.games[name] = dict(recalled.games[name])
     replaying.game(after, 1)
     assert replaying.games[name]["x"] == "level:10:no-strategy@700"  # played again
-    assert replaying.same_player(replaying.games[name], 1)
+    assert replaying.recorded(name, 1)
 
 
 def test_the_book_serves_o_only(built_book: OBook) -> None:

@@ -240,20 +240,21 @@ class Builder:
 
     def game(self, after: Position, index: int) -> float | None:
         """O's points in game ``index`` from ``after`` (X to move), played or recalled
-        (:meth:`same_player`)."""
+        (:meth:`recorded`)."""
         name = game_name(after, index)
-        if name not in self.games or not self.same_player(self.games[name], index):
+        if not self.recorded(name, index):
             if self.out_of_time():
                 return None
             self.record(name, self.play(after, index))
         return float(self.games[name]["points"])
 
-    def same_player(self, game: dict[str, Any], index: int) -> bool:
-        """Whether the record ``game`` of game ``index`` may stand for it: always, but with
-        ``--replay-others`` only if it was played against the X player this build gives
-        that game."""
-        if not (self.args.replay_others and self.x_players):
-            return True
+    def recorded(self, name: str, index: int) -> bool:
+        """Whether game ``index`` (named ``name``) has a record that may stand for it: any
+        record, but with ``--replay-others`` only one played against the X player this
+        build gives that game."""
+        game = self.games.get(name)
+        if game is None or not (self.args.replay_others and self.x_players):
+            return game is not None
         return bool(game.get("x") == self.x_players[index % len(self.x_players)])
 
     def play(self, after: Position, index: int) -> dict[str, Any]:
@@ -299,8 +300,7 @@ class Builder:
     def play_ahead(self, games: list[tuple[Position, int]]) -> None:
         """Play the games of ``games`` not yet played on ``--workers`` processes (their
         records do not depend on the process), before :meth:`game` recalls them."""
-        missing = [(after, i) for after, i in games if game_name(after, i) not in self.games
-                   or not self.same_player(self.games[game_name(after, i)], i)]
+        missing = [(after, i) for after, i in games if not self.recorded(game_name(after, i), i)]
         if self.args.workers < 2 or len(missing) < 2 or self.out_of_time():
             return
         global _BUILDER

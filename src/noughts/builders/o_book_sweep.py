@@ -39,7 +39,7 @@ from typing import Any
 
 from noughts.builders.checkpoint import Checkpoint
 from noughts.builders.o_book import BOOK, CHECKPOINT, canonical, classes, key_text, ranked
-from noughts.builders.o_book_deepen import drop_unreachable
+from noughts.builders.o_book_deepen import drop_unreachable, forced_move
 from noughts.knowledge.obook import OBook
 from noughts.position import Position
 from noughts.runtime.atomic import write_if_changed
@@ -74,31 +74,49 @@ def sweep(position: Position, move: int, nodes: int, o_nodes: int,
     found = killing_reply(position.play(move), nodes, root_nodes=nodes)
     record: dict[str, Any] = {"killer": None if found is None else found[0]}
     if found is not None:
-        made = {int(str(other)): reply for other, reply in known or []}
-        checks: list[list[int | None]] = []
-        record["kept"] = move
-        for other in [m for m in ranked(position, o_nodes) if m != move]:
-            if other in made:
-                reply = made[other]
-            else:
-                after = killing_reply(position.play(other), nodes, root_nodes=nodes)
-                reply = None if after is None else after[0]
-            checks.append([other, reply])
-            if reply is None:
-                record["kept"] = other
-                break
-        else:
+        others = [m for m in ranked(position, o_nodes) if m != move]
+        kept, record["checks"] = first_cleared(position, others, nodes, known)
+        record["kept"] = move if kept is None else kept
+        if kept is None:
             record["lost"] = True
-        record["checks"] = checks
     record["seconds"] = round(time.perf_counter() - start, 1)
     return record
+
+
+def first_cleared(position: Position, moves: list[int], nodes: int,
+                  known: list[list[int | None]] | None = None
+                  ) -> tuple[int | None, list[list[int | None]]]:
+    """The first of ``moves`` after which :func:`killing_reply` (``nodes`` positions)
+    finds the opponent no winning reply (``None`` if it finds one after each), and the
+    checks made: each move with the winning reply found after it (``None``: none).
+    ``known`` holds checks made before, reused.
+
+    >>> from noughts.position import Position
+    >>> p = Position.from_bitboards(sum(1 << c for c in (0, 1, 6, 10)),
+    ...                             sum(1 << c for c in (12, 15, 60)), "qubic")
+    >>> first_cleared(p, [63, 3], 20_000)
+    (3, [[63, 2], [3, None]])
+    """
+    made = {move: reply for move, reply in known or [] if move is not None}
+    checks: list[list[int | None]] = []
+    for move in moves:
+        if move in made:
+            reply = made[move]
+        else:
+            found = killing_reply(position.play(move), nodes, root_nodes=nodes)
+            reply = None if found is None else found[0]
+        checks.append([move, reply])
+        if reply is None:
+            return move, checks
+    return None, checks
 
 
 def extend(position: Position, nodes: int, o_nodes: int) -> dict[str, Any]:
     """The record of O's move in ``position``, a position the book does not hold: ``kept``,
     the first move in the engine's order after which :func:`killing_reply` finds X no
-    win (``None`` if it finds one after every move, or if O's move is forced: a win or
-    the block of X's one threat, which the engine plays anyway), and ``checks``.
+    win (``None`` if it finds one after every move, or if O's move is forced: a win or a
+    block, :func:`~noughts.builders.o_book_deepen.forced_move`, which the engine plays
+    anyway), and ``checks``.
 
     >>> from noughts.position import Position
     >>> p = Position.from_bitboards(sum(1 << c for c in (0, 1, 6, 10)),
@@ -107,19 +125,11 @@ def extend(position: Position, nodes: int, o_nodes: int) -> dict[str, Any]:
     3
     """
     start = time.perf_counter()
-    record: dict[str, Any] = {"kept": None, "checks": []}
-    geometry, empty = position.geometry, position.empty
-    mine, theirs = ((position.x, position.o) if position.to_move == "X"
-                    else (position.o, position.x))
-    if not (geometry.completing(mine, empty) or len(geometry.completing(theirs, empty)) == 1):
-        for move in ranked(position, o_nodes):
-            after = killing_reply(position.play(move), nodes, root_nodes=nodes)
-            record["checks"].append([move, None if after is None else after[0]])
-            if after is None:
-                record["kept"] = move
-                break
-    record["seconds"] = round(time.perf_counter() - start, 1)
-    return record
+    kept: int | None = None
+    checks: list[list[int | None]] = []
+    if forced_move(position) is None:
+        kept, checks = first_cleared(position, ranked(position, o_nodes), nodes)
+    return {"kept": kept, "checks": checks, "seconds": round(time.perf_counter() - start, 1)}
 
 
 def _extend(job: tuple[int, int, int, int]) -> tuple[str, dict[str, Any]]:
@@ -195,9 +205,11 @@ def main(argv: list[str] | None = None) -> int:
     checkpoint = Checkpoint(Path(args.checkpoint))
     records: dict[str, dict[str, Any]] = checkpoint.part(PART).setdefault("positions", {})
     settings = f"{args.nodes}/{args.o_nodes}"
+    keys = {(x, o): f"{key_text(Position.from_bitboards(x, o, 'qubic'))}/{entry.move}@{settings}"
+            for (x, o), entry in sorted(book.entries.items())}
     jobs: dict[str, tuple[int, int, int, int, int, list[list[int | None]] | None]] = {}
-    for (x, o), entry in sorted(book.entries.items()):
-        key = f"{key_text(Position.from_bitboards(x, o, 'qubic'))}/{entry.move}@{settings}"
+    for (x, o), key in keys.items():
+        entry = book.entries[(x, o)]
         if not done(records.get(key)):
             known = records[key].get("checks") if key in records else None
             jobs[key] = (x, o, entry.move, args.nodes, args.o_nodes, known)
@@ -210,13 +222,12 @@ def main(argv: list[str] | None = None) -> int:
                 checkpoint.save()
                 print(f"  {key}: {record}", flush=True)
     replaced = lost = 0
-    for (x, o), entry in sorted(book.entries.items()):
-        position = Position.from_bitboards(x, o, "qubic")
-        record = records[f"{key_text(position)}/{entry.move}@{settings}"]
+    for (x, o), key in keys.items():
+        record = records[key]
         if record.get("lost"):
             lost += 1
         elif record["killer"] is not None:
-            book.add(position, record["kept"], games=0, score=0.0)
+            book.add(Position.from_bitboards(x, o, "qubic"), record["kept"], games=0, score=0.0)
             replaced += 1
     unreached = drop_unreachable(book)
     added = 0
