@@ -203,14 +203,15 @@ def family_game(task: FamilyTask, start: Position | None = None, *,
     against the engine as O (consulting ``o_knowledge``). Runs in a worker process."""
     seed = game_seed(task.seed, task.member, task.cell)
     x = member_player(task.member, seed)
-    o: Player  # O gets the game's seed on every path, as the page sends one a game
+    o: Player
+    o_seed = seed ^ 0x5EED  # O's on every path, as the page sends one a game
     if task.service is not None:
         o = ServicePlayer(task.service, time_ms=round(1000 * (task.time_limit or 1.0)),
-                          seed=seed ^ 0x5EED)
+                          seed=o_seed)
     elif task.cli:
-        o = CliPlayer(time_limit=task.time_limit, nodes=task.nodes, seed=seed ^ 0x5EED)
+        o = CliPlayer(time_limit=task.time_limit, nodes=task.nodes, seed=o_seed)
     else:
-        o = LevelPlayer(10, seed ^ 0x5EED, time_limit=task.time_limit, nodes=task.nodes,
+        o = LevelPlayer(10, o_seed, time_limit=task.time_limit, nodes=task.nodes,
                         knowledge=o_knowledge)
     symmetry = orientation(seed) if task.orient else 0
     if symmetry:
