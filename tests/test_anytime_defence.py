@@ -62,21 +62,6 @@ def test_a_check_proves_a_win_or_says_none_was_found_within_its_budget() -> None
     assert starved.check(25) and not starved.refuted and not starved.unrefuted
 
 
-@pytest.mark.parametrize("symmetry", [0, 77, 150])
-def test_after_a_refutation_the_cell_of_the_winning_reply_is_checked_next(
-        symmetry: int) -> None:
-    # X holds 0, 1 and 6, 10: two lines of two cross on cell 2, the one cell that stops
-    # both (the board turned by one of Qubic's symmetries)
-    group = Position("", "qubic").geometry.symmetry_group
-    cell = group.perms[symmetry].__getitem__
-    marks = [sum(1 << cell(c) for c in cells) for cells in ((0, 1, 6, 10), (12, 15, 60))]
-    position = Position.from_bitboards(*marks, "qubic")
-    defence = ProofDefence(position, Limit(node_limit=1_000_000))
-    assert defence.choose([cell(63), cell(5), cell(7), cell(2)]) == cell(2)
-    assert defence.refuter == {cell(63): cell(2)}  # X's winning reply, as the board lies
-    assert set(defence.searched) == {cell(63), cell(2)}  # 5 and 7 were never checked
-
-
 def test_lost_against_perfect_play_o_picks_the_reply_hardest_to_refute(
         monkeypatch: pytest.MonkeyPatch) -> None:
     position = _after(GAME[:7])  # O's fourth move: most replies lose to a short proof

@@ -101,16 +101,15 @@ _SEARCH_SHARE = 0.93
 _SCREEN_SHARE = 0.6
 """The screening of the root moves for the opponent's forced wins, after the deepening's
 fourth iteration, stops at this share of the limit."""
-_DEFENCE_SHARE = 0.75
+_DEFENCE_SHARE = 0.6
 """The share of the limit kept from the deepening for the proof checks of the chosen
 move and the next best (:class:`~noughts.search.defence.ProofDefence`); they end at
 :data:`_SEARCH_SHARE` of the limit. On the compiled core a first check takes a few
 milliseconds, and the checks deepen until the share runs out: X's wins that start with
 a quiet move and that a second's analysis proves once it is played take from 0.5 to 2
-million proof positions to find a move earlier (0.2 to 0.5 s). Over the O positions of
-the lost games of three runs (1,066 positions searched, 40 million nodes a move), 0.6
-left 3 to 10 visible blunders a run, 0.75 with the checks' next move taken from X's
-winning reply none (docs/qubic-o-results.md)."""
+million proof positions to find a move earlier (0.2 to 0.5 s). Over the 107 O
+positions of the lost games of a family run (40 million nodes a move, no book), 0.4
+left 2 visible blunders, 0.6 none (docs/qubic-o.md)."""
 
 
 def answers_exactly(position: Position, level: int = MAX_LEVEL) -> bool:
@@ -170,7 +169,7 @@ def search_shares() -> Shares:
     :data:`_SCREEN_SHARE` and :data:`_DEFENCE_SHARE`.
 
     >>> search_shares()
-    Shares(search=0.93, screen=0.6, defence=0.75)
+    Shares(search=0.93, screen=0.6, defence=0.6)
     """
     from noughts.search.anytime import Shares
 

@@ -143,7 +143,6 @@ class ProofDefence:
     ``refuted`` maps a move to the most plies the opponent's proven win lasts after it,
     ``effort`` to the proof positions it took to find that win (how hard the move is to
     refute);
-    ``refuter`` to the opponent's winning reply the proof found (on the board as given);
     ``unrefuted`` holds the moves checked with no win found; ``cleared`` maps those that
     a deeper check may still refute to the proof positions their deepest whole check
     searched (the others: the opponent has no win at all). A check takes
@@ -167,7 +166,6 @@ class ProofDefence:
         self.unrefuted: set[int] = set()
         self.cleared: dict[int, int] = {}
         self.searched: dict[int, int] = {}  # proof positions each move's checks took
-        self.refuter: dict[int, int] = {}  # the opponent's winning reply to a refuted move
         self.nodes = 0
 
     def exhausted(self, spent: int = 0) -> bool:
@@ -196,8 +194,7 @@ class ProofDefence:
             limit = max(0, min(limit, left))
         if limit <= 0 or self.limit.expired(spent + self.nodes):
             return True  # no limit left: nothing was proven
-        view = Orientation.of(after)
-        search = proof_search(view.canonical, self.opponent, table=self.table)
+        search = proof_search(Orientation.of(after).canonical, self.opponent, table=self.table)
         self.table = search.table
         proof, disproof = search.run(self.limit.limited(deadline=self.limit.deadline,
                                                          node_limit=None), nodes=limit)
@@ -206,9 +203,6 @@ class ProofDefence:
         if proof == 0:
             self.refuted[move] = 1 + search.plies()
             self.effort[move] = self.searched[move]
-            reply = search.best_move()
-            if reply is not None:
-                self.refuter[move] = view.to_original(reply)
             return False
         if disproof == 0:
             self.unrefuted.add(move)  # no win at all for the opponent
@@ -227,22 +221,19 @@ class ProofDefence:
         many, and so on while the limit lasts; a deeper check that refutes it sends the
         choice on to the next moves, each checked as deep. So the whole limit goes to making sure of
         the move played (on the compiled core a first check takes a few milliseconds).
-        After a refutation, the cell of the opponent's winning reply is checked next, if
-        it is one of ``moves``. When the limit runs out, the first not refuted is
-        played; when every one is refuted, the hardest to refute: the one whose
-        refutation took the largest proof search, then the slowest loss.
+        When the limit runs out, the first not refuted is played; when every one is
+        refuted, the hardest to refute: the one whose refutation took the largest proof
+        search, then the slowest loss.
         """
         depth = self.check_nodes
-        moves = list(moves)
         while True:
             survivor = None
-            for index in range(len(moves)):
+            for move in moves:
                 if self.exhausted(spent):
                     break
-                if self.check(moves[index], spent, depth):
-                    survivor = moves[index]
+                if self.check(move, spent, depth):
+                    survivor = move
                     break
-                self._next(moves, index)
             if (not self.deepen or survivor is None or depth >= MAX_CHECK_NODES
                     or self.cleared.get(survivor, 0) < depth):
                 break  # every move refuted, one safe, or the limit ran out
@@ -251,12 +242,3 @@ class ProofDefence:
         if unrefuted:
             return unrefuted[0]
         return max(moves, key=lambda m: (self.effort.get(m, 0), self.refuted[m]))
-
-    def _next(self, moves: list[int], index: int) -> None:
-        """After ``moves[index]`` is refuted: the cell of the opponent's winning reply,
-        if it is a later candidate, is checked next (taking the cell the opponent needs
-        is often the one move its win does not follow)."""
-        reply = self.refuter.get(moves[index])
-        if reply in moves[index + 1:]:
-            moves.remove(reply)
-            moves.insert(index + 1, reply)
