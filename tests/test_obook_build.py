@@ -15,6 +15,8 @@ import noughts.builders.o_book_deepen as deepen
 import noughts.builders.o_book_sweep as sweep
 from noughts.builders.checkpoint import Checkpoint
 from noughts.errors import NoughtsError
+from noughts.knowledge.obook import OBook
+from noughts.orientation import Orientation
 
 ROOT = Path(__file__).resolve().parent.parent
 RECORDS = ROOT / "checkpoints" / "qubic-o-book-build.json.gz"
@@ -83,3 +85,21 @@ def test_a_checkpoint_keeps_its_parts_and_refuses_what_it_cannot_read(tmp_path: 
     (tmp_path / "old.json").write_text('{"games": {}, "checks": {}}')
     with pytest.raises(NoughtsError, match=r"old\.json: not a checkpoint of format 1"):
         Checkpoint(tmp_path / "old.json")
+
+
+def test_an_extension_after_x_s_likeliest_moves_reads_them_on_canonical_images() -> None:
+    # X's moves are kept on the canonical image of the position before them (two of the
+    # book's lines may meet there turned): the extension maps them onto each line's board
+    book = OBook.load(SHIPPED)
+    before = sweep.lines_before(book, 7)
+    assert before and all((p.x | p.o).bit_count() == 6 for p in before)
+    likeliest: dict[str, list[int]] = {}
+    for after in before:
+        image = Orientation.of(after).canonical
+        likeliest[builder.key_text(after)] = [min(image.legal_moves)]
+    reached = sweep.extension(book, 7, likeliest)
+    assert 0 < len(reached) <= len(before)
+    expected = {builder.key_text(after.play(Orientation.of(after).to_original(
+        likeliest[builder.key_text(after)][0]))) for after in before}
+    assert {builder.key_text(p) for p in reached} <= expected
+    assert all(book.lookup(p) is None and (p.x | p.o).bit_count() == 7 for p in reached)

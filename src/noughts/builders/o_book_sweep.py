@@ -17,8 +17,11 @@ With ``--extend MARKS``, it then decides O's move the same way in the positions 
 ``MARKS`` marks that the book's lines reach and it does not hold (5: O's third move
 after every X move, where the search alone has a second to refute moves whose
 refutation takes the proof search 1 to 2 million positions each), those after a first
-mark on a corner or centre first; ``--most N`` takes the first N of them, ``--minutes``
-stops a run (the book gets what is decided, and the next run goes on).
+mark on a corner or centre first; ``--extend MARKS:TOP`` only after X's ``TOP``
+likeliest moves (by the short search that orders O's moves, run from X's side; the
+rankings are recorded too), and a second ``--extend`` goes on from the book the first
+made. ``--most N`` takes the first N positions of each, ``--minutes`` stops a run (the
+book gets what is decided, and the next run goes on).
 
 Resumable and deterministic (node budgets only): each position's sweep and decision
 goes to the ``sweep`` part of ``--checkpoint`` as it is made, and a run with every
@@ -41,6 +44,7 @@ from noughts.builders.checkpoint import Checkpoint
 from noughts.builders.o_book import BOOK, CHECKPOINT, canonical, classes, key_text, ranked
 from noughts.builders.o_book_deepen import drop_unreachable, forced_move
 from noughts.knowledge.obook import OBook
+from noughts.orientation import Orientation
 from noughts.position import Position
 from noughts.runtime.atomic import write_if_changed
 from noughts.search.defence import ANALYSIS_NODES, killing_reply
@@ -139,23 +143,44 @@ def _extend(job: tuple[int, int, int, int]) -> tuple[str, dict[str, Any]]:
     return key_text(position), extend(position, nodes, o_nodes)
 
 
-def extension(book: OBook, marks: int) -> list[Position]:
+def lines_before(book: OBook, marks: int) -> list[Position]:
+    """The positions after the book's moves in its positions with ``marks - 2`` marks
+    (X to move next), those where X's first mark is on a strongest cell first."""
+    strong = sum(1 << cell for cell in strong_cells(book.geometry))
+    return sorted((Position.from_bitboards(x, o | 1 << entry.move, "qubic")
+                   for (x, o), entry in book.entries.items()
+                   if (x | o).bit_count() == marks - 2),
+                  key=lambda p: (not p.x & strong, key_text(p), p.x, p.o))
+
+
+def extension(book: OBook, marks: int,
+              x_moves: dict[str, list[int]] | None = None) -> list[Position]:
     """The positions with ``marks`` marks, O to move, that the book's lines reach (its
-    move in a position with two marks fewer, then any X move) and it does not hold, each
-    once up to symmetry: those where X's first mark is on a strongest cell (a corner or a
-    centre) first."""
+    move in a position with two marks fewer, then any X move, or with ``x_moves`` the X
+    moves it lists for that position, by :func:`key_text`, on its canonical image)
+    and it does not hold, each once up to symmetry: those where X's first mark is on a
+    strongest cell (a corner or a centre) first."""
     found: dict[str, Position] = {}
-    for (x, o), entry in sorted(book.entries.items()):
-        if (x | o).bit_count() != marks - 2:
-            continue
-        after = Position.from_bitboards(x, o | 1 << entry.move, "qubic")
-        for move in classes(after, list(after.legal_moves)):
+    for after in lines_before(book, marks):
+        if x_moves is None:
+            moves = classes(after, list(after.legal_moves))
+        else:  # (kept on the canonical image: two lines may meet turned)
+            view = Orientation.of(after)
+            moves = [view.to_original(move) for move in x_moves[key_text(after)]]
+        for move in moves:
             reached = after.play(move)
             if book.lookup(reached) is None and not reached.is_over:
                 found.setdefault(key_text(reached), Position.from_bitboards(
                     *canonical(reached), "qubic"))
     strong = sum(1 << cell for cell in strong_cells(book.geometry))
     return sorted(found.values(), key=lambda p: (not p.x & strong, key_text(p)))
+
+
+def _x_likeliest(job: tuple[int, int, int, int]) -> tuple[str, list[int]]:
+    """A worker's ranking of X's moves (X's and O's bitboards, the nodes, how many)."""
+    x, o, nodes, top = job
+    after = Orientation.of(Position.from_bitboards(x, o, "qubic")).canonical
+    return key_text(after), ranked(after, nodes)[:top]
 
 
 def done(record: dict[str, Any] | None) -> bool:
@@ -172,6 +197,16 @@ def _sweep(job: tuple[int, int, int, int, int, list[list[int | None]] | None]
     return key_text(position), sweep(position, move, nodes, o_nodes, known)
 
 
+def extent(text: str) -> tuple[int, int | None]:
+    """``MARKS[:TOP]`` of ``--extend``.
+
+    >>> extent("5"), extent("7:3")
+    ((5, None), (7, 3))
+    """
+    marks, _, top = text.partition(":")
+    return int(marks), int(top) if top else None
+
+
 def parser() -> argparse.ArgumentParser:
     """The sweep's command line."""
     parser = argparse.ArgumentParser(prog="sweep_o_book.py", description=__doc__.split(
@@ -185,9 +220,12 @@ def parser() -> argparse.ArgumentParser:
                              "(default: %(default)s, the engine's analysis)")
     parser.add_argument("--o-nodes", type=int, default=300_000,
                         help="nodes of the short search that orders O's other moves")
-    parser.add_argument("--extend", type=int, default=None, metavar="MARKS",
+    parser.add_argument("--extend", type=extent, action="append", default=None,
+                        metavar="MARKS[:TOP]",
                         help="then decide O's move in the positions with MARKS marks that "
-                             "the book's lines reach and it does not hold")
+                             "the book's lines reach and it does not hold (after X's TOP "
+                             "likeliest moves only, by a short search of X's own); again "
+                             "for another number of marks, in turn")
     parser.add_argument("--most", type=int, default=None, metavar="N",
                         help="decide at most the first N positions of --extend, in its "
                              "order (the book gets those decided)")
@@ -231,9 +269,12 @@ def main(argv: list[str] | None = None) -> int:
             replaced += 1
     unreached = drop_unreachable(book)
     added = 0
-    if args.extend is not None:
-        added = _extended(book, args, checkpoint)
-        book.built.update(sweep_extend=args.extend)
+    for marks, top in args.extend or []:
+        added += _extended(book, marks, top, args, checkpoint)
+    if args.extend:
+        extents = [str(marks) if top is None else f"{marks}:{top}" for marks, top in args.extend]
+        book.built.update(sweep_extend=args.extend[0][0] if extents == [str(args.extend[0][0])]
+                          else ",".join(extents))
     book.built.update(sweep_nodes=args.nodes, sweep_o_nodes=args.o_nodes, positions=len(book))
     write_if_changed(Path(args.out), book.to_bytes())
     print(f"book: {len(book)} positions, {replaced} moves replaced, {lost} kept where every "
@@ -241,17 +282,32 @@ def main(argv: list[str] | None = None) -> int:
     return 0
 
 
-def _extended(book: OBook, args: argparse.Namespace, checkpoint: Checkpoint) -> int:
-    """Decide the positions of ``--extend`` not yet decided (until ``--minutes``), add
-    every decided move to ``book``, and return how many were added."""
-    records: dict[str, dict[str, Any]] = checkpoint.part(PART).setdefault(
-        f"extend@{args.extend}/{args.nodes}/{args.o_nodes}", {})
-    positions = extension(book, args.extend)[:args.most]
+def _extended(book: OBook, marks: int, top: int | None, args: argparse.Namespace,
+              checkpoint: Checkpoint) -> int:
+    """Decide the positions of ``marks`` marks (after X's ``top`` likeliest moves) not
+    yet decided (until ``--minutes``), add every decided move to ``book``, and return
+    how many were added."""
+    extent = str(marks) if top is None else f"{marks}:{top}"
+    part = checkpoint.part(PART)
+    records: dict[str, dict[str, Any]] = part.setdefault(
+        f"extend@{extent}/{args.nodes}/{args.o_nodes}", {})
+    stop = None if args.minutes is None else time.monotonic() + 60 * args.minutes
+    x_moves = None
+    if top is not None:
+        x_moves = part.setdefault(f"x_moves@{extent}/{args.o_nodes}", {})
+        ranking = [(after.x, after.o, args.o_nodes, top) for after in lines_before(book, marks)
+                   if key_text(after) not in x_moves]
+        print(f"X's {top} likeliest moves: {len(ranking)} positions to rank", flush=True)
+        if ranking:
+            with multiprocessing.Pool(args.workers) as pool:
+                for key, likeliest in pool.imap(_x_likeliest, ranking):
+                    x_moves[key] = likeliest
+                    checkpoint.save()
+    positions = extension(book, marks, x_moves)[:args.most]
     jobs = [(p.x, p.o, args.nodes, args.o_nodes) for p in positions
             if key_text(p) not in records]
-    print(f"{len(positions)} positions of {args.extend} marks off the book, {len(jobs)} to "
+    print(f"{len(positions)} positions of {marks} marks off the book, {len(jobs)} to "
           f"decide", flush=True)
-    stop = None if args.minutes is None else time.monotonic() + 60 * args.minutes
     if jobs:
         with multiprocessing.Pool(args.workers) as pool:
             for key, record in pool.imap(_extend, jobs):
