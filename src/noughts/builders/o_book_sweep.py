@@ -207,6 +207,15 @@ def extent(text: str) -> tuple[int, int | None]:
     return int(marks), int(top) if top else None
 
 
+def extent_text(marks: int, top: int | None) -> str:
+    """The words of an extent, as ``--extend`` takes them and the records are named.
+
+    >>> extent_text(5, None), extent_text(7, 3)
+    ('5', '7:3')
+    """
+    return str(marks) if top is None else f"{marks}:{top}"
+
+
 def parser() -> argparse.ArgumentParser:
     """The sweep's command line."""
     parser = argparse.ArgumentParser(prog="sweep_o_book.py", description=__doc__.split(
@@ -271,10 +280,10 @@ def main(argv: list[str] | None = None) -> int:
     added = 0
     for marks, top in args.extend or []:
         added += _extended(book, marks, top, args, checkpoint)
-    if args.extend:
-        extents = [str(marks) if top is None else f"{marks}:{top}" for marks, top in args.extend]
-        book.built.update(sweep_extend=args.extend[0][0] if extents == [str(args.extend[0][0])]
-                          else ",".join(extents))
+    if args.extend:  # (one extent to every X move stays a number, as books recorded it)
+        texts = [extent_text(marks, top) for marks, top in args.extend]
+        book.built.update(sweep_extend=args.extend[0][0] if texts == [str(args.extend[0][0])]
+                          else ",".join(texts))
     book.built.update(sweep_nodes=args.nodes, sweep_o_nodes=args.o_nodes, positions=len(book))
     write_if_changed(Path(args.out), book.to_bytes())
     print(f"book: {len(book)} positions, {replaced} moves replaced, {lost} kept where every "
@@ -287,7 +296,7 @@ def _extended(book: OBook, marks: int, top: int | None, args: argparse.Namespace
     """Decide the positions of ``marks`` marks (after X's ``top`` likeliest moves) not
     yet decided (until ``--minutes``), add every decided move to ``book``, and return
     how many were added."""
-    extent = str(marks) if top is None else f"{marks}:{top}"
+    extent = extent_text(marks, top)
     part = checkpoint.part(PART)
     records: dict[str, dict[str, Any]] = part.setdefault(
         f"extend@{extent}/{args.nodes}/{args.o_nodes}", {})
@@ -295,14 +304,21 @@ def _extended(book: OBook, marks: int, top: int | None, args: argparse.Namespace
     x_moves = None
     if top is not None:
         x_moves = part.setdefault(f"x_moves@{extent}/{args.o_nodes}", {})
-        ranking = [(after.x, after.o, args.o_nodes, top) for after in lines_before(book, marks)
-                   if key_text(after) not in x_moves]
+        ranking = {key_text(after): (after.x, after.o, args.o_nodes, top)
+                   for after in lines_before(book, marks) if key_text(after) not in x_moves}
         print(f"X's {top} likeliest moves: {len(ranking)} positions to rank", flush=True)
         if ranking:
             with multiprocessing.Pool(args.workers) as pool:
-                for key, likeliest in pool.imap(_x_likeliest, ranking):
+                for key, likeliest in pool.imap(_x_likeliest, list(ranking.values())):
                     x_moves[key] = likeliest
                     checkpoint.save()
+                    if stop is not None and time.monotonic() > stop:
+                        pool.terminate()
+                        break
+        left = len(set(ranking) - set(x_moves))
+        if left:
+            print(f"{left} positions left to rank: none of {marks} marks decided", flush=True)
+            return 0
     positions = extension(book, marks, x_moves)[:args.most]
     jobs = [(p.x, p.o, args.nodes, args.o_nodes) for p in positions
             if key_text(p) not in records]
