@@ -296,14 +296,14 @@ def _extended(book: OBook, marks: int, top: int | None, args: argparse.Namespace
     """Decide the positions of ``marks`` marks (after X's ``top`` likeliest moves) not
     yet decided (until ``--minutes``), add every decided move to ``book``, and return
     how many were added."""
-    extent = extent_text(marks, top)
+    words = extent_text(marks, top)
     part = checkpoint.part(PART)
     records: dict[str, dict[str, Any]] = part.setdefault(
-        f"extend@{extent}/{args.nodes}/{args.o_nodes}", {})
+        f"extend@{words}/{args.nodes}/{args.o_nodes}", {})
     stop = None if args.minutes is None else time.monotonic() + 60 * args.minutes
     x_moves = None
     if top is not None:
-        x_moves = part.setdefault(f"x_moves@{extent}/{args.o_nodes}", {})
+        x_moves = part.setdefault(f"x_moves@{words}/{args.o_nodes}", {})
         ranking = {key_text(after): (after.x, after.o, args.o_nodes, top)
                    for after in lines_before(book, marks) if key_text(after) not in x_moves}
         print(f"X's {top} likeliest moves: {len(ranking)} positions to rank", flush=True)
