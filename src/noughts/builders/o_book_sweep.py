@@ -281,9 +281,9 @@ def main(argv: list[str] | None = None) -> int:
     for marks, top in args.extend or []:
         added += _extended(book, marks, top, args, checkpoint)
     if args.extend:  # (one extent to every X move stays a number, as books recorded it)
-        texts = [extent_text(marks, top) for marks, top in args.extend]
-        book.built.update(sweep_extend=args.extend[0][0] if texts == [str(args.extend[0][0])]
-                          else ",".join(texts))
+        (marks, top), *more = args.extend
+        book.built.update(sweep_extend=marks if top is None and not more else ",".join(
+            extent_text(*given) for given in args.extend))
     book.built.update(sweep_nodes=args.nodes, sweep_o_nodes=args.o_nodes, positions=len(book))
     write_if_changed(Path(args.out), book.to_bytes())
     print(f"book: {len(book)} positions, {replaced} moves replaced, {lost} kept where every "
