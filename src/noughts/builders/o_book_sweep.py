@@ -29,7 +29,7 @@ record at hand runs no search. The shipped book is the deep step's book
 (:mod:`noughts.builders.o_book_deepen`) swept and extended, from the repository's root,
 by::
 
-    python scripts/sweep_o_book.py --extend 5 --workers 2
+    python scripts/sweep_o_book.py --extend 5 --extend 7:2 --workers 2
 """
 
 from __future__ import annotations

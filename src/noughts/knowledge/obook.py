@@ -119,11 +119,12 @@ class OBook(CanonicalTable[BookEntry]):
         book = cls(str(record.get("variant")), record.get("built") or {})
         cells = book.geometry.cells
         for row in record.get("entries", []):
-            if not (isinstance(row, list) and len(row) == 5
-                    and all(isinstance(v, int) for v in row[:4])
-                    and isinstance(row[4], int | float)):
+            if type(row) is not list or len(row) != 5:
                 raise NoughtsError(f"O book: bad entry {row!r}")
             x, o, move, games, score = row
+            if not (type(x) is type(o) is type(move) is type(games) is int
+                    and type(score) in (int, float)):
+                raise NoughtsError(f"O book: bad entry {row!r}")
             taken = x | o
             if (x & o or taken >> cells or not 0 <= move < cells or taken >> move & 1
                     or x.bit_count() != o.bit_count() + 1 or not 0 <= score <= games):
