@@ -4,6 +4,9 @@ refute."""
 
 from __future__ import annotations
 
+import os
+from typing import ClassVar
+
 import pytest
 
 import noughts.engine.plan as plan_module
@@ -14,7 +17,7 @@ from noughts.engine import choose_move
 from noughts.knowledge.shipped import Knowledge
 from noughts.knowledge.strategy import Strategy, proven_replies, shipped_strategy, strategy_move
 from noughts.position import Position
-from noughts.search.defence import CHECK_NODES, ProofDefence
+from noughts.search.defence import ALONGSIDE_VARIABLE, CHECK_NODES, ChecksAlongside, ProofDefence
 from noughts.search.proof import find_win
 
 # A game O lost to a four-ply searcher as X (the 4x4x4 seed's bot): X opened on cell 48.
@@ -128,3 +131,53 @@ def test_only_the_second_player_defends_by_proof(monkeypatch: pytest.MonkeyPatch
     assert checked == []
     choose_move(_after(GAME), nodes=100_000, knowledge=HAND_WRITTEN)
     assert checked and set(checked) == {"O"}
+
+
+class _Recording(ChecksAlongside):
+    made: ClassVar[list[_Recording]] = []
+
+    def __init__(self, position: Position, limit: Limit) -> None:
+        super().__init__(position, limit)
+        self.orders: list[list[int]] = []
+        _Recording.made.append(self)
+
+    def follow(self, order: list[int]) -> None:
+        self.orders.append(order)
+        super().follow(order)
+
+
+def test_under_a_time_limit_the_checks_run_alongside_the_deepening(
+        monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setattr(search_module, "ChecksAlongside", _Recording)
+    monkeypatch.setattr(os, "sched_getaffinity", lambda pid: {0, 1})  # two cores
+    _Recording.made.clear()
+    position = _after(GAME)
+    choice = choose_move(position, time_limit=1.0, knowledge=HAND_WRITTEN)
+    [checks] = _Recording.made
+    assert checks.orders and not checks._thread.is_alive()  # followed, then finished
+    assert checks.defence.searched  # the checks ran (on the deepening's orders)
+    searched = checks.defence.position  # (the engine searches the board's canonical image)
+    assert all(set(order) <= set(searched.legal_moves) for order in checks.orders)
+    assert not _x_wins_after(position, choice.move)  # (the quick refutations avoided)
+    assert checks.defence.limit.deadline is not None  # its own limit back for the choice
+    # a node limit keeps one answer on every path: the checks come after the deepening
+    choose_move(position, nodes=100_000, knowledge=HAND_WRITTEN)
+    assert len(_Recording.made) == 1
+    # and the environment can keep them there under a time limit too
+    monkeypatch.setenv(ALONGSIDE_VARIABLE, "0")
+    choose_move(position, time_limit=0.3, knowledge=HAND_WRITTEN)
+    assert len(_Recording.made) == 1
+
+
+def test_checks_alongside_restart_only_when_the_first_move_changes() -> None:
+    position = _after(OPENING_5)
+    checks = ChecksAlongside(position, Limit.within(0.4))
+    checks.follow([31, 42, 17])
+    checks.follow([31, 17, 42])  # the same first move: the checks go on
+    assert checks._version == 1
+    checks.follow([42, 31, 17])
+    assert checks._version == 2
+    checks.finish()
+    checks.follow([17])  # after finish nothing starts again
+    assert checks._version == 2 and not checks._thread.is_alive()
+    assert checks.defence.searched and set(checks.defence.searched) <= {31, 42, 17}

@@ -185,3 +185,26 @@ def test_a_cancel_stops_threat_searches() -> None:
     thread.join(5)
     print(f"threats: cancel to stop {(ended['at'] - cancelled) * 1000:.2f} ms")
     assert ended["at"] - cancelled < 0.5
+
+
+def test_o_s_checks_run_alongside_its_deepening_and_a_cancel_stops_both(
+        monkeypatch: pytest.MonkeyPatch) -> None:
+    # (under the sanitizers too: the anytime search and the proof search at once)
+    from noughts.engine import choose_move
+    from noughts.knowledge.shipped import Knowledge
+
+    monkeypatch.setattr("os.sched_getaffinity", lambda pid: {0, 1})  # two cores
+    position = Position("", "qubic")
+    for move in [48, 37, 0, 21, 3, 5, 53, 17, 12]:  # past O's book
+        position = position.play(move)
+    threads = threading.active_count()
+    answer = choose_move(position, time_limit=0.4, knowledge=Knowledge(learned=False))
+    assert answer.move in position.legal_moves and answer.elapsed_ms < 1_000
+    limit = Limit.within(5.0)
+    timer = threading.Timer(0.2, limit.cancel)
+    timer.start()
+    started = time.perf_counter()
+    cancelled = choose_move(position, limit=limit, knowledge=Knowledge(learned=False))
+    assert cancelled.move in position.legal_moves
+    assert time.perf_counter() - started < 1.0  # not the 5 s: the checks stopped too
+    assert threading.active_count() == threads  # no thread of ours left running

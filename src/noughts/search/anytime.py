@@ -12,8 +12,10 @@ give, each within the limit, or the share of it, that the plan hands over:
   final choice the same way. The second player then checks its choice, and the next
   best moves in turn, with the proof-number search from the opponent's side
   (:mod:`noughts.search.defence`, in its share of the limit; the checks deepen until it
-  runs out), and plays the first after which no forced win is found; when every move
-  is refuted it plays the one hardest to refute, and the answer is a proven loss.
+  runs out; under a time limit on two cores they run alongside the deepening, on the
+  deepening's order of the moment, so that both have the whole move), and plays the
+  first after which no forced win is found; when every move is refuted it plays the one
+  hardest to refute, and the answer is a proven loss.
   Misère games deepen the same search by the misère rule (:mod:`noughts.search.pvs`),
   where threats force nothing; the plan's :class:`Shares` say how it divides its limit;
 * :func:`evaluate_all` -- every legal move's value.
@@ -28,7 +30,7 @@ there are any.
 >>> won = Position("XXX./OOO./..../....|" + "|".join(["..../..../..../...."] * 3), "qubic")
 >>> shortest_win(won, Limit.within(nodes=100))
 ([3], 0)
->>> shares = Shares(search=0.93, screen=0.6, defence=0.6)
+>>> shares = Shares(search=0.93, screen=0.6, defence=0.6, final=0.1)
 >>> choice = search_move(Position("X" + "." * 63, "qubic"), Limit.within(nodes=3_000), shares)
 >>> choice.method, choice.proven, 0 < choice.nodes <= 3_000
 ('anytime', False, True)
@@ -48,8 +50,8 @@ from noughts.geometry import scan_forward
 from noughts.position import Position, check_playable
 from noughts.results import Bound, Estimate, MoveChoice, MoveEval, Outcome, Scale, Value
 from noughts.search import ties
-from noughts.search.core import Searcher, anytime_search, threat_search
-from noughts.search.defence import ProofDefence
+from noughts.search.core import Searcher, anytime_search, core_module, threat_search
+from noughts.search.defence import ChecksAlongside, ProofDefence, alongside
 from noughts.search.evaluate import Style
 from noughts.search.pvs import MATE, MATE_BOUND
 
@@ -84,6 +86,10 @@ class Shares(NamedTuple):
     defence: float
     """The share kept from the deepening for the second player's proof checks (none
     at 0); they end at the ``search`` share."""
+    final: float
+    """With the checks alongside the deepening (on a second core under a time limit:
+    :func:`~noughts.search.defence.alongside`), the share kept from the deepening for
+    the final choice among the moves they checked."""
 
 
 # -- the answer --------------------------------------------------------------------------------
@@ -206,22 +212,36 @@ def search_move(
     # the second player defends by proof too (measured in Qubic, where it is lost)
     defend = (shares.defence > 0 and not theirs and len(moves) > 1
               and position.to_move != position.first)
-    searching = limit.share(shares.search - (shares.defence if defend else 0.0))
+    checks = (ChecksAlongside(position, limit.share(shares.search))
+              if defend and alongside(limit, core_module(None, position.geometry) is not None)
+              else None)
+    kept = 0.0 if not defend else shares.defence if checks is None else shares.final
+    searching = limit.share(shares.search - kept)
     guard = _Guard(position, search, limit)
     guard.refuted.update(known)  # known losses: the guard keeps to the other moves
     root_moves = len(moves)
     best_move, best_score, depth_done = moves[0], None, 0
     scores: dict[int, int] = {}
-    for depth, score, move, scores in deepening(search, moves, searching):
-        best_move, best_score, depth_done = move, score, depth
-        if abs(score) >= MATE_BOUND or (len(moves) == 1 and depth >= 4):
-            break
-        if depth == _SCREEN_DEPTH and len(moves) > 1 and not theirs:
-            guard.screen(moves, limit.share(shares.screen).deadline)
-            if guard.safe:  # the refuted moves need no deeper search
-                moves[:] = [m for m in moves if m not in guard.refuted]
-                if best_move in guard.refuted:
-                    best_move, best_score = _best_safe(moves, guard.safe, scores)
+    try:
+        for depth, score, move, scores in deepening(search, moves, searching):
+            best_move, best_score, depth_done = move, score, depth
+            if abs(score) >= MATE_BOUND or (len(moves) == 1 and depth >= 4):
+                break
+            if depth == _SCREEN_DEPTH and len(moves) > 1 and not theirs:
+                guard.screen(moves, limit.share(shares.screen).deadline)
+                if guard.safe:  # the refuted moves need no deeper search
+                    moves[:] = [m for m in moves if m not in guard.refuted]
+                    if best_move in guard.refuted:
+                        best_move, best_score = _best_safe(moves, guard.safe, scores)
+            if checks is not None:  # the move the seed would pick is checked first
+                head = best_move
+                if seed is not None and not doomed and _proven(score, search.root_marks) is None:
+                    head = ties.pick(position, scores, best_move, moves, seed, style=style,
+                                     learned=learned)
+                checks.follow([head] + [m for m in moves if m != head and m not in guard.refuted])
+    finally:
+        if checks is not None:
+            checks.finish()
     value = None if best_score is None else _proven(best_score, search.root_marks)
     if seed is not None and value is None and best_score is not None and not doomed:
         # (the pick is then checked below like the search's own move)
@@ -249,7 +269,7 @@ def search_move(
     if defend and value is None and len(moves) > 1:
         best_move, best_score, value, defence = _defended(
             position, moves, best_move, best_score, scores, guard, search,
-            limit.share(shares.search), root_moves)
+            limit.share(shares.search), root_moves, None if checks is None else checks.defence)
         if value is not None and value.outcome is Outcome.LOSS:
             note = _hardest_note(position, best_move, defence, "the proof search refutes each")
     if doomed and (value is None or value.outcome is not Outcome.LOSS):
@@ -312,13 +332,14 @@ def _misere_move(position: Position, limit: Limit, style: Style,
 
 def _defended(position: Position, moves: list[int], best_move: int, best_score: int | None,
               scores: dict[int, int], guard: _Guard, search: Searcher, limit: Limit,
-              root_moves: int
+              root_moves: int, checked: ProofDefence | None = None
               ) -> tuple[int, int | None, Value | None, ProofDefence]:
     """The best move, best first, after which the proof search finds no forced win for
     the opponent within the defence's ``limit``; when it proves a win after every move
     checked, the hardest to refute (see :meth:`ProofDefence.choose`), a proven loss if
-    every legal move was refuted."""
-    defence = ProofDefence(position, limit, deepen=True)
+    every legal move was refuted. ``checked``: the defence whose checks ran alongside
+    the deepening (its findings stand; its choice is made here, in the final share)."""
+    defence = checked if checked is not None else ProofDefence(position, limit, deepen=True)
     order = [best_move] + [m for m in moves if m != best_move and m not in guard.refuted]
     move = defence.choose(order, search.nodes)
     search.nodes += defence.nodes

@@ -31,13 +31,17 @@ True
 
 from __future__ import annotations
 
+import os
+import threading
+
 from noughts.budget import Limit
 from noughts.orientation import Orientation
 from noughts.position import Position
 from noughts.search.core import ProofTable, proof_search
 
-__all__ = ["ProofDefence", "PROOF_NODE_COST", "CHECK_NODES", "DEEPEN", "MAX_CHECK_NODES",
-           "ANALYSIS_NODES", "ROOT_NODES", "proven_loss", "killing_reply"]
+__all__ = ["ProofDefence", "ChecksAlongside", "PROOF_NODE_COST", "CHECK_NODES", "DEEPEN",
+           "MAX_CHECK_NODES", "ANALYSIS_NODES", "ROOT_NODES", "ALONGSIDE_VARIABLE",
+           "alongside", "proven_loss", "killing_reply"]
 
 PROOF_NODE_COST = 8
 """Search nodes one proof-search position counts as (a proof position, with its threat
@@ -60,6 +64,29 @@ compiled core's proof search searches in Qubic's middle game (3 to 7 million on 
 2-core machine). :func:`proven_loss` and :func:`killing_reply` take it by default."""
 ROOT_NODES = 3_000_000
 """Proof positions of :func:`killing_reply`'s search for the opponent's reply."""
+
+ALONGSIDE_VARIABLE = "NOUGHTS_CHECKS_ALONGSIDE"
+"""Set to ``0`` in the environment, it keeps the defence's checks after the deepening
+(one core a move) under time limits too: see :func:`alongside`."""
+
+
+def alongside(limit: Limit, compiled: bool) -> bool:
+    """Whether a move under ``limit`` checks its candidates alongside the deepening, on
+    a second core (:class:`ChecksAlongside`): under a time limit alone, on the compiled
+    core (``compiled``: the board's searches run on it, without holding the
+    interpreter's lock), with two
+    cores or more for this process, unless the environment sets
+    :data:`ALONGSIDE_VARIABLE` to ``0``. A node limit keeps the checks after the
+    deepening, on one core, so that its answer is the same on every path.
+
+    >>> alongside(Limit.within(nodes=1_000), compiled=True)
+    False
+    >>> alongside(Limit.within(1.0), compiled=False)
+    False
+    """
+    return (limit.node_limit is None and limit.deadline is not None and compiled
+            and os.environ.get(ALONGSIDE_VARIABLE, "1") != "0"
+            and len(os.sched_getaffinity(0)) > 1)
 
 
 def proven_loss(position: Position, nodes: int | None = None) -> int | None:
@@ -242,3 +269,76 @@ class ProofDefence:
         if unrefuted:
             return unrefuted[0]
         return max(moves, key=lambda m: (self.effort.get(m, 0), self.refuted[m]))
+
+
+class ChecksAlongside:
+    """A :class:`ProofDefence`'s checks on a thread of their own while the deepening
+    search runs on the caller's: :meth:`follow` hands over the deepening's order of
+    moves after each depth, and when its first move changes the checks start again on
+    the new order (what they found is kept: refutations, clearances and the table).
+    :meth:`finish` stops them; the caller then makes the final choice with
+    :meth:`ProofDefence.choose` on :attr:`defence`, which finds most checks made. The
+    checks stop at ``limit``'s deadline, or when it is cancelled.
+
+    >>> from noughts.position import Position
+    >>> p = Position.from_bitboards(sum(1 << c for c in (0, 1, 6, 10)),
+    ...                             sum(1 << c for c in (12, 15, 60)), "qubic")
+    >>> checks = ChecksAlongside(p, Limit.within(0.5))
+    >>> checks.follow([63, 2]); checks.finish()
+    >>> checks.defence.choose([63, 2])
+    2
+    """
+
+    def __init__(self, position: Position, limit: Limit) -> None:
+        self.defence = ProofDefence(position, limit, deepen=True)
+        self._limit = limit
+        self._order: list[int] = []
+        self._version = 0  # how many times the first move changed
+        self._round: Limit | None = None  # the running checks' limit (cancelled to restart)
+        self._stopping = False
+        self._changed = threading.Condition()
+        self._thread = threading.Thread(target=self._run, name="noughts-checks", daemon=True)
+
+    def follow(self, order: list[int]) -> None:
+        """Check ``order`` (best first) from now on; restart the checks if its first
+        move is new."""
+        with self._changed:
+            if self._stopping:
+                return
+            same = bool(self._order) and self._order[0] == order[0]
+            self._order = list(order)
+            if same:
+                return
+            self._version += 1
+            if self._round is not None:
+                self._round.cancel()
+            self._changed.notify()
+        if self._version == 1:
+            self._thread.start()
+
+    def finish(self) -> None:
+        """Stop the checks and wait for them; :attr:`defence` is the caller's again
+        (its limit back to the one it was made with)."""
+        with self._changed:
+            self._stopping = True
+            if self._round is not None:
+                self._round.cancel()
+            self._changed.notify()
+        if self._thread.is_alive():
+            self._thread.join()
+        self.defence.limit = self._limit
+
+    def _run(self) -> None:
+        seen = 0
+        while True:
+            with self._changed:
+                while not self._stopping and self._version == seen:
+                    self._changed.wait()
+                if self._stopping or self._limit.cancelled:
+                    return
+                seen = self._version
+                order = list(self._order)
+                # a limit of its own, so that a restart cancels these checks only
+                self._round = Limit(deadline=self._limit.deadline)
+                self.defence.limit = self._round
+            self.defence.choose(order)
