@@ -85,8 +85,14 @@ def alongside(limit: Limit, compiled: bool) -> bool:
     False
     """
     return (limit.node_limit is None and limit.deadline is not None and compiled
-            and os.environ.get(ALONGSIDE_VARIABLE, "1") != "0"
-            and len(os.sched_getaffinity(0)) > 1)
+            and os.environ.get(ALONGSIDE_VARIABLE, "1") != "0" and _cores() > 1)
+
+
+def _cores() -> int:
+    """The cores this process may run on (where the system says; else the machine's)."""
+    if hasattr(os, "sched_getaffinity"):
+        return len(os.sched_getaffinity(0))
+    return os.cpu_count() or 1
 
 
 def proven_loss(position: Position, nodes: int | None = None) -> int | None:
