@@ -150,6 +150,7 @@ def test_under_a_time_limit_the_checks_run_alongside_the_deepening(
         monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setattr(search_module, "ChecksAlongside", _Recording)
     monkeypatch.setattr(os, "sched_getaffinity", lambda pid: {0, 1})  # two cores
+    monkeypatch.setenv(ALONGSIDE_VARIABLE, "1")
     _Recording.made.clear()
     position = _after(GAME)
     choice = choose_move(position, time_limit=1.0, knowledge=HAND_WRITTEN)
@@ -163,8 +164,8 @@ def test_under_a_time_limit_the_checks_run_alongside_the_deepening(
     # a node limit keeps one answer on every path: the checks come after the deepening
     choose_move(position, nodes=100_000, knowledge=HAND_WRITTEN)
     assert len(_Recording.made) == 1
-    # and the environment can keep them there under a time limit too
-    monkeypatch.setenv(ALONGSIDE_VARIABLE, "0")
+    # and without the environment's word they stay there under a time limit too
+    monkeypatch.delenv(ALONGSIDE_VARIABLE)
     choose_move(position, time_limit=0.3, knowledge=HAND_WRITTEN)
     assert len(_Recording.made) == 1
 

@@ -194,6 +194,7 @@ def test_o_s_checks_run_alongside_its_deepening_and_a_cancel_stops_both(
     from noughts.knowledge.shipped import Knowledge
 
     monkeypatch.setattr("os.sched_getaffinity", lambda pid: {0, 1})  # two cores
+    monkeypatch.setenv("NOUGHTS_CHECKS_ALONGSIDE", "1")
     position = Position("", "qubic")
     for move in [48, 37, 0, 21, 3, 5, 53, 17, 12]:  # past O's book
         position = position.play(move)

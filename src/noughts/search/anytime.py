@@ -12,8 +12,8 @@ give, each within the limit, or the share of it, that the plan hands over:
   final choice the same way. The second player then checks its choice, and the next
   best moves in turn, with the proof-number search from the opponent's side
   (:mod:`noughts.search.defence`, in its share of the limit; the checks deepen until it
-  runs out; under a time limit on two cores they run alongside the deepening, on the
-  deepening's order of the moment, so that both have the whole move), and plays the
+  runs out; with ``NOUGHTS_CHECKS_ALONGSIDE=1``, under a time limit on two cores, they
+  run alongside the deepening, on its order of the moment), and plays the
   first after which no forced win is found; when every move is refuted it plays the one
   hardest to refute, and the answer is a proven loss.
   Misère games deepen the same search by the misère rule (:mod:`noughts.search.pvs`),

@@ -66,17 +66,18 @@ ROOT_NODES = 3_000_000
 """Proof positions of :func:`killing_reply`'s search for the opponent's reply."""
 
 ALONGSIDE_VARIABLE = "NOUGHTS_CHECKS_ALONGSIDE"
-"""Set to ``0`` in the environment, it keeps the defence's checks after the deepening
-(one core a move) under time limits too: see :func:`alongside`."""
+"""Set to ``1`` in the environment, it runs the defence's checks alongside the
+deepening on a second core under time limits: see :func:`alongside`. Off by default:
+through the service it won more Qubic games as O and made more visible blunders
+(docs/qubic-o-results.md)."""
 
 
 def alongside(limit: Limit, compiled: bool) -> bool:
     """Whether a move under ``limit`` checks its candidates alongside the deepening, on
     a second core (:class:`ChecksAlongside`): under a time limit alone, on the compiled
     core (``compiled``: the board's searches run on it, without holding the
-    interpreter's lock), with two
-    cores or more for this process, unless the environment sets
-    :data:`ALONGSIDE_VARIABLE` to ``0``. A node limit keeps the checks after the
+    interpreter's lock), with two cores or more for this process, when the environment
+    sets :data:`ALONGSIDE_VARIABLE` to ``1``. A node limit keeps the checks after the
     deepening, on one core, so that its answer is the same on every path.
 
     >>> alongside(Limit.within(nodes=1_000), compiled=True)
@@ -85,7 +86,7 @@ def alongside(limit: Limit, compiled: bool) -> bool:
     False
     """
     return (limit.node_limit is None and limit.deadline is not None and compiled
-            and os.environ.get(ALONGSIDE_VARIABLE, "1") != "0" and _cores() > 1)
+            and os.environ.get(ALONGSIDE_VARIABLE, "0") == "1" and _cores() > 1)
 
 
 def _cores() -> int:
