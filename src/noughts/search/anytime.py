@@ -235,7 +235,7 @@ def search_move(
                         best_move, best_score = _best_safe(moves, guard.safe, scores)
             if checks is not None:  # the move the seed would pick is checked first
                 head = best_move
-                if seed is not None and not doomed and _proven(score, search.root_marks) is None:
+                if seed is not None and _seed_picks(bool(doomed), score, search.root_marks):
                     head = ties.pick(position, scores, best_move, moves, seed, style=style,
                                      learned=learned)
                 checks.follow([head] + [m for m in moves if m != head and m not in guard.refuted])
@@ -243,7 +243,7 @@ def search_move(
         if checks is not None:
             checks.finish()
     value = None if best_score is None else _proven(best_score, search.root_marks)
-    if seed is not None and value is None and best_score is not None and not doomed:
+    if seed is not None and _seed_picks(bool(doomed), best_score, search.root_marks):
         # (the pick is then checked below like the search's own move)
         best_move = ties.pick(position, scores, best_move, moves, seed, style=style,
                               learned=learned)
@@ -283,6 +283,13 @@ def search_move(
     pv = search.principal_variation(best_move, max(depth_done, 1))
     return choice(position, best_move, limit, value=value, score=best_score, depth=depth_done,
                   pv=pv, nodes=search.nodes, note=note if value else "")
+
+
+def _seed_picks(doomed: bool, score: int | None, root_marks: int) -> bool:
+    """Whether a game seed picks among the moves as good as the best, after a depth
+    whose best scored ``score``: never a proven value, nor where every move is known to
+    lose (``doomed``: the search picks the best try)."""
+    return not doomed and score is not None and _proven(score, root_marks) is None
 
 
 def _hardest_note(position: Position, move: int, defence: ProofDefence | None,
