@@ -17,6 +17,7 @@ from noughts.builders.checkpoint import Checkpoint
 from noughts.errors import NoughtsError
 from noughts.knowledge.obook import OBook
 from noughts.orientation import Orientation
+from noughts.position import Position
 
 ROOT = Path(__file__).resolve().parent.parent
 RECORDS = ROOT / "checkpoints" / "qubic-o-book-build.json.gz"
@@ -103,3 +104,41 @@ def test_an_extension_after_x_s_likeliest_moves_reads_them_on_canonical_images()
         likeliest[builder.key_text(after)][0]))) for after in before}
     assert {builder.key_text(p) for p in reached} <= expected
     assert all(book.lookup(p) is None and (p.x | p.o).bit_count() == 7 for p in reached)
+
+
+def test_a_checkpoint_saved_at_most_so_often_keeps_the_rest_for_the_last_save(
+        tmp_path: Path) -> None:
+    checkpoint = Checkpoint(tmp_path / "records.json")
+    checkpoint.part("build")["games"] = {"a/0": {"points": 1.0}}
+    checkpoint.save(at_most_every=60.0)  # the first save is made
+    checkpoint.part("build")["games"]["a/1"] = {"points": 0.0}
+    checkpoint.save(at_most_every=60.0)  # a second within the minute is not
+    assert list(Checkpoint(checkpoint.path).part("build")["games"]) == ["a/0"]
+    checkpoint.save()
+    assert list(Checkpoint(checkpoint.path).part("build")["games"]) == ["a/0", "a/1"]
+
+
+def test_the_builder_keeps_a_position_s_moves_on_its_canonical_image(tmp_path: Path) -> None:
+    # a position reached again turned (by another line) finds the moves found before,
+    # on its own board; none of them is searched twice
+    args = builder.parser().parse_args(["--checkpoint", str(tmp_path / "records.json")])
+    build = builder.Builder(args, Checkpoint(tmp_path / "records.json"))
+    position = Position("", "qubic").play(0).play(21).play(1)
+    group = position.geometry.symmetry_group
+    turned = [Position.from_bitboards(group.transform(position.x, s),
+                                      group.transform(position.o, s), "qubic")
+              for s in range(1, group.count)]
+    found: list[Position] = []
+
+    def find(image: Position) -> list[int]:
+        found.append(image)
+        return sorted(image.legal_moves)[:3]
+
+    first = build.cached_moves("key", position, find)
+    assert found == [Orientation.of(position).canonical]
+    for image in turned[::17]:
+        moves = build.cached_moves("key", image, find)
+        assert len(found) == 1 and all(move in image.legal_moves for move in moves)
+        # the same cells of the same position: each is the image of one found first
+        assert sorted(builder.canonical(image.play(m)) for m in moves) == sorted(
+            builder.canonical(position.play(m)) for m in first)

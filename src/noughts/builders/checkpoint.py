@@ -20,15 +20,21 @@ from __future__ import annotations
 
 import gzip
 import json
+import time
 from pathlib import Path
 from typing import Any
 
 from noughts.errors import NoughtsError
 from noughts.runtime.atomic import write_if_changed
 
-__all__ = ["Checkpoint"]
+__all__ = ["Checkpoint", "SAVE_EVERY"]
 
 FORMAT = 1
+
+SAVE_EVERY = 10.0
+"""Seconds a build lets pass between saves while it makes records (a save of the O
+book's records takes about a third of a second): a run cut short loses at most that
+long's records."""
 
 
 class Checkpoint:
@@ -36,6 +42,7 @@ class Checkpoint:
 
     def __init__(self, path: Path) -> None:
         self.path = path
+        self.saved_at = 0.0  # time.monotonic() at the last save
         self.parts: dict[str, dict[str, Any]] = {}
         if path.is_file():
             self.parts = self._read()
@@ -62,8 +69,15 @@ class Checkpoint:
         """The records of the part ``name``, to read and to add to (a new part is empty)."""
         return self.parts.setdefault(name, {})
 
-    def save(self) -> None:
-        """Write every part to the file (atomically; left alone if its bytes are the same)."""
+    def save(self, at_most_every: float = 0.0) -> None:
+        """Write every part to the file (atomically; left alone if its bytes are the
+        same); with ``at_most_every``, only if that many seconds passed since the last
+        save (:data:`SAVE_EVERY` while a build makes records: then save once more at
+        the end)."""
+        now = time.monotonic()
+        if now - self.saved_at < at_most_every:
+            return
+        self.saved_at = now
         text = json.dumps({"format": FORMAT, "parts": self.parts}, sort_keys=True,
                           indent=0).encode()
         data = gzip.compress(text, compresslevel=9, mtime=0) if self.compressed else text

@@ -27,10 +27,12 @@ game starts in a seeded random orientation of the board (the players break ties 
 cell).
 
 Resumable and deterministic (node budgets only; a game's seed comes from its position,
-its reply and its number): every game, check and list of candidates goes to the
-``build`` part of ``--checkpoint`` (:class:`noughts.builders.checkpoint.Checkpoint`) as
-it is made, a new run plays only what is not there, and the book is written from the
-records. ``--minutes`` stops a run after the game under way and writes the book of what
+its reply and its number): every game, check and list of moves (O's candidates, X's
+likeliest moves, on the position's canonical image, so that a line that reaches it
+turned finds them) goes to the ``build`` part of ``--checkpoint``
+(:class:`noughts.builders.checkpoint.Checkpoint`; saved every ten seconds while they are
+made, and at the end), a new run plays only what is not there, and the book is written
+from the records. ``--minutes`` stops a run after the game under way and writes the book of what
 is decided; ``--workers`` plays a round's games and checks on several processes.
 
 The shipped book (``src/noughts/data/qubic-o-book.json.gz``) is this builder's book,
@@ -58,15 +60,17 @@ import multiprocessing
 import random
 import time
 import zlib
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
 from noughts.arena.family import measured, member_player
 from noughts.budget import Limit
-from noughts.builders.checkpoint import Checkpoint
+from noughts.builders.checkpoint import SAVE_EVERY, Checkpoint
 from noughts.engine import choose_move, evaluate_moves
 from noughts.knowledge.obook import OBook
 from noughts.knowledge.shipped import Knowledge
+from noughts.orientation import Orientation
 from noughts.players.game import play_game
 from noughts.players.protocol import LevelPlayer, Player
 from noughts.position import Position
@@ -159,7 +163,8 @@ class Builder:
         self.records = checkpoint.part(part)
         self.games: dict[str, dict[str, Any]] = self.records.setdefault("games", {})
         self.checks: dict[str, bool] = self.records.setdefault("checks", {})
-        self.candidates: dict[str, list[int]] = self.records.setdefault("candidates", {})
+        # O's candidates and X's moves by position, on canonical images
+        self.moves: dict[str, list[int]] = self.records.setdefault("moves", {})
         self.stop_at = time.monotonic() + args.minutes * 60 if args.minutes else None
         self.undecided: set[str] = set()  # positions whose games the stop cut short
         self.book = OBook("4x4x4", built=self.settings())
@@ -185,10 +190,11 @@ class Builder:
             settings["players_moves"] = a.players_moves
         return settings
 
-    def save(self) -> None:
-        """Save the records, with the settings of the run that made the last of them."""
+    def save(self, at_most_every: float = 0.0) -> None:
+        """Save the records, with the settings of the run that made the last of them
+        (``at_most_every``: see :meth:`Checkpoint.save`)."""
         self.records["settings"] = self.settings()
-        self.checkpoint.save()
+        self.checkpoint.save(at_most_every)
 
     def out_of_time(self) -> bool:
         return self.stop_at is not None and time.monotonic() > self.stop_at
@@ -209,7 +215,7 @@ class Builder:
         key = self.check_key(after)
         if key not in self.checks:
             self.checks[key] = self.refuted(after)
-            self.save()
+            self.save(at_most_every=SAVE_EVERY)
         return self.checks[key]
 
     def check_ahead(self, afters: list[Position]) -> None:
@@ -223,20 +229,30 @@ class Builder:
             jobs = [(after.x, after.o) for after in missing]  # a Position is not pickled
             for after, refuted in zip(missing, pool.imap(_check, jobs), strict=True):
                 self.checks[self.check_key(after)] = refuted
-                self.save()
+        self.save()
 
     def candidates_of(self, position: Position, every_class: bool) -> list[int]:
         """O's candidate replies in ``position``, in the engine's order (cached)."""
-        key = key_text(position)
-        if key not in self.candidates:
-            own = choose_move(position, nodes=self.args.o_nodes, seed=1,
-                              knowledge=NO_O_BOOK).move
-            values = evaluate_moves(position, nodes=self.args.o_nodes, knowledge=NO_O_BOOK)
-            order = classes(position, [own, *best_first(values)])
-            wanted = self.args.first_candidates if every_class else self.args.top + 1
-            self.candidates[key] = order if wanted is None else order[:wanted]
-            self.save()
-        return self.candidates[key]
+        wanted = self.args.first_candidates if every_class else self.args.top + 1
+
+        def find(image: Position) -> list[int]:
+            own = choose_move(image, nodes=self.args.o_nodes, seed=1, knowledge=NO_O_BOOK).move
+            values = evaluate_moves(image, nodes=self.args.o_nodes, knowledge=NO_O_BOOK)
+            order = classes(image, [own, *best_first(values)])
+            return order if wanted is None else order[:wanted]
+
+        return self.cached_moves(key_text(position), position, find)
+
+    def cached_moves(self, key: str, position: Position,
+                     find: Callable[[Position], list[int]]) -> list[int]:
+        """The moves ``find`` gives on ``position``'s canonical image, on ``position``'s
+        board: kept under ``key`` on that image, so that a position met again turned
+        (another line reaching it) finds them."""
+        view = Orientation.of(position)
+        if key not in self.moves:
+            self.moves[key] = find(view.canonical)
+            self.save(at_most_every=SAVE_EVERY)
+        return [view.to_original(move) for move in self.moves[key]]
 
     def game(self, after: Position, index: int) -> float | None:
         """O's points in game ``index`` from ``after`` (X to move), played or recalled
@@ -292,7 +308,7 @@ class Builder:
 
     def record(self, name: str, game: dict[str, Any]) -> None:
         self.games[name] = game
-        self.save()
+        self.save(at_most_every=SAVE_EVERY)
         print(f"    {name}: O {game['points']} in {game['plies']} plies "
               f"(X {game.get('x', game.get('x_nodes'))}, symmetry {game['symmetry']}, "
               f"{game['seconds']} s)", flush=True)
@@ -309,6 +325,7 @@ class Builder:
             jobs = [(after.x, after.o, i) for after, i in missing]  # a Position is not pickled
             for name, game in pool.imap_unordered(_play, jobs):
                 self.record(name, game)
+        self.save()
 
     def decide(self, position: Position, every_class: bool) -> int | None:
         """The reply kept for ``position`` (stored in the book), or ``None`` when the
@@ -320,9 +337,6 @@ class Builder:
         if key_text(position) in self.undecided:  # and left undecided then, as now
             return None
         candidates = self.candidates_of(position, every_class)
-        if any(move not in position.legal_moves for move in candidates):
-            raise SystemExit(f"the cached candidates of {key_text(position)} are in another "
-                             "orientation (an earlier step's): drop them from the checkpoint")
         self.check_ahead([position.play(m) for m in candidates])
         alive = [m for m in candidates if not self.lost(position.play(m))] or candidates
         results: dict[int, tuple[float, int]] = {}
@@ -351,36 +365,31 @@ class Builder:
     def x_moves(self, position: Position) -> list[int]:
         """X's moves in ``position`` (X to move), one a class, best first for X by a
         short search without the strategy (cached)."""
-        key = key_text(position)
-        if key not in self.candidates:
-            self.candidates[key] = ranked(position, self.args.o_nodes)
-            self.save()
-        return self.candidates[key]
+        return self.cached_moves(key_text(position), position,
+                                 lambda image: ranked(image, self.args.o_nodes))
 
     def played_moves(self, position: Position) -> list[int]:
         """X's moves in ``position`` (X to move) that the X players (``--x-players``)
         play there, one move each from an orientation and seed of its own, one a class,
-        the most played first (cached, in the canonical orientation)."""
-        group = position.geometry.symmetry_group
-        _, _, to_canonical = group.canonical(position.x, position.o)
+        the most played first (cached)."""
         key = f"played:{key_text(position)}"
-        if key not in self.candidates:
+        group = position.geometry.symmetry_group
+
+        def find(image: Position) -> list[int]:
             counts: dict[tuple[int, int], tuple[int, int]] = {}  # class: (times, a move)
             for spec in self.x_players:
                 rng = random.Random(zlib.crc32(f"{key}/{spec}".encode()))
                 symmetry = rng.randrange(group.count)
-                turned = Position.from_bitboards(group.transform(position.x, symmetry),
-                                                 group.transform(position.o, symmetry), "qubic")
+                turned = Position.from_bitboards(group.transform(image.x, symmetry),
+                                                 group.transform(image.o, symmetry), "qubic")
                 move = member_player(spec, rng.getrandbits(31)).move(turned, Limit()).move
                 move = group.inverses[symmetry][move]
-                kind = canonical(position.play(move))
+                kind = canonical(image.play(move))
                 times, first = counts.get(kind, (0, move))
                 counts[kind] = (times + 1, first)
-            ranked = sorted(counts.values(), key=lambda played: -played[0])
-            self.candidates[key] = [position.geometry.symmetries[to_canonical][move]
-                                    for _, move in ranked]
-            self.save()
-        return [group.inverses[to_canonical][move] for move in self.candidates[key]]
+            return [move for _, move in sorted(counts.values(), key=lambda played: -played[0])]
+
+        return self.cached_moves(key, position, find)
 
     def line_moves(self, position: Position, depth: int, wanted: int | None) -> list[int]:
         """X's moves the book answers in ``position``: the ``wanted`` likeliest by the
@@ -423,6 +432,7 @@ class Builder:
                             after = position.play(reply)
                             following.setdefault(key_text(after), (first, after))
             frontier = list(following.values())
+        self.save()  # (the last games' records)
         self.book.built["positions"] = len(self.book)
         write_if_changed(Path(self.args.out), self.book.to_bytes())
         print(f"book: {len(self.book)} positions ({undecided} left undecided) -> {self.args.out}")

@@ -61,7 +61,7 @@ from typing import Any, NamedTuple
 
 from noughts.arena.family import member_player
 from noughts.budget import Limit
-from noughts.builders.checkpoint import Checkpoint
+from noughts.builders.checkpoint import SAVE_EVERY, Checkpoint
 from noughts.builders.o_book import (
     BOOK,
     CHECKPOINT,
@@ -78,6 +78,7 @@ from noughts.builders.o_book import parser as builder_parser
 from noughts.engine import choose_move
 from noughts.geometry import scan_forward
 from noughts.knowledge.obook import OBook
+from noughts.orientation import Orientation
 from noughts.position import Position
 from noughts.runtime.atomic import write_if_changed
 from noughts.search.defence import ProofDefence
@@ -255,8 +256,10 @@ def by_games(builder: Builder, position: Position, record: dict[str, Any],
     it): the move kept, the candidates, and the games the kept move played and O's
     points in them."""
     candidates = games_candidates(position, record, size)
-    builder.candidates[key_text(position)] = candidates
+    view = Orientation.of(position)  # (the builder keeps them on the canonical image)
+    builder.moves[key_text(position)] = [view.to_canonical(move) for move in candidates]
     move = builder.decide(position, every_class=False)
+    builder.save()  # (its last games' records)
     entry = builder.book.lookup(position)
     assert move is not None and entry is not None
     return {"move": move, "candidates": candidates, "games": entry.games,
@@ -561,10 +564,10 @@ def main(argv: list[str] | None = None) -> int:
     x_ranks: dict[str, list[int]] = records.setdefault("x_ranks", {})
     line_ranks: dict[str, list[int]] = records.setdefault("line_ranks", {})
 
-    def save() -> None:
+    def save(at_most_every: float = 0.0) -> None:
         records["settings"] = {"check": args.check, "max_checks": args.max_checks,
                                "o_nodes": args.o_nodes, "own_nodes": args.own_nodes}
-        checkpoint.save()
+        checkpoint.save(at_most_every)
 
     def decide_all(positions: list[Position]) -> None:
         jobs = [(p.x, p.o, None if (b := book.lookup(p)) is None else b.move,
@@ -576,8 +579,9 @@ def main(argv: list[str] | None = None) -> int:
             if "games" in old and lost(record):
                 record["games"] = old["games"]  # (they rank the first candidates' checks)
             decisions[key] = record
-            save()
+            save(SAVE_EVERY)
             print(f"  {key}: {record}", flush=True)
+        save()
         for position in positions:
             record = decisions[key_text(position)]
             if (builder is not None and lost(record)

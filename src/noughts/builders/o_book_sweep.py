@@ -40,7 +40,7 @@ import time
 from pathlib import Path
 from typing import Any
 
-from noughts.builders.checkpoint import Checkpoint
+from noughts.builders.checkpoint import SAVE_EVERY, Checkpoint
 from noughts.builders.o_book import BOOK, CHECKPOINT, canonical, classes, key_text, ranked
 from noughts.builders.o_book_deepen import drop_unreachable, forced_move
 from noughts.knowledge.obook import OBook
@@ -266,8 +266,9 @@ def main(argv: list[str] | None = None) -> int:
             for key, (_, record) in zip(jobs, pool.imap(_sweep, list(jobs.values())),
                                         strict=True):
                 records[key] = record
-                checkpoint.save()
+                checkpoint.save(SAVE_EVERY)
                 print(f"  {key}: {record}", flush=True)
+        checkpoint.save()
     replaced = lost = 0
     for (x, o), key in keys.items():
         record = records[key]
@@ -311,10 +312,11 @@ def _extended(book: OBook, marks: int, top: int | None, args: argparse.Namespace
             with multiprocessing.Pool(args.workers) as pool:
                 for key, likeliest in pool.imap(_x_likeliest, list(ranking.values())):
                     x_moves[key] = likeliest
-                    checkpoint.save()
+                    checkpoint.save(SAVE_EVERY)
                     if stop is not None and time.monotonic() > stop:
                         pool.terminate()
                         break
+            checkpoint.save()
         left = len(set(ranking) - set(x_moves))
         if left:
             print(f"{left} positions left to rank: none of {marks} marks decided", flush=True)
@@ -328,11 +330,12 @@ def _extended(book: OBook, marks: int, top: int | None, args: argparse.Namespace
         with multiprocessing.Pool(args.workers) as pool:
             for key, record in pool.imap(_extend, jobs):
                 records[key] = record
-                checkpoint.save()
+                checkpoint.save(SAVE_EVERY)
                 print(f"  {key}: {record}", flush=True)
                 if stop is not None and time.monotonic() > stop:
                     pool.terminate()
                     break
+            checkpoint.save()
     added = 0
     for position in positions:
         decided = records.get(key_text(position))
