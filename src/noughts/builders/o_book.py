@@ -254,6 +254,12 @@ class Builder:
             self.save(at_most_every=SAVE_EVERY)
         return [view.to_original(move) for move in self.moves[key]]
 
+    def keep_moves(self, key: str, position: Position, moves: list[int]) -> None:
+        """Keep ``moves`` (on ``position``'s board) under ``key``, where
+        :meth:`cached_moves` finds them."""
+        view = Orientation.of(position)
+        self.moves[key] = [view.to_canonical(move) for move in moves]
+
     def game(self, after: Position, index: int) -> float | None:
         """O's points in game ``index`` from ``after`` (X to move), played or recalled
         (:meth:`recorded`)."""

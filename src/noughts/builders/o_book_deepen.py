@@ -78,7 +78,6 @@ from noughts.builders.o_book import parser as builder_parser
 from noughts.engine import choose_move
 from noughts.geometry import scan_forward
 from noughts.knowledge.obook import OBook
-from noughts.orientation import Orientation
 from noughts.position import Position
 from noughts.runtime.atomic import write_if_changed
 from noughts.search.defence import ProofDefence
@@ -256,8 +255,7 @@ def by_games(builder: Builder, position: Position, record: dict[str, Any],
     it): the move kept, the candidates, and the games the kept move played and O's
     points in them."""
     candidates = games_candidates(position, record, size)
-    view = Orientation.of(position)  # (the builder keeps them on the canonical image)
-    builder.moves[key_text(position)] = [view.to_canonical(move) for move in candidates]
+    builder.keep_moves(key_text(position), position, candidates)
     move = builder.decide(position, every_class=False)
     builder.save()  # (its last games' records)
     entry = builder.book.lookup(position)

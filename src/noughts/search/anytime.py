@@ -238,7 +238,7 @@ def search_move(
                 if seed is not None and _seed_picks(bool(doomed), score, search.root_marks):
                     head = ties.pick(position, scores, best_move, moves, seed, style=style,
                                      learned=learned)
-                checks.follow([head] + [m for m in moves if m != head and m not in guard.refuted])
+                checks.follow(_checking_order(head, moves, guard.refuted))
     finally:
         if checks is not None:
             checks.finish()
@@ -290,6 +290,12 @@ def _seed_picks(doomed: bool, score: int | None, root_marks: int) -> bool:
     whose best scored ``score``: never a proven value, nor where every move is known to
     lose (``doomed``: the search picks the best try)."""
     return not doomed and score is not None and _proven(score, root_marks) is None
+
+
+def _checking_order(first: int, moves: list[int], refuted: dict[int, int]) -> list[int]:
+    """The order the proof checks take: ``first``, then the other ``moves`` the guard
+    has not refuted, in their order."""
+    return [first] + [m for m in moves if m != first and m not in refuted]
 
 
 def _hardest_note(position: Position, move: int, defence: ProofDefence | None,
@@ -347,8 +353,7 @@ def _defended(position: Position, moves: list[int], best_move: int, best_score: 
     every legal move was refuted. ``checked``: the defence whose checks ran alongside
     the deepening (its findings stand; its choice is made here, in the final share)."""
     defence = checked if checked is not None else ProofDefence(position, limit, deepen=True)
-    order = [best_move] + [m for m in moves if m != best_move and m not in guard.refuted]
-    move = defence.choose(order, search.nodes)
+    move = defence.choose(_checking_order(best_move, moves, guard.refuted), search.nodes)
     search.nodes += defence.nodes
     if move not in defence.refuted:
         return move, scores.get(move, best_score), None, defence
