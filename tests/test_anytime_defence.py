@@ -17,7 +17,14 @@ from noughts.engine import choose_move
 from noughts.knowledge.shipped import Knowledge
 from noughts.knowledge.strategy import Strategy, proven_replies, shipped_strategy, strategy_move
 from noughts.position import Position
-from noughts.search.defence import ALONGSIDE_VARIABLE, CHECK_NODES, ChecksAlongside, ProofDefence
+from noughts.results import Outcome
+from noughts.search.defence import (
+    ALONGSIDE_VARIABLE,
+    CHECK_NODES,
+    ChecksAlongside,
+    ProofDefence,
+    killing_reply,
+)
 from noughts.search.proof import find_win
 
 # A game O lost to a four-ply searcher as X (the 4x4x4 seed's bot): X opened on cell 48.
@@ -114,6 +121,21 @@ def test_the_checks_deepen_until_the_limit_and_refute_a_quiet_win() -> None:
     assert 31 in deep.refuted and chosen != 31
     assert find_win(position.play(31).play(63), limit=Limit(node_limit=2_000_000)) is None
     assert deep.nodes <= 40_000_000
+
+
+# A family game through the service (X the seed's bot at look-ahead 3, random ties): O to
+# move, lost to every reply by the deepening search's own proof. Its slowest loss, 35,
+# falls to X's 44 in a few hundred proof positions; after 18 none is found.
+SEARCH_LOST = Position.from_bitboards(sum(1 << c for c in (22, 33, 36, 48, 51, 60)),
+                                      sum(1 << c for c in (12, 37, 38, 41, 52)), "qubic")
+
+
+def test_a_loss_the_search_proves_is_played_where_it_is_hardest_to_refute() -> None:
+    assert killing_reply(SEARCH_LOST.play(35), 20_000, root_nodes=20_000) is not None
+    chosen = choose_move(SEARCH_LOST, nodes=16_000_000)
+    assert chosen.value is not None and chosen.value.outcome is Outcome.LOSS
+    assert chosen.move != 35 and "hardest to refute" in chosen.note
+    assert killing_reply(SEARCH_LOST.play(chosen.move), 20_000, root_nodes=20_000) is None
 
 
 def test_only_the_second_player_defends_by_proof(monkeypatch: pytest.MonkeyPatch) -> None:

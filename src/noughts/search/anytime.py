@@ -243,6 +243,7 @@ def search_move(
         if checks is not None:
             checks.finish()
     value = None if best_score is None else _proven(best_score, search.root_marks)
+    searched_loss = value is not None and value.outcome is Outcome.LOSS
     if seed is not None and _seed_picks(bool(doomed), best_score, search.root_marks):
         # (the pick is then checked below like the search's own move)
         best_move = ties.pick(position, scores, best_move, moves, seed, style=style,
@@ -266,12 +267,15 @@ def search_move(
                 note = (f"Every move loses to a chain of threats; this one lasts longest "
                         f"(the win after it takes {guard.refuted[slowest]} plies).")
     defence = None
-    if defend and value is None and len(moves) > 1:
-        best_move, best_score, value, defence = _defended(
+    if defend and len(moves) > 1 and (value is None or searched_loss):
+        # a loss the search proves is still played where it is hardest to find
+        best_move, best_score, checked, defence = _defended(
             position, moves, best_move, best_score, scores, guard, search,
             limit.share(shares.search), root_moves, None if checks is None else checks.defence)
+        value = checked or value
         if value is not None and value.outcome is Outcome.LOSS:
-            note = _hardest_note(position, best_move, defence, "the proof search refutes each")
+            note = _hardest_note(position, best_move, defence, "the proof search refutes each"
+                                 if checked else "the search proves it")
     if doomed and (value is None or value.outcome is not Outcome.LOSS):
         value = Bound(Outcome.LOSS, doomed[best_move])  # the strategy's bound
         note = _hardest_note(position, best_move, defence,
