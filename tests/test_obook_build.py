@@ -142,3 +142,25 @@ def test_the_builder_keeps_a_position_s_moves_on_its_canonical_image(tmp_path: P
         # the same cells of the same position: each is the image of one found first
         assert sorted(builder.canonical(image.play(m)) for m in moves) == sorted(
             builder.canonical(position.play(m)) for m in first)
+
+
+def test_varied_budgets_make_the_engine_s_games_from_a_position_differ(tmp_path: Path) -> None:
+    players = "level:10:no-strategy@60000,threats:5000"
+    args = builder.parser().parse_args(["--checkpoint", str(tmp_path / "records.json"),
+                                        "--x-players", players, "--vary-budgets"])
+    build = builder.Builder(args, Checkpoint(tmp_path / "records.json"))
+    after = Position("", "qubic").play(0).play(42)
+    names = [builder.game_name(after, index) for index in range(20)]
+    engine = {build.x_against(names[index], index) for index in range(0, 20, 2)}
+    assert len(engine) == 10 and all(48_000 <= int(spec.split("@")[1]) <= 75_000
+                                     for spec in engine)
+    assert build.x_against(builder.game_name(after, 1), 1) == "threats:5000"
+    build.games[names[0]] = {"x": "level:10:no-strategy@60000", "points": 1.0}
+    args.replay_others = True  # a game against the unscaled player is played again
+    assert not build.recorded(names[0], 0)
+    build.games[names[0]]["x"] = build.x_against(names[0], 0)
+    assert build.recorded(names[0], 0)
+    with pytest.raises(SystemExit, match="scaled reaches level:10:no-strategy@40000"):
+        builder.Builder(builder.parser().parse_args([
+            "--checkpoint", str(tmp_path / "records.json"), "--vary-budgets",
+            "--x-players", "level:10:no-strategy@50000"]), Checkpoint(tmp_path / "r.json"))

@@ -22,8 +22,11 @@ In the games, X is each of ``--x-players`` in turn (player specs, ``@N`` for N n
 move; a member of the family benchmark or of the players outside it is refused,
 :func:`noughts.arena.family.measured`), or without it the engine's own X without the
 strategy at the node budgets of ``--x-nodes``, scaled game by game by a seeded factor
-from 0.8 to 1.25. O is the engine at ``--o-nodes`` nodes a move without the book. Each
-game starts in a seeded random orientation of the board (the players break ties by
+from 0.8 to 1.25; with ``--vary-budgets`` the ``@N`` budgets are scaled so too (and a
+spec whose scaled budgets reach a measured player's is refused). The engine answers a
+position the same way in every orientation, so at one budget its games from a position
+are all one game. O is the engine at ``--o-nodes`` nodes a move without the book. Each
+game starts in a seeded random orientation of the board (other players break ties by
 cell).
 
 Resumable and deterministic (node budgets only; a game's seed comes from its position,
@@ -64,7 +67,7 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
-from noughts.arena.family import measured, member_player
+from noughts.arena.family import DEFAULT_MEMBERS, OUTSIDE_MEMBERS, measured, member_player
 from noughts.budget import Limit
 from noughts.builders.checkpoint import SAVE_EVERY, Checkpoint
 from noughts.engine import choose_move, evaluate_moves
@@ -84,6 +87,8 @@ CHECKPOINT = Path("checkpoints") / "qubic-o-book-build.json.gz"
 """The checkpoint by default: the records of the shipped book's build."""
 PART = "build"
 """The checkpoint's part that holds the builder's records."""
+SCALE = (0.8, 1.25)
+"""The range of the seeded factor that scales X's node budget in each game."""
 FIRST_CHECK = 20_000
 """The proof positions of a candidate's check by default (the checks of that size are
 kept under the position's key alone, those of another size under the key and size)."""
@@ -124,19 +129,32 @@ def ranked(position: Position, nodes: int) -> list[int]:
                                                        knowledge=SEARCH_ALONE)))
 
 
-def refuse_measured(option: str, specs: list[str]) -> None:
+def refuse_measured(option: str, specs: list[str], varied: bool = False) -> None:
     """Stop (naming ``option``) if ``specs`` name a player the book is measured on: a
-    member of the family benchmark or one of the players outside it.
+    member of the family benchmark or one of the players outside it; with ``varied``
+    (node budgets scaled game by game), also if a spec's scaled budgets reach one.
 
     >>> refuse_measured("--x-players", ["threats:5000"])
     >>> refuse_measured("--x-players", ["threats"])
     Traceback (most recent call last):
     ...
     SystemExit: --x-players: threats is in the family
+    >>> refuse_measured("--x-players", ["level:10:no-strategy@90000"], varied=True)
+    Traceback (most recent call last):
+    ...
+    SystemExit: --x-players: level:10:no-strategy@90000 scaled reaches level:10:no-strategy@100000
     """
     why = measured(specs)
     if why is not None:  # the book is measured on these: it must not be built on them
         raise SystemExit(f"{option}: {why}")
+    low, high = SCALE
+    for spec in specs if varied else []:  # nor on what they become, scaled
+        player, at, nodes = spec.partition("@")
+        for member in (*DEFAULT_MEMBERS, *OUTSIDE_MEMBERS):
+            name, member_at, budget = member.partition("@")
+            if at and member_at and name == player and (
+                    low * int(nodes) <= int(budget) <= high * int(nodes)):
+                raise SystemExit(f"{option}: {spec} scaled reaches {member}")
 
 
 def key_text(position: Position) -> str:
@@ -149,6 +167,27 @@ def game_name(after: Position, index: int) -> str:
     return f"{key_text(after)}/{index}"
 
 
+def game_draws(name: str) -> tuple[random.Random, float]:
+    """The seeded draws of the game named ``name``, and the first of them: the factor
+    (0.8 to 1.25) that scales X's node budget in that game."""
+    rng = random.Random(zlib.crc32(name.encode()))
+    return rng, rng.uniform(*SCALE)
+
+
+def scaled(spec: str, factor: float) -> str:
+    """The player spec ``spec`` with its node budget (``@N``), if it has one, times
+    ``factor``: at a fixed budget the engine plays the same game from a position in every
+    orientation, so that games against it would repeat one game.
+
+    >>> scaled("level:10:no-strategy@50000", 0.9)
+    'level:10:no-strategy@45000'
+    >>> scaled("threats:5000", 0.9)
+    'threats:5000'
+    """
+    player, at, nodes = spec.partition("@")
+    return f"{player}@{max(1, int(int(nodes) * factor))}" if at else spec
+
+
 class Builder:
     """The build's settings, its records (games, checks and candidates, kept in the part
     ``part`` of ``checkpoint``), and the decisions."""
@@ -158,7 +197,7 @@ class Builder:
         self.args = args
         self.x_nodes = [int(n) for n in args.x_nodes.split(",")]
         self.x_players = [spec for spec in (args.x_players or "").split(",") if spec]
-        refuse_measured("--x-players", self.x_players)
+        refuse_measured("--x-players", self.x_players, args.vary_budgets)
         self.checkpoint = checkpoint
         self.records = checkpoint.part(part)
         self.games: dict[str, dict[str, Any]] = self.records.setdefault("games", {})
@@ -176,6 +215,8 @@ class Builder:
                 "x_nodes": self.x_nodes, "o_nodes": a.o_nodes, "games": a.games,
                 "deep_games": a.deep_games, "finalists": a.finalists, "check": a.check,
                 "top": a.top, "depth": a.depth, "orientation": "random"}
+        if a.vary_budgets:
+            settings["vary_budgets"] = True
         if a.first_candidates is not None:
             settings["first_candidates"] = a.first_candidates
         if a.second_after is not None:
@@ -277,14 +318,19 @@ class Builder:
         game = self.games.get(name)
         if game is None or not (self.args.replay_others and self.x_players):
             return game is not None
-        return bool(game.get("x") == self.x_players[index % len(self.x_players)])
+        return bool(game.get("x") == self.x_against(name, index))
+
+    def x_against(self, name: str, index: int) -> str:
+        """The X player of game ``index`` (named ``name``) of ``--x-players``: its spec,
+        with ``--vary-budgets`` its node budget scaled by the game's seeded factor."""
+        spec = self.x_players[index % len(self.x_players)]
+        return scaled(spec, game_draws(name)[1]) if self.args.vary_budgets else spec
 
     def play(self, after: Position, index: int) -> dict[str, Any]:
         """Game ``index`` from ``after`` (X to move): its record, from its name alone."""
         name = game_name(after, index)
-        seed = zlib.crc32(name.encode())
-        rng = random.Random(seed)
-        x_nodes = int(self.x_nodes[index % len(self.x_nodes)] * rng.uniform(0.8, 1.25))
+        rng, factor = game_draws(name)
+        x_nodes = int(self.x_nodes[index % len(self.x_nodes)] * factor)
         # the game starts in an orientation of its own: the players break ties by
         # cell, so one orientation alone would rank the replies by its ties
         group = after.geometry.symmetry_group
@@ -295,7 +341,7 @@ class Builder:
                                        strategy=False)
         against = f"{x_nodes} nodes"
         if self.x_players:  # X players of other kinds, game by game
-            against = self.x_players[index % len(self.x_players)]
+            against = self.x_against(name, index)
             x_player = member_player(against, rng.getrandbits(31))
         players: dict[Mark, Player] = {
             "X": x_player,
@@ -500,6 +546,10 @@ def parser() -> argparse.ArgumentParser:
     parser.add_argument("--x-players", default=None,
                         help="X's players instead, game by game: comma-separated player specs, "
                              "@N for N nodes a move (never the family benchmark's members)")
+    parser.add_argument("--vary-budgets", action="store_true",
+                        help="scale each --x-players node budget (@N) game by game by a "
+                             "seeded factor from 0.8 to 1.25, as --x-nodes are (at one "
+                             "budget the engine's games from a position are one game)")
     parser.add_argument("--first-candidates", type=int, default=None,
                         help="at X's first move, the engine's N best reply classes only "
                              "(default every class)")

@@ -554,6 +554,7 @@ def main(argv: list[str] | None = None) -> int:
             "--x-players", book.built["against"], "--o-nodes", str(book.built["o_nodes"]),
             "--games", str(args.lost_games), "--deep-games", str(args.lost_games),
             "--finalists", "2", "--workers", str(args.workers),
+            *(["--vary-budgets"] if book.built.get("vary_budgets") else []),
             "--checkpoint", str(lost_path)]),
             checkpoint if lost_path == checkpoint.path else Checkpoint(lost_path), LOST_PART)
     records = checkpoint.part(PART)
