@@ -15,7 +15,8 @@ give, each within the limit, or the share of it, that the plan hands over:
   runs out; with ``NOUGHTS_CHECKS_ALONGSIDE=1``, under a time limit on two cores, they
   run alongside the deepening, on its order of the moment), and plays the
   first after which no forced win is found; when every move is refuted it plays the one
-  hardest to refute, and the answer is a proven loss.
+  hardest to refute, and the answer is a proven loss (so too where the deepening itself
+  proves every move lost: the checks still pick the move, not the slowest loss).
   Misère games deepen the same search by the misère rule (:mod:`noughts.search.pvs`),
   where threats force nothing; the plan's :class:`Shares` say how it divides its limit;
 * :func:`evaluate_all` -- every legal move's value.
