@@ -331,8 +331,8 @@ class Builder:
         name = game_name(after, index)
         rng, factor = game_draws(name)
         x_nodes = int(self.x_nodes[index % len(self.x_nodes)] * factor)
-        # the game starts in an orientation of its own: the players break ties by
-        # cell, so one orientation alone would rank the replies by its ties
+        # the game starts in an orientation of its own: players other than the engine
+        # break ties by cell, so one orientation alone would rank the replies by its ties
         group = after.geometry.symmetry_group
         symmetry = rng.randrange(group.count)
         start = Position.from_bitboards(group.transform(after.x, symmetry),
