@@ -21,7 +21,7 @@ from noughts.budget import Limit
 from noughts.players.protocol import Player, parse_player
 
 __all__ = ["DEFAULT_MEMBERS", "OUTSIDE_MEMBERS", "MEMBER_SETS", "parse_members",
-           "member_player", "measured"]
+           "member_player", "split_budget", "measured"]
 
 DEFAULT_MEMBERS = (
     "seed-qubic:1",
@@ -87,11 +87,27 @@ def member_player(member: str, seed: int) -> Player:
     ...
     ValueError: bad member 'threats@x': after @ comes a node budget
     """
+    spec, nodes = split_budget(member)
+    allowance = Limit.within(nodes=nodes) if nodes else Limit()
+    return parse_player(spec).create(seed=seed, allowance=allowance)
+
+
+def split_budget(member: str) -> tuple[str, int | None]:
+    """``member``'s player spec and its node budget a move (after ``@``), if it names one.
+
+    >>> split_budget("level:10:no-strategy@500")
+    ('level:10:no-strategy', 500)
+    >>> split_budget("threats:5000")
+    ('threats:5000', None)
+    >>> split_budget("threats@0")
+    Traceback (most recent call last):
+    ...
+    ValueError: bad member 'threats@0': after @ comes a node budget
+    """
     spec, _, nodes = member.partition("@")
     if nodes and (not nodes.isdigit() or int(nodes) < 1):
         raise ValueError(f"bad member {member!r}: after @ comes a node budget")
-    allowance = Limit.within(nodes=int(nodes)) if nodes else Limit()
-    return parse_player(spec).create(seed=seed, allowance=allowance)
+    return spec, int(nodes) if nodes else None
 
 
 def measured(specs: Iterable[str]) -> str | None:

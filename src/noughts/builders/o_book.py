@@ -67,7 +67,13 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
-from noughts.arena.family import DEFAULT_MEMBERS, OUTSIDE_MEMBERS, measured, member_player
+from noughts.arena.family import (
+    DEFAULT_MEMBERS,
+    OUTSIDE_MEMBERS,
+    measured,
+    member_player,
+    split_budget,
+)
 from noughts.budget import Limit
 from noughts.builders.checkpoint import SAVE_EVERY, Checkpoint
 from noughts.engine import choose_move, evaluate_moves
@@ -143,17 +149,23 @@ def refuse_measured(option: str, specs: list[str], varied: bool = False) -> None
     Traceback (most recent call last):
     ...
     SystemExit: --x-players: level:10:no-strategy@90000 scaled reaches level:10:no-strategy@100000
+    >>> refuse_measured("--x-players", ["threats@x"])
+    Traceback (most recent call last):
+    ...
+    SystemExit: --x-players: bad member 'threats@x': after @ comes a node budget
     """
+    try:
+        budgets = [split_budget(spec) for spec in specs]
+    except ValueError as error:
+        raise SystemExit(f"{option}: {error}") from None
     why = measured(specs)
     if why is not None:  # the book is measured on these: it must not be built on them
         raise SystemExit(f"{option}: {why}")
     low, high = SCALE
-    for spec in specs if varied else []:  # nor on what they become, scaled
-        player, at, nodes = spec.partition("@")
-        for member in (*DEFAULT_MEMBERS, *OUTSIDE_MEMBERS):
-            name, member_at, budget = member.partition("@")
-            if at and member_at and name == player and (
-                    low * int(nodes) <= int(budget) <= high * int(nodes)):
+    for spec, (player, nodes) in zip(specs, budgets, strict=True) if varied else []:
+        for member in (*DEFAULT_MEMBERS, *OUTSIDE_MEMBERS):  # nor what they become, scaled
+            name, budget = split_budget(member)
+            if nodes and budget and name == player and low * nodes <= budget <= high * nodes:
                 raise SystemExit(f"{option}: {spec} scaled reaches {member}")
 
 
@@ -184,8 +196,8 @@ def scaled(spec: str, factor: float) -> str:
     >>> scaled("threats:5000", 0.9)
     'threats:5000'
     """
-    player, at, nodes = spec.partition("@")
-    return f"{player}@{max(1, int(int(nodes) * factor))}" if at else spec
+    player, nodes = split_budget(spec)
+    return f"{player}@{max(1, int(nodes * factor))}" if nodes else spec
 
 
 class Builder:
