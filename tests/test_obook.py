@@ -299,6 +299,11 @@ def test_where_every_reply_is_lost_games_rank_the_hardest_to_refute(tmp_path: Pa
     again = deepen.by_games(builder, position, record, 3)
     assert again["candidates"] == [63, 5, 9]
     assert deepen.games_current(position, {**record, "games": again}, 3)
+    assert not deepen.games_current(position, {**record, "games": again}, 3, 2.0)
+    builder.args.margin = 2.0  # ranked by the margin's rule: recorded, and current then
+    by_margin = deepen.by_games(builder, position, record, 3)
+    assert by_margin["margin"] == 2.0 and by_margin["games"] in (2, 4)
+    assert deepen.games_current(position, {**record, "games": by_margin}, 3, 2.0)
     assert deepen.stored_games(record, True) == (2, record["games"]["score"])  # stored so
     assert not deepen.lost({"checks": [[63, 7, 10], [2, None, 0]]})
 

@@ -16,7 +16,8 @@ of a short search (``evaluate_moves``). A candidate after which the proof search
 finds a forced win for X within ``--check`` positions is dropped (unless every one is).
 Each plays ``--games`` games (``--deep-games`` from X's second move on; a win is 1
 point, a draw 1/2), the ``--finalists`` best as many again, and the reply with the most
-points in all is kept, ties to the engine's order.
+points in all is kept, ties to the engine's order (with ``--margin Z``, the first in the
+engine's order that no finalist beats by more than Z standard errors: :func:`kept_reply`).
 
 In the games, X is each of ``--x-players`` in turn (player specs, ``@N`` for N nodes a
 move; a member of the family benchmark or of the players outside it is refused,
@@ -59,8 +60,10 @@ docs/qubic-o-results.md.
 from __future__ import annotations
 
 import argparse
+import math
 import multiprocessing
 import random
+import statistics
 import time
 import zlib
 from collections.abc import Callable
@@ -126,6 +129,34 @@ def classes(position: Position, moves: list[int]) -> list[int]:
 def best_first(values: list[MoveEval]) -> list[int]:
     """The moves of a short search's ``values``, best first, ties to the lower cell."""
     return [v.move for v in sorted(values, key=lambda v: (-(v.score or 0), v.move))]
+
+
+def kept_reply(finalists: list[int], order: list[int], points: dict[int, list[float]],
+               margin: float) -> int:
+    """The reply kept of ``finalists`` (best first by the ``points`` of their games): the
+    first; with a ``margin`` above 0, the first in the engine's ``order`` that no finalist
+    beats by more than ``margin`` standard errors of the difference of their mean points
+    (so that the noise of a few games does not overrule the engine's own order).
+
+    >>> games = {42: [1.0] * 10 + [0.0] * 2, 3: [1.0] * 11 + [0.5]}
+    >>> kept_reply([3, 42], [42, 23, 3], games, 0), kept_reply([3, 42], [42, 23, 3], games, 2)
+    (3, 42)
+    >>> kept_reply([3, 42], [42, 23, 3], {42: [0.0] * 12, 3: [1.0] * 12}, 2)  # past any noise
+    3
+    """
+    if margin <= 0:
+        return finalists[0]
+
+    def mean(move: int) -> float:
+        return sum(points[move]) / len(points[move])
+
+    def error(move: int) -> float:  # the squared standard error of its mean
+        games = points[move]
+        return statistics.variance(games) / len(games) if len(games) > 1 else 0.0
+
+    return next(move for move in sorted(finalists, key=order.index)
+                if all(mean(other) - mean(move) <= margin * math.sqrt(error(other) + error(move))
+                       for other in finalists))
 
 
 def ranked(position: Position, nodes: int) -> list[int]:
@@ -229,6 +260,8 @@ class Builder:
                 "top": a.top, "depth": a.depth, "orientation": "random"}
         if a.vary_budgets:
             settings["vary_budgets"] = True
+        if a.margin > 0:
+            settings["margin"] = a.margin
         if a.first_candidates is not None:
             settings["first_candidates"] = a.first_candidates
         if a.second_after is not None:
@@ -403,7 +436,8 @@ class Builder:
         candidates = self.candidates_of(position, every_class)
         self.check_ahead([position.play(m) for m in candidates])
         alive = [m for m in candidates if not self.lost(position.play(m))] or candidates
-        results: dict[int, tuple[float, int]] = {}
+        order = list(alive)  # the engine's order
+        results: dict[int, list[float]] = {move: [] for move in alive}
         count = self.args.games if every_class else self.args.deep_games
         # two rounds: every candidate, then the best few again (the best of many
         # candidates on a few games each is lucky more often than good)
@@ -415,15 +449,13 @@ class Builder:
                 if any(p is None for p in points):
                     self.undecided.add(key_text(position))
                     return None
-                before = results.get(move, (0.0, 0))
-                results[move] = (before[0] + sum(p for p in points if p is not None),
-                                 before[1] + len(points))
-                print(f"   reply {move}: {results[move][0]} of {results[move][1]}", flush=True)
-            alive = sorted(alive, key=lambda m: (-results[m][0], alive.index(m)))
+                results[move] += [p for p in points if p is not None]
+                print(f"   reply {move}: {sum(results[move])} of {len(results[move])}",
+                      flush=True)
+            alive = sorted(alive, key=lambda m: (-sum(results[m]), alive.index(m)))
             alive = alive[: self.args.finalists]
-        best = alive[0]
-        score, games = results[best]
-        self.book.add(position, best, games=games, score=score)
+        best = kept_reply(alive, order, results, self.args.margin)
+        self.book.add(position, best, games=len(results[best]), score=sum(results[best]))
         return best
 
     def x_moves(self, position: Position) -> list[int]:
@@ -551,6 +583,10 @@ def parser() -> argparse.ArgumentParser:
     parser.add_argument("--games", type=int, default=8, help="games a candidate (default 8)")
     parser.add_argument("--finalists", type=int, default=3,
                         help="candidates that play a second round of games (default 3)")
+    parser.add_argument("--margin", type=float, default=0.0,
+                        help="keep the engine's order of the finalists unless another beats "
+                             "it by more than this many standard errors of the difference "
+                             "of their mean points (default 0: the most points)")
     parser.add_argument("--deep-games", type=int, default=4,
                         help="games a candidate at X's second move (default 4)")
     parser.add_argument("--x-nodes", default="100000,20000,50000,2000",

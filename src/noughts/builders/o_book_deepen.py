@@ -241,11 +241,15 @@ def games_candidates(position: Position, record: dict[str, Any], size: int) -> l
     return classes(position, [first, *hardest])[:size]
 
 
-def games_current(position: Position, record: dict[str, Any], size: int) -> bool:
+def games_current(position: Position, record: dict[str, Any], size: int,
+                  margin: float = 0.0) -> bool:
     """Whether games ranked a lost decision's :func:`games_candidates` (``position`` in
-    its canonical orientation): not if they ranked none, or other candidates."""
+    its canonical orientation) by the builder's rule with ``margin``
+    (:func:`~noughts.builders.o_book.kept_reply`): not if they ranked none, or other
+    candidates, or by another margin."""
     return ("games" in record
-            and record["games"]["candidates"] == games_candidates(position, record, size))
+            and record["games"]["candidates"] == games_candidates(position, record, size)
+            and record["games"].get("margin", 0.0) == margin)
 
 
 def by_games(builder: Builder, position: Position, record: dict[str, Any],
@@ -260,8 +264,9 @@ def by_games(builder: Builder, position: Position, record: dict[str, Any],
     builder.save()  # (its last games' records)
     entry = builder.book.lookup(position)
     assert move is not None and entry is not None
-    return {"move": move, "candidates": candidates, "games": entry.games,
-            "score": entry.score}
+    ranked = {"move": move, "candidates": candidates, "games": entry.games,
+              "score": entry.score}
+    return ranked | ({"margin": builder.args.margin} if builder.args.margin > 0 else {})
 
 
 def stored_games(record: dict[str, Any], games: bool) -> tuple[int, float]:
@@ -358,7 +363,7 @@ class Lines:
         record = self.decisions.get(key_text(position))
         if record is not None and self.args.lost_games and lost(record) and not games_current(
                 Position.from_bitboards(*canonical(position), "qubic"), record,
-                self.args.lost_candidates):
+                self.args.lost_candidates, self.book.built.get("margin", 0.0)):
             return None  # every reply lost: it waits for the games that rank them
         if record is not None and not checks_current(record, self.args.lost_checks):
             return None  # it waits for the checks --lost-checks asks for
@@ -555,6 +560,7 @@ def main(argv: list[str] | None = None) -> int:
             "--games", str(args.lost_games), "--deep-games", str(args.lost_games),
             "--finalists", "2", "--workers", str(args.workers),
             *(["--vary-budgets"] if book.built.get("vary_budgets") else []),
+            "--margin", str(book.built.get("margin", 0.0)),
             "--checkpoint", str(lost_path)]),
             checkpoint if lost_path == checkpoint.path else Checkpoint(lost_path), LOST_PART)
     records = checkpoint.part(PART)
@@ -584,7 +590,8 @@ def main(argv: list[str] | None = None) -> int:
         for position in positions:
             record = decisions[key_text(position)]
             if (builder is not None and lost(record)
-                    and not games_current(position, record, args.lost_candidates)):
+                    and not games_current(position, record, args.lost_candidates,
+                                          book.built.get("margin", 0.0))):
                 # every reply checked is lost: games against fallible players rank them
                 # (again if they ranked other candidates: the games played are kept)
                 record["games"] = by_games(builder, position, record, args.lost_candidates)
