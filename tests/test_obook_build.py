@@ -13,7 +13,6 @@ import pytest
 import noughts.builders.o_book as builder
 import noughts.builders.o_book_deepen as deepen
 import noughts.builders.o_book_sweep as sweep
-from noughts.arena.family import measured
 from noughts.builders.checkpoint import Checkpoint
 from noughts.errors import NoughtsError
 from noughts.knowledge.obook import OBook
@@ -165,16 +164,3 @@ def test_varied_budgets_make_the_engine_s_games_from_a_position_differ(tmp_path:
         builder.Builder(builder.parser().parse_args([
             "--checkpoint", str(tmp_path / "records.json"), "--vary-budgets",
             "--x-players", "level:10:no-strategy@50000"]), Checkpoint(tmp_path / "r.json"))
-
-
-def test_no_game_behind_the_shipped_book_has_a_measured_player_or_the_seed_s_bot_as_x(
-) -> None:
-    # the book is measured on the family and the players outside it, mostly the 4x4x4
-    # seed's bot in its styles: none of its games was played against one of them
-    parts = Checkpoint(RECORDS).parts
-    xs = {game["x"] for part in ("build", "lost_games")
-          for game in parts[part]["games"].values()}
-    assert xs and measured(xs) is None
-    assert not {x for x in xs if x.startswith("seed-qubic")}
-    built = OBook.load(SHIPPED).built
-    assert built["margin"] == 2.0 and "seed-qubic" not in built["against"]

@@ -40,22 +40,18 @@ from the records. ``--minutes`` stops a run after the game under way and writes 
 is decided; ``--workers`` plays a round's games and checks on several processes.
 
 The shipped book (``src/noughts/data/qubic-o-book.json.gz``) is this builder's book,
-checked and extended by the deep step (:mod:`noughts.builders.o_book_deepen`). Its X
-players are the tuning tool's pool (``benchmarks/qubic_o_tuning.py``: the engine's own X
-without the strategy at four budgets, the threat player at two, Monte Carlo tree
-search), none of them a player O is measured on or a copy of the seed's bot; a reply
-displaces the engine's own first choice only when its games beat it by more than two
-standard errors (``--margin 2``). From the repository's root, with the records of its
-build in the default checkpoint (``checkpoints/qubic-o-book-build.json.gz``), the first
-of its three commands writes the builder's book in seconds, every game and check
-recalled::
+checked and extended by the deep step (:mod:`noughts.builders.o_book_deepen`). From the
+repository's root, with the records of its build in the default checkpoint
+(``checkpoints/qubic-o-book-build.json.gz``; they hold the first replies' games from a
+run against six other X players, which this command recalls), the first of its two
+commands writes the builder's book in seconds, every game and check recalled::
 
     python scripts/build_o_book.py --depth 4 --x-moves 2,1 --fourth-after 0,1 \
-        --first-candidates 3 --games 84 --finalists 2 --deep-games 7 --top 2 \
-        --o-nodes 300000 --workers 2 --vary-budgets --replay-others --margin 2 \
-        --x-players level:10:no-strategy@5000,level:10:no-strategy@60000,\
-level:10:no-strategy@200000,level:10:no-strategy@500000,threats:5000,threats:50000,\
-mcts:3000
+        --first-candidates 3 --games 12 --finalists 2 --deep-games 6 --top 2 \
+        --o-nodes 300000 --workers 2 \
+        --x-players level:10:no-strategy@10000,level:10:no-strategy@50000,\
+level:10:no-strategy@200000,seed-qubic:3:defensive,seed-qubic:3:aggressive,\
+seed-qubic:3:aggressive:random
 
 The steps that led to this command, and the books built and not shipped, are in
 docs/qubic-o-results.md.

@@ -45,7 +45,7 @@ shipped book over it in seconds, every decision recalled::
 
     python scripts/deepen_o_book.py --x-moves 10 --workers 2 --line-unrefuted \
         --line-players level:10:no-strategy@10000,level:10:no-strategy@50000,\
-level:10:no-strategy@200000 --lost-games 14 --lost-checks 64
+level:10:no-strategy@200000 --lost-games 12 --lost-checks 64
 
 The steps that led to these options, and the books built with others, are in
 docs/qubic-o-results.md.

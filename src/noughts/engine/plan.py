@@ -322,8 +322,8 @@ def book(request: _Request) -> MoveChoice | None:
     if booked.move in check.refuted:
         request.lost.update(check.refuted)  # searched like any other move, without it
         return None
-    why = (f"the reply the games it was built from chose ({booked.score:g} points in "
-           f"{booked.games} games)" if booked.games else
+    why = (f"the reply that did best in the games it was built from ({booked.score:g} "
+           f"points in {booked.games} games)" if booked.games else
            "a reply after which a deep proof search, run offline, found no forced win for X")
     return choice(position, booked.move, limit, value=_stored_loss(request, booked.move),
                   nodes=request.spent, note=f"From O's opening book: {why}.")

@@ -1,10 +1,9 @@
 """The second player's opening book for Qubic: O's first moves, chosen by games.
 
 Qubic is lost for O against perfect play (:mod:`noughts.knowledge.strategy` holds X's
-proof), so no reply can be proven good: the book holds the replies that games against
-fallible X players chose (built offline by :mod:`noughts.builders.o_book`, never
-against the players O is measured on: the engine's own choice unless another reply did
-clearly better) and, deeper, replies that deep proof searches
+proof), so no reply can be proven good: the book holds the replies that did best in
+games against fallible X players (built offline by :mod:`noughts.builders.o_book`, never
+against the players O is measured on) and, deeper, replies that deep proof searches
 could not refute (:mod:`noughts.builders.o_book_deepen`). The engine's plan consults it
 for O before searching (:class:`~noughts.knowledge.shipped.Knowledge`), and checks each
 book move with a short proof search before it plays it.
