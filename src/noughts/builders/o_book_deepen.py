@@ -252,6 +252,12 @@ def games_current(position: Position, record: dict[str, Any], size: int,
             and record["games"].get("margin", 0.0) == margin)
 
 
+def games_margin(book: OBook) -> float:
+    """The ``--margin`` the builder's book was ranked by (0 unless it says), which the
+    games that rank lost positions follow too."""
+    return float(book.built.get("margin", 0.0))
+
+
 def by_games(builder: Builder, position: Position, record: dict[str, Any],
              size: int) -> dict[str, Any]:
     """The :func:`games_candidates` ranked by ``builder``'s games against its fallible
@@ -363,7 +369,7 @@ class Lines:
         record = self.decisions.get(key_text(position))
         if record is not None and self.args.lost_games and lost(record) and not games_current(
                 Position.from_bitboards(*canonical(position), "qubic"), record,
-                self.args.lost_candidates, self.book.built.get("margin", 0.0)):
+                self.args.lost_candidates, games_margin(self.book)):
             return None  # every reply lost: it waits for the games that rank them
         if record is not None and not checks_current(record, self.args.lost_checks):
             return None  # it waits for the checks --lost-checks asks for
@@ -560,7 +566,7 @@ def main(argv: list[str] | None = None) -> int:
             "--games", str(args.lost_games), "--deep-games", str(args.lost_games),
             "--finalists", "2", "--workers", str(args.workers),
             *(["--vary-budgets"] if book.built.get("vary_budgets") else []),
-            "--margin", str(book.built.get("margin", 0.0)),
+            "--margin", str(games_margin(book)),
             "--checkpoint", str(lost_path)]),
             checkpoint if lost_path == checkpoint.path else Checkpoint(lost_path), LOST_PART)
     records = checkpoint.part(PART)
@@ -591,7 +597,7 @@ def main(argv: list[str] | None = None) -> int:
             record = decisions[key_text(position)]
             if (builder is not None and lost(record)
                     and not games_current(position, record, args.lost_candidates,
-                                          book.built.get("margin", 0.0))):
+                                          games_margin(book))):
                 # every reply checked is lost: games against fallible players rank them
                 # (again if they ranked other candidates: the games played are kept)
                 record["games"] = by_games(builder, position, record, args.lost_candidates)
