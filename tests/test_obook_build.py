@@ -11,6 +11,7 @@ from typing import NoReturn
 import pytest
 
 import noughts.builders.o_book as builder
+import noughts.builders.o_book_ahead as ahead
 import noughts.builders.o_book_deepen as deepen
 import noughts.builders.o_book_sweep as sweep
 from noughts.builders.checkpoint import Checkpoint
@@ -48,8 +49,9 @@ def test_the_shipped_book_rebuilds_byte_for_byte_from_the_kept_records(
         assert len(found) >= 3, f"{module.__name__} plays through other names: {found}"
         for name in found:
             monkeypatch.setattr(module, name, _no_search)
-    for name in ("killing_reply", "ranked"):  # the sweep's look ahead and O's order
-        monkeypatch.setattr(sweep, name, _no_search)
+    for module in (sweep, ahead):  # the look ahead and O's order
+        for name in ("killing_reply", "ranked"):
+            monkeypatch.setattr(module, name, _no_search)
     records = tmp_path / "records.json.gz"
     records.write_bytes(RECORDS.read_bytes())
     built, shipped = tmp_path / "built.json.gz", tmp_path / "shipped.json.gz"

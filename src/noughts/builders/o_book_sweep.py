@@ -21,7 +21,10 @@ mark on a corner or centre first; ``--extend MARKS:TOP`` only after X's ``TOP``
 likeliest moves (by the short search that orders O's moves, run from X's side; the
 rankings are recorded too), and a second ``--extend`` goes on from the book the first
 made. ``--most N`` takes the first N positions of each, ``--minutes`` stops a run (the
-book gets what is decided, and the next run goes on).
+book gets what is decided, and the next run goes on). With ``--ahead MARKS[:TOP]`` it
+looks at the book's moves in the positions of ``MARKS`` marks two X moves ahead
+(:mod:`noughts.builders.o_book_ahead`; built and measured, not in the shipped command);
+the steps of ``--extend`` and ``--ahead`` run in the order given.
 
 Resumable and deterministic (node budgets only): each position's sweep and decision
 goes to the ``sweep`` part of ``--checkpoint`` as it is made, and a run with every
@@ -216,6 +219,16 @@ def extent_text(marks: int, top: int | None) -> str:
     return str(marks) if top is None else f"{marks}:{top}"
 
 
+class _Step(argparse.Action):
+    """``--extend`` and ``--ahead``: each adds its extent to its own list and, with the
+    option's name, to ``steps``, which keeps the order the command line gives them."""
+
+    def __call__(self, parser: argparse.ArgumentParser, namespace: argparse.Namespace,
+                 values: Any, option_string: str | None = None) -> None:
+        setattr(namespace, self.dest, [*(getattr(namespace, self.dest) or []), values])
+        namespace.steps = [*namespace.steps, (self.dest, values)]
+
+
 def parser() -> argparse.ArgumentParser:
     """The sweep's command line."""
     parser = argparse.ArgumentParser(prog="sweep_o_book.py", description=__doc__.split(
@@ -229,12 +242,20 @@ def parser() -> argparse.ArgumentParser:
                              "(default: %(default)s, the engine's analysis)")
     parser.add_argument("--o-nodes", type=int, default=300_000,
                         help="nodes of the short search that orders O's other moves")
-    parser.add_argument("--extend", type=extent, action="append", default=None,
+    parser.set_defaults(steps=[])
+    parser.add_argument("--extend", type=extent, action=_Step, default=None,
                         metavar="MARKS[:TOP]",
                         help="then decide O's move in the positions with MARKS marks that "
                              "the book's lines reach and it does not hold (after X's TOP "
                              "likeliest moves only, by a short search of X's own); again "
                              "for another number of marks, in turn")
+    parser.add_argument("--ahead", type=extent, action=_Step, default=None,
+                        metavar="MARKS[:TOP]",
+                        help="then look at the book's moves in the positions with MARKS "
+                             "marks two X moves ahead (after X's TOP likeliest replies "
+                             "only), replacing those after which an X reply leaves O no "
+                             "move the look ahead clears (noughts.builders.o_book_ahead); "
+                             "steps of --extend and --ahead run in the order given")
     parser.add_argument("--most", type=int, default=None, metavar="N",
                         help="decide at most the first N positions of --extend, in its "
                              "order (the book gets those decided)")
@@ -279,12 +300,21 @@ def main(argv: list[str] | None = None) -> int:
             replaced += 1
     unreached = drop_unreachable(book)
     added = 0
-    for marks, top in args.extend or []:
-        added += _extended(book, marks, top, args, checkpoint)
+    for step, (marks, top) in args.steps:
+        if step == "extend":
+            added += _extended(book, marks, top, args, checkpoint)
+        else:
+            from noughts.builders.o_book_ahead import look_ahead  # (it builds on this module)
+            replaced += look_ahead(book, marks, top, checkpoint=checkpoint, part=PART,
+                                   nodes=args.nodes, o_nodes=args.o_nodes,
+                                   workers=args.workers)
+            unreached += drop_unreachable(book)
     if args.extend:  # (one extent to every X move stays a number, as books recorded it)
         (marks, top), *more = args.extend
         book.built.update(sweep_extend=marks if top is None and not more else ",".join(
             extent_text(*given) for given in args.extend))
+    if args.ahead:
+        book.built.update(sweep_ahead=",".join(extent_text(*given) for given in args.ahead))
     book.built.update(sweep_nodes=args.nodes, sweep_o_nodes=args.o_nodes, positions=len(book))
     write_if_changed(Path(args.out), book.to_bytes())
     print(f"book: {len(book)} positions, {replaced} moves replaced, {lost} kept where every "
