@@ -16,8 +16,8 @@ move with one is replaced by the first move of the engine's order that the look 
 clears and that has none; where every move has one, the book's move stays.
 
 The escapes are the sweep's extension records (``extend@...`` in the checkpoint, made
-early where the extension that follows would make them), and a forced move's in a part
-of their own; the decisions go to ``ahead@...``. Node budgets only: deterministic, and
+early where the extension that follows would make them), those where O's move is forced
+under ``forced@...``, and the decisions under ``ahead@...``, all in the sweep's part. Node budgets only: deterministic, and
 resumable from the checkpoint.
 """
 
