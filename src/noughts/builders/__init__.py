@@ -6,6 +6,10 @@
 * :mod:`noughts.builders.strategy_check` -- checking a strategy with code of its own.
 * :mod:`noughts.builders.o_book` -- building O's Qubic opening book by games.
 * :mod:`noughts.builders.o_book_deepen` -- checking and extending it by deep proofs.
+* :mod:`noughts.builders.o_book_sweep` -- sweeping it for visible blunders, one X move
+  ahead, and deciding O's third and fourth moves off its lines.
+* :mod:`noughts.builders.o_book_ahead` -- looking at its moves two X moves ahead (built,
+  not in the shipped command).
 * :mod:`noughts.builders.checkpoint` -- a build's records, kept so that it resumes and
   replays.
 """
