@@ -9,7 +9,7 @@ from pathlib import Path
 import pytest
 
 import noughts.builders.o_book_ahead as ahead
-import noughts.builders.o_book_sweep as sweep
+import noughts.builders.o_book_cleared as cleared
 from noughts.builders.checkpoint import Checkpoint
 from noughts.knowledge.obook import OBook
 from noughts.position import Position
@@ -34,7 +34,7 @@ def _lowest_first(position: Position, nodes: int) -> list[int]:
 
 @pytest.fixture
 def stand_in(monkeypatch: pytest.MonkeyPatch) -> None:
-    for module in (ahead, sweep):  # (the workers are forked: they inherit the stand-in)
+    for module in (ahead, cleared):  # (the workers are forked: they inherit the stand-in)
         monkeypatch.setattr(module, "killing_reply", _stand_in_look_ahead)
         monkeypatch.setattr(module, "ranked", _lowest_first)
 
@@ -68,7 +68,7 @@ def test_a_book_move_with_a_losing_reply_gives_way_to_the_first_without(
     # run again, every record at hand: the same decision, no search
     again = OBook("4x4x4")
     again.add(position, 1, games=12, score=9.0)
-    for module in (ahead, sweep):
+    for module in (ahead, cleared):
         monkeypatch.setattr(module, "killing_reply", _no_search)
         monkeypatch.setattr(module, "ranked", _no_search)
     assert ahead.look_ahead(again, 3, None, checkpoint=checkpoint, part="sweep",

@@ -12,6 +12,7 @@ import pytest
 
 import noughts.builders.o_book as builder
 import noughts.builders.o_book_ahead as ahead
+import noughts.builders.o_book_cleared as cleared
 import noughts.builders.o_book_deepen as deepen
 import noughts.builders.o_book_sweep as sweep
 from noughts.builders.checkpoint import Checkpoint
@@ -49,7 +50,7 @@ def test_the_shipped_book_rebuilds_byte_for_byte_from_the_kept_records(
         assert len(found) >= 3, f"{module.__name__} plays through other names: {found}"
         for name in found:
             monkeypatch.setattr(module, name, _no_search)
-    for module in (sweep, ahead):  # the look ahead and O's order
+    for module in (sweep, cleared, ahead):  # the look ahead and O's order
         for name in ("killing_reply", "ranked"):
             monkeypatch.setattr(module, name, _no_search)
     records = tmp_path / "records.json.gz"

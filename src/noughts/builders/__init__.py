@@ -10,6 +10,8 @@
   ahead, and deciding O's third and fourth moves off its lines.
 * :mod:`noughts.builders.o_book_ahead` -- looking at its moves two X moves ahead (built,
   not in the shipped command).
+* :mod:`noughts.builders.o_book_cleared` -- O's moves decided by the look one X move
+  ahead, as both record them.
 * :mod:`noughts.builders.checkpoint` -- a build's records, kept so that it resumes and
   replays.
 """

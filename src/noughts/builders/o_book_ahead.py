@@ -17,8 +17,8 @@ clears and that has none; where every move has one, the book's move stays.
 
 The escapes are the sweep's extension records (``extend@...`` in the checkpoint, made
 early where the extension that follows would make them), those where O's move is forced
-under ``forced@...``, and the decisions under ``ahead@...``, all in the sweep's part. Node budgets only: deterministic, and
-resumable from the checkpoint.
+under ``forced@...``, and the decisions under ``ahead@...``, all in the sweep's part.
+Node budgets only: deterministic, and resumable from the checkpoint.
 """
 
 from __future__ import annotations
@@ -30,8 +30,8 @@ from typing import TYPE_CHECKING, Any
 
 from noughts.builders.checkpoint import SAVE_EVERY
 from noughts.builders.o_book import canonical, classes, key_text, ranked
+from noughts.builders.o_book_cleared import extend, extent_text, first_cleared
 from noughts.builders.o_book_deepen import forced_move
-from noughts.builders.o_book_sweep import extend, extent_text, first_cleared
 from noughts.orientation import Orientation
 from noughts.position import Position
 from noughts.search.defence import killing_reply

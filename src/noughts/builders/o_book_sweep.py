@@ -45,7 +45,9 @@ from typing import Any
 
 from noughts.builders.checkpoint import SAVE_EVERY, Checkpoint
 from noughts.builders.o_book import BOOK, CHECKPOINT, canonical, classes, key_text, ranked
-from noughts.builders.o_book_deepen import drop_unreachable, forced_move
+from noughts.builders.o_book_ahead import look_ahead
+from noughts.builders.o_book_cleared import extend, extent, extent_text, first_cleared
+from noughts.builders.o_book_deepen import drop_unreachable
 from noughts.knowledge.obook import OBook
 from noughts.orientation import Orientation
 from noughts.position import Position
@@ -88,55 +90,6 @@ def sweep(position: Position, move: int, nodes: int, o_nodes: int,
             record["lost"] = True
     record["seconds"] = round(time.perf_counter() - start, 1)
     return record
-
-
-def first_cleared(position: Position, moves: list[int], nodes: int,
-                  known: list[list[int | None]] | None = None
-                  ) -> tuple[int | None, list[list[int | None]]]:
-    """The first of ``moves`` after which :func:`killing_reply` (``nodes`` positions)
-    finds the opponent no winning reply (``None`` if it finds one after each), and the
-    checks made: each move with the winning reply found after it (``None``: none).
-    ``known`` holds checks made before, reused.
-
-    >>> from noughts.position import Position
-    >>> p = Position.from_bitboards(sum(1 << c for c in (0, 1, 6, 10)),
-    ...                             sum(1 << c for c in (12, 15, 60)), "qubic")
-    >>> first_cleared(p, [63, 3], 20_000)
-    (3, [[63, 2], [3, None]])
-    """
-    made = {move: reply for move, reply in known or [] if move is not None}
-    checks: list[list[int | None]] = []
-    for move in moves:
-        if move in made:
-            reply = made[move]
-        else:
-            found = killing_reply(position.play(move), nodes, root_nodes=nodes)
-            reply = None if found is None else found[0]
-        checks.append([move, reply])
-        if reply is None:
-            return move, checks
-    return None, checks
-
-
-def extend(position: Position, nodes: int, o_nodes: int) -> dict[str, Any]:
-    """The record of O's move in ``position``, a position the book does not hold: ``kept``,
-    the first move in the engine's order after which :func:`killing_reply` finds X no
-    win (``None`` if it finds one after every move, or if O's move is forced: a win or a
-    block, :func:`~noughts.builders.o_book_deepen.forced_move`, which the engine plays
-    anyway), and ``checks``.
-
-    >>> from noughts.position import Position
-    >>> p = Position.from_bitboards(sum(1 << c for c in (0, 1, 6, 10)),
-    ...                             sum(1 << c for c in (12, 15, 60)), "qubic")
-    >>> extend(p, 20_000, 2_000)["kept"]
-    3
-    """
-    start = time.perf_counter()
-    kept: int | None = None
-    checks: list[list[int | None]] = []
-    if forced_move(position) is None:
-        kept, checks = first_cleared(position, ranked(position, o_nodes), nodes)
-    return {"kept": kept, "checks": checks, "seconds": round(time.perf_counter() - start, 1)}
 
 
 def _extend(job: tuple[int, int, int, int]) -> tuple[str, dict[str, Any]]:
@@ -198,25 +151,6 @@ def _sweep(job: tuple[int, int, int, int, int, list[list[int | None]] | None]
     x, o, move, nodes, o_nodes, known = job
     position = Position.from_bitboards(x, o, "qubic")
     return key_text(position), sweep(position, move, nodes, o_nodes, known)
-
-
-def extent(text: str) -> tuple[int, int | None]:
-    """``MARKS[:TOP]`` of ``--extend``.
-
-    >>> extent("5"), extent("7:3")
-    ((5, None), (7, 3))
-    """
-    marks, _, top = text.partition(":")
-    return int(marks), int(top) if top else None
-
-
-def extent_text(marks: int, top: int | None) -> str:
-    """The words of an extent, as ``--extend`` takes them and the records are named.
-
-    >>> extent_text(5, None), extent_text(7, 3)
-    ('5', '7:3')
-    """
-    return str(marks) if top is None else f"{marks}:{top}"
 
 
 class _Step(argparse.Action):
@@ -304,7 +238,6 @@ def main(argv: list[str] | None = None) -> int:
         if step == "extend":
             added += _extended(book, marks, top, args, checkpoint)
         else:
-            from noughts.builders.o_book_ahead import look_ahead  # (it builds on this module)
             replaced += look_ahead(book, marks, top, checkpoint=checkpoint, part=PART,
                                    nodes=args.nodes, o_nodes=args.o_nodes,
                                    workers=args.workers)
