@@ -30,7 +30,7 @@ from typing import TYPE_CHECKING, Any
 
 from noughts.builders.checkpoint import SAVE_EVERY
 from noughts.builders.o_book import canonical, classes, key_text, ranked
-from noughts.builders.o_book_cleared import extend, extent_text, first_cleared
+from noughts.builders.o_book_cleared import extend, extent_text, first_cleared, x_likeliest
 from noughts.builders.o_book_deepen import forced_move
 from noughts.orientation import Orientation
 from noughts.position import Position
@@ -101,12 +101,12 @@ class _Ahead:
 
     def replies(self, after: Position) -> list[int]:
         """X's replies looked at in ``after``: one of each class, or the ``top`` likeliest."""
-        if self.x_moves is None:
+        if self.x_moves is None or self.top is None:
             return classes(after, list(after.legal_moves))
         view = Orientation.of(after)
         key = key_text(after)
         if key not in self.x_moves:
-            self.x_moves[key] = ranked(view.canonical, self.o_nodes)[:self.top]
+            self.x_moves[key] = x_likeliest(after, self.o_nodes, self.top)
         return [view.to_original(move) for move in self.x_moves[key]]
 
     def losing_replies(self, after: Position) -> list[int]:

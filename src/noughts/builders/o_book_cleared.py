@@ -6,7 +6,7 @@
 sweep's extension (:mod:`noughts.builders.o_book_sweep`) and its look two X moves ahead
 (:mod:`noughts.builders.o_book_ahead`) record it. :func:`extent` and
 :func:`extent_text` read and write the ``MARKS[:TOP]`` of their steps, by which their
-records are named.
+records are named, and :func:`x_likeliest` ranks the X moves those steps follow.
 """
 
 from __future__ import annotations
@@ -16,10 +16,11 @@ from typing import Any
 
 from noughts.builders.o_book import ranked
 from noughts.builders.o_book_deepen import forced_move
+from noughts.orientation import Orientation
 from noughts.position import Position
 from noughts.search.defence import killing_reply
 
-__all__ = ["extend", "extent", "extent_text", "first_cleared"]
+__all__ = ["extend", "extent", "extent_text", "first_cleared", "x_likeliest"]
 
 
 def first_cleared(position: Position, moves: list[int], nodes: int,
@@ -88,3 +89,16 @@ def extent_text(marks: int, top: int | None) -> str:
     ('5', '7:3')
     """
     return str(marks) if top is None else f"{marks}:{top}"
+
+
+def x_likeliest(after: Position, nodes: int, top: int) -> list[int]:
+    """X's ``top`` likeliest moves in ``after`` (X to move) by the short search of
+    ``nodes`` nodes that orders O's moves, run from X's side, one of each class, on the
+    canonical image of ``after`` (its cells, as the steps' records hold them).
+
+    >>> from noughts.position import Position
+    >>> after = Position.from_bitboards(1 << 0, 1 << 21, "qubic")
+    >>> len(x_likeliest(after, 2_000, 2))
+    2
+    """
+    return ranked(Orientation.of(after).canonical, nodes)[:top]

@@ -46,7 +46,13 @@ from typing import Any
 from noughts.builders.checkpoint import SAVE_EVERY, Checkpoint
 from noughts.builders.o_book import BOOK, CHECKPOINT, canonical, classes, key_text, ranked
 from noughts.builders.o_book_ahead import look_ahead
-from noughts.builders.o_book_cleared import extend, extent, extent_text, first_cleared
+from noughts.builders.o_book_cleared import (
+    extend,
+    extent,
+    extent_text,
+    first_cleared,
+    x_likeliest,
+)
 from noughts.builders.o_book_deepen import drop_unreachable
 from noughts.knowledge.obook import OBook
 from noughts.orientation import Orientation
@@ -135,8 +141,8 @@ def extension(book: OBook, marks: int,
 def _x_likeliest(job: tuple[int, int, int, int]) -> tuple[str, list[int]]:
     """A worker's ranking of X's moves (X's and O's bitboards, the nodes, how many)."""
     x, o, nodes, top = job
-    after = Orientation.of(Position.from_bitboards(x, o, "qubic")).canonical
-    return key_text(after), ranked(after, nodes)[:top]
+    after = Position.from_bitboards(x, o, "qubic")
+    return key_text(after), x_likeliest(after, nodes, top)
 
 
 def done(record: dict[str, Any] | None) -> bool:
